@@ -1,0 +1,237 @@
+//! The one error type of the workspace: which call failed, and the errno text.
+//!
+//! The three C conventions are each mapped by their own constructor, because
+//! reading `errno` after a verb that returns its error code (or the code after a
+//! call that sets `errno`) reports a stale, unrelated error:
+//! - `ibv_*` verbs that return `int` return the errno value itself: [`Error::from_ret`];
+//! - pointer-returning verbs return NULL and set `errno`: [`Error::last_os`];
+//! - `rdma_*` calls return -1 and set `errno`: [`Error::last_os`] as well.
+
+use std::fmt;
+use std::io;
+
+/// A failed step: a human-readable message, with the errno when a call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    msg: String,
+    errno: Option<i32>,
+}
+
+/// Shorthand used throughout the workspace.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An error that is not from a failed call (bad input, protocol mismatch, ...).
+    pub fn msg(msg: impl Into<String>) -> Error {
+        Error {
+            msg: msg.into(),
+            errno: None,
+        }
+    }
+
+    /// `verb` returned `ret`, an errno value (the `ibv_*` int convention).
+    ///
+    /// A few providers return -1 and set `errno` instead; that case reads `errno`.
+    pub fn from_ret(verb: &str, ret: i32) -> Error {
+        if ret < 0 {
+            let e = io::Error::last_os_error();
+            let errno = match e.raw_os_error() {
+                Some(0) | None => -ret,
+                Some(n) => n,
+            };
+            Error::with_errno(verb, errno)
+        } else {
+            Error::with_errno(verb, ret)
+        }
+    }
+
+    /// `verb` failed and left its reason in `errno` (NULL pointer or -1 return).
+    ///
+    /// Must be called right after the failing call, before anything else can
+    /// overwrite `errno`.
+    pub fn last_os(verb: &str) -> Error {
+        let errno = io::Error::last_os_error().raw_os_error().unwrap_or(0);
+        Error::with_errno(verb, errno)
+    }
+
+    /// `verb` failed with the given errno value.
+    pub fn with_errno(verb: &str, errno: i32) -> Error {
+        let text = if errno == 0 {
+            "unknown error (errno not set)".to_string()
+        } else {
+            errno_text(errno)
+        };
+        let mut msg = format!("{verb} failed: {text}");
+        if let Some(hint) = hint_for(verb, errno) {
+            msg.push_str(" (hint: ");
+            msg.push_str(hint);
+            msg.push(')');
+        }
+        Error {
+            msg,
+            errno: (errno != 0).then_some(errno),
+        }
+    }
+
+    /// Wrap an I/O error from `what` (a socket call, a file read).
+    pub fn io(what: &str, e: &io::Error) -> Error {
+        Error {
+            msg: format!("{what} failed: {e}"),
+            errno: e.raw_os_error(),
+        }
+    }
+
+    /// Put what the caller was doing in front: "context: inner message".
+    pub fn context(self, context: impl fmt::Display) -> Error {
+        Error {
+            msg: format!("{context}: {}", self.msg),
+            errno: self.errno,
+        }
+    }
+
+    /// The errno of the failed call, when there was one.
+    pub fn errno(&self) -> Option<i32> {
+        self.errno
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Adds [`Error::context`] to results.
+pub trait ResultExt<T> {
+    /// Prefix the error, if any, with what was being done.
+    fn context(self, context: impl fmt::Display) -> Result<T>;
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    fn context(self, context: impl fmt::Display) -> Result<T> {
+        self.map_err(|e| e.context(context))
+    }
+}
+
+/// `strerror` text without Rust's " (os error N)" suffix, plus the errno name.
+fn errno_text(errno: i32) -> String {
+    let full = io::Error::from_raw_os_error(errno).to_string();
+    let text = match full.find(" (os error") {
+        Some(i) => &full[..i],
+        None => &full,
+    };
+    match errno_name(errno) {
+        Some(name) => format!("{text} ({name})"),
+        None => format!("{text} (errno {errno})"),
+    }
+}
+
+fn errno_name(errno: i32) -> Option<&'static str> {
+    Some(match errno {
+        libc::EPERM => "EPERM",
+        libc::ENOENT => "ENOENT",
+        libc::EINTR => "EINTR",
+        libc::EIO => "EIO",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::EEXIST => "EEXIST",
+        libc::ENODEV => "ENODEV",
+        libc::EINVAL => "EINVAL",
+        libc::ENOSPC => "ENOSPC",
+        libc::ENOSYS => "ENOSYS",
+        libc::ENODATA => "ENODATA",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::ECONNREFUSED => "ECONNREFUSED",
+        libc::ECONNRESET => "ECONNRESET",
+        libc::EHOSTUNREACH => "EHOSTUNREACH",
+        libc::ENETUNREACH => "ENETUNREACH",
+        libc::EADDRINUSE => "EADDRINUSE",
+        libc::EADDRNOTAVAIL => "EADDRNOTAVAIL",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::EPROTONOSUPPORT => "EPROTONOSUPPORT",
+        _ => return None,
+    })
+}
+
+/// A pointer to the likely fix for the failures users hit most.
+fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
+    match (verb, errno) {
+        (v, libc::ENOMEM) if v.contains("reg_mr") || v.contains("reg_msgs") => Some(
+            "memory registration pins pages: the locked-memory limit may be too low, check `ulimit -l`",
+        ),
+        (v, libc::ENOSYS) if v.contains("get_device_list") => {
+            Some("this kernel has no RDMA support: load an HCA driver or rdma_rxe (Soft-RoCE)")
+        }
+        (v, libc::ENODEV) if v.starts_with("rdma_") => {
+            Some("no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?")
+        }
+        (v, libc::EINVAL) if v.contains("query_gid") => {
+            Some("the GID index is beyond the port's GID table: see `ibv_devinfo -v`")
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_ret_uses_the_returned_errno() {
+        let e = Error::from_ret("ibv_modify_qp", libc::EINVAL);
+        assert_eq!(e.errno(), Some(libc::EINVAL));
+        assert_eq!(
+            e.to_string(),
+            "ibv_modify_qp failed: Invalid argument (EINVAL)"
+        );
+    }
+
+    #[test]
+    fn reg_mr_enomem_carries_the_ulimit_hint() {
+        let e = Error::with_errno("ibv_reg_mr", libc::ENOMEM);
+        let s = e.to_string();
+        assert!(s.starts_with("ibv_reg_mr failed: Cannot allocate memory (ENOMEM)"));
+        assert!(s.contains("ulimit -l"), "{s}");
+    }
+
+    #[test]
+    fn last_os_reads_errno() {
+        // SAFETY: close(-1) has no effect beyond setting errno to EBADF.
+        let rc = unsafe { libc::close(-1) };
+        assert_eq!(rc, -1);
+        let e = Error::last_os("close");
+        assert_eq!(e.errno(), Some(libc::EBADF));
+        assert!(e
+            .to_string()
+            .starts_with("close failed: Bad file descriptor"));
+    }
+
+    #[test]
+    fn context_prefixes_and_keeps_errno() {
+        let r: Result<()> = Err(Error::with_errno("ibv_alloc_pd", libc::ENOMEM));
+        let e = r.context("failed to create resources").unwrap_err();
+        assert_eq!(e.errno(), Some(libc::ENOMEM));
+        assert!(e.to_string().starts_with(
+            "failed to create resources: ibv_alloc_pd failed: Cannot allocate memory"
+        ));
+    }
+
+    #[test]
+    fn zero_errno_is_not_reported_as_success() {
+        let e = Error::with_errno("ibv_create_cq", 0);
+        assert_eq!(e.errno(), None);
+        assert!(e.to_string().contains("unknown error"));
+    }
+
+    #[test]
+    fn plain_message_has_no_errno() {
+        let e = Error::msg("IB device foo wasn't found");
+        assert_eq!(e.errno(), None);
+        assert_eq!(e.to_string(), "IB device foo wasn't found");
+    }
+}

@@ -1,0 +1,241 @@
+//! The TCP side channel of the verbs-only examples (manual 7.1.5, 7.1.9).
+//!
+//! The examples exchange their QP numbers, LIDs, GIDs and buffer keys over an
+//! ordinary TCP connection before the RDMA traffic starts.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use socket2::{Domain, Socket, Type};
+
+use crate::error::{Error, Result};
+
+/// How long a client tries to reach the server before giving up.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long `sock_sync_data` waits for the peer's data before giving up, so a
+/// peer that hangs cannot hang us (a peer that dies closes the socket and is
+/// reported at once).
+pub const SYNC_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connect the side channel (manual 7.1.5 `sock_connect`).
+///
+/// With `server_name`, connect to it (IPv4, as the original's `AF_INET` hints);
+/// without, listen on every local address at `port` and accept one client.
+pub fn sock_connect(server_name: Option<&str>, port: u16) -> Result<TcpStream> {
+    let stream = match server_name {
+        Some(host) => connect(host, port)?,
+        None => accept_one(port)?,
+    };
+    stream
+        .set_read_timeout(Some(SYNC_TIMEOUT))
+        .map_err(|e| Error::io("setsockopt(SO_RCVTIMEO)", &e))?;
+    stream
+        .set_write_timeout(Some(SYNC_TIMEOUT))
+        .map_err(|e| Error::io("setsockopt(SO_SNDTIMEO)", &e))?;
+    Ok(stream)
+}
+
+fn connect(host: &str, port: u16) -> Result<TcpStream> {
+    let addrs: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| Error::msg(format!("getaddrinfo failed for {host}:{port}: {e}")))?
+        .filter(|a| a.is_ipv4())
+        .collect();
+    if addrs.is_empty() {
+        return Err(Error::msg(format!(
+            "getaddrinfo failed for {host}:{port}: no IPv4 address"
+        )));
+    }
+    let mut last = None;
+    for addr in addrs {
+        let sock =
+            Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|e| Error::io("socket", &e))?;
+        match sock.connect_timeout(&addr.into(), CONNECT_TIMEOUT) {
+            Ok(()) => return Ok(sock.into()),
+            Err(e) => last = Some(Error::io(&format!("connect to {addr}"), &e)),
+        }
+    }
+    Err(last.unwrap_or_else(|| Error::msg("connect failed")))
+}
+
+fn accept_one(port: u16) -> Result<TcpStream> {
+    let sock =
+        Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|e| Error::io("socket", &e))?;
+    // A server restarted right after a run must not fail on the old connection's TIME_WAIT.
+    sock.set_reuse_address(true)
+        .map_err(|e| Error::io("setsockopt(SO_REUSEADDR)", &e))?;
+    let addr = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
+    sock.bind(&addr.into())
+        .map_err(|e| Error::io(&format!("bind to port {port}"), &e))?;
+    sock.listen(1).map_err(|e| Error::io("listen", &e))?;
+    let (conn, _peer) = sock.accept().map_err(|e| Error::io("accept", &e))?;
+    Ok(conn.into())
+}
+
+/// Send all of `local`, then read exactly `remote.len()` bytes from the peer
+/// (manual 7.1.9 `sock_sync_data`).
+///
+/// Both sides call it in the same order, so each write is matched by the
+/// peer's read. A peer that closes early, or sends less, is an error.
+pub fn sock_sync_data<S: Read + Write>(
+    sock: &mut S,
+    local: &[u8],
+    remote: &mut [u8],
+) -> Result<()> {
+    sock.write_all(local).map_err(|e| sync_error("write", &e))?;
+    sock.flush().map_err(|e| sync_error("write", &e))?;
+    let mut got = 0;
+    while got < remote.len() {
+        match sock.read(&mut remote[got..]) {
+            Ok(0) => {
+                return Err(Error::msg(format!(
+                    "read failed: the peer closed the connection after {got} of {} bytes",
+                    remote.len()
+                )))
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(sync_error("read", &e)),
+        }
+    }
+    Ok(())
+}
+
+fn sync_error(what: &str, e: &std::io::Error) -> Error {
+    match e.kind() {
+        ErrorKind::WouldBlock | ErrorKind::TimedOut => Error::msg(format!(
+            "{what} failed: no answer from the peer within {} s",
+            SYNC_TIMEOUT.as_secs()
+        )),
+        _ => Error::io(what, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+    use std::thread;
+
+    fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let c = TcpStream::connect(addr).unwrap();
+        let (s, _) = l.accept().unwrap();
+        (s, c)
+    }
+
+    #[test]
+    fn sync_exchanges_both_ways() {
+        let (mut a, mut b) = pair();
+        let t = thread::spawn(move || {
+            let mut got = [0u8; 5];
+            sock_sync_data(&mut b, b"world", &mut got).unwrap();
+            got
+        });
+        let mut got = [0u8; 5];
+        sock_sync_data(&mut a, b"hello", &mut got).unwrap();
+        assert_eq!(&got, b"world");
+        assert_eq!(&t.join().unwrap(), b"hello");
+    }
+
+    #[test]
+    fn sync_reassembles_a_trickling_peer() {
+        let (mut a, mut b) = pair();
+        let t = thread::spawn(move || {
+            let mut buf = [0u8; 1];
+            b.read_exact(&mut buf).unwrap();
+            for byte in b"abcdef" {
+                b.write_all(&[*byte]).unwrap();
+                thread::sleep(Duration::from_millis(5));
+            }
+        });
+        let mut got = [0u8; 6];
+        sock_sync_data(&mut a, b"Q", &mut got).unwrap();
+        assert_eq!(&got, b"abcdef");
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn sync_reports_a_peer_that_closes_early() {
+        let (mut a, b) = pair();
+        drop(b);
+        let mut got = [0u8; 34];
+        let e = sock_sync_data(&mut a, b"x", &mut got).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("closed") || s.contains("reset") || s.contains("pipe"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn sync_reports_a_short_peer() {
+        let (mut a, mut b) = pair();
+        let t = thread::spawn(move || {
+            let mut buf = [0u8; 1];
+            b.read_exact(&mut buf).unwrap();
+            b.write_all(b"abc").unwrap();
+        });
+        let mut got = [0u8; 34];
+        let e = sock_sync_data(&mut a, b"x", &mut got).unwrap_err();
+        assert!(e.to_string().contains("after 3 of 34 bytes"), "{e}");
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn sock_connect_server_and_client_over_loopback() {
+        // Pick a free port, then release it for sock_connect to bind.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let server = thread::spawn(move || sock_connect(None, port));
+        let mut client = None;
+        for _ in 0..200 {
+            match sock_connect(Some("localhost"), port) {
+                Ok(c) => {
+                    client = Some(c);
+                    break;
+                }
+                Err(_) => thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        let mut client = client.expect("client could not connect");
+        let mut server = server.join().unwrap().unwrap();
+        let t = thread::spawn(move || {
+            let mut r = [0u8; 1];
+            sock_sync_data(&mut server, b"Q", &mut r).unwrap();
+            r
+        });
+        let mut r = [0u8; 1];
+        sock_sync_data(&mut client, b"R", &mut r).unwrap();
+        assert_eq!(&r, b"Q");
+        assert_eq!(&t.join().unwrap(), b"R");
+    }
+
+    #[test]
+    fn sock_connect_to_a_closed_port_fails_clearly() {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = sock_connect(Some("127.0.0.1"), port).unwrap_err();
+        assert!(e.to_string().contains("connect to 127.0.0.1"), "{e}");
+        assert_eq!(e.errno(), Some(libc::ECONNREFUSED));
+    }
+
+    #[test]
+    fn sock_connect_to_a_bad_name_fails_clearly() {
+        let e = sock_connect(Some("no-such-host.invalid"), 1).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("getaddrinfo failed for no-such-host.invalid"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,715 @@
+//! RDMA_RC_example: Send, Receive, RDMA Read and RDMA Write over an RC QP.
+//!
+//! A port of the example program of the Mellanox *RDMA Aware Networks
+//! Programming User Manual* Rev 1.4, section 7.2 (synopsis in 7.1). Each step
+//! function keeps the manual's name and cites its synopsis section.
+//!
+//! The server sends a message with SEND; the client receives it, then reads the
+//! server's buffer with RDMA Read and overwrites it with RDMA Write. Connection
+//! data (QP number, LID, GID, buffer address and rkey) travels over a TCP socket.
+
+use std::net::TcpStream;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::sock::{sock_connect, sock_sync_data};
+use common::sys;
+use common::verbs::{
+    c_str_lossy, mtu_min, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr, Pd,
+    Qp, QpInitAttr, RtrAttr, RtsAttr, SendOp, ACCESS_LOCAL_WRITE, ACCESS_REMOTE_READ,
+    ACCESS_REMOTE_WRITE, LINK_LAYER_ETHERNET, SEND_SIGNALED,
+};
+use common::wire::CmConData;
+use common::{Error, Result, ResultExt};
+
+/// Poll CQ timeout in milliseconds (2 seconds).
+const MAX_POLL_CQ_TIMEOUT: u64 = 2000;
+/// The message the server SENDs.
+const MSG: &str = "SEND operation ";
+/// What the server leaves for the client's RDMA Read.
+const RDMAMSGR: &str = "RDMA read operation ";
+/// What the client RDMA Writes into the server's buffer.
+const RDMAMSGW: &str = "RDMA write operation";
+/// Buffer, MR and transfer size: the longest message with its NUL (21 bytes).
+/// The manual uses `strlen(MSG) + 1` (16), overflows it with the 21-byte
+/// messages and transfers them truncated.
+const MSG_SIZE: usize = const_max(const_max(MSG.len(), RDMAMSGR.len()), RDMAMSGW.len()) + 1;
+
+const fn const_max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Default TCP port (the manual's `config`; its usage text wrongly says 18515).
+const DEFAULT_TCP_PORT: u16 = 19875;
+
+/// Structure of test parameters (`struct config_t`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    /// IB device name; `None` means the first device found.
+    dev_name: Option<String>,
+    /// Server host name; `Some` puts the program in client mode.
+    server_name: Option<String>,
+    /// Server TCP port.
+    tcp_port: u16,
+    /// Local IB port to work with.
+    ib_port: u8,
+    /// GID index to use; negative means none (LID only, InfiniBand).
+    gid_idx: i32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            dev_name: None,
+            server_name: None,
+            tcp_port: DEFAULT_TCP_PORT,
+            ib_port: 1,
+            gid_idx: -1,
+        }
+    }
+}
+
+/// System resources (`struct resources`). Fields are declared, and so
+/// dropped, in the order `resources_destroy` releases them.
+struct Resources {
+    /// QP handle.
+    qp: Qp,
+    /// MR handle for buf (the MR owns the buffer).
+    mr: Mr,
+    /// CQ handle.
+    cq: Cq,
+    /// PD handle.
+    #[allow(dead_code)]
+    pd: Pd,
+    /// Device handle.
+    ib_ctx: IbContext,
+    /// TCP socket.
+    sock: TcpStream,
+    /// IB port attributes.
+    port_attr: sys::ibv_port_attr,
+    /// Values to connect to the remote side.
+    remote_props: CmConData,
+}
+
+/// 7.1.13 poll_completion: poll the CQ until a completion is found or
+/// `MAX_POLL_CQ_TIMEOUT` milliseconds have passed.
+fn poll_completion(res: &Resources) -> Result<()> {
+    let start = Instant::now();
+    let timeout = Duration::from_millis(MAX_POLL_CQ_TIMEOUT);
+    let wc = loop {
+        if let Some(wc) = res.cq.poll_one().context("poll CQ failed")? {
+            break wc;
+        }
+        if start.elapsed() >= timeout {
+            return Err(Error::msg(
+                "completion wasn't found in the CQ after timeout",
+            ));
+        }
+    };
+    println!("completion was found in CQ with status 0x{:x}", wc.status);
+    if !wc.is_success() {
+        return Err(Error::msg(format!(
+            "got bad completion with status: 0x{:x} ({}), vendor syndrome: 0x{:x}",
+            wc.status,
+            wc.status_str(),
+            wc.vendor_err
+        )));
+    }
+    Ok(())
+}
+
+/// The send-side operations of this example.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opcode {
+    Send,
+    RdmaRead,
+    RdmaWrite,
+}
+
+/// 7.1.12 post_send: post a SEND, RDMA Read or RDMA Write of the whole buffer.
+fn post_send(res: &Resources, opcode: Opcode) -> Result<()> {
+    let sge = res.mr.sge(0, MSG_SIZE)?;
+    let remote_addr = res.remote_props.addr;
+    let rkey = res.remote_props.rkey;
+    let op = match opcode {
+        Opcode::Send => SendOp::Send,
+        Opcode::RdmaRead => SendOp::RdmaRead { remote_addr, rkey },
+        Opcode::RdmaWrite => SendOp::RdmaWrite { remote_addr, rkey },
+    };
+    // There is a Receive Request in the responder side, so we won't get any into RNR flow.
+    res.qp
+        .post_send(0, op, &[sge], SEND_SIGNALED)
+        .context("failed to post SR")?;
+    match opcode {
+        Opcode::Send => println!("Send Request was posted"),
+        Opcode::RdmaRead => println!("RDMA Read Request was posted"),
+        Opcode::RdmaWrite => println!("RDMA Write Request was posted"),
+    }
+    Ok(())
+}
+
+/// 7.1.8 post_receive: post a receive for the whole buffer.
+fn post_receive(res: &Resources) -> Result<()> {
+    let sge = res.mr.sge(0, MSG_SIZE)?;
+    res.qp.post_recv(0, &[sge]).context("failed to post RR")?;
+    println!("Receive Request was posted");
+    Ok(())
+}
+
+/// 7.1.4 resources_create: connect the TCP socket, open the device, query
+/// the port, and create the PD, CQ, registered buffer and QP.
+///
+/// (7.1.3 resources_init has nothing to do here: this returns either all the
+/// resources or none, and what was built before a failure is released by Drop.)
+fn resources_create(config: &mut Config) -> Result<Resources> {
+    let sock = match &config.server_name {
+        Some(server) => sock_connect(Some(server), config.tcp_port).context(format!(
+            "failed to establish TCP connection to server {server}, port {}",
+            config.tcp_port
+        ))?,
+        None => {
+            println!("waiting on port {} for TCP connection", config.tcp_port);
+            sock_connect(None, config.tcp_port).context(format!(
+                "failed to establish TCP connection with client on port {}",
+                config.tcp_port
+            ))?
+        }
+    };
+    println!("TCP connection was established");
+    println!("searching for IB devices in host");
+
+    // Get device names in the system.
+    let dev_list = DeviceList::new().context("failed to get IB devices list")?;
+    // If there isn't any IB device in host.
+    if dev_list.is_empty() {
+        return Err(Error::msg("found 0 device(s)"));
+    }
+    println!("found {} device(s)", dev_list.len());
+
+    // Search for the specific device we want to work with.
+    if config.dev_name.is_none() {
+        if let Some(first) = dev_list.get(0) {
+            let name = first.name();
+            println!("device not specified, using first one found: {name}");
+            config.dev_name = Some(name);
+        }
+    }
+    let dev_name = config.dev_name.clone().unwrap_or_default();
+    let ib_dev = dev_list
+        .find(Some(&dev_name))
+        .ok_or_else(|| Error::msg(format!("IB device {dev_name} wasn't found")))?;
+
+    // Get device handle.
+    let ib_ctx = ib_dev
+        .open()
+        .context(format!("failed to open device {dev_name}"))?;
+    // We are now done with the device list, free it.
+    drop(dev_list);
+
+    // Query port properties.
+    let port_attr = ib_ctx
+        .query_port(config.ib_port)
+        .context(format!("ibv_query_port on port {} failed", config.ib_port))?;
+
+    // Allocate Protection Domain.
+    let pd = ib_ctx.alloc_pd().context("ibv_alloc_pd failed")?;
+
+    // Each side will send only one WR, so Completion Queue with 1 entry is enough.
+    let cq_size = 1;
+    let cq = ib_ctx
+        .create_cq(cq_size, None)
+        .context(format!("failed to create CQ with {cq_size} entries"))?;
+
+    // Allocate and register the memory buffer that will hold the data.
+    let mr_flags = ACCESS_LOCAL_WRITE | ACCESS_REMOTE_READ | ACCESS_REMOTE_WRITE;
+    let mr = pd
+        .reg_mr(MSG_SIZE, mr_flags)
+        .context(format!("ibv_reg_mr failed with mr_flags=0x{mr_flags:x}"))?;
+    // Only in the server side put the message in the memory buffer.
+    if config.server_name.is_none() {
+        mr.write(0, MSG.as_bytes())?;
+        println!("going to send the message: \"{MSG}\"");
+    }
+    println!(
+        "MR was registered with addr=0x{:x}, lkey=0x{:x}, rkey=0x{:x}, flags=0x{:x}",
+        mr.addr(),
+        mr.lkey(),
+        mr.rkey(),
+        mr_flags
+    );
+
+    // Create the Queue Pair.
+    let qp = pd
+        .create_qp(&QpInitAttr {
+            qp_type: sys::ibv_qp_type::IBV_QPT_RC,
+            send_cq: &cq,
+            recv_cq: &cq,
+            srq: None,
+            max_send_wr: 1,
+            max_recv_wr: 1,
+            max_send_sge: 1,
+            max_recv_sge: 1,
+            max_inline_data: 0,
+            sq_sig_all: true,
+        })
+        .context("failed to create QP")?;
+    println!("QP was created, QP number=0x{:x}", qp.qp_num());
+
+    Ok(Resources {
+        qp,
+        mr,
+        cq,
+        pd,
+        ib_ctx,
+        sock,
+        port_attr,
+        remote_props: CmConData::default(),
+    })
+}
+
+/// 7.1.7 modify_qp_to_init: transition the QP from RESET to INIT.
+fn modify_qp_to_init(qp: &Qp, config: &Config) -> Result<()> {
+    qp.modify_to_init(&InitAttr {
+        port_num: config.ib_port,
+        pkey_index: 0,
+        access: ACCESS_LOCAL_WRITE | ACCESS_REMOTE_READ | ACCESS_REMOTE_WRITE,
+    })
+    .context("failed to modify QP state to INIT")
+}
+
+/// 7.1.10 modify_qp_to_rtr: transition the QP from INIT to RTR, pointing it at
+/// the remote QP (by LID, and by GID when one is in use: mandatory on RoCE).
+fn modify_qp_to_rtr(
+    qp: &Qp,
+    remote_qpn: u32,
+    dlid: u16,
+    dgid: &Gid,
+    config: &Config,
+    active_mtu: sys::ibv_mtu::Type,
+) -> Result<()> {
+    let grh = (config.gid_idx >= 0).then_some(Grh {
+        dgid: *dgid,
+        flow_label: 0,
+        hop_limit: 1,
+        sgid_index: config.gid_idx as u8,
+        traffic_class: 0,
+    });
+    qp.modify_to_rtr(&RtrAttr {
+        // The manual's 256, which no port's active MTU is below.
+        path_mtu: mtu_min(sys::ibv_mtu::IBV_MTU_256, active_mtu),
+        dest_qp_num: remote_qpn,
+        rq_psn: 0,
+        max_dest_rd_atomic: 1,
+        min_rnr_timer: 0x12,
+        ah_attr: AhAttr {
+            dlid,
+            sl: 0,
+            src_path_bits: 0,
+            static_rate: 0,
+            port_num: config.ib_port,
+            grh,
+        },
+    })
+    .context("failed to modify QP state to RTR")
+}
+
+/// 7.1.11 modify_qp_to_rts: transition the QP from RTR to RTS.
+fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
+    qp.modify_to_rts(&RtsAttr {
+        timeout: 0x12,
+        retry_cnt: 6,
+        rnr_retry: 0,
+        sq_psn: 0,
+        max_rd_atomic: 1,
+    })
+    .context("failed to modify QP state to RTS")
+}
+
+/// On a RoCE port the QP needs a GID; when the user gave none, pick the
+/// RoCE v2 IPv4-mapped one and say so.
+fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
+    if config.gid_idx >= 0 || res.port_attr.link_layer != LINK_LAYER_ETHERNET {
+        return Ok(());
+    }
+    match res.ib_ctx.find_roce_gid(config.ib_port)? {
+        Some((idx, gid)) => {
+            let kind = res
+                .ib_ctx
+                .gid_type(config.ib_port, idx as i32)
+                .unwrap_or_else(|| "type unknown".to_string());
+            println!(
+                "port {} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
+                config.ib_port,
+                gid.to_ipv6()
+            );
+            config.gid_idx = idx as i32;
+            Ok(())
+        }
+        None => Err(Error::msg(format!(
+            "port {} of {} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address, or pass -g",
+            config.ib_port,
+            res.ib_ctx.name()
+        ))),
+    }
+}
+
+/// 7.1.6 connect_qp: exchange connection data over TCP, then take the QP to
+/// INIT (posting the client's receive), RTR and RTS, and sync once more.
+fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
+    choose_gid_for_roce(res, config)?;
+    let my_gid = if config.gid_idx >= 0 {
+        res.ib_ctx
+            .query_gid(config.ib_port, config.gid_idx)
+            .context(format!(
+                "could not get gid for port {}, index {}",
+                config.ib_port, config.gid_idx
+            ))?
+    } else {
+        Gid::default()
+    };
+
+    // Exchange using TCP sockets info required to connect QPs.
+    let local_con_data = CmConData {
+        addr: res.mr.addr(),
+        rkey: res.mr.rkey(),
+        qp_num: res.qp.qp_num(),
+        lid: res.port_attr.lid,
+        gid: my_gid,
+    };
+    println!("\nLocal LID = 0x{:x}", res.port_attr.lid);
+    let mut tmp_con_data = [0u8; CmConData::SIZE];
+    sock_sync_data(&mut res.sock, &local_con_data.encode(), &mut tmp_con_data)
+        .context("failed to exchange connection data between sides")?;
+    let remote_con_data = CmConData::decode(&tmp_con_data)?;
+
+    // Save the remote side attributes, we will need them for the post SR.
+    res.remote_props = remote_con_data;
+    println!("Remote address = 0x{:x}", remote_con_data.addr);
+    println!("Remote rkey = 0x{:x}", remote_con_data.rkey);
+    println!("Remote QP number = 0x{:x}", remote_con_data.qp_num);
+    println!("Remote LID = 0x{:x}", remote_con_data.lid);
+    if config.gid_idx >= 0 {
+        println!("Remote GID = {}", remote_con_data.gid);
+    }
+
+    modify_qp_to_init(&res.qp, config).context("change QP state to INIT failed")?;
+
+    // Let the client post RR to be prepared for incoming messages.
+    if config.server_name.is_some() {
+        post_receive(res)?;
+    }
+
+    modify_qp_to_rtr(
+        &res.qp,
+        remote_con_data.qp_num,
+        remote_con_data.lid,
+        &remote_con_data.gid,
+        config,
+        res.port_attr.active_mtu,
+    )?;
+    modify_qp_to_rts(&res.qp)?;
+    println!("QP state was change to RTS");
+
+    // Sync to make sure that both sides are in states that they can connect to prevent packet loss.
+    let mut temp_char = [0u8; 1];
+    sock_sync_data(&mut res.sock, b"Q", &mut temp_char)
+        .context("sync error after QPs are were moved to RTS")?;
+    Ok(())
+}
+
+/// 7.1.14 resources_destroy: release everything, children first (QP, MR and
+/// its buffer, CQ, PD, device context, socket), as the manual does.
+fn resources_destroy(res: Resources) {
+    let Resources {
+        qp,
+        mr,
+        cq,
+        pd,
+        ib_ctx,
+        sock,
+        ..
+    } = res;
+    drop(qp);
+    drop(mr);
+    drop(cq);
+    drop(pd);
+    drop(ib_ctx);
+    drop(sock);
+}
+
+/// 7.1.2 print_config: print out configuration information.
+fn print_config(config: &Config) {
+    println!(" ------------------------------------------------");
+    println!(
+        " Device name : \"{}\"",
+        config.dev_name.as_deref().unwrap_or("(first device found)")
+    );
+    println!(" IB port : {}", config.ib_port);
+    if let Some(server) = &config.server_name {
+        println!(" IP : {server}");
+    }
+    println!(" TCP port : {}", config.tcp_port);
+    if config.gid_idx >= 0 {
+        println!(" GID index : {}", config.gid_idx);
+    }
+    println!(" ------------------------------------------------\n");
+}
+
+/// Print a description of command line syntax.
+fn usage(argv0: &str) {
+    println!("Usage:");
+    println!(" {argv0}            start a server and wait for connection");
+    println!(" {argv0} <host>     connect to server at <host>");
+    println!();
+    println!("Options:");
+    println!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})");
+    println!(" -d, --ib-dev <dev>             use IB device <dev> (default first device found)");
+    println!(" -i, --ib-port <port>           use port <port> of IB device (default 1)");
+    println!(" -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)");
+    println!(" -h, --help                     print this help");
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Run(Config),
+    Help,
+}
+
+/// Parse the command line (7.1.1): options override `config`'s defaults; a
+/// trailing server name selects client mode. `Err` carries the one-line reason.
+fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
+    use common::opts::parse_in_range;
+    let mut opts = getopts::Options::new();
+    opts.optopt("p", "port", "listen on/connect to port", "PORT");
+    opts.optopt("d", "ib-dev", "use IB device", "DEV");
+    opts.optopt("i", "ib-port", "use port of IB device", "PORT");
+    opts.optopt("g", "gid-idx", "gid index to be used in GRH", "IDX");
+    opts.optflag("h", "help", "print this help");
+    let m = opts.parse(args).map_err(|e| e.to_string())?;
+    if m.opt_present("h") {
+        return Ok(Command::Help);
+    }
+    let mut config = Config::default();
+    if let Some(v) = m.opt_str("p") {
+        config.tcp_port = parse_in_range(&v, 1, 65535)
+            .ok_or_else(|| format!("invalid TCP port '{v}' for -p (expected 1..65535)"))?
+            as u16;
+    }
+    if let Some(v) = m.opt_str("d") {
+        if v.is_empty() {
+            return Err("empty device name for -d".to_string());
+        }
+        config.dev_name = Some(v);
+    }
+    if let Some(v) = m.opt_str("i") {
+        config.ib_port = parse_in_range(&v, 1, 255)
+            .ok_or_else(|| format!("invalid IB port '{v}' for -i (expected 1..255)"))?
+            as u8;
+    }
+    if let Some(v) = m.opt_str("g") {
+        config.gid_idx = parse_in_range(&v, 0, 255)
+            .ok_or_else(|| format!("invalid GID index '{v}' for -g (expected 0..255)"))?
+            as i32;
+    }
+    match m.free.len() {
+        0 => {}
+        1 => config.server_name = Some(m.free[0].clone()),
+        _ => return Err(format!("unexpected argument '{}'", m.free[1])),
+    }
+    Ok(Command::Run(config))
+}
+
+/// The main flow of 7.1.1 after option parsing and print_config.
+fn run(config: &mut Config) -> Result<()> {
+    // Create resources before using them.
+    let mut res = resources_create(config).context("failed to create resources")?;
+    let result = run_test(&mut res, config);
+    resources_destroy(res);
+    result
+}
+
+fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
+    // Connect the QPs.
+    connect_qp(res, config).context("failed to connect QPs")?;
+
+    // Let the server post the SR.
+    if config.server_name.is_none() {
+        post_send(res, Opcode::Send).context("failed to post sr")?;
+    }
+
+    // In both sides we expect to get a completion.
+    poll_completion(res).context("poll completion failed")?;
+
+    // After polling the completion we have the message in the client buffer too.
+    if config.server_name.is_some() {
+        println!("Message is: '{}'", c_str_lossy(&res.mr.to_vec()));
+    } else {
+        // Setup server buffer with read message.
+        res.mr.write(0, RDMAMSGR.as_bytes())?;
+        res.mr.write(RDMAMSGR.len(), &[0])?;
+    }
+
+    // Sync so we are sure server side has data ready before client tries to read it.
+    let mut temp_char = [0u8; 1];
+    sock_sync_data(&mut res.sock, b"R", &mut temp_char).context("sync error before RDMA ops")?;
+
+    // Now the client performs an RDMA read and then write on server.
+    // Note that the server has no idea these events have occurred.
+    if config.server_name.is_some() {
+        // First we read contents of server's buffer.
+        post_send(res, Opcode::RdmaRead).context("failed to post SR 2")?;
+        poll_completion(res).context("poll completion failed 2")?;
+        println!(
+            "Contents of server's buffer: '{}'",
+            c_str_lossy(&res.mr.to_vec())
+        );
+
+        // Now we replace what's in the server's buffer.
+        res.mr.write(0, RDMAMSGW.as_bytes())?;
+        res.mr.write(RDMAMSGW.len(), &[0])?;
+        println!("Now replacing it with: '{RDMAMSGW}'");
+        post_send(res, Opcode::RdmaWrite).context("failed to post SR 3")?;
+        poll_completion(res).context("poll completion failed 3")?;
+    }
+
+    // Sync so server will know that client is done mucking with its memory.
+    sock_sync_data(&mut res.sock, b"W", &mut temp_char).context("sync error after RDMA ops")?;
+    if config.server_name.is_none() {
+        println!(
+            "Contents of server buffer: '{}'",
+            c_str_lossy(&res.mr.to_vec())
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "rc_example".to_string());
+    let mut config = match parse_args(&args[1.min(args.len())..]) {
+        Ok(Command::Run(c)) => c,
+        Ok(Command::Help) => {
+            usage(&argv0);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("{argv0}: {e}");
+            usage(&argv0);
+            return ExitCode::FAILURE;
+        }
+    };
+
+    // Print the used parameters for info.
+    print_config(&config);
+
+    let rc = match run(&mut config) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    };
+    println!("\ntest result is {rc}");
+    if rc == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<Command, String> {
+        parse_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn msg_size_fits_the_longest_message() {
+        assert_eq!(MSG_SIZE, 21);
+        assert!(MSG_SIZE > RDMAMSGW.len() && MSG_SIZE > RDMAMSGR.len() && MSG_SIZE > MSG.len());
+    }
+
+    #[test]
+    fn defaults_are_the_manuals_config() {
+        assert_eq!(parse(&[]), Ok(Command::Run(Config::default())));
+        let c = Config::default();
+        assert_eq!((c.tcp_port, c.ib_port, c.gid_idx), (19875, 1, -1));
+        assert_eq!(c.dev_name, None);
+    }
+
+    #[test]
+    fn every_option_short_and_long() {
+        let want = Config {
+            dev_name: Some("mlx5_0".into()),
+            server_name: Some("host1".into()),
+            tcp_port: 1234,
+            ib_port: 2,
+            gid_idx: 3,
+        };
+        assert_eq!(
+            parse(&["-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "host1"]),
+            Ok(Command::Run(want.clone()))
+        );
+        assert_eq!(
+            parse(&[
+                "--port",
+                "1234",
+                "--ib-dev",
+                "mlx5_0",
+                "--ib-port",
+                "2",
+                "--gid-idx",
+                "3",
+                "host1"
+            ]),
+            Ok(Command::Run(want))
+        );
+    }
+
+    #[test]
+    fn numbers_as_strtoul_base_0() {
+        match parse(&["-p", "0x4000", "-g", "010"]) {
+            Ok(Command::Run(c)) => assert_eq!((c.tcp_port, c.gid_idx), (0x4000, 8)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn help() {
+        assert_eq!(parse(&["-h"]), Ok(Command::Help));
+        assert_eq!(parse(&["--help"]), Ok(Command::Help));
+    }
+
+    #[test]
+    fn bad_values_are_rejected() {
+        for args in [
+            &["-p", "0"][..],
+            &["-p", "65536"],
+            &["-p", "abc"],
+            &["-p", "-1"],
+            &["-i", "0"],
+            &["-i", "256"],
+            &["-i", "x"],
+            &["-g", "-1"],
+            &["-g", "256"],
+            &["-g", "1.5"],
+            &["-d", ""],
+            &["-p"],
+            &["-x"],
+            &["--bogus"],
+            &["host1", "host2"],
+        ] {
+            assert!(parse(args).is_err(), "{args:?} was accepted");
+        }
+    }
+}
