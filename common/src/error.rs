@@ -167,7 +167,10 @@ fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
         (v, libc::ENOSYS) if v.contains("get_device_list") => {
             Some("this kernel has no RDMA support: load an HCA driver or rdma_rxe (Soft-RoCE)")
         }
-        (v, libc::ENODEV) if v.starts_with("rdma_") => {
+        (v, libc::ENOENT | libc::ENODEV) if v.starts_with("rdma_create_event_channel") => Some(
+            "no RDMA connection manager: /dev/infiniband/rdma_cm is missing (no RDMA device, or rdma_ucm not loaded)",
+        ),
+        (v, libc::ENODEV | libc::EADDRNOTAVAIL) if v.starts_with("rdma_") => {
             Some("no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?")
         }
         (v, libc::EINVAL) if v.contains("query_gid") => {

@@ -4,8 +4,10 @@
 //! This is the only crate of the workspace with `unsafe` code; the examples
 //! are written against the safe API here and read like the manual's flow.
 
+pub mod cm;
 pub mod error;
 pub mod opts;
+pub mod signals;
 pub mod sock;
 pub mod verbs;
 pub mod wire;

@@ -1,0 +1,51 @@
+//! A stop flag raised by SIGINT/SIGTERM, for servers that run until told to stop.
+//!
+//! The handler only stores to an atomic (async-signal-safe); the program's
+//! loop waits with a timeout and checks [`stop_requested`], then releases its
+//! resources in order and exits normally.
+
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::error::{Error, Result};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_sig: c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Make SIGINT and SIGTERM raise the stop flag instead of killing the process.
+pub fn install_stop_handler() -> Result<()> {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: sigaction is plain data; zero is "no flags, empty mask".
+        let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+        sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+        // SAFETY: sa.sa_mask is a valid sigset_t.
+        unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+        // SAFETY: installing a handler that only touches an atomic.
+        if unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) } != 0 {
+            return Err(Error::last_os("sigaction"));
+        }
+    }
+    Ok(())
+}
+
+/// True once SIGINT or SIGTERM arrived after [`install_stop_handler`].
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigterm_raises_the_flag_and_does_not_kill() {
+        install_stop_handler().unwrap();
+        assert!(!stop_requested());
+        // SAFETY: sending ourselves a signal whose handler is installed.
+        assert_eq!(unsafe { libc::raise(libc::SIGTERM) }, 0);
+        assert!(stop_requested());
+    }
+}

@@ -1,0 +1,161 @@
+//! The active (client) side of Bedeir's "Building an RDMA-Capable Application
+//! with IB Verbs", section 3: resolve the server's address and route with
+//! rdma_cm, connect, exchange one message, and disconnect.
+//!
+//! Usage: `rdmacm_client <server-address> <server-port>`.
+//!
+//! Unlike the paper's client, which waits forever, this one gives up after
+//! `CLIENT_TIMEOUT` and says which event it was still waiting for: a server
+//! host that is down makes rdma_cm retry its connect request for minutes.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::cm::{event_type, port_space, ConnParam, EventChannel};
+use common::{Error, Result};
+
+/// How long the whole exchange may take (it takes milliseconds when the server is there).
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(15);
+use rdmacm_client_server::{on_connection, unknown_event, Side, State, TICK, TIMEOUT_IN_MS};
+
+/// Parse `<server-address> <server-port>` and resolve them (the paper's getaddrinfo).
+fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
+    if args.len() != 2 {
+        return Err("expected exactly two arguments".to_string());
+    }
+    let port = args[1]
+        .parse::<u16>()
+        .ok()
+        .filter(|p| *p != 0)
+        .ok_or_else(|| format!("invalid port '{}' (expected 1..65535)", args[1]))?;
+    (args[0].as_str(), port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.find(SocketAddr::is_ipv4))
+        .ok_or_else(|| {
+            format!(
+                "getaddrinfo failed for '{}': not a resolvable IPv4 address",
+                args[0]
+            )
+        })
+}
+
+/// on_addr_resolved: build the verbs context, QP and buffers, pre-post the
+/// receive, and resolve the route.
+fn on_addr_resolved(state: &mut State, conn_id: &common::cm::CmId) -> Result<()> {
+    println!("address resolved.");
+    let conn = state.build_connection(conn_id.clone())?;
+    conn.id.resolve_route(TIMEOUT_IN_MS)
+}
+
+/// on_route_resolved: connect.
+fn on_route_resolved(state: &State, id_key: usize) -> Result<()> {
+    println!("route resolved.");
+    state.connection(id_key)?.id.connect(&ConnParam::default())
+}
+
+/// on_disconnect: release the connection and end the event loop.
+fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
+    println!("disconnected.");
+    state.remove_connection(id_key);
+    Ok(true)
+}
+
+/// on_event: dispatch the events the active side expects.
+fn on_event(
+    state: &mut State,
+    conn_id: &common::cm::CmId,
+    ev: common::cm::CmEvent,
+) -> Result<bool> {
+    match ev.event {
+        event_type::RDMA_CM_EVENT_ADDR_RESOLVED => on_addr_resolved(state, conn_id).map(|_| false),
+        event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => on_route_resolved(state, ev.id).map(|_| false),
+        event_type::RDMA_CM_EVENT_ESTABLISHED => {
+            on_connection(&*state.connection(ev.id)?, Side::Active).map(|_| false)
+        }
+        event_type::RDMA_CM_EVENT_DISCONNECTED => on_disconnect(state, ev.id),
+        _ => Err(unknown_event(&ev)),
+    }
+}
+
+fn run(addr: SocketAddr) -> Result<()> {
+    let ec = EventChannel::new()?;
+    let conn_id = ec.create_id(port_space::RDMA_PS_TCP)?;
+    conn_id.resolve_addr(None, &addr, TIMEOUT_IN_MS)?;
+
+    let mut state = State::new(Side::Active, ec);
+    let start = Instant::now();
+    let mut waiting_for = "RDMA_CM_EVENT_ADDR_RESOLVED";
+    let result = loop {
+        if let Some(e) = state.take_failure() {
+            break Err(e);
+        }
+        if start.elapsed() > CLIENT_TIMEOUT {
+            break Err(Error::msg(format!(
+                "no answer from {addr} within {} s (waiting for {waiting_for})",
+                CLIENT_TIMEOUT.as_secs()
+            )));
+        }
+        match state.ec.get_event(Some(TICK)) {
+            Ok(None) => continue,
+            Ok(Some(ev)) => match {
+                waiting_for = match ev.event {
+                    event_type::RDMA_CM_EVENT_ADDR_RESOLVED => "RDMA_CM_EVENT_ROUTE_RESOLVED",
+                    event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => "RDMA_CM_EVENT_ESTABLISHED",
+                    _ => "the message exchange and RDMA_CM_EVENT_DISCONNECTED",
+                };
+                on_event(&mut state, &conn_id, ev)
+            } {
+                Ok(false) => continue,
+                Ok(true) => break Ok(()),
+                Err(e) => break Err(e),
+            },
+            Err(e) => break Err(e),
+        }
+    };
+    state.shutdown();
+    drop(conn_id);
+    result
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let addr = match parse_args(&args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rdmacm_client: {e}; usage: rdmacm_client <server-address> <server-port>");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(addr) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> std::result::Result<SocketAddr, String> {
+        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn arguments() {
+        assert_eq!(
+            parse(&["192.0.2.1", "12345"]).unwrap(),
+            "192.0.2.1:12345".parse().unwrap()
+        );
+        assert!(parse(&[]).is_err());
+        assert!(parse(&["192.0.2.1"]).is_err());
+        assert!(parse(&["192.0.2.1", "0"]).is_err());
+        assert!(parse(&["192.0.2.1", "x"]).is_err());
+        assert!(parse(&["192.0.2.1", "1", "2"]).is_err());
+        assert!(parse(&["no-such-host.invalid", "1"]).is_err());
+    }
+}

@@ -1,0 +1,152 @@
+//! The passive (server) side of Bedeir's "Building an RDMA-Capable Application
+//! with IB Verbs", section 2: listen with rdma_cm, accept each connection,
+//! exchange one message, and keep serving until SIGINT/SIGTERM.
+//!
+//! Usage: `rdmacm_server [bind-address [port]]`; with no address it listens on
+//! every RDMA device, and with no port rdma_cm picks one (as in the paper).
+
+use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::process::ExitCode;
+
+use common::cm::{event_type, port_space, ConnParam, EventChannel};
+use common::signals::{install_stop_handler, stop_requested};
+use common::{Error, Result};
+use rdmacm_client_server::{on_connection, unknown_event, Side, State, TICK};
+
+/// Parse `[bind-address [port]]`.
+fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
+    let port = match args.get(1) {
+        None => 0,
+        Some(p) => p
+            .parse::<u16>()
+            .map_err(|_| format!("invalid port '{p}' (expected 0..65535)"))?,
+    };
+    if args.len() > 2 {
+        return Err(format!("unexpected argument '{}'", args[2]));
+    }
+    match args.first() {
+        None => Ok(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0))),
+        Some(host) => (host.as_str(), port)
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut a| a.find(SocketAddr::is_ipv4))
+            .ok_or_else(|| {
+                format!("getaddrinfo failed for '{host}': not a resolvable IPv4 address")
+            }),
+    }
+    .map(|mut a| {
+        a.set_port(port);
+        a
+    })
+}
+
+/// on_connect_request: build the verbs context (first time only), the QP and
+/// buffers, pre-post the receive, and accept.
+fn on_connect_request(state: &mut State, ev: &mut common::cm::CmEvent) -> Result<()> {
+    println!("received connection request.");
+    let id = ev
+        .take_new_id()
+        .ok_or_else(|| Error::msg("connect request without a new id"))?;
+    let conn = state.build_connection(id)?;
+    conn.id.accept(&ConnParam::default())
+}
+
+/// on_disconnect: release the connection (QP, buffers, id) and keep serving.
+fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
+    println!("peer disconnected.");
+    state.remove_connection(id_key);
+    Ok(false)
+}
+
+/// on_event: dispatch the events the passive side expects.
+fn on_event(state: &mut State, mut ev: common::cm::CmEvent) -> Result<bool> {
+    match ev.event {
+        event_type::RDMA_CM_EVENT_CONNECT_REQUEST => {
+            on_connect_request(state, &mut ev).map(|_| false)
+        }
+        event_type::RDMA_CM_EVENT_ESTABLISHED => {
+            on_connection(&*state.connection(ev.id)?, Side::Passive).map(|_| false)
+        }
+        event_type::RDMA_CM_EVENT_DISCONNECTED => on_disconnect(state, ev.id),
+        // A connection that the server already released may still report its
+        // time-wait end; nothing is left to do for it.
+        event_type::RDMA_CM_EVENT_TIMEWAIT_EXIT => Ok(false),
+        _ => Err(unknown_event(&ev)),
+    }
+}
+
+fn run(addr: SocketAddr) -> Result<()> {
+    install_stop_handler()?;
+    let ec = EventChannel::new()?;
+    let listener = ec.create_id(port_space::RDMA_PS_TCP)?;
+    listener.bind_addr(&addr)?;
+    listener.listen(10)?; // backlog=10 is arbitrary
+    println!("listening on port {}.", listener.src_port());
+
+    let mut state = State::new(Side::Passive, ec);
+    let result = loop {
+        if stop_requested() {
+            break Ok(());
+        }
+        if let Some(e) = state.take_failure() {
+            break Err(e);
+        }
+        match state.ec.get_event(Some(TICK)) {
+            Ok(None) => continue,
+            Ok(Some(ev)) => match on_event(&mut state, ev) {
+                Ok(false) => continue,
+                Ok(true) => break Ok(()),
+                Err(e) => break Err(e),
+            },
+            Err(e) => break Err(e),
+        }
+    };
+    // Connections, then the shared context, then the listener, then the channel.
+    state.shutdown();
+    drop(listener);
+    result
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let addr = match parse_args(&args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rdmacm_server: {e}; usage: rdmacm_server [bind-address [port]]");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(addr) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> std::result::Result<SocketAddr, String> {
+        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn arguments() {
+        assert_eq!(parse(&[]).unwrap(), "0.0.0.0:0".parse().unwrap());
+        assert_eq!(
+            parse(&["192.0.2.1"]).unwrap(),
+            "192.0.2.1:0".parse().unwrap()
+        );
+        assert_eq!(
+            parse(&["192.0.2.1", "12345"]).unwrap(),
+            "192.0.2.1:12345".parse().unwrap()
+        );
+        assert!(parse(&["192.0.2.1", "x"]).is_err());
+        assert!(parse(&["192.0.2.1", "70000"]).is_err());
+        assert!(parse(&["192.0.2.1", "1", "2"]).is_err());
+        assert!(parse(&["no-such-host.invalid"]).is_err());
+    }
+}

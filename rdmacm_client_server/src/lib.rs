@@ -1,0 +1,349 @@
+//! The code the passive (server) and active (client) sides of Bedeir's
+//! "Building an RDMA-Capable Application with IB Verbs" share (sections 2 and 3:
+//! "steps one, five, seven, and eight on the passive side are roughly
+//! equivalent to steps one, four, seven, and eight on the active side").
+//!
+//! Function names are the paper's: `build_context`, `build_qp_attr`,
+//! `register_memory`, `post_receives`, `on_connection`, `poll_cq`,
+//! `on_completion`. Each binary keeps its own `main`, `on_event` and the
+//! handlers that differ.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use common::cm::{CmId, EventChannel};
+use common::sys;
+use common::verbs::{
+    c_str_lossy, CompChannel, Context, Cq, Mr, Pd, Qp, QpInitAttr, ACCESS_LOCAL_WRITE,
+    ACCESS_REMOTE_WRITE, SEND_SIGNALED,
+};
+use common::{Error, Result, ResultExt};
+
+/// Size of each side's send and receive buffer; the whole buffer travels.
+pub const BUFFER_SIZE: usize = 1024;
+/// Timeout of address and route resolution.
+pub const TIMEOUT_IN_MS: i32 = 500;
+/// Completion queue entries.
+pub const CQ_ENTRIES: i32 = 10;
+/// How often the loops look at the stop flag and at the poller's errors.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// Which side of the connection this program is; it picks the message and
+/// whether to disconnect after the exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The server: waits for connections and never disconnects first.
+    Passive,
+    /// The client: disconnects after its send and receive completed.
+    Active,
+}
+
+impl Side {
+    /// The message this side sends (the paper's `snprintf` text).
+    pub fn message(self, pid: u32) -> String {
+        match self {
+            Side::Passive => format!("message from passive/server side with pid {pid}"),
+            Side::Active => format!("message from active/client side with pid {pid}"),
+        }
+    }
+}
+
+/// One connection (`struct connection`): its id, QP and the two registered
+/// buffers. Dropping it releases them in order (QP, then MRs, then the id).
+pub struct Connection {
+    /// The connection's cm_id.
+    pub id: CmId,
+    /// The QP created on the id.
+    pub qp: Qp,
+    /// Receive buffer.
+    pub recv_mr: Mr,
+    /// Send buffer.
+    pub send_mr: Mr,
+    /// Completions processed (the client disconnects after two).
+    pub num_completions: AtomicU32,
+}
+
+/// Live connections by the key of their id, shared with the poller thread.
+pub type Connections = Arc<Mutex<HashMap<u64, Arc<Connection>>>>;
+
+/// The verbs context shared by all connections (`struct context`, `s_ctx`):
+/// PD, completion channel, one CQ and the thread that polls it.
+pub struct SharedContext {
+    ctx: Context,
+    /// Protection domain of every connection's QP and MRs.
+    pub pd: Pd,
+    /// The CQ every QP sends and receives on.
+    pub cq: Cq,
+    _comp_channel: CompChannel,
+    poller: Option<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Everything a side keeps between events.
+pub struct State {
+    /// Which side this is.
+    pub side: Side,
+    /// The rdma_cm event channel.
+    pub ec: EventChannel,
+    /// Built at the first connection (`s_ctx`).
+    pub s_ctx: Option<SharedContext>,
+    /// Live connections.
+    pub conns: Connections,
+    /// The first error the poller thread hit; the main loop reports it.
+    pub failure: Arc<Mutex<Option<Error>>>,
+}
+
+impl State {
+    /// A side with no connection yet.
+    pub fn new(side: Side, ec: EventChannel) -> State {
+        State {
+            side,
+            ec,
+            s_ctx: None,
+            conns: Arc::new(Mutex::new(HashMap::new())),
+            failure: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The poller's error, if it stopped on one.
+    pub fn take_failure(&self) -> Option<Error> {
+        lock(&self.failure).take()
+    }
+
+    /// build_context: on the first connection, create the PD, completion
+    /// channel and CQ on the id's device and start the poller thread.
+    pub fn build_context(&mut self, verbs: Context) -> Result<()> {
+        if let Some(s) = &self.s_ctx {
+            if s.ctx.as_ptr() != verbs.as_ptr() {
+                return Err(Error::msg("cannot handle events in more than one context."));
+            }
+            return Ok(());
+        }
+        let pd = verbs.alloc_pd()?;
+        let comp_channel = verbs.create_comp_channel()?;
+        let cq = verbs.create_cq(CQ_ENTRIES, Some(&comp_channel))?;
+        cq.req_notify(false)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let poller = {
+            let (cq, conns, failure, stop, side) = (
+                cq.clone(),
+                self.conns.clone(),
+                self.failure.clone(),
+                stop.clone(),
+                self.side,
+            );
+            std::thread::Builder::new()
+                .name("poll_cq".into())
+                .spawn(move || {
+                    if let Err(e) = poll_cq(&cq, &conns, &stop, side) {
+                        lock(&failure).get_or_insert(e);
+                    }
+                })
+                .map_err(|e| Error::io("pthread_create", &e))?
+        };
+        self.s_ctx = Some(SharedContext {
+            ctx: verbs,
+            pd,
+            cq,
+            _comp_channel: comp_channel,
+            poller: Some(poller),
+            stop,
+        });
+        Ok(())
+    }
+
+    /// Build a connection on `id` (QP, buffers, receive posted) and register
+    /// it, as `on_connect_request` / `on_addr_resolved` do after build_context.
+    pub fn build_connection(&mut self, id: CmId) -> Result<Arc<Connection>> {
+        let verbs = id
+            .verbs()
+            .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
+        self.build_context(verbs)?;
+        let Some(s) = &self.s_ctx else {
+            return Err(Error::msg("no verbs context"));
+        };
+        let qp = id.create_qp(&s.pd, &build_qp_attr(&s.cq))?;
+        let (send_mr, recv_mr) = register_memory(&s.pd)?;
+        let conn = Arc::new(Connection {
+            id,
+            qp,
+            recv_mr,
+            send_mr,
+            num_completions: AtomicU32::new(0),
+        });
+        post_receives(&conn)?;
+        lock(&self.conns).insert(conn.id.key() as u64, conn.clone());
+        Ok(conn)
+    }
+
+    /// The connection of the id an event is for.
+    pub fn connection(&self, id_key: usize) -> Result<Arc<Connection>> {
+        lock(&self.conns)
+            .get(&(id_key as u64))
+            .cloned()
+            .ok_or_else(|| Error::msg("event for an unknown connection"))
+    }
+
+    /// Forget a connection; it is released once the poller lets go of it too.
+    pub fn remove_connection(&self, id_key: usize) -> Option<Arc<Connection>> {
+        lock(&self.conns).remove(&(id_key as u64))
+    }
+
+    /// Stop the poller thread and release everything: connections first
+    /// (QPs, MRs, ids), then the CQ, channel and PD.
+    pub fn shutdown(&mut self) {
+        if let Some(s) = &mut self.s_ctx {
+            s.stop.store(true, Ordering::SeqCst);
+            if let Some(h) = s.poller.take() {
+                let _ = h.join();
+            }
+        }
+        lock(&self.conns).clear();
+        self.s_ctx = None;
+    }
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// build_qp_attr: an RC QP on the shared CQ with room for 10 sends and 10
+/// receives of one scatter/gather entry each.
+pub fn build_qp_attr(cq: &Cq) -> QpInitAttr<'_> {
+    QpInitAttr {
+        qp_type: sys::ibv_qp_type::IBV_QPT_RC,
+        send_cq: cq,
+        recv_cq: cq,
+        srq: None,
+        max_send_wr: 10,
+        max_recv_wr: 10,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+        max_inline_data: 0,
+        sq_sig_all: false,
+    }
+}
+
+/// register_memory: a send and a receive buffer of BUFFER_SIZE bytes each.
+pub fn register_memory(pd: &Pd) -> Result<(Mr, Mr)> {
+    let access = ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE;
+    let send_mr = pd.reg_mr(BUFFER_SIZE, access)?;
+    let recv_mr = pd.reg_mr(BUFFER_SIZE, access)?;
+    Ok((send_mr, recv_mr))
+}
+
+/// post_receives: one receive of the whole buffer; wr_id names the connection.
+pub fn post_receives(conn: &Connection) -> Result<()> {
+    conn.qp
+        .post_recv(conn.id.key() as u64, &[conn.recv_mr.sge_all()?])
+}
+
+/// on_connection: write this side's message into the send buffer and post
+/// the SEND of the whole buffer.
+pub fn on_connection(conn: &Connection, side: Side) -> Result<()> {
+    let mut msg = side.message(std::process::id()).into_bytes();
+    msg.truncate(BUFFER_SIZE - 1);
+    msg.push(0);
+    conn.send_mr.write(0, &msg)?;
+    println!("connected. posting send...");
+    conn.qp.post_send(
+        conn.id.key() as u64,
+        common::verbs::SendOp::Send,
+        &[conn.send_mr.sge_all()?],
+        SEND_SIGNALED,
+    )
+}
+
+/// poll_cq: the poller thread. Wait on the completion channel, ack, re-arm,
+/// then drain the CQ. Unlike the paper's endless loop it wakes up every
+/// TICK to see whether the program is shutting down.
+pub fn poll_cq(cq: &Cq, conns: &Connections, stop: &AtomicBool, side: Side) -> Result<()> {
+    while !stop.load(Ordering::SeqCst) {
+        if !cq.wait_event(Some(TICK))? {
+            continue;
+        }
+        cq.req_notify(false)?;
+        while let Some(wc) = cq.poll_one()? {
+            on_completion(&wc, conns, side)?;
+        }
+    }
+    Ok(())
+}
+
+/// on_completion: print the received message or the send's success; the
+/// client disconnects after its second completion.
+pub fn on_completion(
+    wc: &common::verbs::WorkCompletion,
+    conns: &Connections,
+    side: Side,
+) -> Result<()> {
+    if !wc.is_success() {
+        return Err(Error::msg(format!(
+            "on_completion: status is not IBV_WC_SUCCESS: {} (status {}, vendor error 0x{:x})",
+            wc.status_str(),
+            wc.status,
+            wc.vendor_err
+        )));
+    }
+    let conn = lock(conns)
+        .get(&wc.wr_id)
+        .cloned()
+        .ok_or_else(|| Error::msg("on_completion: completion for an unknown connection"))?;
+    if wc.opcode & sys::ibv_wc_opcode::IBV_WC_RECV != 0 {
+        println!("received message: {}", c_str_lossy(&conn.recv_mr.to_vec()));
+    } else if wc.opcode == sys::ibv_wc_opcode::IBV_WC_SEND {
+        println!("send completed successfully.");
+    } else {
+        return Err(Error::msg(
+            "on_completion: completion isn't a send or a receive.",
+        ));
+    }
+    if side == Side::Active && conn.num_completions.fetch_add(1, Ordering::SeqCst) + 1 == 2 {
+        conn.id.disconnect().context("on_completion")?;
+    }
+    Ok(())
+}
+
+/// The one-line report of a CM event no handler expects (the paper's
+/// `die("on_event: unknown event.")`), with the event's name and status.
+pub fn unknown_event(ev: &common::cm::CmEvent) -> Error {
+    Error::msg(format!(
+        "on_event: unexpected event {} (status {})",
+        ev.name(),
+        ev.status
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_the_papers() {
+        assert_eq!(
+            Side::Passive.message(42),
+            "message from passive/server side with pid 42"
+        );
+        assert_eq!(
+            Side::Active.message(7),
+            "message from active/client side with pid 7"
+        );
+    }
+
+    #[test]
+    fn constants_are_the_papers() {
+        // build_qp_attr only reads the CQ pointer; the values are what matter.
+        assert_eq!(BUFFER_SIZE, 1024);
+        assert_eq!(TIMEOUT_IN_MS, 500);
+        assert_eq!(CQ_ENTRIES, 10);
+    }
+}
