@@ -344,6 +344,43 @@ impl CmId {
         Ok(())
     }
 
+    /// `rdma_join_multicast` of `addr` (the MGID comes from the address); the
+    /// result arrives as RDMA_CM_EVENT_MULTICAST_JOIN with [`CmEvent::ud`].
+    pub fn join_multicast(&self, addr: &SocketAddr) -> Result<()> {
+        let sa = SockAddr::from(*addr);
+        // SAFETY: id is live; sa is valid for the call (librdmacm copies it).
+        let rc = unsafe {
+            sys::rdma_join_multicast(self.inner.id, sa.as_ptr() as *mut _, ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(Error::last_os(&format!("rdma_join_multicast of {addr}")));
+        }
+        Ok(())
+    }
+
+    /// `rdma_leave_multicast`.
+    pub fn leave_multicast(&self, addr: &SocketAddr) -> Result<()> {
+        let sa = SockAddr::from(*addr);
+        // SAFETY: id is live; sa is valid for the call.
+        let rc = unsafe { sys::rdma_leave_multicast(self.inner.id, sa.as_ptr() as *mut _) };
+        if rc != 0 {
+            return Err(Error::last_os(&format!("rdma_leave_multicast of {addr}")));
+        }
+        Ok(())
+    }
+
+    /// `rdma_get_request` on a listening id without an event channel
+    /// (synchronous mode): the next connection request's new id.
+    pub fn get_request(&self) -> Result<CmId> {
+        let mut id: *mut sys::rdma_cm_id = ptr::null_mut();
+        // SAFETY: self is a live listening id; id is a valid out-pointer.
+        let rc = unsafe { sys::rdma_get_request(self.inner.id, &mut id) };
+        if rc != 0 {
+            return Err(Error::last_os("rdma_get_request"));
+        }
+        Ok(CmId::own(id, None))
+    }
+
     /// `rdma_disconnect`.
     pub fn disconnect(&self) -> Result<()> {
         // SAFETY: id is live.
@@ -353,6 +390,17 @@ impl CmId {
         }
         Ok(())
     }
+}
+
+/// The UD parameters of an event (`struct rdma_ud_param`): where to send.
+#[derive(Clone, Copy)]
+pub struct UdParam {
+    /// Address vector of the remote end (the multicast group for a join).
+    pub ah_attr: sys::ibv_ah_attr,
+    /// Remote QP number (0xFFFFFF for multicast).
+    pub qp_num: u32,
+    /// Remote Q_Key.
+    pub qkey: u32,
 }
 
 /// A copy of an rdma_cm event (`struct rdma_cm_event`), already acked.
@@ -367,6 +415,8 @@ pub struct CmEvent {
     pub listen_id: usize,
     /// Private data the peer sent, for connection events.
     pub private_data: Vec<u8>,
+    /// The remote end of a UD "connection" (multicast join, UD establish).
+    pub ud: Option<UdParam>,
     /// The new id a connect request created; the receiver owns it.
     new_id: Option<CmId>,
 }
@@ -401,6 +451,23 @@ impl CmEvent {
                 .to_vec();
             }
         }
+        let ud_event = matches!(
+            event,
+            event_type::RDMA_CM_EVENT_MULTICAST_JOIN | event_type::RDMA_CM_EVENT_ESTABLISHED
+        );
+        // SAFETY: the event's id is valid while the event is.
+        let ud_id = !e.id.is_null() && unsafe { (*e.id).qp_type } == sys::ibv_qp_type::IBV_QPT_UD;
+        let ud = if ud_event && ud_id {
+            // SAFETY: for UD events the union holds `ud`.
+            let u = unsafe { &e.param.ud };
+            Some(UdParam {
+                ah_attr: u.ah_attr,
+                qp_num: u.qp_num,
+                qkey: u.qkey,
+            })
+        } else {
+            None
+        };
         // A connect request creates a new id that the application owns from
         // now on (the listener's channel delivers its events too).
         let new_id = (event == event_type::RDMA_CM_EVENT_CONNECT_REQUEST && !e.id.is_null())
@@ -411,6 +478,7 @@ impl CmEvent {
             id: e.id as usize,
             listen_id: e.listen_id as usize,
             private_data,
+            ud,
             new_id,
         }
     }
