@@ -455,7 +455,7 @@ pub fn choose_roce_gid(entries: &[(u8, Gid, Option<String>)]) -> Option<(u8, Gid
 }
 
 /// Wait until `fd` is readable; false on timeout. EINTR restarts the wait.
-fn wait_readable(fd: c_int, timeout: Option<Duration>, what: &str) -> Result<bool> {
+pub(crate) fn wait_readable(fd: c_int, timeout: Option<Duration>, what: &str) -> Result<bool> {
     let ms: c_int = match timeout {
         None => -1,
         Some(d) => d.as_millis().min(c_int::MAX as u128) as c_int,
@@ -1056,10 +1056,12 @@ pub struct QpInitAttr<'a> {
 enum QpOwner {
     /// Created with ibv_create_qp: destroyed with ibv_destroy_qp.
     Verbs,
-    /// Created with rdma_create_qp / rdma_create_ep: librdmacm destroys it
-    /// through the cm_id, which `keep` holds.
-    #[allow(dead_code)]
-    Cm(Arc<dyn Any + Send + Sync>),
+    /// Created with rdma_create_qp on a cm_id: destroyed with rdma_destroy_qp,
+    /// before `keep` (which owns the cm_id) lets the id go.
+    Cm {
+        id: *mut sys::rdma_cm_id,
+        _keep: Arc<dyn Any + Send + Sync>,
+    },
 }
 
 struct QpInner {
@@ -1079,10 +1081,14 @@ unsafe impl Sync for QpInner {}
 
 impl Drop for QpInner {
     fn drop(&mut self) {
-        if let QpOwner::Verbs = self.owner {
+        match &self.owner {
             // SAFETY: last reference; the QP is destroyed before the PD, CQs,
             // SRQ and kept MRs/AHs, which are fields dropped after this body.
-            unsafe { sys::ibv_destroy_qp(self.qp) };
+            QpOwner::Verbs => unsafe {
+                sys::ibv_destroy_qp(self.qp);
+            },
+            // SAFETY: as above; `keep` still holds the cm_id, so it is valid.
+            QpOwner::Cm { id, .. } => unsafe { sys::rdma_destroy_qp(*id) },
         }
     }
 }
@@ -1183,22 +1189,26 @@ pub struct Qp {
 }
 
 impl Qp {
-    /// A QP created by librdmacm (`cm_id->qp`); destroyed by librdmacm, so
-    /// `keep` (the owner of the cm_id) is held as long as the QP is used.
+    /// Wrap the QP librdmacm created on `id` (`rdma_create_qp`, `rdma_create_ep`).
+    /// It is destroyed with `rdma_destroy_qp`; `keep` (the cm_id's owner) is
+    /// held until then, and `cqs`/`srq`/`pd` until after.
     ///
     /// # Safety
-    /// `qp` must stay valid as long as `keep` is alive.
-    pub unsafe fn from_cm(
-        qp: *mut sys::ibv_qp,
+    /// `id` must be valid while `keep` is alive, and `id->qp` a live QP that
+    /// nothing else destroys.
+    pub(crate) unsafe fn from_cm(
+        id: *mut sys::rdma_cm_id,
+        pd: Option<Pd>,
         cqs: Vec<Cq>,
         srq: Option<Srq>,
         keep: Arc<dyn Any + Send + Sync>,
     ) -> Qp {
         Qp {
             inner: Arc::new(QpInner {
-                qp,
-                owner: QpOwner::Cm(keep),
-                _pd: None,
+                // SAFETY: the caller guarantees id is valid.
+                qp: unsafe { (*id).qp },
+                owner: QpOwner::Cm { id, _keep: keep },
+                _pd: pd,
                 _cqs: cqs,
                 _srq: srq,
                 keep: Mutex::new(Vec::new()),
@@ -1583,6 +1593,160 @@ impl Srq {
 /// A NUL-terminated copy of `s` for C, or an error naming `what` if `s` has a NUL inside.
 pub fn c_string(what: &str, s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::msg(format!("{what} must not contain a NUL byte")))
+}
+
+// ---------------------------------------------------------------------------
+// Allocation-free posting and polling, for timed loops
+
+// All zero, so callers can keep a reusable array for `Cq::poll_into`. Written
+// out rather than derived to leave the struct's declaration untouched.
+#[allow(clippy::derivable_impls)]
+impl Default for WorkCompletion {
+    fn default() -> Self {
+        WorkCompletion {
+            wr_id: 0,
+            status: 0,
+            opcode: 0,
+            vendor_err: 0,
+            byte_len: 0,
+            imm_data: None,
+            qp_num: 0,
+            src_qp: 0,
+            wc_flags: 0,
+            slid: 0,
+            sl: 0,
+        }
+    }
+}
+
+/// Most completions [`Cq::poll_into`] reads in one call (its stack buffer).
+pub const POLL_INTO_MAX: usize = 16;
+
+impl Cq {
+    /// `ibv_poll_cq` for at most `out.len()` (up to [`POLL_INTO_MAX`])
+    /// completions into the caller's array; returns how many were filled.
+    ///
+    /// Unlike [`Cq::poll`] it does not allocate, so a busy-polling loop that
+    /// measures latency costs what the C loop costs.
+    pub fn poll_into(&self, out: &mut [WorkCompletion]) -> Result<usize> {
+        let max = out.len().min(POLL_INTO_MAX);
+        if max == 0 {
+            return Ok(0);
+        }
+        // Left uninitialised: zeroing it on every empty poll would cost more
+        // than the poll.
+        let mut raw = std::mem::MaybeUninit::<[sys::ibv_wc; POLL_INTO_MAX]>::uninit();
+        let base = raw.as_mut_ptr().cast::<sys::ibv_wc>();
+        // SAFETY: cq is live; raw has room for `max` entries, which the
+        // provider writes before returning their count.
+        let n = unsafe { sys::ibv_poll_cq(self.inner.cq, max as c_int, base) };
+        if n < 0 {
+            return Err(Error::from_ret("ibv_poll_cq", n));
+        }
+        let n = (n as usize).min(max);
+        for (i, dst) in out.iter_mut().take(n).enumerate() {
+            // SAFETY: the first n entries were written by ibv_poll_cq.
+            *dst = WorkCompletion::from_raw(unsafe { &*base.add(i) });
+        }
+        Ok(n)
+    }
+}
+
+/// Keep `mr` alive for as long as the QP (or SRQ) lives, taking the lock but
+/// not touching the reference count when it is already kept (the common case
+/// in a loop that reuses one buffer).
+fn keep_alive_mr(keep: &Mutex<Vec<Arc<dyn Any + Send + Sync>>>, mr: &Arc<MrInner>) {
+    let mut k = keep.lock().unwrap_or_else(|e| e.into_inner());
+    let target = Arc::as_ptr(mr) as *const u8;
+    if !k.iter().any(|o| Arc::as_ptr(o) as *const u8 == target) {
+        k.push(mr.clone());
+    }
+}
+
+impl Qp {
+    /// `ibv_post_send` of one request with one scatter/gather entry, without
+    /// allocating: [`Qp::post_send`] for loops that measure latency.
+    pub fn post_send_one(
+        &self,
+        wr_id: u64,
+        op: SendOp<'_>,
+        sge: Sge<'_>,
+        flags: u32,
+    ) -> Result<()> {
+        keep_alive_mr(&self.inner.keep, &sge.mr.inner);
+        let mut sg = sge.to_raw();
+        // SAFETY: ibv_send_wr is plain data; zero is "no next, no flags".
+        let mut wr: sys::ibv_send_wr = unsafe { std::mem::zeroed() };
+        wr.wr_id = wr_id;
+        wr.sg_list = &mut sg;
+        wr.num_sge = 1;
+        wr.send_flags = flags;
+        use sys::ibv_wr_opcode as o;
+        match op {
+            SendOp::Send => wr.opcode = o::IBV_WR_SEND,
+            SendOp::SendWithImm(imm) => {
+                wr.opcode = o::IBV_WR_SEND_WITH_IMM;
+                wr.imm_data_invalidated_rkey_union.imm_data = imm.to_be();
+            }
+            SendOp::RdmaWrite { remote_addr, rkey } => {
+                wr.opcode = o::IBV_WR_RDMA_WRITE;
+                wr.wr.rdma = sys::rdma_t { remote_addr, rkey };
+            }
+            SendOp::RdmaRead { remote_addr, rkey } => {
+                wr.opcode = o::IBV_WR_RDMA_READ;
+                wr.wr.rdma = sys::rdma_t { remote_addr, rkey };
+            }
+            SendOp::Ud {
+                ah,
+                remote_qpn,
+                remote_qkey,
+                imm,
+            } => {
+                keep_alive(&self.inner.keep, ah.inner.clone());
+                wr.opcode = match imm {
+                    Some(v) => {
+                        wr.imm_data_invalidated_rkey_union.imm_data = v.to_be();
+                        o::IBV_WR_SEND_WITH_IMM
+                    }
+                    None => o::IBV_WR_SEND,
+                };
+                wr.wr.ud = sys::ud_t {
+                    ah: ah.inner.ah,
+                    remote_qpn,
+                    remote_qkey,
+                };
+            }
+        }
+        let mut bad: *mut sys::ibv_send_wr = ptr::null_mut();
+        // SAFETY: qp is live; wr and sg are valid for the call; the memory
+        // they name is kept alive by `keep` until the QP is destroyed.
+        let rc = unsafe { sys::ibv_post_send(self.inner.qp, &mut wr, &mut bad) };
+        if rc != 0 {
+            return Err(Error::from_ret("ibv_post_send", rc));
+        }
+        Ok(())
+    }
+
+    /// `ibv_post_recv` of one request with one scatter/gather entry, without
+    /// allocating: [`Qp::post_recv`] for loops that measure latency.
+    pub fn post_recv_one(&self, wr_id: u64, sge: Sge<'_>) -> Result<()> {
+        keep_alive_mr(&self.inner.keep, &sge.mr.inner);
+        let mut sg = sge.to_raw();
+        let mut wr = sys::ibv_recv_wr {
+            wr_id,
+            next: ptr::null_mut(),
+            sg_list: &mut sg,
+            num_sge: 1,
+        };
+        let mut bad: *mut sys::ibv_recv_wr = ptr::null_mut();
+        // SAFETY: qp is live; wr and sg are valid for the call; the memory is
+        // kept alive by `keep` until the QP is destroyed.
+        let rc = unsafe { sys::ibv_post_recv(self.inner.qp, &mut wr, &mut bad) };
+        if rc != 0 {
+            return Err(Error::from_ret("ibv_post_recv", rc));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

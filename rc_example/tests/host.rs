@@ -57,7 +57,11 @@ fn bad_values_print_usage_and_exit_1() {
         let out = run(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = text(&out.stderr);
-        assert_eq!(err.lines().count(), 1, "{args:?}: one error line expected: {err}");
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "{args:?}: one error line expected: {err}"
+        );
         assert!(err.starts_with("rc_example: "), "{args:?}: {err}");
         assert!(text(&out.stdout).contains("Usage:"), "{args:?}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
@@ -71,7 +75,9 @@ fn client_to_a_closed_port_fails_clearly() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
-        err.contains(&format!("failed to establish TCP connection to server 127.0.0.1, port {port}")),
+        err.contains(&format!(
+            "failed to establish TCP connection to server 127.0.0.1, port {port}"
+        )),
         "{err}"
     );
     assert!(err.contains("Connection refused"), "{err}");
@@ -83,7 +89,10 @@ fn unresolvable_server_name_fails_clearly() {
     let out = run(&["no-such-host.invalid"]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("getaddrinfo failed for no-such-host.invalid"), "{err}");
+    assert!(
+        err.contains("getaddrinfo failed for no-such-host.invalid"),
+        "{err}"
+    );
 }
 
 /// Both sides connect over loopback TCP and then look for a device. On a host
@@ -124,13 +133,29 @@ fn no_usable_device_is_a_clear_error_on_both_sides() {
         let err = text(&out.stderr);
         let stdout = text(&out.stdout);
         assert_eq!(out.status.code(), Some(1), "{side}: {stdout}{err}");
-        assert!(stdout.contains("TCP connection was established"), "{side}: {stdout}");
-        assert!(stdout.contains("searching for IB devices in host"), "{side}: {stdout}");
+        assert!(
+            stdout.contains("TCP connection was established"),
+            "{side}: {stdout}"
+        );
+        assert!(
+            stdout.contains("searching for IB devices in host"),
+            "{side}: {stdout}"
+        );
         assert!(stdout.contains("test result is 1"), "{side}: {stdout}");
-        assert_eq!(err.lines().count(), 1, "{side}: one error line expected: {err}");
-        assert!(err.starts_with("failed to create resources: "), "{side}: {err}");
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "{side}: one error line expected: {err}"
+        );
+        assert!(
+            err.starts_with("failed to create resources: "),
+            "{side}: {err}"
+        );
         if has_rdma {
-            assert!(err.contains("IB device no_such_dev9 wasn't found"), "{side}: {err}");
+            assert!(
+                err.contains("IB device no_such_dev9 wasn't found"),
+                "{side}: {err}"
+            );
         } else {
             assert!(
                 err.contains("found 0 device(s)") || err.contains("ibv_get_device_list failed"),

@@ -93,7 +93,7 @@ fn server_without_rdma_fails_clearly_or_stops_on_sigterm() {
         assert_one_line_error(&out, "rdma_create_event_channel failed: ", "rdma_cm");
         return;
     }
-    let mut child = Command::new(SERVER)
+    let child = Command::new(SERVER)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

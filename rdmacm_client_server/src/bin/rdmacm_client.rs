@@ -99,18 +99,18 @@ fn run(addr: SocketAddr) -> Result<()> {
         }
         match state.ec.get_event(Some(TICK)) {
             Ok(None) => continue,
-            Ok(Some(ev)) => match {
+            Ok(Some(ev)) => {
                 waiting_for = match ev.event {
                     event_type::RDMA_CM_EVENT_ADDR_RESOLVED => "RDMA_CM_EVENT_ROUTE_RESOLVED",
                     event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => "RDMA_CM_EVENT_ESTABLISHED",
                     _ => "the message exchange and RDMA_CM_EVENT_DISCONNECTED",
                 };
-                on_event(&mut state, &conn_id, ev)
-            } {
-                Ok(false) => continue,
-                Ok(true) => break Ok(()),
-                Err(e) => break Err(e),
-            },
+                match on_event(&mut state, &conn_id, ev) {
+                    Ok(false) => continue,
+                    Ok(true) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            }
             Err(e) => break Err(e),
         }
     };

@@ -1,0 +1,720 @@
+//! The runner inside a VM (or on this host with `--local`): sets up rxe0, runs
+//! each scenario's sides under `timeout` and leaves
+//! `<scenario>.<side>.{stdout,stderr,status}` in the output dir for the host.
+//!
+//! In two-host mode a server agent and a client agent walk the same scenario
+//! list in lockstep over a small TCP control connection: "ready NAME" once
+//! the server side is ready, "done NAME" once the client side has finished.
+
+use crate::scenarios::{self, Params, Ready, Scenario};
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Control port of the two-host lockstep; no example uses it.
+pub const CONTROL_PORT: u16 = 7471;
+
+/// How long the client agent keeps trying to reach the server agent: both
+/// VMs boot at roughly the same time, but TCG boots vary a lot.
+const CONTROL_CONNECT_SECS: u64 = 240;
+
+/// Which sides this agent runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Both sides, one after the other, on one host.
+    Both,
+    /// Server sides only; the client agent is on the peer.
+    Server,
+    /// Client sides only; the server agent is on the peer.
+    Client,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::Both => "both",
+            Role::Server => "server",
+            Role::Client => "client",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Role, String> {
+        match s {
+            "both" => Ok(Role::Both),
+            "server" => Ok(Role::Server),
+            "client" => Ok(Role::Client),
+            _ => Err(format!("bad role `{s}`")),
+        }
+    }
+}
+
+/// Which netdev gets the address and the rxe device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Net {
+    /// A dummy netdev: enough for both sides on one host.
+    Dummy,
+    /// The NIC with this MAC: the wire between the two VMs.
+    Mac(String),
+    /// Use the host's RDMA device as it is (`--local`).
+    None,
+}
+
+/// Everything an agent needs; travels as command-line arguments into the VM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// Sides to run.
+    pub role: Role,
+    /// This host's address on the rxe netdev.
+    pub ip: String,
+    /// Netdev setup.
+    pub net: Net,
+    /// Result dir (inside vng's --rwdir).
+    pub out: PathBuf,
+    /// Where workspace binaries are.
+    pub bin_dir: PathBuf,
+    /// Placeholder values; `gid_idx` is re-derived from the GID table when
+    /// the agent sets rxe0 up itself.
+    pub params: Params,
+    /// Scenario names, in run order (identical on both agents).
+    pub scenarios: Vec<String>,
+}
+
+impl AgentConfig {
+    /// The arguments after `xtask agent` that [`AgentConfig::from_args`] reads.
+    pub fn to_args(&self) -> Vec<String> {
+        let net = match &self.net {
+            Net::Dummy => "dummy".to_string(),
+            Net::Mac(m) => format!("mac:{m}"),
+            Net::None => "none".to_string(),
+        };
+        let mut v: Vec<String> = [
+            "--role",
+            self.role.as_str(),
+            "--ip",
+            &self.ip,
+            "--server-ip",
+            &self.params.server_ip,
+            "--net",
+            &net,
+            "--out",
+            &self.out.to_string_lossy(),
+            "--bin-dir",
+            &self.bin_dir.to_string_lossy(),
+            "--dev",
+            &self.params.dev,
+            "--gid-idx",
+            &self.params.gid_idx.to_string(),
+            "--ib-port",
+            &self.params.ib_port.to_string(),
+            "--",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(self.scenarios.iter().cloned());
+        v
+    }
+
+    /// Parses what [`AgentConfig::to_args`] wrote.
+    pub fn from_args(args: &[String]) -> Result<AgentConfig, String> {
+        let mut cfg = AgentConfig {
+            role: Role::Both,
+            ip: String::new(),
+            net: Net::None,
+            out: PathBuf::new(),
+            bin_dir: PathBuf::new(),
+            params: Params::default(),
+            scenarios: Vec::new(),
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a == "--" {
+                cfg.scenarios.extend(it.by_ref().cloned());
+                break;
+            }
+            let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+            let num = |v: &str| v.parse::<u32>().map_err(|e| format!("{a} {v}: {e}"));
+            match a.as_str() {
+                "--role" => cfg.role = Role::parse(v)?,
+                "--ip" => cfg.ip = v.clone(),
+                "--server-ip" => cfg.params.server_ip = v.clone(),
+                "--net" => {
+                    cfg.net = match v.as_str() {
+                        "dummy" => Net::Dummy,
+                        "none" => Net::None,
+                        m => Net::Mac(
+                            m.strip_prefix("mac:")
+                                .ok_or_else(|| format!("bad --net {m}"))?
+                                .to_string(),
+                        ),
+                    }
+                }
+                "--out" => cfg.out = PathBuf::from(v),
+                "--bin-dir" => cfg.bin_dir = PathBuf::from(v),
+                "--dev" => cfg.params.dev = v.clone(),
+                "--gid-idx" => cfg.params.gid_idx = num(v)?,
+                "--ib-port" => cfg.params.ib_port = num(v)?,
+                _ => return Err(format!("unknown agent option {a}")),
+            }
+        }
+        if cfg.out.as_os_str().is_empty() {
+            return Err("agent needs --out".into());
+        }
+        Ok(cfg)
+    }
+}
+
+/// Appends timestamped lines to `agent.log` and echoes them to the console
+/// (which the host keeps as the VM log).
+struct Log {
+    file: Option<File>,
+    start: Instant,
+    tag: String,
+}
+
+impl Log {
+    fn new(out: &Path, tag: &str) -> Log {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(out.join("agent.log"))
+            .ok();
+        Log {
+            file,
+            start: Instant::now(),
+            tag: tag.to_string(),
+        }
+    }
+
+    fn say(&mut self, msg: &str) {
+        let line = format!(
+            "[{:7.2}] agent {}: {msg}",
+            self.start.elapsed().as_secs_f64(),
+            self.tag
+        );
+        println!("{line}");
+        if let Some(f) = &mut self.file {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+/// `<dir>/<scenario>.<side>.<ext>`: the result files the host reads.
+pub fn result_file(dir: &Path, scenario: &str, side: &str, ext: &str) -> PathBuf {
+    dir.join(format!("{scenario}.{side}.{ext}"))
+}
+
+/// Whether /proc/net/tcp{,6} text shows `port` in LISTEN state (st 0A).
+pub fn tcp_listening(proc_net_tcp: &str, port: u16) -> bool {
+    proc_net_tcp.lines().skip(1).any(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        f.len() > 3
+            && f[3] == "0A"
+            && f[1]
+                .rsplit_once(':')
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+                == Some(port)
+    })
+}
+
+/// Whether `rdma res show cm_id` output shows a listener on `port`.
+pub fn cm_listening(rdma_res_cm_id: &str, port: u16) -> bool {
+    let suffix = format!(":{port}");
+    rdma_res_cm_id.lines().any(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let after = |key: &str| f.windows(2).find(|w| w[0] == key).map(|w| w[1]);
+        after("state") == Some("LISTEN") && after("src-addr").is_some_and(|a| a.ends_with(&suffix))
+    })
+}
+
+/// The sysfs spelling of the IPv4-mapped GID of `ip`
+/// (`0000:0000:0000:0000:0000:ffff:c000:0201` for 192.0.2.1).
+pub fn ipv4_mapped_gid(ip: &str) -> Option<String> {
+    let ip: std::net::Ipv4Addr = ip.parse().ok()?;
+    let o = ip.octets();
+    Some(format!(
+        "0000:0000:0000:0000:0000:ffff:{:02x}{:02x}:{:02x}{:02x}",
+        o[0], o[1], o[2], o[3]
+    ))
+}
+
+fn is_ready(ready: Ready, stdout_path: &Path) -> bool {
+    match ready {
+        Ready::None => true,
+        Ready::TcpListen(port) => ["/proc/net/tcp", "/proc/net/tcp6"]
+            .iter()
+            .any(|p| fs::read_to_string(p).is_ok_and(|t| tcp_listening(&t, port))),
+        Ready::RdmaCmListen(port) => Command::new("rdma")
+            .args(["res", "show", "cm_id"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .is_ok_and(|o| cm_listening(&String::from_utf8_lossy(&o.stdout), port)),
+        Ready::Line(pattern) => {
+            fs::read_to_string(stdout_path).is_ok_and(|t| scenarios::has_line(&t, pattern))
+        }
+    }
+}
+
+/// PATH with the workspace binaries first, so shell snippets in scenarios
+/// can name them.
+fn search_path(bin_dir: &Path) -> std::ffi::OsString {
+    let mut dirs = vec![bin_dir.to_path_buf()];
+    if let Some(p) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// One side running under `timeout`, its output going to files.
+struct Running {
+    child: Option<Child>,
+    started: Instant,
+    status: PathBuf,
+    stdout: PathBuf,
+}
+
+impl Running {
+    fn start(cfg: &AgentConfig, s: &Scenario, side: &str, cmd: &scenarios::Cmd) -> Running {
+        let base = |ext: &str| result_file(&cfg.out, s.name, side, ext);
+        let local = cfg.bin_dir.join(cmd.program);
+        let program = if local.is_file() {
+            local.into_os_string()
+        } else {
+            cmd.program.into()
+        };
+        let files =
+            File::create(base("stdout")).and_then(|o| Ok((o, File::create(base("stderr"))?)));
+        let child = files.and_then(|(o, e)| {
+            Command::new("timeout")
+                .args(["-k", "5", &s.timeout_secs.to_string()])
+                .arg(program)
+                .args(cmd.args_with(&cfg.params))
+                .env("RUST_BACKTRACE", "1")
+                .env("PATH", search_path(&cfg.bin_dir))
+                .stdin(Stdio::null())
+                .stdout(o)
+                .stderr(e)
+                .spawn()
+        });
+        let child = match child {
+            Ok(c) => Some(c),
+            Err(e) => {
+                let _ = fs::write(
+                    base("stderr"),
+                    format!("agent: cannot start {}: {e}\n", cmd.program),
+                );
+                None
+            }
+        };
+        Running {
+            child,
+            started: Instant::now(),
+            status: base("status"),
+            stdout: base("stdout"),
+        }
+    }
+
+    /// SIGTERM to `timeout`, which passes it on to the command.
+    fn terminate(&mut self) {
+        if let Some(c) = &self.child {
+            let _ = Command::new("kill")
+                .args(["-TERM", &c.id().to_string()])
+                .stdin(Stdio::null())
+                .status();
+        }
+    }
+
+    fn exited(&mut self) -> bool {
+        match &mut self.child {
+            Some(c) => !matches!(c.try_wait(), Ok(None)),
+            None => true,
+        }
+    }
+
+    /// Waits (bounded by `timeout -k`) and writes the status file.
+    fn finish(mut self) -> i32 {
+        use std::os::unix::process::ExitStatusExt;
+        let code = match self.child.as_mut().map(|c| c.wait()) {
+            Some(Ok(st)) => st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
+            _ => 127,
+        };
+        let _ = fs::write(
+            &self.status,
+            format!(
+                "exit={code}\nelapsed_ms={}\n",
+                self.started.elapsed().as_millis()
+            ),
+        );
+        code
+    }
+}
+
+fn wait_ready(s: &Scenario, server: &mut Running, log: &mut Log) {
+    let deadline = Instant::now() + Duration::from_secs(s.timeout_secs.into());
+    let stdout = server.stdout.clone();
+    loop {
+        if is_ready(s.ready, &stdout) {
+            log.say(&format!(
+                "{}: server ready after {} ms",
+                s.name,
+                server.started.elapsed().as_millis()
+            ));
+            return;
+        }
+        if server.exited() {
+            log.say(&format!("{}: server exited before it was ready", s.name));
+            return;
+        }
+        if Instant::now() > deadline {
+            log.say(&format!(
+                "{}: server not ready in time; client runs anyway",
+                s.name
+            ));
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn run_cmd_logged(log_file: &mut File, program: &str, args: &[&str]) -> bool {
+    let _ = writeln!(log_file, "$ {program} {}", args.join(" "));
+    match Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => {
+            let _ = log_file.write_all(&o.stdout);
+            let _ = log_file.write_all(&o.stderr);
+            let _ = writeln!(log_file, "-> {}", o.status);
+            o.status.success()
+        }
+        Err(e) => {
+            let _ = writeln!(log_file, "-> cannot run: {e}");
+            false
+        }
+    }
+}
+
+fn find_netdev_by_mac(mac: &str) -> Option<String> {
+    let mac = mac.to_ascii_lowercase();
+    fs::read_dir("/sys/class/net")
+        .ok()?
+        .flatten()
+        .find_map(|e| {
+            let addr = fs::read_to_string(e.path().join("address")).ok()?;
+            (addr.trim() == mac).then(|| e.file_name().to_string_lossy().into_owned())
+        })
+}
+
+fn poll<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Index of `gid` in the port's GID table.
+fn gid_index(dev: &str, port: u32, gid: &str) -> Option<u32> {
+    let dir = format!("/sys/class/infiniband/{dev}/ports/{port}/gids");
+    (0..256).find(|i| fs::read_to_string(format!("{dir}/{i}")).is_ok_and(|g| g.trim() == gid))
+}
+
+/// Creates rxe0 on the requested netdev and finds the GID index of our IPv4
+/// address (1 on a fresh rxe, but derived rather than assumed).
+fn setup_rxe(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
+    let path = cfg.out.join(format!("setup.{}.log", cfg.role.as_str()));
+    let mut f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let run = |f: &mut File, line: &str| {
+        let v: Vec<&str> = line.split_whitespace().collect();
+        run_cmd_logged(f, v[0], &v[1..])
+    };
+    run(&mut f, "modprobe rdma_rxe");
+    run(&mut f, "modprobe rdma_ucm");
+    run(&mut f, "ip link set lo up");
+    let netdev = match &cfg.net {
+        Net::None => return Ok(()),
+        Net::Dummy => {
+            run(&mut f, "ip link add d0 type dummy");
+            // A dummy netdev does no ARP by default, so every address on its
+            // subnet would "resolve"; with ARP on, a missing host fails
+            // address resolution as it does on a real network.
+            run(&mut f, "ip link set d0 arp on");
+            "d0".to_string()
+        }
+        Net::Mac(mac) => match poll(2, || find_netdev_by_mac(mac)) {
+            Some(n) => n,
+            None => {
+                // Debian kernels build virtio_net as a module that nothing
+                // else may have loaded yet.
+                run(&mut f, "modprobe virtio_net");
+                poll(15, || find_netdev_by_mac(mac))
+                    .ok_or_else(|| format!("no netdev with MAC {mac}"))?
+            }
+        },
+    };
+    run(&mut f, &format!("ip addr add {}/24 dev {netdev}", cfg.ip));
+    run(&mut f, &format!("ip link set {netdev} up"));
+    run(
+        &mut f,
+        &format!("rdma link add {} type rxe netdev {netdev}", cfg.params.dev),
+    );
+    let gid = ipv4_mapped_gid(&cfg.ip).ok_or_else(|| format!("bad ip {}", cfg.ip))?;
+    let (dev, port) = (cfg.params.dev.clone(), cfg.params.ib_port);
+    let state = format!("/sys/class/infiniband/{dev}/ports/{port}/state");
+    let active = poll(15, || {
+        fs::read_to_string(&state)
+            .ok()
+            .filter(|s| s.contains("ACTIVE"))
+    });
+    let idx = poll(15, || gid_index(&dev, port, &gid));
+    run(&mut f, "rdma link show");
+    run(&mut f, "ip addr show");
+    let _ = writeln!(f, "port state: {active:?}; gid {gid} at index {idx:?}");
+    if active.is_none() {
+        return Err(format!(
+            "{dev} port {port} did not become ACTIVE; see {}",
+            path.display()
+        ));
+    }
+    let idx = idx.ok_or_else(|| format!("no GID {gid} on {dev}; see {}", path.display()))?;
+    cfg.params.gid_idx = idx;
+    log.say(&format!(
+        "{dev} is up on {netdev}, {} has GID index {idx}",
+        cfg.ip
+    ));
+    Ok(())
+}
+
+/// The lockstep connection; one reader for its whole life so that no
+/// buffered line is ever dropped.
+struct Control {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+}
+
+impl Control {
+    fn new(stream: TcpStream) -> Result<Control, String> {
+        let reader = BufReader::new(stream.try_clone().map_err(|e| format!("control: {e}"))?);
+        Ok(Control {
+            writer: stream,
+            reader,
+        })
+    }
+
+    fn send(&mut self, msg: &str) -> Result<(), String> {
+        writeln!(self.writer, "{msg}").map_err(|e| format!("control: sending `{msg}`: {e}"))
+    }
+
+    fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {
+        self.writer
+            .set_read_timeout(Some(within))
+            .map_err(|e| format!("control: {e}"))?;
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => Err(format!("control: peer closed while waiting for `{want}`")),
+            Ok(_) if line.trim_end() == want => Ok(()),
+            Ok(_) => Err(format!(
+                "control: got `{}`, wanted `{want}`",
+                line.trim_end()
+            )),
+            Err(e) => Err(format!("control: waiting for `{want}`: {e}")),
+        }
+    }
+}
+
+fn control_server(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String> {
+    let addr: SocketAddr = format!("{}:{CONTROL_PORT}", cfg.ip)
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    let listener = TcpListener::bind(addr).map_err(|e| format!("control: bind {addr}: {e}"))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("control: {e}"))?;
+    log.say(&format!("control: listening on {addr}"));
+    let (stream, peer) = poll(CONTROL_CONNECT_SECS + 30, || listener.accept().ok())
+        .ok_or("control: the client agent never connected")?;
+    stream
+        .set_nonblocking(false)
+        .map_err(|e| format!("control: {e}"))?;
+    log.say(&format!("control: client agent connected from {peer}"));
+    Ok(stream)
+}
+
+fn control_client(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String> {
+    let addr: SocketAddr = format!("{}:{CONTROL_PORT}", cfg.params.server_ip)
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    let stream = poll(CONTROL_CONNECT_SECS, || {
+        TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()
+    })
+    .ok_or_else(|| format!("control: no server agent at {addr}"))?;
+    log.say(&format!("control: connected to server agent at {addr}"));
+    Ok(stream)
+}
+
+fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Result<(), String> {
+    let mut control = match cfg.role {
+        Role::Both => None,
+        Role::Server => Some(Control::new(control_server(cfg, log)?)?),
+        Role::Client => Some(Control::new(control_client(cfg, log)?)?),
+    };
+    for s in list {
+        let name = s.name;
+        // Generous: the peer waits for our side's full run plus its own.
+        let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
+        let mut server = None;
+        if cfg.role != Role::Client {
+            if let Some(cmd) = &s.server {
+                log.say(&format!("{name}: starting server"));
+                let mut r = Running::start(cfg, s, "server", cmd);
+                wait_ready(s, &mut r, log);
+                server = Some(r);
+            }
+        }
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Server) => c.send(&format!("ready {name}"))?,
+            (Some(c), Role::Client) => c.expect(&format!("ready {name}"), step)?,
+            _ => {}
+        }
+        if cfg.role != Role::Server {
+            if let Some(cmd) = &s.client {
+                log.say(&format!("{name}: starting client"));
+                let code = Running::start(cfg, s, "client", cmd).finish();
+                log.say(&format!("{name}: client exited with {code}"));
+            }
+        }
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Client) => c.send(&format!("done {name}"))?,
+            (Some(c), Role::Server) => c.expect(&format!("done {name}"), step)?,
+            _ => {}
+        }
+        if let Some(mut r) = server {
+            if s.stop_server {
+                log.say(&format!("{name}: stopping server with SIGTERM"));
+                r.terminate();
+            }
+            let code = r.finish();
+            log.say(&format!("{name}: server exited with {code}"));
+        }
+    }
+    Ok(())
+}
+
+fn save_dmesg(cfg: &AgentConfig) {
+    if let Ok(o) = Command::new("dmesg").stdin(Stdio::null()).output() {
+        let text = String::from_utf8_lossy(&o.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(200)..].join("\n");
+        let _ = fs::write(
+            cfg.out.join(format!("dmesg.{}.txt", cfg.role.as_str())),
+            tail + "\n",
+        );
+    }
+}
+
+/// Runs the agent; the result files and `agent.<role>.status` ("ok" or the
+/// error) are left in `cfg.out`.
+pub fn run(mut cfg: AgentConfig) -> Result<(), String> {
+    fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let mut log = Log::new(&cfg.out, cfg.role.as_str());
+    let result = (|| {
+        let list = cfg
+            .scenarios
+            .iter()
+            .map(|n| scenarios::find(n).ok_or_else(|| format!("unknown scenario {n}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if cfg.net != Net::None {
+            setup_rxe(&mut cfg, &mut log)?;
+        }
+        log.say(&format!("running {} scenario(s)", list.len()));
+        run_all(&cfg, &list, &mut log)
+    })();
+    if cfg.net != Net::None {
+        save_dmesg(&cfg);
+    }
+    let status = match &result {
+        Ok(()) => "ok".to_string(),
+        Err(e) => format!("error: {e}"),
+    };
+    log.say(&status);
+    let _ = fs::write(
+        cfg.out.join(format!("agent.{}.status", cfg.role.as_str())),
+        status + "\n",
+    );
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TCP: &str = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:4DA3 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1234 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:4853 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 1235 1 0000000000000000 20 4 30 10 -1
+";
+    const TCP6: &str = "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000000000000000000000000000:4853 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 99 1 0000000000000000 100 0 0 10 0
+";
+
+    #[test]
+    fn proc_net_tcp() {
+        assert!(tcp_listening(TCP, 19875), "0x4DA3 listens");
+        assert!(
+            !tcp_listening(TCP, 18515),
+            "0x4853 is established, not listening"
+        );
+        assert!(tcp_listening(TCP6, 18515));
+        assert!(!tcp_listening(TCP6, 19875));
+        assert!(!tcp_listening("", 1));
+        let header_only = TCP.lines().next().unwrap();
+        assert!(!tcp_listening(header_only, 19875));
+    }
+
+    #[test]
+    fn rdma_cm_listen() {
+        let out = "link rxe0/1 cm-idn 0 state LISTEN ps TCP pid 271 comm rping src-addr 192.0.2.1:7174 dst-addr 0.0.0.0:0 \n";
+        assert!(cm_listening(out, 7174));
+        assert!(!cm_listening(out, 717));
+        assert!(!cm_listening(&out.replace("LISTEN", "CONNECT"), 7174));
+    }
+
+    #[test]
+    fn gid_spelling() {
+        assert_eq!(
+            ipv4_mapped_gid("192.0.2.1").unwrap(),
+            "0000:0000:0000:0000:0000:ffff:c000:0201"
+        );
+        assert!(ipv4_mapped_gid("::1").is_none());
+    }
+
+    #[test]
+    fn config_round_trips() {
+        let cfg = AgentConfig {
+            role: Role::Client,
+            ip: "192.0.2.2".into(),
+            net: Net::Mac("52:54:00:12:34:02".into()),
+            out: "/tmp/x y".into(),
+            bin_dir: "/w/target/release".into(),
+            params: Params {
+                server_ip: "192.0.2.1".into(),
+                dev: "rxe0".into(),
+                gid_idx: 3,
+                ib_port: 2,
+            },
+            scenarios: vec!["a".into(), "--b".into()],
+        };
+        assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
+        assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());
+    }
+}

@@ -1,0 +1,428 @@
+//! The host side of a lab run: setup, build, boot, collect.
+
+use crate::agent::{AgentConfig, Net, Role};
+use crate::scenarios::{self, Outcome, Params, Scenario, SideOutcome};
+use crate::setup;
+use crate::vm::{self, Vm, VmSpec};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Where the two sides run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// One VM; both sides on its rxe0 (over a dummy netdev).
+    SingleHost,
+    /// Two VMs on a QEMU socket wire: server in A (192.0.2.1), client in B
+    /// (192.0.2.2).
+    TwoHosts,
+    /// No VM: this host's own RDMA device, as it is.
+    Local {
+        /// Device; `None` = the first in /sys/class/infiniband.
+        dev: Option<String>,
+        /// Server address.
+        ip: String,
+        /// GID index.
+        gid_idx: u32,
+    },
+}
+
+impl Mode {
+    /// Short name for messages and test names.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Mode::SingleHost => "single host",
+            Mode::TwoHosts => "two hosts",
+            Mode::Local { .. } => "local",
+        }
+    }
+}
+
+/// How to run the lab.
+#[derive(Debug, Clone)]
+pub struct LabOptions {
+    /// Where the sides run.
+    pub mode: Mode,
+    /// The xtask binary that runs as the agent inside the VMs (must be on
+    /// a path the guest sees, i.e. anywhere but under /tmp).
+    pub agent_exe: PathBuf,
+    /// Keep the result dir even when everything passed.
+    pub keep: bool,
+}
+
+/// What a lab run produced.
+#[derive(Debug, Clone)]
+pub struct LabReport {
+    /// The result dir (removed when all passed and not `keep`).
+    pub dir: PathBuf,
+    /// One per scenario, in run order.
+    pub outcomes: Vec<Outcome>,
+    /// Problems outside any scenario (agent errors, VM trouble).
+    pub notes: Vec<String>,
+    /// Wall time of boot + run (or just the run with `--local`).
+    pub elapsed: Duration,
+}
+
+/// The workspace root (xtask lives one level below it).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask is inside the workspace")
+        .to_path_buf()
+}
+
+/// The cargo target dir.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) => {
+            let d = PathBuf::from(d);
+            if d.is_absolute() {
+                d
+            } else {
+                workspace_root().join(d)
+            }
+        }
+        None => workspace_root().join("target"),
+    }
+}
+
+/// `cargo`, as cargo itself told us when it ran us.
+pub fn cargo() -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(workspace_root());
+    c
+}
+
+/// Builds the release binaries of the packages the scenarios need.
+pub fn build(list: &[&Scenario]) -> Result<(), String> {
+    let mut pkgs: Vec<&str> = list
+        .iter()
+        .map(|s| s.package)
+        .filter(|p| !p.is_empty())
+        .collect();
+    pkgs.sort_unstable();
+    pkgs.dedup();
+    if pkgs.is_empty() {
+        return Ok(());
+    }
+    let mut args = vec!["build", "--release", "--bins"];
+    for p in &pkgs {
+        args.extend(["-p", p]);
+    }
+    eprintln!("lab: $ cargo {}", args.join(" "));
+    let st = cargo()
+        .args(&args)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("build failed: cargo {} ({st})", args.join(" ")))
+    }
+}
+
+fn new_run_dir() -> Result<PathBuf, String> {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let dir = target_dir()
+        .join("lab")
+        .join(format!("{secs}-{}", std::process::id()));
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
+    let read = |ext: &str| fs::read_to_string(crate::agent::result_file(dir, name, side, ext)).ok();
+    let stdout = read("stdout");
+    let status = read("status");
+    if stdout.is_none() && status.is_none() {
+        return None;
+    }
+    let field = |key: &str| {
+        status.as_deref().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        })
+    };
+    Some(SideOutcome {
+        exit: field("exit").and_then(|v| v.parse().ok()),
+        elapsed_ms: field("elapsed_ms").and_then(|v| v.parse().ok()),
+        stdout: stdout.unwrap_or_default(),
+        stderr: read("stderr").unwrap_or_default(),
+    })
+}
+
+/// Reads the agents' result files (server side from `server_dir`).
+pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<Outcome> {
+    list.iter()
+        .map(|s| Outcome {
+            scenario: s.name.to_string(),
+            server: s
+                .server
+                .as_ref()
+                .and_then(|_| read_side(server_dir, s.name, "server")),
+            client: s
+                .client
+                .as_ref()
+                .and_then(|_| read_side(client_dir, s.name, "client")),
+        })
+        .collect()
+}
+
+fn agent_note(dir: &Path, role: &str, notes: &mut Vec<String>) {
+    match fs::read_to_string(dir.join(format!("agent.{role}.status"))) {
+        Ok(s) if s.trim() == "ok" => {}
+        Ok(s) => notes.push(format!("{role} agent: {}", s.trim())),
+        Err(_) => notes.push(format!(
+            "{role} agent left no status (it did not start or the VM died); see {}",
+            dir.display()
+        )),
+    }
+}
+
+fn run_budget(list: &[&Scenario]) -> u64 {
+    list.iter()
+        .map(|s| u64::from(s.timeout_secs) * 2 + 15)
+        .sum()
+}
+
+/// Runs the named scenarios (empty = every pair) in `opts.mode`: setup
+/// check, build, boot, run, collect. `Err` only when nothing could run.
+pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, String> {
+    let list = scenarios::select(names)?;
+    let kernel = match opts.mode {
+        Mode::Local { .. } => None,
+        _ => Some(setup::ensure()?),
+    };
+    // Before the build: a missing device is the more useful error.
+    let local_dev = match &opts.mode {
+        Mode::Local { dev: Some(d), .. } => Some(d.clone()),
+        Mode::Local { dev: None, .. } => Some(first_rdma_device().ok_or(
+            "no RDMA device on this host (/sys/class/infiniband is empty); pass --dev or drop --local",
+        )?),
+        _ => None,
+    };
+    build(&list)?;
+    let dir = new_run_dir()?;
+    let bin_dir = target_dir().join("release");
+    let names: Vec<String> = list.iter().map(|s| s.name.to_string()).collect();
+    let started = Instant::now();
+    let mut notes = Vec::new();
+    let agent = |role, ip: &str, net, out: PathBuf, params: Params| AgentConfig {
+        role,
+        ip: ip.to_string(),
+        net,
+        out,
+        bin_dir: bin_dir.clone(),
+        params,
+        scenarios: names.clone(),
+    };
+    let exec = |cfg: &AgentConfig| {
+        let mut words = vec![
+            opts.agent_exe.to_string_lossy().into_owned(),
+            "agent".into(),
+        ];
+        words.extend(cfg.to_args());
+        words
+            .iter()
+            .map(|w| vm::shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let budget = Duration::from_secs(vm::BOOT_SECS + run_budget(&list));
+    let (server_dir, client_dir) = match &opts.mode {
+        Mode::Local { ip, gid_idx, .. } => {
+            let dev = local_dev.clone().expect("resolved above for Local");
+            let params = Params {
+                server_ip: ip.clone(),
+                dev,
+                gid_idx: *gid_idx,
+                ib_port: 1,
+            };
+            let cfg = agent(Role::Both, ip, Net::None, dir.clone(), params);
+            if let Err(e) = crate::agent::run(cfg) {
+                notes.push(format!("agent: {e}"));
+            }
+            (dir.clone(), dir.clone())
+        }
+        Mode::SingleHost => {
+            let kernel = kernel.as_ref().expect("VM modes have a kernel");
+            let out = dir.join("a");
+            fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+            let cfg = agent(
+                Role::Both,
+                "192.0.2.1",
+                Net::Dummy,
+                out.clone(),
+                Params::default(),
+            );
+            let spec = VmSpec {
+                name: "A".into(),
+                exec: exec(&cfg),
+                rwdir: out.clone(),
+                qemu_opts: None,
+                cpus: 2,
+            };
+            let vm = Vm::boot(kernel, &spec, &dir.join("vm-a.console"))?;
+            if let Err(e) = vm.wait(started + budget) {
+                notes.push(e);
+            }
+            agent_note(&out, "both", &mut notes);
+            (out.clone(), out)
+        }
+        Mode::TwoHosts => {
+            let kernel = kernel.as_ref().expect("VM modes have a kernel");
+            let (a, b) = (dir.join("a"), dir.join("b"));
+            for d in [&a, &b] {
+                fs::create_dir_all(d).map_err(|e| e.to_string())?;
+            }
+            let port = vm::free_port()?;
+            let nic = |side: &str, mac: &str| {
+                format!("-netdev socket,id=s0,{side}=127.0.0.1:{port} -device virtio-net-pci,netdev=s0,mac={mac}")
+            };
+            let cfg_a = agent(
+                Role::Server,
+                "192.0.2.1",
+                Net::Mac(vm::MAC_A.into()),
+                a.clone(),
+                Params::default(),
+            );
+            let cfg_b = agent(
+                Role::Client,
+                "192.0.2.2",
+                Net::Mac(vm::MAC_B.into()),
+                b.clone(),
+                Params::default(),
+            );
+            // One vCPU each: two TCG guests share this host's cores.
+            let spec_a = VmSpec {
+                name: "A".into(),
+                exec: exec(&cfg_a),
+                rwdir: a.clone(),
+                qemu_opts: Some(nic("listen", vm::MAC_A)),
+                cpus: 1,
+            };
+            let spec_b = VmSpec {
+                name: "B".into(),
+                exec: exec(&cfg_b),
+                rwdir: b.clone(),
+                qemu_opts: Some(nic("connect", vm::MAC_B)),
+                cpus: 1,
+            };
+            let mut vm_a = Vm::boot(kernel, &spec_a, &dir.join("vm-a.console"))?;
+            // QEMU's connect side fails at once if the listen side is not up.
+            vm::wait_host_listen(port, &mut vm_a, 60)?;
+            let vm_b = Vm::boot(kernel, &spec_b, &dir.join("vm-b.console"))?;
+            let deadline = started + budget + Duration::from_secs(vm::BOOT_SECS);
+            for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
+                if let Err(e) = r {
+                    notes.push(e);
+                }
+            }
+            agent_note(&a, "server", &mut notes);
+            agent_note(&b, "client", &mut notes);
+            (a, b)
+        }
+    };
+    let outcomes = collect(&list, &server_dir, &client_dir);
+    let elapsed = started.elapsed();
+    let all_pass = notes.is_empty()
+        && list
+            .iter()
+            .zip(&outcomes)
+            .all(|(s, o)| scenarios::check(s, o).is_empty());
+    if all_pass && !opts.keep {
+        let _ = fs::remove_dir_all(&dir);
+    }
+    Ok(LabReport {
+        dir,
+        outcomes,
+        notes,
+        elapsed,
+    })
+}
+
+/// First device in /sys/class/infiniband, by name.
+pub fn first_rdma_device() -> Option<String> {
+    let mut v: Vec<String> = fs::read_dir("/sys/class/infiniband")
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v.into_iter().next()
+}
+
+fn print_side(name: &str, label: &str, side: Option<&SideOutcome>) {
+    let Some(side) = side else {
+        println!("=== {name}: {label}: no result ===");
+        return;
+    };
+    let exit = match side.exit {
+        Some(scenarios::TIMED_OUT) => "exit 124 (timed out)".to_string(),
+        Some(c) => format!("exit {c}"),
+        None => "no exit status".to_string(),
+    };
+    let time = side
+        .elapsed_ms
+        .map(|ms| format!(", {:.2} s", ms as f64 / 1000.0))
+        .unwrap_or_default();
+    println!("=== {name}: {label} ({exit}{time}) ===");
+    for (stream, text) in [("stdout", &side.stdout), ("stderr", &side.stderr)] {
+        if !text.is_empty() {
+            println!("--- {stream} ---");
+            print!("{text}");
+            if !text.ends_with('\n') {
+                println!();
+            }
+        }
+    }
+}
+
+/// Prints both sides' transcripts of every outcome.
+pub fn print_transcripts(outcomes: &[Outcome]) {
+    for o in outcomes {
+        let s = scenarios::find(&o.scenario);
+        if s.map_or(true, |s| s.server.is_some()) {
+            print_side(&o.scenario, "server", o.server.as_ref());
+        }
+        if s.map_or(true, |s| s.client.is_some()) {
+            print_side(&o.scenario, "client", o.client.as_ref());
+        }
+        println!();
+    }
+}
+
+/// Prints a PASS/FAIL line per scenario and `N passed, N failed`; returns
+/// the number failed.
+pub fn print_summary(report: &LabReport) -> usize {
+    let (mut passed, mut failed) = (0, 0);
+    for o in &report.outcomes {
+        let failures = scenarios::find(&o.scenario)
+            .map(|s| scenarios::check(s, o))
+            .unwrap_or_else(|| vec!["unknown scenario".into()]);
+        if failures.is_empty() {
+            passed += 1;
+            println!("PASS {}", o.scenario);
+        } else {
+            failed += 1;
+            println!("FAIL {}: {}", o.scenario, failures.join("; "));
+        }
+    }
+    for n in &report.notes {
+        println!("note: {n}");
+    }
+    println!(
+        "{passed} passed, {failed} failed ({:.1} s)",
+        report.elapsed.as_secs_f64()
+    );
+    if report.dir.exists() {
+        println!("results kept in {}", report.dir.display());
+    }
+    failed
+}

@@ -1,0 +1,16 @@
+//! The lab of rdma-examples: installs the Soft-RoCE tooling, boots
+//! throwaway QEMU VMs with virtme-ng and runs the example pairs in them.
+//!
+//! The scenarios are data ([`scenarios::SCENARIOS`]); the lab's PASS/FAIL
+//! summary and the Soft-RoCE tests (`xtask/tests/softroce.rs`) judge runs
+//! with the same [`scenarios::check`].
+
+pub mod agent;
+pub mod ci;
+pub mod lab;
+pub mod scenarios;
+pub mod setup;
+pub mod vm;
+
+pub use lab::{run_scenarios, LabOptions, LabReport, Mode};
+pub use scenarios::{check, Outcome, Scenario, SideOutcome, SCENARIOS};

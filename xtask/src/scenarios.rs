@@ -1,0 +1,714 @@
+//! The scenarios, declared once as data: the lab's PASS/FAIL summary and the
+//! Soft-RoCE tests both judge runs with [`check`] against this table.
+
+/// One run of a server side and/or a client side, with what each must print.
+#[derive(Debug)]
+pub struct Scenario {
+    /// Unique name; also the stem of the result files.
+    pub name: &'static str,
+    /// Workspace package whose binaries the scenario needs ("" = none).
+    pub package: &'static str,
+    /// Started first, in the background (in VM A in two-host mode).
+    pub server: Option<Cmd>,
+    /// Started once the server is ready (in VM B in two-host mode).
+    pub client: Option<Cmd>,
+    /// How to tell that the server accepts connections.
+    pub ready: Ready,
+    /// What the server side must do.
+    pub server_expect: Expect,
+    /// What the client side must do.
+    pub client_expect: Expect,
+    /// Limit for each side, enforced with `timeout` (exit 124).
+    pub timeout_secs: u32,
+    /// A main example pair that `cargo xtask lab` runs by default; test-only
+    /// scenarios (error paths, independent peers) are `false`.
+    pub pair: bool,
+    /// The server runs until told to stop: send it SIGTERM once the client
+    /// side is done (its expected exit status is then the clean-stop one).
+    pub stop_server: bool,
+}
+
+/// A command line; `args` may hold the placeholders `{server_ip}`, `{dev}`,
+/// `{gid_idx}` and `{ib_port}`.
+#[derive(Debug)]
+pub struct Cmd {
+    /// A workspace binary (looked up in the build's bin dir first) or a
+    /// system program found on PATH.
+    pub program: &'static str,
+    /// Arguments, before placeholder substitution.
+    pub args: &'static [&'static str],
+}
+
+/// Readiness condition of a server, polled with a deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ready {
+    /// The TCP port is in LISTEN state in /proc/net/tcp{,6}. Connecting to
+    /// probe it would consume the server's single accept.
+    TcpListen(u16),
+    /// An rdma_cm id listens on this port (`rdma res show cm_id`).
+    RdmaCmListen(u16),
+    /// A line matching this pattern appears in the server's stdout.
+    Line(&'static str),
+    /// Start the client at once.
+    None,
+}
+
+/// Expected behaviour of one side.
+#[derive(Debug)]
+pub struct Expect {
+    /// Exit status.
+    pub exit: i32,
+    /// Each pattern must match some whole stdout line (`*` is a wildcard).
+    pub stdout: &'static [&'static str],
+    /// Each pattern must match some whole stderr line (`*` is a wildcard).
+    pub stderr: &'static [&'static str],
+}
+
+/// What one side did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SideOutcome {
+    /// Exit status; `None` when the side never produced a status (the agent
+    /// did not get to it, or the VM died). 124 means `timeout` killed it.
+    pub exit: Option<i32>,
+    /// Wall time in milliseconds, when known.
+    pub elapsed_ms: Option<u64>,
+    /// Captured stdout.
+    pub stdout: String,
+    /// Captured stderr.
+    pub stderr: String,
+}
+
+/// What a scenario run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The scenario's name.
+    pub scenario: String,
+    /// Server side, when the scenario has one.
+    pub server: Option<SideOutcome>,
+    /// Client side, when the scenario has one.
+    pub client: Option<SideOutcome>,
+}
+
+/// Exit status of `timeout` when it had to kill the command.
+pub const TIMED_OUT: i32 = 124;
+
+const RC_SERVER_STDOUT: &[&str] = &[
+    "waiting on port 19875 for TCP connection",
+    "TCP connection was established",
+    "found * device(s)",
+    "MR was registered with addr=*, lkey=*, rkey=*, flags=0x7",
+    "QP was created, QP number=*",
+    "Remote GID =*",
+    "QP state was change to RTS",
+    "Send Request was posted",
+    "completion was found in CQ with status 0x0",
+    "Contents of server buffer: 'RDMA write operation'",
+    "test result is 0",
+];
+
+const RC_CLIENT_STDOUT: &[&str] = &[
+    "TCP connection was established",
+    "Receive Request was posted",
+    "Message is: 'SEND operation '",
+    "RDMA Read Request was posted",
+    "Contents of server's buffer: 'RDMA read operation '",
+    "Now replacing it with: 'RDMA write operation'",
+    "RDMA Write Request was posted",
+    "test result is 0",
+];
+
+const RC_SERVER: Cmd = Cmd {
+    program: "rc_example",
+    args: &["-d", "{dev}", "-g", "{gid_idx}"],
+};
+
+const RC_CLIENT: Cmd = Cmd {
+    program: "rc_example",
+    args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
+};
+
+/// Every scenario, pairs first.
+pub static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "rc_example",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(RC_CLIENT),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            exit: 0,
+            stdout: RC_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: RC_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: true,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rc_example_wrong_device",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "rc_example",
+            args: &["-d", "nosuchdev0"],
+        }),
+        client: Some(RC_CLIENT),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*IB device nosuchdev0 wasn't found*"],
+        },
+        client_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*failed to exchange connection data*"],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rc_example_closed_port",
+        package: "rc_example",
+        server: None,
+        client: Some(Cmd {
+            program: "rc_example",
+            args: &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-p",
+                "19999",
+                "{server_ip}",
+            ],
+        }),
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*failed to establish TCP connection to server*"],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rc_example_client_dies",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &["-c", "exec 3<>/dev/tcp/{server_ip}/19875; exec 3>&-"],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*failed to exchange connection data*"],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &[],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    // rdmacm_client_server: two clients in a row against one server, which
+    // keeps serving until SIGTERM.
+    Scenario {
+        name: "rdmacm_client_server",
+        package: "rdmacm_client_server",
+        server: Some(Cmd {
+            program: "rdmacm_server",
+            args: &["{server_ip}", "12345"],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                "rdmacm_client {server_ip} 12345 && rdmacm_client {server_ip} 12345",
+            ],
+        }),
+        ready: Ready::RdmaCmListen(12345),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "listening on port 12345.",
+                "received connection request.",
+                "connected. posting send...",
+                "send completed successfully.",
+                "received message: message from active/client side with pid *",
+                "peer disconnected.",
+            ],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "address resolved.",
+                "route resolved.",
+                "connected. posting send...",
+                "send completed successfully.",
+                "received message: message from passive/server side with pid *",
+                "disconnected.",
+            ],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: true,
+        stop_server: true,
+    },
+    Scenario {
+        name: "rdmacm_nobody_listening",
+        package: "rdmacm_client_server",
+        server: None,
+        client: Some(Cmd {
+            program: "rdmacm_client",
+            args: &["{server_ip}", "12399"],
+        }),
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 1,
+            stdout: &["address resolved.", "route resolved."],
+            stderr: &["on_event: unexpected event RDMA_CM_EVENT_* (status *)"],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rdmacm_no_such_host",
+        package: "rdmacm_client_server",
+        server: None,
+        client: Some(Cmd {
+            // On the lab's /24 and answered by nobody: address resolution fails.
+            program: "rdmacm_client",
+            args: &["192.0.2.99", "12345"],
+        }),
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)"],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    // Independent peers from rdma-core: they check the lab itself (rxe setup,
+    // readiness, two-VM networking) without depending on the examples.
+    Scenario {
+        name: "ibv_rc_pingpong",
+        package: "",
+        server: Some(Cmd {
+            program: "ibv_rc_pingpong",
+            args: &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "ibv_rc_pingpong",
+            args: &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+                "{server_ip}",
+            ],
+        }),
+        ready: Ready::TcpListen(18515),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rping",
+        package: "",
+        server: Some(Cmd {
+            program: "rping",
+            args: &["-s", "-a", "{server_ip}", "-v", "-C", "3"],
+        }),
+        client: Some(Cmd {
+            program: "rping",
+            args: &["-c", "-a", "{server_ip}", "-v", "-C", "3"],
+        }),
+        ready: Ready::RdmaCmListen(7174),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &["*server ping data: rdma-ping-2: *"],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &["ping data: rdma-ping-2: *"],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+];
+
+/// The scenario with this name.
+pub fn find(name: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
+
+/// The main example pairs, in table order.
+pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
+    SCENARIOS.iter().filter(|s| s.pair)
+}
+
+/// Resolves names (empty = every pair) to scenarios, or names the unknown one.
+pub fn select(names: &[&str]) -> Result<Vec<&'static Scenario>, String> {
+    if names.is_empty() {
+        return Ok(pairs().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            find(n).ok_or_else(|| {
+                let known: Vec<_> = SCENARIOS.iter().map(|s| s.name).collect();
+                format!("unknown scenario `{n}`; known: {}", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// Values for the placeholders of [`Cmd::args`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Params {
+    /// `{server_ip}`.
+    pub server_ip: String,
+    /// `{dev}`.
+    pub dev: String,
+    /// `{gid_idx}`.
+    pub gid_idx: u32,
+    /// `{ib_port}`.
+    pub ib_port: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            server_ip: "192.0.2.1".into(),
+            dev: "rxe0".into(),
+            gid_idx: 1,
+            ib_port: 1,
+        }
+    }
+}
+
+/// Replaces the placeholders in one argument.
+pub fn substitute(arg: &str, p: &Params) -> String {
+    arg.replace("{server_ip}", &p.server_ip)
+        .replace("{dev}", &p.dev)
+        .replace("{gid_idx}", &p.gid_idx.to_string())
+        .replace("{ib_port}", &p.ib_port.to_string())
+}
+
+impl Cmd {
+    /// The arguments with placeholders replaced.
+    pub fn args_with(&self, p: &Params) -> Vec<String> {
+        self.args.iter().map(|a| substitute(a, p)).collect()
+    }
+}
+
+/// Whole-string glob match where `*` matches any run of characters.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    // Greedy leftmost matching of the middle parts is enough for `*` only.
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Whether some line of `text` (trailing whitespace ignored) matches.
+pub fn has_line(text: &str, pattern: &str) -> bool {
+    text.lines().any(|l| glob_match(pattern, l.trim_end()))
+}
+
+fn check_side(
+    label: &str,
+    expect: &Expect,
+    side: Option<&SideOutcome>,
+    timeout_secs: u32,
+    failures: &mut Vec<String>,
+) {
+    let Some(side) = side else {
+        failures.push(format!("{label}: no result (never ran, or the VM died)"));
+        return;
+    };
+    match side.exit {
+        None => failures.push(format!("{label}: no exit status (killed with the VM?)")),
+        Some(TIMED_OUT) if expect.exit != TIMED_OUT => failures.push(format!(
+            "{label}: timed out after {timeout_secs} s (exit 124)"
+        )),
+        Some(code) if code != expect.exit => failures.push(format!(
+            "{label}: exit status {code}, expected {}",
+            expect.exit
+        )),
+        Some(_) => {}
+    }
+    for (stream, text, patterns) in [
+        ("stdout", &side.stdout, expect.stdout),
+        ("stderr", &side.stderr, expect.stderr),
+    ] {
+        for p in patterns {
+            if !has_line(text, p) {
+                failures.push(format!("{label}: {stream} has no line matching `{p}`"));
+            }
+        }
+    }
+}
+
+/// Every way `outcome` falls short of `scenario`; empty means PASS.
+pub fn check(scenario: &Scenario, outcome: &Outcome) -> Vec<String> {
+    let mut failures = Vec::new();
+    if scenario.server.is_some() {
+        check_side(
+            "server",
+            &scenario.server_expect,
+            outcome.server.as_ref(),
+            scenario.timeout_secs,
+            &mut failures,
+        );
+    }
+    if scenario.client.is_some() {
+        check_side(
+            "client",
+            &scenario.client_expect,
+            outcome.client.as_ref(),
+            scenario.timeout_secs,
+            &mut failures,
+        );
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn side(exit: i32, stdout: &str, stderr: &str) -> SideOutcome {
+        SideOutcome {
+            exit: Some(exit),
+            elapsed_ms: Some(10),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        }
+    }
+
+    fn good_rc() -> Outcome {
+        let server = RC_SERVER_STDOUT
+            .iter()
+            .map(|p| p.replace('*', "1"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let client = RC_CLIENT_STDOUT.join("\n");
+        Outcome {
+            scenario: "rc_example".into(),
+            server: Some(side(0, &server, "")),
+            client: Some(side(0, &client, "")),
+        }
+    }
+
+    #[test]
+    fn glob() {
+        assert!(glob_match("abc", "abc"));
+        assert!(!glob_match("abc", "abcd"));
+        assert!(!glob_match("abc", "xabc"));
+        assert!(glob_match("found * device(s)", "found 1 device(s)"));
+        assert!(!glob_match("found * device(s)", "found 1 device(s) more"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*", "a"));
+        assert!(glob_match(
+            "*IB device x wasn't found*",
+            "error: IB device x wasn't found!"
+        ));
+        assert!(glob_match(
+            "MR was registered with addr=*, lkey=*, rkey=*, flags=0x7",
+            "MR was registered with addr=0x55, lkey=0x1, rkey=0x2, flags=0x7"
+        ));
+        assert!(!glob_match("a*b*c", "acb"));
+        assert!(
+            !glob_match("ab*ba", "aba"),
+            "prefix and suffix must not overlap"
+        );
+        assert!(glob_match("a**b", "ab"));
+    }
+
+    #[test]
+    fn lines_ignore_trailing_whitespace_only() {
+        assert!(has_line("x\r\nRemote GID =00:01  \n", "Remote GID =*"));
+        assert!(!has_line("  test result is 0", "test result is 0"));
+    }
+
+    #[test]
+    fn good_run_passes() {
+        let s = find("rc_example").unwrap();
+        assert_eq!(check(s, &good_rc()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn wrong_exit_code_fails() {
+        let s = find("rc_example").unwrap();
+        let mut o = good_rc();
+        o.client.as_mut().unwrap().exit = Some(1);
+        assert_eq!(check(s, &o), ["client: exit status 1, expected 0"]);
+    }
+
+    #[test]
+    fn missing_line_fails() {
+        let s = find("rc_example").unwrap();
+        let mut o = good_rc();
+        let srv = o.server.as_mut().unwrap();
+        srv.stdout = srv.stdout.replace("test result is 0", "test result is 1");
+        assert_eq!(
+            check(s, &o),
+            ["server: stdout has no line matching `test result is 0`"]
+        );
+    }
+
+    #[test]
+    fn timeout_is_labelled() {
+        let s = find("rc_example_client_dies").unwrap();
+        let o = Outcome {
+            scenario: s.name.into(),
+            server: Some(side(TIMED_OUT, "", "")),
+            client: Some(side(0, "", "")),
+        };
+        let f = check(s, &o);
+        assert!(f[0].contains("timed out"), "{f:?}");
+        assert_eq!(f.len(), 2, "{f:?}");
+    }
+
+    #[test]
+    fn missing_side_fails_and_absent_side_is_ignored() {
+        let s = find("rc_example_closed_port").unwrap();
+        let mut o = Outcome {
+            scenario: s.name.into(),
+            server: None,
+            client: Some(side(
+                1,
+                "",
+                "failed to establish TCP connection to server 1.2.3.4",
+            )),
+        };
+        assert!(check(s, &o).is_empty());
+        o.client = None;
+        assert_eq!(check(s, &o).len(), 1);
+    }
+
+    #[test]
+    fn placeholders() {
+        let p = Params {
+            server_ip: "10.0.0.1".into(),
+            dev: "mlx5_0".into(),
+            gid_idx: 3,
+            ib_port: 2,
+        };
+        assert_eq!(
+            RC_CLIENT.args_with(&p),
+            ["-d", "mlx5_0", "-g", "3", "10.0.0.1"]
+        );
+        assert_eq!(
+            substitute("/dev/tcp/{server_ip}/1 -i {ib_port}", &p),
+            "/dev/tcp/10.0.0.1/1 -i 2"
+        );
+        assert_eq!(substitute("{unknown}", &p), "{unknown}");
+    }
+
+    #[test]
+    fn table_is_sane() {
+        let mut names = HashSet::new();
+        for s in SCENARIOS {
+            assert!(names.insert(s.name), "duplicate scenario {}", s.name);
+            assert!(
+                s.name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+                "{} must be usable as a file stem and test name",
+                s.name
+            );
+            assert!(
+                s.server.is_some() || s.client.is_some(),
+                "{} is empty",
+                s.name
+            );
+            if s.pair {
+                assert!(s.server.is_some() && s.client.is_some(), "{}", s.name);
+                assert!(!s.package.is_empty(), "{}", s.name);
+            }
+            if s.server.is_none() {
+                assert_eq!(s.ready, Ready::None, "{}", s.name);
+            }
+            assert!((1..=600).contains(&s.timeout_secs), "{}", s.name);
+        }
+        assert!(pairs().count() >= 1);
+    }
+
+    #[test]
+    fn select_defaults_to_pairs_and_rejects_unknown() {
+        let all: Vec<_> = select(&[]).unwrap().iter().map(|s| s.name).collect();
+        assert_eq!(all, pairs().map(|s| s.name).collect::<Vec<_>>());
+        assert!(select(&["nope"]).unwrap_err().contains("rc_example"));
+    }
+}
