@@ -1,7 +1,7 @@
 //! The lab of rdma-examples: installs the Soft-RoCE tooling, boots
 //! throwaway QEMU VMs with virtme-ng and runs the example pairs in them.
 //!
-//! The scenarios are data ([`scenarios::SCENARIOS`]); the lab's PASS/FAIL
+//! The scenarios are data ([`scenarios::all`]); the lab's PASS/FAIL
 //! summary and the Soft-RoCE tests (`xtask/tests/softroce.rs`) judge runs
 //! with the same [`scenarios::check`].
 
@@ -13,4 +13,4 @@ pub mod setup;
 pub mod vm;
 
 pub use lab::{run_scenarios, LabOptions, LabReport, Mode};
-pub use scenarios::{check, Outcome, Scenario, SideOutcome, SCENARIOS};
+pub use scenarios::{check, Outcome, Scenario, SideOutcome};

@@ -78,7 +78,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         }
         "lab" => lab_cmd(rest),
         "list" => {
-            for s in scenarios::SCENARIOS {
+            for s in scenarios::all() {
                 let kind = if s.pair { "pair" } else { "test-only" };
                 println!("{:28} {kind}", s.name);
             }

@@ -91,316 +91,32 @@ pub struct Outcome {
 
 /// Exit status of `timeout` when it had to kill the command.
 pub const TIMED_OUT: i32 = 124;
+mod peers;
+mod rc_example;
+mod rdmacm_client_server;
 
-const RC_SERVER_STDOUT: &[&str] = &[
-    "waiting on port 19875 for TCP connection",
-    "TCP connection was established",
-    "found * device(s)",
-    "MR was registered with addr=*, lkey=*, rkey=*, flags=0x7",
-    "QP was created, QP number=*",
-    "Remote GID =*",
-    "QP state was change to RTS",
-    "Send Request was posted",
-    "completion was found in CQ with status 0x0",
-    "Contents of server buffer: 'RDMA write operation'",
-    "test result is 0",
+/// Each example's scenarios, in the order the lab runs them; a new example
+/// adds its module above and one line here.
+static TABLES: &[&[Scenario]] = &[
+    rc_example::SCENARIOS,
+    rdmacm_client_server::SCENARIOS,
+    peers::SCENARIOS,
 ];
 
-const RC_CLIENT_STDOUT: &[&str] = &[
-    "TCP connection was established",
-    "Receive Request was posted",
-    "Message is: 'SEND operation '",
-    "RDMA Read Request was posted",
-    "Contents of server's buffer: 'RDMA read operation '",
-    "Now replacing it with: 'RDMA write operation'",
-    "RDMA Write Request was posted",
-    "test result is 0",
-];
-
-const RC_SERVER: Cmd = Cmd {
-    program: "rc_example",
-    args: &["-d", "{dev}", "-g", "{gid_idx}"],
-};
-
-const RC_CLIENT: Cmd = Cmd {
-    program: "rc_example",
-    args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
-};
-
-/// Every scenario, pairs first.
-pub static SCENARIOS: &[Scenario] = &[
-    Scenario {
-        name: "rc_example",
-        package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(RC_CLIENT),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            exit: 0,
-            stdout: RC_SERVER_STDOUT,
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: RC_CLIENT_STDOUT,
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: true,
-        stop_server: false,
-    },
-    Scenario {
-        name: "rc_example_wrong_device",
-        package: "rc_example",
-        server: Some(Cmd {
-            program: "rc_example",
-            args: &["-d", "nosuchdev0"],
-        }),
-        client: Some(RC_CLIENT),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*IB device nosuchdev0 wasn't found*"],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*failed to exchange connection data*"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-    Scenario {
-        name: "rc_example_closed_port",
-        package: "rc_example",
-        server: None,
-        client: Some(Cmd {
-            program: "rc_example",
-            args: &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-p",
-                "19999",
-                "{server_ip}",
-            ],
-        }),
-        ready: Ready::None,
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*failed to establish TCP connection to server*"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-    Scenario {
-        name: "rc_example_client_dies",
-        package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &["-c", "exec 3<>/dev/tcp/{server_ip}/19875; exec 3>&-"],
-        }),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*failed to exchange connection data*"],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-    // rdmacm_client_server: two clients in a row against one server, which
-    // keeps serving until SIGTERM.
-    Scenario {
-        name: "rdmacm_client_server",
-        package: "rdmacm_client_server",
-        server: Some(Cmd {
-            program: "rdmacm_server",
-            args: &["{server_ip}", "12345"],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                "rdmacm_client {server_ip} 12345 && rdmacm_client {server_ip} 12345",
-            ],
-        }),
-        ready: Ready::RdmaCmListen(12345),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[
-                "listening on port 12345.",
-                "received connection request.",
-                "connected. posting send...",
-                "send completed successfully.",
-                "received message: message from active/client side with pid *",
-                "peer disconnected.",
-            ],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &[
-                "address resolved.",
-                "route resolved.",
-                "connected. posting send...",
-                "send completed successfully.",
-                "received message: message from passive/server side with pid *",
-                "disconnected.",
-            ],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: true,
-        stop_server: true,
-    },
-    Scenario {
-        name: "rdmacm_nobody_listening",
-        package: "rdmacm_client_server",
-        server: None,
-        client: Some(Cmd {
-            program: "rdmacm_client",
-            args: &["{server_ip}", "12399"],
-        }),
-        ready: Ready::None,
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &["address resolved.", "route resolved."],
-            stderr: &["on_event: unexpected event RDMA_CM_EVENT_* (status *)"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-    Scenario {
-        name: "rdmacm_no_such_host",
-        package: "rdmacm_client_server",
-        server: None,
-        client: Some(Cmd {
-            // On the lab's /24 and answered by nobody: address resolution fails.
-            program: "rdmacm_client",
-            args: &["192.0.2.99", "12345"],
-        }),
-        ready: Ready::None,
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-    // Independent peers from rdma-core: they check the lab itself (rxe setup,
-    // readiness, two-VM networking) without depending on the examples.
-    Scenario {
-        name: "ibv_rc_pingpong",
-        package: "",
-        server: Some(Cmd {
-            program: "ibv_rc_pingpong",
-            args: &[
-                "-d",
-                "{dev}",
-                "-i",
-                "{ib_port}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "100",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "ibv_rc_pingpong",
-            args: &[
-                "-d",
-                "{dev}",
-                "-i",
-                "{ib_port}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "100",
-                "{server_ip}",
-            ],
-        }),
-        ready: Ready::TcpListen(18515),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-    Scenario {
-        name: "rping",
-        package: "",
-        server: Some(Cmd {
-            program: "rping",
-            args: &["-s", "-a", "{server_ip}", "-v", "-C", "3"],
-        }),
-        client: Some(Cmd {
-            program: "rping",
-            args: &["-c", "-a", "{server_ip}", "-v", "-C", "3"],
-        }),
-        ready: Ready::RdmaCmListen(7174),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &["*server ping data: rdma-ping-2: *"],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &["ping data: rdma-ping-2: *"],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
-];
+/// Every scenario, in table order.
+pub fn all() -> &'static [&'static Scenario] {
+    static ALL: std::sync::OnceLock<Vec<&'static Scenario>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| TABLES.iter().flat_map(|t| t.iter()).collect())
+}
 
 /// The scenario with this name.
 pub fn find(name: &str) -> Option<&'static Scenario> {
-    SCENARIOS.iter().find(|s| s.name == name)
+    all().iter().copied().find(|s| s.name == name)
 }
 
 /// The main example pairs, in table order.
 pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
-    SCENARIOS.iter().filter(|s| s.pair)
+    all().iter().copied().filter(|s| s.pair)
 }
 
 /// Resolves names (empty = every pair) to scenarios, or names the unknown one.
@@ -412,7 +128,7 @@ pub fn select(names: &[&str]) -> Result<Vec<&'static Scenario>, String> {
         .iter()
         .map(|n| {
             find(n).ok_or_else(|| {
-                let known: Vec<_> = SCENARIOS.iter().map(|s| s.name).collect();
+                let known: Vec<_> = all().iter().map(|s| s.name).collect();
                 format!("unknown scenario `{n}`; known: {}", known.join(", "))
             })
         })
@@ -544,6 +260,7 @@ pub fn check(scenario: &Scenario, outcome: &Outcome) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::rc_example::{RC_CLIENT, RC_CLIENT_STDOUT, RC_SERVER_STDOUT};
     use super::*;
     use std::collections::HashSet;
 
@@ -679,7 +396,7 @@ mod tests {
     #[test]
     fn table_is_sane() {
         let mut names = HashSet::new();
-        for s in SCENARIOS {
+        for s in all() {
             assert!(names.insert(s.name), "duplicate scenario {}", s.name);
             assert!(
                 s.name

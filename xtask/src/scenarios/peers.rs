@@ -1,0 +1,79 @@
+//! Independent peers from rdma-core: they check the lab itself (rxe setup,
+//! readiness, two-VM networking) without depending on the examples.
+
+use super::{Cmd, Expect, Ready, Scenario};
+
+/// rdma-core's own test programs.
+pub static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "ibv_rc_pingpong",
+        package: "",
+        server: Some(Cmd {
+            program: "ibv_rc_pingpong",
+            args: &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "ibv_rc_pingpong",
+            args: &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+                "{server_ip}",
+            ],
+        }),
+        ready: Ready::TcpListen(18515),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rping",
+        package: "",
+        server: Some(Cmd {
+            program: "rping",
+            args: &["-s", "-a", "{server_ip}", "-v", "-C", "3"],
+        }),
+        client: Some(Cmd {
+            program: "rping",
+            args: &["-c", "-a", "{server_ip}", "-v", "-C", "3"],
+        }),
+        ready: Ready::RdmaCmListen(7174),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &["*server ping data: rdma-ping-2: *"],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &["ping data: rdma-ping-2: *"],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+];

@@ -1,0 +1,139 @@
+//! Scenarios of `rc_example` (manual 7.1/7.2).
+
+use super::{Cmd, Expect, Ready, Scenario};
+
+pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
+    "waiting on port 19875 for TCP connection",
+    "TCP connection was established",
+    "found * device(s)",
+    "MR was registered with addr=*, lkey=*, rkey=*, flags=0x7",
+    "QP was created, QP number=*",
+    "Remote GID =*",
+    "QP state was change to RTS",
+    "Send Request was posted",
+    "completion was found in CQ with status 0x0",
+    "Contents of server buffer: 'RDMA write operation'",
+    "test result is 0",
+];
+
+pub(crate) const RC_CLIENT_STDOUT: &[&str] = &[
+    "TCP connection was established",
+    "Receive Request was posted",
+    "Message is: 'SEND operation '",
+    "RDMA Read Request was posted",
+    "Contents of server's buffer: 'RDMA read operation '",
+    "Now replacing it with: 'RDMA write operation'",
+    "RDMA Write Request was posted",
+    "test result is 0",
+];
+
+pub(crate) const RC_SERVER: Cmd = Cmd {
+    program: "rc_example",
+    args: &["-d", "{dev}", "-g", "{gid_idx}"],
+};
+
+pub(crate) const RC_CLIENT: Cmd = Cmd {
+    program: "rc_example",
+    args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
+};
+
+/// The pair and its error paths.
+pub static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "rc_example",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(RC_CLIENT),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            exit: 0,
+            stdout: RC_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: RC_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: true,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rc_example_wrong_device",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "rc_example",
+            args: &["-d", "nosuchdev0"],
+        }),
+        client: Some(RC_CLIENT),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*IB device nosuchdev0 wasn't found*"],
+        },
+        client_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*failed to exchange connection data*"],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rc_example_closed_port",
+        package: "rc_example",
+        server: None,
+        client: Some(Cmd {
+            program: "rc_example",
+            args: &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-p",
+                "19999",
+                "{server_ip}",
+            ],
+        }),
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*failed to establish TCP connection to server*"],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "rc_example_client_dies",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &["-c", "exec 3<>/dev/tcp/{server_ip}/19875; exec 3>&-"],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["*failed to exchange connection data*"],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &[],
+            stderr: &[],
+        },
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+];
