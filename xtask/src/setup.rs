@@ -67,6 +67,28 @@ pub fn is_root() -> bool {
         .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
+/// Where `vng` is: on PATH, or in the scripts directory of the `python3`
+/// that pip installed it with (pyenv and `--user` installs put it where PATH
+/// may not look until a shell rehashes).
+pub fn vng_path() -> Option<PathBuf> {
+    which("vng").or_else(|| {
+        let scripts = quiet(Command::new("python3").args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('scripts'))",
+        ]))?;
+        let dir = String::from_utf8_lossy(&scripts.stdout).trim().to_string();
+        let user = quiet(Command::new("python3").args(["-m", "site", "--user-base"]))
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        [
+            Path::new(&dir).join("vng"),
+            Path::new(&user).join("bin/vng"),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+    })
+}
+
 fn pip_works() -> bool {
     quiet(Command::new("python3").args(["-m", "pip", "--version"]))
         .is_some_and(|o| o.status.success())
@@ -226,7 +248,7 @@ fn missing(need_kernel: bool) -> (Vec<&'static str>, bool) {
         .copied()
         .filter(|p| !dpkg_installed(p))
         .collect();
-    let need_vng = which("vng").is_none();
+    let need_vng = vng_path().is_none();
     if need_vng && !pip_works() && !dpkg_installed("python3-pip") {
         apt.push("python3-pip");
     }
@@ -270,8 +292,8 @@ pub fn ensure() -> Result<Kernel, String> {
     }
     if need_vng {
         pip_install()?;
-        if which("vng").is_none() {
-            return Err("setup: pip installed virtme-ng but `vng` is not on PATH".into());
+        if vng_path().is_none() {
+            return Err("setup: pip installed virtme-ng but no `vng` can be found".into());
         }
     }
     let kernel = find_kernel().ok_or("setup: no kernel in /boot has rdma_rxe")?;

@@ -82,7 +82,8 @@ impl Vm {
         use std::os::unix::process::CommandExt;
         let log = File::create(console).map_err(|e| format!("{}: {e}", console.display()))?;
         let log2 = log.try_clone().map_err(|e| e.to_string())?;
-        let child = Command::new("vng")
+        let vng = crate::setup::vng_path().unwrap_or_else(|| "vng".into());
+        let child = Command::new(vng)
             .args(vng_args(kernel, spec))
             // No tty, no stdin: vng must not wait on a console.
             .stdin(Stdio::null())
