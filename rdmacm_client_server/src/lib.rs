@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use common::cm::{CmId, EventChannel};
+use common::cm::{CmEvent, CmId, EventChannel};
 use common::sys;
 use common::verbs::{
     c_str_lossy, CompChannel, Context, Cq, Mr, Pd, Qp, QpInitAttr, ACCESS_LOCAL_WRITE,
@@ -105,6 +105,30 @@ impl State {
             s_ctx: None,
             conns: Arc::new(Mutex::new(HashMap::new())),
             failure: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The paper's event loop: `while (rdma_get_cm_event(ec, &event) == 0)
+    /// { ...; if (on_event(&event_copy)) break; }`. It also wakes every TICK
+    /// to report the poller thread's error and to ask `tick` whether to stop
+    /// (`Ok(true)`: stop cleanly; `Err`: give up with that error).
+    pub fn event_loop(
+        &mut self,
+        mut tick: impl FnMut() -> Result<bool>,
+        mut on_event: impl FnMut(&mut State, CmEvent) -> Result<bool>,
+    ) -> Result<()> {
+        loop {
+            if let Some(e) = self.take_failure() {
+                return Err(e);
+            }
+            if tick()? {
+                return Ok(());
+            }
+            if let Some(ev) = self.ec.get_event(Some(TICK))? {
+                if on_event(self, ev)? {
+                    return Ok(());
+                }
+            }
         }
     }
 
@@ -313,9 +337,20 @@ pub fn on_completion(
     Ok(())
 }
 
+/// The exit status of a side: 0, or 1 after its error on one stderr line.
+pub fn exit_code(result: Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The one-line report of a CM event no handler expects (the paper's
 /// `die("on_event: unknown event.")`), with the event's name and status.
-pub fn unknown_event(ev: &common::cm::CmEvent) -> Error {
+pub fn unknown_event(ev: &CmEvent) -> Error {
     Error::msg(format!(
         "on_event: unexpected event {} (status {})",
         ev.name(),

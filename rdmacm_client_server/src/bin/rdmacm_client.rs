@@ -8,6 +8,7 @@
 //! `CLIENT_TIMEOUT` and says which event it was still waiting for: a server
 //! host that is down makes rdma_cm retry its connect request for minutes.
 
+use std::cell::Cell;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -17,7 +18,7 @@ use common::{Error, Result};
 
 /// How long the whole exchange may take (it takes milliseconds when the server is there).
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(15);
-use rdmacm_client_server::{on_connection, unknown_event, Side, State, TICK, TIMEOUT_IN_MS};
+use rdmacm_client_server::{exit_code, on_connection, unknown_event, Side, State, TIMEOUT_IN_MS};
 
 /// Parse `<server-address> <server-port>` and resolve them (the paper's getaddrinfo).
 fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
@@ -86,34 +87,27 @@ fn run(addr: SocketAddr) -> Result<()> {
 
     let mut state = State::new(Side::Active, ec);
     let start = Instant::now();
-    let mut waiting_for = "RDMA_CM_EVENT_ADDR_RESOLVED";
-    let result = loop {
-        if let Some(e) = state.take_failure() {
-            break Err(e);
-        }
-        if start.elapsed() > CLIENT_TIMEOUT {
-            break Err(Error::msg(format!(
-                "no answer from {addr} within {} s (waiting for {waiting_for})",
-                CLIENT_TIMEOUT.as_secs()
-            )));
-        }
-        match state.ec.get_event(Some(TICK)) {
-            Ok(None) => continue,
-            Ok(Some(ev)) => {
-                waiting_for = match ev.event {
-                    event_type::RDMA_CM_EVENT_ADDR_RESOLVED => "RDMA_CM_EVENT_ROUTE_RESOLVED",
-                    event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => "RDMA_CM_EVENT_ESTABLISHED",
-                    _ => "the message exchange and RDMA_CM_EVENT_DISCONNECTED",
-                };
-                match on_event(&mut state, &conn_id, ev) {
-                    Ok(false) => continue,
-                    Ok(true) => break Ok(()),
-                    Err(e) => break Err(e),
-                }
+    let waiting_for = Cell::new("RDMA_CM_EVENT_ADDR_RESOLVED");
+    let result = state.event_loop(
+        || {
+            if start.elapsed() > CLIENT_TIMEOUT {
+                return Err(Error::msg(format!(
+                    "no answer from {addr} within {} s (waiting for {})",
+                    CLIENT_TIMEOUT.as_secs(),
+                    waiting_for.get()
+                )));
             }
-            Err(e) => break Err(e),
-        }
-    };
+            Ok(false)
+        },
+        |state, ev| {
+            waiting_for.set(match ev.event {
+                event_type::RDMA_CM_EVENT_ADDR_RESOLVED => "RDMA_CM_EVENT_ROUTE_RESOLVED",
+                event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => "RDMA_CM_EVENT_ESTABLISHED",
+                _ => "the message exchange and RDMA_CM_EVENT_DISCONNECTED",
+            });
+            on_event(state, &conn_id, ev)
+        },
+    );
     state.shutdown();
     drop(conn_id);
     result
@@ -128,13 +122,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(addr) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(run(addr))
 }
 
 #[cfg(test)]

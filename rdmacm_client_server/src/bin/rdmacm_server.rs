@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use common::cm::{event_type, port_space, ConnParam, EventChannel};
 use common::signals::{install_stop_handler, stop_requested};
 use common::{Error, Result};
-use rdmacm_client_server::{on_connection, unknown_event, Side, State, TICK};
+use rdmacm_client_server::{exit_code, on_connection, unknown_event, Side, State};
 
 /// Parse `[bind-address [port]]`.
 fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
@@ -84,23 +84,7 @@ fn run(addr: SocketAddr) -> Result<()> {
     println!("listening on port {}.", listener.src_port());
 
     let mut state = State::new(Side::Passive, ec);
-    let result = loop {
-        if stop_requested() {
-            break Ok(());
-        }
-        if let Some(e) = state.take_failure() {
-            break Err(e);
-        }
-        match state.ec.get_event(Some(TICK)) {
-            Ok(None) => continue,
-            Ok(Some(ev)) => match on_event(&mut state, ev) {
-                Ok(false) => continue,
-                Ok(true) => break Ok(()),
-                Err(e) => break Err(e),
-            },
-            Err(e) => break Err(e),
-        }
-    };
+    let result = state.event_loop(|| Ok(stop_requested()), on_event);
     // Connections, then the shared context, then the listener, then the channel.
     state.shutdown();
     drop(listener);
@@ -116,13 +100,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(addr) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(run(addr))
 }
 
 #[cfg(test)]
