@@ -6,6 +6,7 @@
 //! with the same [`scenarios::check`].
 
 pub mod agent;
+pub mod bench;
 pub mod ci;
 pub mod lab;
 pub mod scenarios;

@@ -13,6 +13,9 @@ usage: cargo xtask <command>
             results go to target/lab/<run>/, kept on failure or with --keep
   list      list the scenarios
   test      setup, fmt, clippy, host tests, then the Soft-RoCE test suite
+  bench pingpong [--two-hosts]
+            ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
+            alternating runs in one boot; medians and their ratio
 
   (agent ...  internal: the runner inside the VMs)";
 
@@ -93,6 +96,19 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             }
             Ok(failed.is_empty())
         }
+        "bench" => match rest.first().map(String::as_str) {
+            Some("pingpong") => {
+                let two = rest.iter().any(|a| a == "--two-hosts");
+                xtask::bench::pingpong(if two {
+                    Mode::TwoHosts
+                } else {
+                    Mode::SingleHost
+                })
+            }
+            _ => Err(format!(
+                "usage: cargo xtask bench pingpong [--two-hosts]\n{USAGE}"
+            )),
+        },
         "agent" => agent::run(agent::AgentConfig::from_args(rest)?).map(|()| true),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");

@@ -111,7 +111,11 @@ pub fn all() -> &'static [&'static Scenario] {
 
 /// The scenario with this name.
 pub fn find(name: &str) -> Option<&'static Scenario> {
-    all().iter().copied().find(|s| s.name == name)
+    all()
+        .iter()
+        .copied()
+        .chain(crate::bench::SCENARIOS.iter())
+        .find(|s| s.name == name)
 }
 
 /// The main example pairs, in table order.
