@@ -68,6 +68,11 @@ impl EventChannel {
         unsafe { (*self.inner.ch).fd }
     }
 
+    /// The raw channel, for ids moved onto it with `rdma_migrate_id`.
+    pub(crate) fn as_raw(&self) -> *mut sys::rdma_event_channel {
+        self.inner.ch
+    }
+
     /// `rdma_create_id` on this channel.
     pub fn create_id(&self, ps: sys::rdma_port_space::Type) -> Result<CmId> {
         let mut id: *mut sys::rdma_cm_id = ptr::null_mut();

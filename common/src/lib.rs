@@ -5,10 +5,12 @@
 //! are written against the safe API here and read like the manual's flow.
 
 pub mod cm;
+pub mod cm_sync;
 pub mod error;
 pub mod opts;
 pub mod signals;
 pub mod sock;
+pub mod testkit;
 pub mod verbs;
 pub mod wire;
 

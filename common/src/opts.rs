@@ -26,9 +26,125 @@ pub fn parse_in_range(s: &str, min: u64, max: u64) -> Option<u64> {
     parse_c_ulong(s).filter(|v| (min..=max).contains(v))
 }
 
+/// The options the verbs-only examples share, named as in the manual's
+/// `config`: `-p/--port`, `-d/--ib-dev`, `-i/--ib-port`, `-g/--gid-idx`,
+/// `-h/--help`, and the optional trailing server name that selects client mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnOpts {
+    /// Server host; `Some` puts the program in client mode.
+    pub server_name: Option<String>,
+    /// TCP port of the side channel.
+    pub tcp_port: u16,
+    /// Device name; `None` means the first device.
+    pub dev_name: Option<String>,
+    /// Physical port of the device.
+    pub ib_port: u8,
+    /// GID index; `None` means none given.
+    pub gid_idx: Option<u8>,
+}
+
+impl ConnOpts {
+    /// Declare the shared options on `opts`.
+    pub fn define(opts: &mut getopts::Options) {
+        opts.optopt("p", "port", "listen on/connect to port", "PORT");
+        opts.optopt("d", "ib-dev", "use IB device", "DEV");
+        opts.optopt("i", "ib-port", "use port of IB device", "PORT");
+        opts.optopt("g", "gid-idx", "gid index to be used in GRH", "IDX");
+        opts.optflag("h", "help", "print this help");
+    }
+
+    /// Read the shared options and the trailing server name from parsed
+    /// arguments; `Err` is the one-line reason a value was refused.
+    pub fn read(m: &getopts::Matches, default_port: u16) -> Result<ConnOpts, String> {
+        let mut c = ConnOpts {
+            server_name: None,
+            tcp_port: default_port,
+            dev_name: None,
+            ib_port: 1,
+            gid_idx: None,
+        };
+        if let Some(v) = m.opt_str("p") {
+            c.tcp_port = parse_in_range(&v, 1, 65535)
+                .ok_or_else(|| format!("invalid TCP port '{v}' for -p (expected 1..65535)"))?
+                as u16;
+        }
+        if let Some(v) = m.opt_str("d") {
+            if v.is_empty() {
+                return Err("empty device name for -d".to_string());
+            }
+            c.dev_name = Some(v);
+        }
+        if let Some(v) = m.opt_str("i") {
+            c.ib_port = parse_in_range(&v, 1, 255)
+                .ok_or_else(|| format!("invalid IB port '{v}' for -i (expected 1..255)"))?
+                as u8;
+        }
+        if let Some(v) = m.opt_str("g") {
+            c.gid_idx = Some(
+                parse_in_range(&v, 0, 255)
+                    .ok_or_else(|| format!("invalid GID index '{v}' for -g (expected 0..255)"))?
+                    as u8,
+            );
+        }
+        match m.free.len() {
+            0 => {}
+            1 => c.server_name = Some(m.free[0].clone()),
+            _ => return Err(format!("unexpected argument '{}'", m.free[1])),
+        }
+        Ok(c)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn conn(args: &[&str]) -> Result<ConnOpts, String> {
+        let mut o = getopts::Options::new();
+        ConnOpts::define(&mut o);
+        let m = o.parse(args).map_err(|e| e.to_string())?;
+        ConnOpts::read(&m, 19875)
+    }
+
+    #[test]
+    fn conn_opts_defaults_values_and_errors() {
+        let d = conn(&[]).unwrap();
+        assert_eq!(
+            (d.tcp_port, d.ib_port, d.gid_idx, d.dev_name, d.server_name),
+            (19875, 1, None, None, None)
+        );
+        let c = conn(&[
+            "-p",
+            "0x10",
+            "-d",
+            "rxe0",
+            "-i",
+            "2",
+            "--gid-idx",
+            "3",
+            "host",
+        ])
+        .unwrap();
+        assert_eq!(
+            c,
+            ConnOpts {
+                server_name: Some("host".into()),
+                tcp_port: 16,
+                dev_name: Some("rxe0".into()),
+                ib_port: 2,
+                gid_idx: Some(3),
+            }
+        );
+        for bad in [
+            &["-p", "0"][..],
+            &["-i", "256"],
+            &["-g", "x"],
+            &["-d", ""],
+            &["a", "b"],
+        ] {
+            assert!(conn(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn accepts_what_strtoul_base_0_accepts() {

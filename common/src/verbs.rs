@@ -661,6 +661,7 @@ impl Pd {
         Ok(Srq {
             inner: Arc::new(SrqInner {
                 srq,
+                cm: None,
                 _pd: self.clone(),
                 keep: Mutex::new(Vec::new()),
             }),
@@ -1175,10 +1176,14 @@ fn build_sges(sges: &[Sge<'_>]) -> Vec<sys::ibv_sge> {
     sges.iter().map(|s| s.to_raw()).collect()
 }
 
-fn keep_alive(keep: &Mutex<Vec<Arc<dyn Any + Send + Sync>>>, obj: Arc<dyn Any + Send + Sync>) {
+/// Keep `obj` alive for as long as the QP (or SRQ) lives. Takes the lock but
+/// does not touch the reference count when `obj` is already kept (the common
+/// case in a loop that reuses one buffer).
+fn keep_alive<T: Any + Send + Sync>(keep: &Mutex<Vec<Arc<dyn Any + Send + Sync>>>, obj: &Arc<T>) {
     let mut k = keep.lock().unwrap_or_else(|e| e.into_inner());
-    if !k.iter().any(|o| Arc::ptr_eq(o, &obj)) {
-        k.push(obj);
+    let target = Arc::as_ptr(obj) as *const u8;
+    if !k.iter().any(|o| Arc::as_ptr(o) as *const u8 == target) {
+        k.push(obj.clone());
     }
 }
 
@@ -1342,10 +1347,22 @@ impl Qp {
         sges: &[Sge<'_>],
         flags: u32,
     ) -> Result<()> {
-        let mut sg = build_sges(sges);
         for s in sges {
-            keep_alive(&self.inner.keep, s.mr.inner.clone());
+            keep_alive(&self.inner.keep, &s.mr.inner);
         }
+        let mut sg = build_sges(sges);
+        self.post_send_raw(wr_id, op, &mut sg, flags)
+    }
+
+    /// Fill an `ibv_send_wr` for `op` over `sg` and post it; the caller has
+    /// already made the QP keep the MRs that `sg` names.
+    fn post_send_raw(
+        &self,
+        wr_id: u64,
+        op: SendOp<'_>,
+        sg: &mut [sys::ibv_sge],
+        flags: u32,
+    ) -> Result<()> {
         // SAFETY: ibv_send_wr is plain data; zero is "no next, no flags".
         let mut wr: sys::ibv_send_wr = unsafe { std::mem::zeroed() };
         wr.wr_id = wr_id;
@@ -1377,7 +1394,7 @@ impl Qp {
                 remote_qkey,
                 imm,
             } => {
-                keep_alive(&self.inner.keep, ah.inner.clone());
+                keep_alive(&self.inner.keep, &ah.inner);
                 wr.opcode = match imm {
                     Some(v) => {
                         wr.imm_data_invalidated_rkey_union.imm_data = v.to_be();
@@ -1406,7 +1423,7 @@ impl Qp {
     pub fn post_recv(&self, wr_id: u64, sges: &[Sge<'_>]) -> Result<()> {
         let mut sg = build_sges(sges);
         for s in sges {
-            keep_alive(&self.inner.keep, s.mr.inner.clone());
+            keep_alive(&self.inner.keep, &s.mr.inner);
         }
         let mut wr = sys::ibv_recv_wr {
             wr_id,
@@ -1536,6 +1553,10 @@ pub struct Ah {
 
 struct SrqInner {
     srq: *mut sys::ibv_srq,
+    /// Set when librdmacm created the SRQ on a cm_id (`rdma_create_srq`): it
+    /// is then released with `rdma_destroy_srq` on that id, which the second
+    /// member keeps alive until then.
+    cm: Option<(*mut sys::rdma_cm_id, Arc<dyn Any + Send + Sync>)>,
     _pd: Pd,
     keep: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
@@ -1547,8 +1568,15 @@ unsafe impl Sync for SrqInner {}
 
 impl Drop for SrqInner {
     fn drop(&mut self) {
-        // SAFETY: QPs attached to the SRQ hold an Arc to it, so none is left.
-        unsafe { sys::ibv_destroy_srq(self.srq) };
+        match &self.cm {
+            // SAFETY: QPs attached to the SRQ hold an Arc to it, so none is
+            // left; the id is held by `cm` and `id->srq` is this SRQ.
+            Some((id, _)) => unsafe { sys::rdma_destroy_srq(*id) },
+            // SAFETY: QPs attached to the SRQ hold an Arc to it, so none is left.
+            None => unsafe {
+                sys::ibv_destroy_srq(self.srq);
+            },
+        }
     }
 }
 
@@ -1568,7 +1596,7 @@ impl Srq {
     pub fn post_recv(&self, wr_id: u64, sges: &[Sge<'_>]) -> Result<()> {
         let mut sg = build_sges(sges);
         for s in sges {
-            keep_alive(&self.inner.keep, s.mr.inner.clone());
+            keep_alive(&self.inner.keep, &s.mr.inner);
         }
         let mut wr = sys::ibv_recv_wr {
             wr_id,
@@ -1587,6 +1615,39 @@ impl Srq {
             return Err(Error::from_ret("ibv_post_srq_recv", rc));
         }
         Ok(())
+    }
+}
+
+impl Srq {
+    /// Wrap the SRQ librdmacm created on `id` (`rdma_create_srq`); it is
+    /// destroyed with `rdma_destroy_srq(id)`, and `keep` (the id's owner) is
+    /// held until then.
+    ///
+    /// # Safety
+    /// `id` must be valid while `keep` is alive, `id->srq` a live SRQ that
+    /// nothing else destroys, and `pd` the PD it was created on.
+    pub(crate) unsafe fn from_cm(
+        id: *mut sys::rdma_cm_id,
+        pd: Pd,
+        keep: Arc<dyn Any + Send + Sync>,
+    ) -> Srq {
+        Srq {
+            inner: Arc::new(SrqInner {
+                // SAFETY: the caller guarantees id is valid.
+                srq: unsafe { (*id).srq },
+                cm: Some((id, keep)),
+                _pd: pd,
+                keep: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+}
+
+impl WorkCompletion {
+    /// A completion copied out of the raw struct, for CQs this module does
+    /// not own (librdmacm's, polled by `cm_sync`).
+    pub(crate) fn from_ibv_wc(wc: &sys::ibv_wc) -> WorkCompletion {
+        WorkCompletion::from_raw(wc)
     }
 }
 
@@ -1652,17 +1713,6 @@ impl Cq {
     }
 }
 
-/// Keep `mr` alive for as long as the QP (or SRQ) lives, taking the lock but
-/// not touching the reference count when it is already kept (the common case
-/// in a loop that reuses one buffer).
-fn keep_alive_mr(keep: &Mutex<Vec<Arc<dyn Any + Send + Sync>>>, mr: &Arc<MrInner>) {
-    let mut k = keep.lock().unwrap_or_else(|e| e.into_inner());
-    let target = Arc::as_ptr(mr) as *const u8;
-    if !k.iter().any(|o| Arc::as_ptr(o) as *const u8 == target) {
-        k.push(mr.clone());
-    }
-}
-
 impl Qp {
     /// `ibv_post_send` of one request with one scatter/gather entry, without
     /// allocating: [`Qp::post_send`] for loops that measure latency.
@@ -1673,64 +1723,15 @@ impl Qp {
         sge: Sge<'_>,
         flags: u32,
     ) -> Result<()> {
-        keep_alive_mr(&self.inner.keep, &sge.mr.inner);
-        let mut sg = sge.to_raw();
-        // SAFETY: ibv_send_wr is plain data; zero is "no next, no flags".
-        let mut wr: sys::ibv_send_wr = unsafe { std::mem::zeroed() };
-        wr.wr_id = wr_id;
-        wr.sg_list = &mut sg;
-        wr.num_sge = 1;
-        wr.send_flags = flags;
-        use sys::ibv_wr_opcode as o;
-        match op {
-            SendOp::Send => wr.opcode = o::IBV_WR_SEND,
-            SendOp::SendWithImm(imm) => {
-                wr.opcode = o::IBV_WR_SEND_WITH_IMM;
-                wr.imm_data_invalidated_rkey_union.imm_data = imm.to_be();
-            }
-            SendOp::RdmaWrite { remote_addr, rkey } => {
-                wr.opcode = o::IBV_WR_RDMA_WRITE;
-                wr.wr.rdma = sys::rdma_t { remote_addr, rkey };
-            }
-            SendOp::RdmaRead { remote_addr, rkey } => {
-                wr.opcode = o::IBV_WR_RDMA_READ;
-                wr.wr.rdma = sys::rdma_t { remote_addr, rkey };
-            }
-            SendOp::Ud {
-                ah,
-                remote_qpn,
-                remote_qkey,
-                imm,
-            } => {
-                keep_alive(&self.inner.keep, ah.inner.clone());
-                wr.opcode = match imm {
-                    Some(v) => {
-                        wr.imm_data_invalidated_rkey_union.imm_data = v.to_be();
-                        o::IBV_WR_SEND_WITH_IMM
-                    }
-                    None => o::IBV_WR_SEND,
-                };
-                wr.wr.ud = sys::ud_t {
-                    ah: ah.inner.ah,
-                    remote_qpn,
-                    remote_qkey,
-                };
-            }
-        }
-        let mut bad: *mut sys::ibv_send_wr = ptr::null_mut();
-        // SAFETY: qp is live; wr and sg are valid for the call; the memory
-        // they name is kept alive by `keep` until the QP is destroyed.
-        let rc = unsafe { sys::ibv_post_send(self.inner.qp, &mut wr, &mut bad) };
-        if rc != 0 {
-            return Err(Error::from_ret("ibv_post_send", rc));
-        }
-        Ok(())
+        keep_alive(&self.inner.keep, &sge.mr.inner);
+        let mut sg = [sge.to_raw()];
+        self.post_send_raw(wr_id, op, &mut sg, flags)
     }
 
     /// `ibv_post_recv` of one request with one scatter/gather entry, without
     /// allocating: [`Qp::post_recv`] for loops that measure latency.
     pub fn post_recv_one(&self, wr_id: u64, sge: Sge<'_>) -> Result<()> {
-        keep_alive_mr(&self.inner.keep, &sge.mr.inner);
+        keep_alive(&self.inner.keep, &sge.mr.inner);
         let mut sg = sge.to_raw();
         let mut wr = sys::ibv_recv_wr {
             wr_id,

@@ -12,6 +12,7 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use common::opts::ConnOpts;
 use common::sock::{sock_connect, sock_sync_data};
 use common::sys;
 use common::verbs::{
@@ -483,45 +484,20 @@ enum Command {
 /// Parse the command line (7.1.1): options override `config`'s defaults; a
 /// trailing server name selects client mode. `Err` carries the one-line reason.
 fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
-    use common::opts::parse_in_range;
     let mut opts = getopts::Options::new();
-    opts.optopt("p", "port", "listen on/connect to port", "PORT");
-    opts.optopt("d", "ib-dev", "use IB device", "DEV");
-    opts.optopt("i", "ib-port", "use port of IB device", "PORT");
-    opts.optopt("g", "gid-idx", "gid index to be used in GRH", "IDX");
-    opts.optflag("h", "help", "print this help");
+    ConnOpts::define(&mut opts);
     let m = opts.parse(args).map_err(|e| e.to_string())?;
     if m.opt_present("h") {
         return Ok(Command::Help);
     }
-    let mut config = Config::default();
-    if let Some(v) = m.opt_str("p") {
-        config.tcp_port = parse_in_range(&v, 1, 65535)
-            .ok_or_else(|| format!("invalid TCP port '{v}' for -p (expected 1..65535)"))?
-            as u16;
-    }
-    if let Some(v) = m.opt_str("d") {
-        if v.is_empty() {
-            return Err("empty device name for -d".to_string());
-        }
-        config.dev_name = Some(v);
-    }
-    if let Some(v) = m.opt_str("i") {
-        config.ib_port = parse_in_range(&v, 1, 255)
-            .ok_or_else(|| format!("invalid IB port '{v}' for -i (expected 1..255)"))?
-            as u8;
-    }
-    if let Some(v) = m.opt_str("g") {
-        config.gid_idx = parse_in_range(&v, 0, 255)
-            .ok_or_else(|| format!("invalid GID index '{v}' for -g (expected 0..255)"))?
-            as i32;
-    }
-    match m.free.len() {
-        0 => {}
-        1 => config.server_name = Some(m.free[0].clone()),
-        _ => return Err(format!("unexpected argument '{}'", m.free[1])),
-    }
-    Ok(Command::Run(config))
+    let c = ConnOpts::read(&m, DEFAULT_TCP_PORT)?;
+    Ok(Command::Run(Config {
+        dev_name: c.dev_name,
+        server_name: c.server_name,
+        tcp_port: c.tcp_port,
+        ib_port: c.ib_port,
+        gid_idx: c.gid_idx.map_or(-1, i32::from),
+    }))
 }
 
 /// The main flow of 7.1.1 after option parsing and print_config.

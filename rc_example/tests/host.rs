@@ -1,32 +1,17 @@
 //! Runs the real `rc_example` binary on this host: option handling, and the
 //! path a host without a usable RDMA device takes (clear error, exit 1, no panic).
 
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::Duration;
 
+use common::testkit::{self, free_port, text};
+
 const BIN: &str = env!("CARGO_BIN_EXE_rc_example");
 
 fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run rc_example")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    testkit::run(BIN, args)
 }
 
 #[test]

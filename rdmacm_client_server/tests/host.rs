@@ -1,38 +1,14 @@
 //! Runs the real `rdmacm_server` and `rdmacm_client` binaries on this host:
 //! argument errors, and what a host without RDMA gets (clear error, exit 1).
 
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::testkit::{has_rdma_cm, one_line_error, run, text};
+
 const SERVER: &str = env!("CARGO_BIN_EXE_rdmacm_server");
 const CLIENT: &str = env!("CARGO_BIN_EXE_rdmacm_client");
-
-fn run(bin: &str, args: &[&str]) -> Output {
-    Command::new(bin)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run binary")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn has_rdma_cm() -> bool {
-    Path::new("/dev/infiniband/rdma_cm").exists()
-}
-
-fn assert_one_line_error(out: &Output, starts: &str, contains: &str) {
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(err.lines().count(), 1, "one error line expected: {err}");
-    assert!(err.starts_with(starts), "{err}");
-    assert!(err.contains(contains), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
 
 #[test]
 fn client_usage_errors() {
@@ -107,4 +83,11 @@ fn server_without_rdma_fails_clearly_or_stops_on_sigterm() {
     let out = child.wait_with_output().unwrap();
     assert!(text(&out.stdout).contains("listening on port"));
     assert_eq!(out.status.code(), Some(0));
+}
+
+#[track_caller]
+fn assert_one_line_error(out: &Output, starts: &str, contains: &str) {
+    let err = one_line_error(out, starts);
+    assert!(err.starts_with(starts), "{err}");
+    assert!(err.contains(contains), "{err}");
 }

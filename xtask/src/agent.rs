@@ -465,6 +465,9 @@ fn setup_rxe(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
     };
     run(&mut f, &format!("ip addr add {}/24 dev {netdev}", cfg.ip));
     run(&mut f, &format!("ip link set {netdev} up"));
+    // rdma_resolve_addr of a multicast address without a bind address needs
+    // a route to it (a default route on a real host); the VMs have none.
+    run(&mut f, &format!("ip route add 224.0.0.0/4 dev {netdev}"));
     run(
         &mut f,
         &format!("rdma link add {} type rxe netdev {netdev}", cfg.params.dev),

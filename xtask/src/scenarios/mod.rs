@@ -91,16 +91,24 @@ pub struct Outcome {
 
 /// Exit status of `timeout` when it had to kill the command.
 pub const TIMED_OUT: i32 = 124;
+mod apm;
+mod ibv_sockets_pingpong;
+mod mckey;
 mod peers;
 mod rc_example;
 mod rdmacm_client_server;
+mod srq;
 
 /// Each example's scenarios, in the order the lab runs them; a new example
 /// adds its module above and one line here.
 static TABLES: &[&[Scenario]] = &[
     rc_example::SCENARIOS,
+    ibv_sockets_pingpong::SCENARIOS,
     rdmacm_client_server::SCENARIOS,
     peers::SCENARIOS,
+    srq::SCENARIOS,
+    apm::SCENARIOS,
+    mckey::SCENARIOS,
 ];
 
 /// Every scenario, in table order.

@@ -109,9 +109,13 @@ macro_rules! softroce_tests {
 
 // Each example's tests live in their own module; a new example adds its
 // module here and its COVERED list to the check below.
+mod apm;
+mod ibv_sockets_pingpong;
+mod mckey;
 mod peers;
 mod rc_example;
 mod rdmacm_client_server;
+mod srq;
 
 /// Not ignored: a scenario added to the table without tests fails here.
 #[test]
@@ -119,8 +123,12 @@ fn every_scenario_has_softroce_tests() {
     let table: Vec<&str> = scenarios::all().iter().map(|s| s.name).collect();
     let covered: Vec<&str> = [
         rc_example::COVERED,
+        ibv_sockets_pingpong::COVERED,
         rdmacm_client_server::COVERED,
         peers::COVERED,
+        srq::COVERED,
+        apm::COVERED,
+        mckey::COVERED,
     ]
     .concat();
     assert_eq!(

@@ -1,0 +1,690 @@
+//! apm: Automatic Path Migration over an rdma_cm connection.
+//!
+//! A port of the example program of the Mellanox *RDMA Aware Networks
+//! Programming User Manual* Rev 1.4, section 8.1 "Automatic Path Migration
+//! (APM)". Each step function keeps the manual's name.
+//!
+//! The basic flow: create a connection between client and server; load an
+//! alternate path on each side; send back and forth; cause the path to be
+//! migrated (by pulling the cable of the primary port, or with `-m`, by
+//! `ibv_modify_qp(path_mig_state = IBV_MIG_MIGRATED)` on the client); and
+//! complete the sends on the alternate path.
+//!
+//! On RoCE ports the kernel accepts no alternate path; the program says so
+//! in one line and does the exchange without APM.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use common::cm::ConnParam;
+use common::cm_sync::{AddrInfo, EpQpInit, SyncId};
+use common::sys;
+use common::verbs::{Context as IbContext, Mr, Qp, SendOp, LINK_LAYER_ETHERNET, SEND_SIGNALED};
+use common::{Error, Result, ResultExt};
+
+/// Default parameter values.
+const DEFAULT_PORT: &str = "51216";
+const DEFAULT_MSG_COUNT: u32 = 100;
+const DEFAULT_MSG_LENGTH: usize = 1000000;
+const DEFAULT_MSEC_DELAY: u32 = 500;
+
+/// How long `rdma_connect` / `rdma_accept` wait for the peer's answer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a completion is awaited, on top of the peer's `-w` pause: the
+/// manual warns that a migration after a pulled cable may take up to a minute.
+const COMPLETION_TIMEOUT: Duration = Duration::from_secs(120);
+/// How often the async event thread looks at its stop flag.
+const TICK: Duration = Duration::from_millis(100);
+
+/// User parameters (the first half of `struct context`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    server: bool,
+    server_name: Option<String>,
+    server_port: String,
+    msg_count: u32,
+    msg_length: usize,
+    msec_delay: u32,
+    alt_srcport: u8,
+    alt_dlid: u16,
+    /// `-1` in C: never.
+    migrate_after: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server: false,
+            server_name: None,
+            server_port: DEFAULT_PORT.to_string(),
+            msg_count: DEFAULT_MSG_COUNT,
+            msg_length: DEFAULT_MSG_LENGTH,
+            msec_delay: DEFAULT_MSEC_DELAY,
+            alt_srcport: 0,
+            alt_dlid: 0,
+            migrate_after: None,
+        }
+    }
+}
+
+impl Config {
+    /// The alternate path was given on the command line (`-d` and `-r`), so
+    /// neither the local ports nor the peer's private data are consulted.
+    fn alt_path_given(&self) -> bool {
+        self.alt_dlid != 0 && self.alt_srcport != 0
+    }
+}
+
+/// The async event thread and its stop flag.
+struct AsyncThread {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
+}
+
+impl AsyncThread {
+    /// Stop the thread and wait for it (the C program never stops it).
+    fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.handle.join();
+    }
+}
+
+/// Resources used in the example (the second half of `struct context`).
+struct Context {
+    /// Alternate path details: the remote DLID and the local port.
+    alt_dlid: u16,
+    alt_srcport: u8,
+    /// The DLID of our own alternate port, sent to the peer.
+    my_alt_dlid: u16,
+    send_mr: Option<Mr>,
+    recv_mr: Option<Mr>,
+    qp: Qp,
+    id: SyncId,
+    #[allow(dead_code)]
+    listen_id: Option<SyncId>,
+}
+
+/// 8.1 async_event_thread: print the asynchronous events of the device,
+/// migration ones by name, until told to stop.
+fn async_event_thread(verbs: IbContext, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::SeqCst) {
+        let event = match verbs.get_async_event(Some(TICK)) {
+            Ok(Some(ev)) => ev,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("{e}");
+                break;
+            }
+        };
+        match event.event_type() {
+            sys::ibv_event_type::IBV_EVENT_PATH_MIG => println!("QP path migrated"),
+            sys::ibv_event_type::IBV_EVENT_PATH_MIG_ERR => println!("QP path migration error"),
+            _ => println!("Async Event {}", event.number()),
+        }
+        // Dropping the event acks it (ibv_ack_async_event).
+    }
+}
+
+/// 8.1 get_alt_dlid_from_private_data: the DLID the peer sent (2 bytes,
+/// network order). The CM pads private data (a request arrives as 56 bytes
+/// over RoCE), so anything of at least 2 bytes is taken.
+fn get_alt_dlid_from_private_data(private_data: &[u8]) -> Result<u16> {
+    match private_data {
+        [hi, lo, ..] => Ok(u16::from_be_bytes([*hi, *lo])),
+        _ => Err(Error::msg(format!(
+            "unexpected private data len: {}",
+            private_data.len()
+        ))),
+    }
+}
+
+/// 8.1 get_alt_port_details: check that the device supports APM, then pick
+/// an active port other than the QP's (or the QP's own if there is no
+/// other) as the alternate port, and note its LID for the peer.
+fn get_alt_port_details(ctx: &mut Context) -> Result<()> {
+    let verbs = ctx
+        .id
+        .verbs()
+        .ok_or_else(|| Error::msg("the connection has no RDMA device"))?;
+    let dev_attr = verbs.query_device()?;
+
+    // Verify the APM is supported by the HCA.
+    let apm = sys::ibv_device_cap_flags::IBV_DEVICE_AUTO_PATH_MIG.0;
+    if dev_attr.device_cap_flags & apm == 0 {
+        return Err(Error::msg("device does not support auto path migration!"));
+    }
+
+    // Query the QP to determine which port we are bound to.
+    let (qp_attr, _) = ctx
+        .qp
+        .query(sys::ibv_qp_attr_mask::IBV_QP_PORT.0)
+        .context("ibv_query_qp")?;
+
+    for i in 1..=dev_attr.phys_port_cnt {
+        // Query all ports until we find one in the active state that is not
+        // the port we are currently connected to.
+        let port_attr = verbs.query_port(i)?;
+        if port_attr.state == sys::ibv_port_state::IBV_PORT_ACTIVE {
+            ctx.my_alt_dlid = port_attr.lid;
+            ctx.alt_srcport = i;
+            if qp_attr.port_num != i {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// 8.1 load_alt_path: load the alternate path (the current path with the
+/// alternate port and DLID) and set the migration state to REARM.
+///
+/// Returns whether APM is armed: on a RoCE port the kernel refuses
+/// alternate paths (EINVAL), which is said in one line, and the exchange
+/// goes on without APM.
+fn load_alt_path(ctx: &Context) -> Result<bool> {
+    use sys::ibv_qp_attr_mask as m;
+    // Query to get the current attributes of the QP.
+    let mask = m::IBV_QP_STATE.0
+        | m::IBV_QP_AV.0
+        | m::IBV_QP_PORT.0
+        | m::IBV_QP_PKEY_INDEX.0
+        | m::IBV_QP_TIMEOUT.0
+        | m::IBV_QP_PATH_MIG_STATE.0;
+    let (mut qp_attr, _) = ctx.qp.query(mask).context("ibv_query_qp")?;
+
+    // Initialize the alternate path attributes with the current path
+    // attributes, then set them to some basic values.
+    qp_attr.alt_ah_attr = qp_attr.ah_attr;
+    qp_attr.alt_pkey_index = qp_attr.pkey_index;
+    qp_attr.alt_timeout = qp_attr.timeout;
+    qp_attr.path_mig_state = sys::ibv_mig_state::IBV_MIG_REARM;
+
+    // If an alternate path was supplied, set the source port and the DLID.
+    qp_attr.alt_port_num = if ctx.alt_srcport != 0 {
+        ctx.alt_srcport
+    } else {
+        qp_attr.port_num
+    };
+    if ctx.alt_dlid != 0 {
+        qp_attr.alt_ah_attr.dlid = ctx.alt_dlid;
+    }
+
+    println!(
+        "loading alt path - local port: {}, dlid: {}",
+        qp_attr.alt_port_num, qp_attr.alt_ah_attr.dlid
+    );
+
+    let port = qp_attr.port_num;
+    let what = "IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE";
+    match ctx.qp.modify(
+        qp_attr,
+        m::IBV_QP_ALT_PATH.0 | m::IBV_QP_PATH_MIG_STATE.0,
+        what,
+    ) {
+        Ok(()) => Ok(true),
+        Err(e) if e.errno() == Some(nix::errno::Errno::EINVAL as i32) && is_roce(ctx, port) => {
+            let dev = ctx
+                .id
+                .verbs()
+                .map(|v| v.name().to_string())
+                .unwrap_or_default();
+            println!(
+                "APM is not available on this port: {dev} port {port} is RoCE (Ethernet), where the kernel accepts no alternate path ({e}); continuing without APM"
+            );
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `port` of the connection's device runs RoCE (an Ethernet link layer).
+fn is_roce(ctx: &Context, port: u8) -> bool {
+    ctx.id
+        .verbs()
+        .and_then(|v| v.query_port(port).ok())
+        .is_some_and(|a| a.link_layer == LINK_LAYER_ETHERNET)
+}
+
+/// 8.1 reg_mem: the send buffer (filled with 0x12) and the receive buffer,
+/// registered with `rdma_reg_msgs`.
+fn reg_mem(cfg: &Config, ctx: &mut Context) -> Result<()> {
+    let send_mr = ctx.id.reg_msgs(cfg.msg_length)?;
+    send_mr.write(0, &vec![0x12; cfg.msg_length])?;
+    let recv_mr = ctx.id.reg_msgs(cfg.msg_length)?;
+    ctx.send_mr = Some(send_mr);
+    ctx.recv_mr = Some(recv_mr);
+    Ok(())
+}
+
+/// The QP attributes of both sides: one send and one receive in flight,
+/// on CQs that librdmacm creates.
+fn qp_init_attr() -> EpQpInit<'static> {
+    EpQpInit {
+        send_cq: None,
+        recv_cq: None,
+        srq: None,
+        max_send_wr: 1,
+        max_recv_wr: 1,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+        max_inline_data: 0,
+        sq_sig_all: false,
+    }
+}
+
+/// 8.1 getaddrinfo_and_create_ep: look the address up and create the
+/// endpoint (the client's with its QP; the server's is the listener, whose
+/// QP attributes serve the connection that `rdma_get_request` returns).
+fn getaddrinfo_and_create_ep(cfg: &Config) -> Result<(SyncId, Option<Qp>)> {
+    println!("rdma_getaddrinfo");
+    let rai = AddrInfo::new(cfg.server_name.as_deref(), &cfg.server_port, cfg.server)?;
+    println!("rdma_create_ep");
+    SyncId::create_ep(&rai, Some(&qp_init_attr()))
+}
+
+/// 8.1 get_connect_request: listen and wait for the client's connect
+/// request; the alternate DLID comes from its private data unless given.
+fn get_connect_request(cfg: &Config, listen_id: SyncId) -> Result<Context> {
+    println!("rdma_listen");
+    listen_id.listen(4)?;
+
+    println!("rdma_get_request");
+    let req = listen_id
+        .get_request(None)?
+        .ok_or_else(|| Error::msg("rdma_get_request: no connection request"))?;
+    let qp = req
+        .qp
+        .ok_or_else(|| Error::msg("rdma_get_request created no QP"))?;
+    let mut ctx = Context {
+        alt_dlid: cfg.alt_dlid,
+        alt_srcport: cfg.alt_srcport,
+        my_alt_dlid: 0,
+        send_mr: None,
+        recv_mr: None,
+        qp,
+        id: req.id,
+        listen_id: Some(listen_id),
+    };
+
+    // If the alternate path info was not set on the command line, get it
+    // from the private data.
+    if !cfg.alt_path_given() {
+        ctx.alt_dlid = get_alt_dlid_from_private_data(&req.private_data)?;
+    }
+    Ok(ctx)
+}
+
+/// 8.1 establish_connection: post a receive for the first send, then
+/// `rdma_accept` (server) or `rdma_connect` (client) with the DLID of our
+/// alternate port as private data; the client takes the server's from the
+/// reply.
+fn establish_connection(cfg: &Config, ctx: &mut Context) -> Result<()> {
+    // Post a receive to catch the first send.
+    post_recv(ctx)?;
+
+    // Send the DLID for the alternate port in the private data: exactly its
+    // two bytes, in network order.
+    let conn_param = ConnParam {
+        private_data: ctx.my_alt_dlid.to_be_bytes().to_vec(),
+        responder_resources: 2,
+        initiator_depth: 2,
+        retry_count: 5,
+        rnr_retry_count: 5,
+        ..ConnParam::default()
+    };
+
+    if cfg.server {
+        println!("rdma_accept");
+        ctx.id.accept(Some(&conn_param), CONNECT_TIMEOUT)?;
+    } else {
+        println!("rdma_connect");
+        let reply = ctx.id.connect(Some(&conn_param), CONNECT_TIMEOUT)?;
+        // If the alternate path info was not set on the command line, get
+        // it from the private data.
+        if !cfg.alt_path_given() {
+            ctx.alt_dlid = get_alt_dlid_from_private_data(&reply)?;
+        }
+    }
+    Ok(())
+}
+
+fn post_recv(ctx: &Context) -> Result<()> {
+    let mr = ctx.recv_mr.as_ref().expect("reg_mem ran");
+    ctx.qp
+        .post_recv_one(0, mr.sge_all()?)
+        .context("rdma_post_recv")
+}
+
+fn completion_timeout(cfg: &Config) -> Duration {
+    COMPLETION_TIMEOUT + Duration::from_millis(u64::from(cfg.msec_delay))
+}
+
+/// 8.1 send_msg: send the whole buffer and wait for its completion.
+fn send_msg(cfg: &Config, ctx: &Context) -> Result<()> {
+    let mr = ctx.send_mr.as_ref().expect("reg_mem ran");
+    ctx.qp
+        .post_send_one(0, SendOp::Send, mr.sge_all()?, SEND_SIGNALED)
+        .context("rdma_post_send")?;
+    let wc = ctx.id.get_send_comp(completion_timeout(cfg))?;
+    if !wc.is_success() {
+        return Err(Error::msg(format!(
+            "rdma_get_send_comp: work completion status {}",
+            wc.status_str()
+        )));
+    }
+    Ok(())
+}
+
+/// 8.1 recv_msg: wait for a receive completion and post a new receive.
+fn recv_msg(cfg: &Config, ctx: &Context) -> Result<()> {
+    let wc = ctx.id.get_recv_comp(completion_timeout(cfg))?;
+    if !wc.is_success() {
+        return Err(Error::msg(format!(
+            "rdma_get_recv_comp: work completion status {}",
+            wc.status_str()
+        )));
+    }
+    post_recv(ctx)
+}
+
+/// The client's manual migration: `path_mig_state = IBV_MIG_MIGRATED`.
+fn migrate(ctx: &Context, apm_loaded: bool) -> Result<()> {
+    if !apm_loaded {
+        println!(
+            "nothing to migrate: no alternate path is loaded (APM is not available on this port)"
+        );
+        return Ok(());
+    }
+    let (mut qp_attr, _) = ctx
+        .qp
+        .query(sys::ibv_qp_attr_mask::IBV_QP_PATH_MIG_STATE.0)
+        .context("ibv_query_qp")?;
+    qp_attr.path_mig_state = sys::ibv_mig_state::IBV_MIG_MIGRATED;
+    ctx.qp.modify(
+        qp_attr,
+        sys::ibv_qp_attr_mask::IBV_QP_PATH_MIG_STATE.0,
+        "IBV_QP_PATH_MIG_STATE",
+    )
+}
+
+/// 8.1 main, after the checks of the options: connect, load the alternate
+/// path, exchange `msg_count` messages, migrate on request, disconnect.
+fn run(cfg: &Config) -> Result<()> {
+    let (id, qp) = getaddrinfo_and_create_ep(cfg)?;
+
+    let mut ctx = if cfg.server {
+        get_connect_request(cfg, id)?
+    } else {
+        Context {
+            alt_dlid: cfg.alt_dlid,
+            alt_srcport: cfg.alt_srcport,
+            my_alt_dlid: 0,
+            send_mr: None,
+            recv_mr: None,
+            qp: qp.ok_or_else(|| Error::msg("rdma_create_ep created no QP"))?,
+            id,
+            listen_id: None,
+        }
+    };
+
+    // Only query for the alternate port if the information was not
+    // specified on the command line.
+    if !cfg.alt_path_given() {
+        get_alt_port_details(&mut ctx)?;
+    }
+
+    // Create a thread to handle async events.
+    let verbs = ctx
+        .id
+        .verbs()
+        .ok_or_else(|| Error::msg("the connection has no RDMA device"))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let events = AsyncThread {
+        stop: stop.clone(),
+        handle: thread::spawn(move || async_event_thread(verbs, stop)),
+    };
+
+    let result = exchange(cfg, &mut ctx);
+    events.stop();
+    drop(ctx);
+    result
+}
+
+/// The part of main that runs with the async event thread.
+fn exchange(cfg: &Config, ctx: &mut Context) -> Result<()> {
+    reg_mem(cfg, ctx)?;
+    establish_connection(cfg, ctx)?;
+
+    // Load the alternate path after the connection was created. This can be
+    // done at connection time, but the connection must be created and
+    // established using all ib verbs.
+    let apm_loaded = load_alt_path(ctx)?;
+
+    let mut send_cnt = 0;
+    let mut recv_cnt = 0;
+    for i in 0..cfg.msg_count {
+        // Migrate the path manually if desired, after the given number of
+        // iterations.
+        if !cfg.server && cfg.migrate_after == Some(i) {
+            migrate(ctx, apm_loaded)?;
+        }
+
+        if cfg.server {
+            recv_msg(cfg, ctx)?;
+            recv_cnt += 1;
+            println!("recv: {recv_cnt}");
+        }
+
+        if cfg.msec_delay > 0 {
+            thread::sleep(Duration::from_millis(u64::from(cfg.msec_delay)));
+        }
+
+        send_msg(cfg, ctx)?;
+        send_cnt += 1;
+        println!("send: {send_cnt}");
+
+        if !cfg.server {
+            recv_msg(cfg, ctx)?;
+            recv_cnt += 1;
+            println!("recv: {recv_cnt}");
+        }
+    }
+
+    ctx.id.disconnect()
+}
+
+fn usage(argv0: &str) {
+    println!("usage: {argv0} [-s or -a required]");
+    println!("\t[-s[server mode]");
+    println!("\t[-a ip_address]");
+    println!("\t[-p port_number]");
+    println!("\t[-c msg_count]");
+    println!("\t[-l msg_length]");
+    println!("\t[-d alt_dlid] (requires -r)");
+    println!("\t[-r alt_srcport] (requires -d)");
+    println!("\t[-m num_iterations_then_migrate] (client only)");
+    println!("\t[-w msec_wait_between_sends]");
+}
+
+fn parse_num(
+    m: &getopts::Matches,
+    opt: &str,
+    min: u64,
+    max: u64,
+) -> std::result::Result<Option<u64>, String> {
+    match m.opt_str(opt) {
+        None => Ok(None),
+        Some(v) => common::opts::parse_in_range(&v, min, max)
+            .map(Some)
+            .ok_or_else(|| format!("invalid value '{v}' for -{opt} (expected {min}..{max})")),
+    }
+}
+
+/// Read options (`getopt(argc, argv, "sa:p:c:l:d:r:m:w:")`: the C string
+/// forgets `w:`, so its `-w` case can never be reached).
+fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("s", "", "server mode");
+    for o in ["a", "p", "c", "l", "d", "r", "m", "w"] {
+        opts.optopt(o, "", "", "VALUE");
+    }
+    let m = opts.parse(args).map_err(|e| e.to_string())?;
+    if let Some(extra) = m.free.first() {
+        return Err(format!("unexpected argument '{extra}'"));
+    }
+    let int_max = i32::MAX as u64;
+    let mut cfg = Config {
+        server: m.opt_present("s"),
+        server_name: m.opt_str("a"),
+        ..Config::default()
+    };
+    if let Some(p) = parse_num(&m, "p", 1, 65535)? {
+        cfg.server_port = p.to_string();
+    }
+    if let Some(v) = parse_num(&m, "c", 1, int_max)? {
+        cfg.msg_count = v as u32;
+    }
+    if let Some(v) = parse_num(&m, "l", 1, int_max)? {
+        cfg.msg_length = v as usize;
+    }
+    if let Some(v) = parse_num(&m, "d", 0, 65535)? {
+        cfg.alt_dlid = v as u16;
+    }
+    if let Some(v) = parse_num(&m, "r", 0, 255)? {
+        cfg.alt_srcport = v as u8;
+    }
+    if let Some(v) = parse_num(&m, "m", 0, int_max)? {
+        cfg.migrate_after = Some(v as u32);
+    }
+    if let Some(v) = parse_num(&m, "w", 0, int_max)? {
+        cfg.msec_delay = v as u32;
+    }
+    Ok(cfg)
+}
+
+fn print_config(cfg: &Config) {
+    println!("mode:    {}", if cfg.server { "server" } else { "client" });
+    println!("address:  {}", cfg.server_name.as_deref().unwrap_or("NULL"));
+    println!("port:     {}", cfg.server_port);
+    println!("count:    {}", cfg.msg_count);
+    println!("length:   {}", cfg.msg_length);
+    println!("alt_dlid:  {}", cfg.alt_dlid);
+    println!("alt_port:  {}", cfg.alt_srcport);
+    println!("mig_after: {}", cfg.migrate_after.map_or(-1, i64::from));
+    println!("msec_wait: {}", cfg.msec_delay);
+    println!();
+}
+
+/// The checks main makes after printing the configuration.
+fn check_config(cfg: &Config) -> std::result::Result<(), String> {
+    if !cfg.server && cfg.server_name.is_none() {
+        return Err("server address must be specified for client mode".into());
+    }
+    // Both of these must be set or neither should be set.
+    let both = cfg.alt_dlid > 0 && cfg.alt_srcport > 0;
+    let neither = cfg.alt_dlid == 0 && cfg.alt_srcport == 0;
+    if !(both || neither) {
+        return Err("-d and -r must be used together".into());
+    }
+    if cfg.migrate_after.is_some_and(|m| m >= cfg.msg_count) {
+        return Err("num_iterations_then_migrate must be less than msg_count".into());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "apm".to_string());
+    let cfg = match parse_args(&args[1.min(args.len())..]) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{argv0}: {e}");
+            usage(&argv0);
+            return ExitCode::FAILURE;
+        }
+    };
+
+    print_config(&cfg);
+    if let Err(e) = check_config(&cfg) {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
+
+    match run(&cfg) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<Config, String> {
+        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse_args(&v)
+    }
+
+    #[test]
+    fn defaults_and_w_option() {
+        let c = parse(&["-a", "192.0.2.1"]).unwrap();
+        assert_eq!(
+            (c.msg_count, c.msg_length, c.msec_delay),
+            (100, 1000000, 500)
+        );
+        assert_eq!(c.migrate_after, None);
+        assert_eq!(parse(&["-s", "-w", "10"]).unwrap().msec_delay, 10);
+        assert_eq!(parse(&["-s", "-w", "0"]).unwrap().msec_delay, 0);
+    }
+
+    #[test]
+    fn checks_of_main() {
+        let c = parse(&[]).unwrap();
+        assert_eq!(
+            check_config(&c).unwrap_err(),
+            "server address must be specified for client mode"
+        );
+        let c = parse(&["-s", "-d", "3"]).unwrap();
+        assert_eq!(
+            check_config(&c).unwrap_err(),
+            "-d and -r must be used together"
+        );
+        let c = parse(&["-s", "-d", "3", "-r", "2"]).unwrap();
+        assert!(check_config(&c).is_ok() && c.alt_path_given());
+        let c = parse(&["-a", "x", "-c", "5", "-m", "6"]).unwrap();
+        assert!(check_config(&c).is_err());
+        let c = parse(&["-a", "x", "-c", "5", "-m", "4"]).unwrap();
+        assert!(check_config(&c).is_ok());
+        for bad in [
+            &["-c", "0"][..],
+            &["-m", "-1"],
+            &["-w", "x"],
+            &["-d", "70000"],
+            &["-r", "256"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn private_data_of_any_padded_length() {
+        assert_eq!(
+            get_alt_dlid_from_private_data(&[0x12, 0x34]).unwrap(),
+            0x1234
+        );
+        let mut padded = vec![0u8; 56];
+        padded[1] = 7;
+        assert_eq!(get_alt_dlid_from_private_data(&padded).unwrap(), 7);
+        let e = get_alt_dlid_from_private_data(&[1]).unwrap_err();
+        assert_eq!(e.to_string(), "unexpected private data len: 1");
+    }
+}

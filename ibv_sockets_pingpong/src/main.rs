@@ -1,0 +1,1102 @@
+//! ibv_sockets_pingpong: a SEND from server to client over an RC QP that is
+//! connected through a TCP socket; with `-n`, a timed ping-pong.
+//!
+//! A port of a classic two-program verbs example: `server.c` and `client.c`
+//! (the verbs steps, one `[OK] ...` line each), `sock.c`/`sock.h` (the TCP
+//! side channel) and `metadata.h` (`struct conn_info`, `struct mr_info`, sent
+//! over the socket as raw structs). Each step function names the C code it
+//! ports.
+//!
+//! Both sides list the devices, open one, create a CQ, a PD and an RC QP and
+//! take it to INIT. They connect over TCP and exchange `conn_info` (LID, QP
+//! number, and the GID when one is in use), take the QP to RTR and RTS,
+//! register a buffer and exchange `mr_info` (address, length, rkey). The
+//! server SENDs `hello from server`, the client receives and prints it.
+//!
+//! One binary plays both parts, as `ibv_rc_pingpong` does: without a host
+//! argument it is the server, with one the client.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::sock::{sock_sync_data, CONNECT_TIMEOUT, SYNC_TIMEOUT};
+use common::sys;
+use common::verbs::{
+    c_str_lossy, mtu_min, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr, Pd,
+    Qp, QpInitAttr, RtrAttr, RtsAttr, SendOp, Sge, WorkCompletion, ACCESS_LOCAL_WRITE,
+    ACCESS_REMOTE_READ, ACCESS_REMOTE_WRITE, LINK_LAYER_ETHERNET, SEND_INLINE, SEND_SIGNALED,
+};
+use common::wire::{ConnInfo, MrInfo};
+use common::{Error, Result, ResultExt};
+use socket2::{Domain, Socket, Type};
+
+/// The original's TCP port (`init_serv_sock_ctx(&ssctx, 6543)`).
+const DEFAULT_TCP_PORT: u16 = 6543;
+/// The original's `buf_len`.
+const DEFAULT_SIZE: usize = 128;
+/// What the server SENDs (`strcpy(buf, "hello from server\n")`, with its NUL).
+const MSG: &[u8] = b"hello from server\n\0";
+/// The server's `send_wr.wr_id`.
+const SEND_WR_ID: u64 = 12345;
+/// The client's `recv_wr.wr_id`.
+const RECV_WR_ID: u64 = 54321;
+/// The largest message InfiniBand can carry (2^31 bytes); the port may allow less.
+const MAX_MSG_SIZE: u64 = 1 << 31;
+/// Receives posted at a time in the ping-pong, as `ibv_rc_pingpong`'s default
+/// `rx_depth`: refilled only when nearly used up, so posting stays out of
+/// almost every round trip.
+const RX_DEPTH: u32 = 500;
+/// How long to wait for a completion. The original tried 3 times a second
+/// apart; a completion that has not come after this long will not come (the
+/// peer is gone, or never posted its receive), and waiting on would hang.
+const POLL_TIMEOUT: Duration = Duration::from_secs(5);
+/// Empty polls between two looks at the clock: reading it on every poll would
+/// add a clock read to every round trip, and on some VMs that is a system call.
+const POLL_SPINS_PER_CLOCK_CHECK: u32 = 1024;
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    /// Server host; `Some` puts the program in client mode.
+    server_name: Option<String>,
+    /// TCP port of the side channel.
+    tcp_port: u16,
+    /// Device name; `None` is the original's device index 0.
+    dev_name: Option<String>,
+    /// Physical port of the device.
+    ib_port: u8,
+    /// GID index; `None` means LID only (InfiniBand), unless the port is RoCE.
+    gid_idx: Option<u8>,
+    /// Message (and buffer) size in bytes.
+    size: usize,
+    /// Round trips of the ping-pong; `None` is the original's single SEND.
+    iters: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server_name: None,
+            tcp_port: DEFAULT_TCP_PORT,
+            dev_name: None,
+            ib_port: 1,
+            gid_idx: None,
+            size: DEFAULT_SIZE,
+            iters: None,
+        }
+    }
+}
+
+impl Config {
+    fn is_server(&self) -> bool {
+        self.server_name.is_none()
+    }
+}
+
+/// `ibv_get_device_list` and the device table both programs print first.
+fn get_device_list() -> Result<DeviceList> {
+    let list = DeviceList::new().context("fail to get ibv dev list")?;
+    if list.is_empty() {
+        return Err(Error::msg(
+            "fail to get ibv dev list: no RDMA device found (load an HCA driver, or rdma_rxe for Soft-RoCE)",
+        ));
+    }
+    println!("[OK] get {} ib devices.", list.len());
+    for (i, dev) in list.iter().enumerate() {
+        // The original prints the __be64 as a plain integer: on x86-64 the
+        // digits come out byte-reversed, as its "(BE)" label warns.
+        println!(
+            "\tidx: {i}, name: {}, guid (BE): {:016x}",
+            dev.name(),
+            dev.guid().to_be()
+        );
+    }
+    Ok(list)
+}
+
+/// `ibv_open_device` on device index 0, or on the device named by `-d`.
+fn open_device(list: &DeviceList, config: &Config) -> Result<(usize, IbContext)> {
+    let idx = match &config.dev_name {
+        None => 0,
+        Some(name) => list.iter().position(|d| d.name() == *name).ok_or_else(|| {
+            Error::msg(format!(
+                "fail to open device: IB device {name} wasn't found"
+            ))
+        })?,
+    };
+    let dev = list
+        .get(idx)
+        .ok_or_else(|| Error::msg(format!("fail to open device {idx}: no such device")))?;
+    let ctx = dev.open().context(format!("fail to open device {idx}"))?;
+    println!("[OK] open device {idx}.");
+    Ok((idx, ctx))
+}
+
+/// `ibv_query_port`, and the checks the original leaves to chance: a message
+/// larger than the port allows, and a RoCE port, which needs a GID.
+fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(sys::ibv_port_attr, Option<Gid>)> {
+    let port_attr = ctx
+        .query_port(config.ib_port)
+        .context("fail to query port")?;
+    println!("[OK] query port.");
+    println!("\tlid: {}", port_attr.lid);
+    if config.size as u64 > u64::from(port_attr.max_msg_sz) {
+        return Err(Error::msg(format!(
+            "message size {} is larger than port {}'s maximum message size {}",
+            config.size, config.ib_port, port_attr.max_msg_sz
+        )));
+    }
+    let gid = choose_gid(ctx, &port_attr, config)?;
+    if let (Some(gid), Some(idx)) = (gid, config.gid_idx) {
+        println!("\tgid: {} (index {idx})", gid.to_ipv6());
+    }
+    Ok((port_attr, gid))
+}
+
+/// The GID to put in the GRH: the one `-g` names, or on an Ethernet (RoCE)
+/// port, where there is no GRH-less path, the RoCE v2 IPv4-mapped one.
+fn choose_gid(
+    ctx: &IbContext,
+    port_attr: &sys::ibv_port_attr,
+    config: &mut Config,
+) -> Result<Option<Gid>> {
+    if config.gid_idx.is_none() && port_attr.link_layer == LINK_LAYER_ETHERNET {
+        match ctx.find_roce_gid(config.ib_port)? {
+            Some((idx, gid)) => {
+                let kind = ctx
+                    .gid_type(config.ib_port, idx as i32)
+                    .unwrap_or_else(|| "type unknown".to_string());
+                println!(
+                    "port {} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
+                    config.ib_port,
+                    gid.to_ipv6()
+                );
+                config.gid_idx = Some(idx);
+            }
+            None => {
+                return Err(Error::msg(format!(
+                    "port {} of {} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address, or pass -g",
+                    config.ib_port,
+                    ctx.name()
+                )))
+            }
+        }
+    }
+    let Some(idx) = config.gid_idx else {
+        return Ok(None);
+    };
+    let gid = ctx
+        .query_gid(config.ib_port, i32::from(idx))
+        .context("fail to query gid")?;
+    // An empty slot of the table reads as zero, and the QP would only fail
+    // at RTR, after the peer is already waiting.
+    if gid.is_zero() {
+        return Err(Error::msg(format!(
+            "fail to query gid: GID index {idx} of port {} is empty (see `ibv_devinfo -v`)",
+            config.ib_port
+        )));
+    }
+    Ok(Some(gid))
+}
+
+/// `ibv_create_cq`: the original's single entry, or room for every receive
+/// of the ping-pong plus its one send.
+fn create_cq(ctx: &IbContext, config: &Config) -> Result<Cq> {
+    let cqe = match config.iters {
+        None => 1,
+        Some(_) => RX_DEPTH as i32 + 1,
+    };
+    let cq = ctx.create_cq(cqe, None).context("fail to create cq")?;
+    println!("[OK] create cq.");
+    Ok(cq)
+}
+
+/// `ibv_alloc_pd`.
+fn alloc_pd(ctx: &IbContext) -> Result<Pd> {
+    let pd = ctx.alloc_pd().context("fail to allocate pd")?;
+    println!("[OK] allocate pd.");
+    Ok(pd)
+}
+
+/// `ibv_create_qp`: an RC QP on the one CQ, with the original's 2/2/2/2
+/// capacities, or for the ping-pong `RX_DEPTH` receives and one send at a
+/// time, as `ibv_rc_pingpong` sizes it.
+fn create_qp(pd: &Pd, cq: &Cq, config: &Config) -> Result<Qp> {
+    let (max_send_wr, max_recv_wr, max_sge) = match config.iters {
+        None => (2, 2, 2),
+        Some(_) => (1, RX_DEPTH, 1),
+    };
+    let qp = pd
+        .create_qp(&QpInitAttr {
+            qp_type: sys::ibv_qp_type::IBV_QPT_RC,
+            send_cq: cq,
+            recv_cq: cq,
+            srq: None,
+            max_send_wr,
+            max_recv_wr,
+            max_send_sge: max_sge,
+            max_recv_sge: max_sge,
+            max_inline_data: 0,
+            sq_sig_all: false,
+        })
+        .context("fail to create qp")?;
+    println!("[OK] create qp.");
+    println!("\tqp num: {}", qp.qp_num());
+    Ok(qp)
+}
+
+/// `ibv_modify_qp` RESET->INIT, with each side's access flags as the original sets them.
+fn modify_qp_to_init(qp: &Qp, config: &Config) -> Result<()> {
+    let access = if config.is_server() {
+        ACCESS_LOCAL_WRITE
+    } else {
+        ACCESS_REMOTE_WRITE
+    };
+    qp.modify_to_init(&InitAttr {
+        port_num: config.ib_port,
+        pkey_index: 0,
+        access,
+    })
+    .context("fail to modify qp to INIT state")?;
+    println!("[OK] modify qp to INIT state.");
+    Ok(())
+}
+
+/// A stream with the side channel's timeouts, so a peer that stops answering
+/// is an error after `SYNC_TIMEOUT` rather than a hang.
+fn with_timeouts(stream: TcpStream) -> Result<TcpStream> {
+    stream
+        .set_read_timeout(Some(SYNC_TIMEOUT))
+        .map_err(|e| Error::io("setsockopt(SO_RCVTIMEO)", &e))?;
+    stream
+        .set_write_timeout(Some(SYNC_TIMEOUT))
+        .map_err(|e| Error::io("setsockopt(SO_SNDTIMEO)", &e))?;
+    Ok(stream)
+}
+
+/// sock.c `init_serv_sock_ctx`: a TCP socket bound to every local address at
+/// `port`, listening.
+fn init_serv_sock_ctx(port: u16) -> Result<Socket> {
+    let sock = Socket::new(Domain::IPV4, Type::STREAM, None)
+        .map_err(|e| Error::io("socket", &e))
+        .context("fail to create server sock fd")?;
+    println!("successfully create server sock fd: {}", sock.as_raw_fd());
+    // A server restarted right after a run must not fail on the old connection's TIME_WAIT.
+    sock.set_reuse_address(true)
+        .map_err(|e| Error::io("setsockopt(SO_REUSEADDR)", &e))?;
+    let addr = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
+    sock.bind(&addr.into())
+        .map_err(|e| Error::io(&format!("bind to port {port}"), &e))
+        .context("fail to bind")?;
+    println!(
+        "successfully bind addr: {:08x}, port: {port}",
+        u32::from(Ipv4Addr::UNSPECIFIED)
+    );
+    sock.listen(5)
+        .map_err(|e| Error::io("listen", &e))
+        .context("fail to listen")?;
+    println!("start to listen...");
+    Ok(sock)
+}
+
+/// sock.c `accept_sock_cli`: wait for the client.
+fn accept_sock_cli(listener: &Socket) -> Result<TcpStream> {
+    let (conn, peer) = listener
+        .accept()
+        .map_err(|e| Error::io("accept", &e))
+        .context("fail to accept")?;
+    match peer.as_socket() {
+        Some(peer) => println!(
+            "successfully accept client, ip: {}, port: {}",
+            peer.ip(),
+            peer.port()
+        ),
+        None => println!("successfully accept client"),
+    }
+    with_timeouts(conn.into())
+}
+
+/// sock.c `init_cli_sock_ctx`: connect to the server (an IPv4 address or a
+/// name that resolves to one).
+fn init_cli_sock_ctx(server: &str, port: u16) -> Result<TcpStream> {
+    let context = format!("fail to connect to server {server}, port {port}");
+    let addrs: Vec<SocketAddr> = (server, port)
+        .to_socket_addrs()
+        .map_err(|e| Error::msg(format!("getaddrinfo failed for {server}:{port}: {e}")))
+        .context(&context)?
+        .filter(SocketAddr::is_ipv4)
+        .collect();
+    if addrs.is_empty() {
+        return Err(Error::msg(format!(
+            "getaddrinfo failed for {server}:{port}: no IPv4 address"
+        ))
+        .context(&context));
+    }
+    let mut last = None;
+    for addr in addrs {
+        let sock = Socket::new(Domain::IPV4, Type::STREAM, None)
+            .map_err(|e| Error::io("socket", &e))
+            .context("fail to create client sock fd")?;
+        println!("successfully create client sock fd: {}", sock.as_raw_fd());
+        match sock.connect_timeout(&addr.into(), CONNECT_TIMEOUT) {
+            Ok(()) => {
+                println!(
+                    "successfully connect to server, ip: {}, port: {port}",
+                    addr.ip()
+                );
+                return with_timeouts(sock.into());
+            }
+            Err(e) => last = Some(Error::io(&format!("connect to {addr}"), &e)),
+        }
+    }
+    Err(last
+        .unwrap_or_else(|| Error::msg("connect failed"))
+        .context(&context))
+}
+
+/// sock.c `sock_serv_exchange_data` (send, then receive) and
+/// `sock_cli_exchange_data` (receive, then send): each write meets the peer's
+/// read. Unlike the C `recv`, a short read is continued, not an error or, in
+/// the C, silently half-filled data.
+fn exchange_data(
+    sock: &mut TcpStream,
+    is_server: bool,
+    local: &[u8],
+    remote: &mut [u8],
+) -> Result<()> {
+    if is_server {
+        sock_sync_data(sock, local, remote)
+    } else {
+        sock_sync_data(sock, &[], remote)?;
+        sock_sync_data(sock, local, &mut [])
+    }
+}
+
+/// Exchange `struct conn_info` (with the GID appended when one is in use).
+fn exchange_conn_info(sock: &mut TcpStream, config: &Config, local: &ConnInfo) -> Result<ConnInfo> {
+    let mut remote = vec![0u8; ConnInfo::wire_size(local.gid.is_some())];
+    exchange_data(sock, config.is_server(), &local.encode(), &mut remote)
+        .context("fail to exchange conn info")?;
+    let remote = ConnInfo::decode(&remote)?;
+    println!("remote qp num: {}, lid: {}", remote.qp_num, remote.lid);
+    if let Some(gid) = remote.gid {
+        println!("remote gid: {}", gid.to_ipv6());
+    }
+    Ok(remote)
+}
+
+/// `ibv_modify_qp` INIT->RTR towards the peer's QP: by LID, plus a GRH when a
+/// GID is in use (which RoCE requires).
+fn modify_qp_to_rtr(
+    qp: &Qp,
+    remote: &ConnInfo,
+    config: &Config,
+    active_mtu: sys::ibv_mtu::Type,
+) -> Result<()> {
+    let grh = match (remote.gid, config.gid_idx) {
+        (Some(dgid), Some(sgid_index)) => Some(Grh {
+            dgid,
+            flow_label: 0,
+            sgid_index,
+            hop_limit: 1,
+            traffic_class: 0,
+        }),
+        _ => None,
+    };
+    qp.modify_to_rtr(&RtrAttr {
+        // The original's 4096 fails on ports with a smaller active MTU (1024 on Soft-RoCE).
+        path_mtu: mtu_min(sys::ibv_mtu::IBV_MTU_4096, active_mtu),
+        dest_qp_num: remote.qp_num,
+        rq_psn: 0,
+        max_dest_rd_atomic: 1,
+        min_rnr_timer: 12,
+        ah_attr: AhAttr {
+            dlid: remote.lid,
+            sl: 0,
+            src_path_bits: 0,
+            static_rate: 0,
+            port_num: config.ib_port,
+            grh,
+        },
+    })
+    .context("fail to modify qp to RTR state")?;
+    println!("[OK] modify qp to RTR state.");
+    Ok(())
+}
+
+/// `ibv_modify_qp` RTR->RTS, with the original's timeout and retry counts.
+fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
+    qp.modify_to_rts(&RtsAttr {
+        timeout: 14,
+        retry_cnt: 7,
+        // Infinite, as the original: a C peer posts its receive late and
+        // relies on it. Here each side posts before the peer can send, and a
+        // wait that does not end is cut by POLL_TIMEOUT.
+        rnr_retry: 7,
+        sq_psn: 0,
+        max_rd_atomic: 1,
+    })
+    .context("fail to modify qp to RTS state")?;
+    println!("[OK] modify qp to RTS state.");
+    Ok(())
+}
+
+/// `malloc` + `ibv_reg_mr`, with each side's access flags as the original
+/// registers them; the server puts its message in.
+fn reg_mr(pd: &Pd, config: &Config) -> Result<Mr> {
+    let access = if config.is_server() {
+        ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE | ACCESS_REMOTE_READ
+    } else {
+        ACCESS_LOCAL_WRITE
+    };
+    let mr = pd.reg_mr(config.size, access).context("fail to reg mr")?;
+    println!("[OK] reg mr.");
+    if config.is_server() {
+        println!("\tva: {:#x}, len: {}", mr.addr(), mr.len());
+        mr.write(0, &MSG[..MSG.len().min(config.size)])?;
+    } else {
+        println!(
+            "\tva: {:#x}, len: {}, lkey: {}, rkey: {}",
+            mr.addr(),
+            mr.len(),
+            mr.lkey(),
+            mr.rkey()
+        );
+    }
+    Ok(mr)
+}
+
+/// `ibv_post_recv` of `count` receives of the whole buffer. Done before the
+/// exchange that lets the peer send, so no SEND can arrive before its receive.
+fn post_recv(qp: &Qp, mr: &Mr, count: u32) -> Result<()> {
+    let sge = mr.sge_all()?;
+    for _ in 0..count {
+        qp.post_recv_one(RECV_WR_ID, sge)
+            .context("fail to post recv")?;
+    }
+    println!("[OK] post recv.");
+    Ok(())
+}
+
+/// Exchange `struct mr_info`; the server prints the client's.
+fn exchange_mr_info(sock: &mut TcpStream, config: &Config, mr: &Mr) -> Result<MrInfo> {
+    let local = MrInfo {
+        buf_addr: mr.addr(),
+        buf_len: mr.len() as u64,
+        rkey: mr.rkey(),
+    };
+    let mut remote = [0u8; MrInfo::SIZE];
+    exchange_data(sock, config.is_server(), &local.encode(), &mut remote)
+        .context("fail to exchange mr info")?;
+    let remote = MrInfo::decode(&remote)?;
+    if config.is_server() {
+        println!(
+            "remote addr: {:#x}, len: {}, rkey: {}",
+            remote.buf_addr, remote.buf_len, remote.rkey
+        );
+    }
+    Ok(remote)
+}
+
+/// `ibv_post_send` of one signaled SEND of the whole buffer.
+fn post_send(qp: &Qp, mr: &Mr) -> Result<()> {
+    qp.post_send_one(SEND_WR_ID, SendOp::Send, mr.sge_all()?, SEND_SIGNALED)
+        .context("fail to post send")?;
+    println!("[OK] post send.");
+    Ok(())
+}
+
+/// Busy-poll the CQ until it yields completions, for at most `POLL_TIMEOUT`
+/// (the original's loop slept a second between tries). The clock is only
+/// read every `POLL_SPINS_PER_CLOCK_CHECK` empty polls, so a completion that
+/// comes quickly costs no clock read.
+fn poll_cq_timeout(cq: &Cq, wcs: &mut [WorkCompletion]) -> Result<usize> {
+    let mut spins: u32 = 0;
+    let mut since: Option<Instant> = None;
+    loop {
+        let n = cq.poll_into(wcs)?;
+        if n > 0 {
+            return Ok(n);
+        }
+        spins = spins.wrapping_add(1);
+        if spins % POLL_SPINS_PER_CLOCK_CHECK == 0 {
+            match since {
+                None => since = Some(Instant::now()),
+                Some(t) if t.elapsed() >= POLL_TIMEOUT => {
+                    return Err(Error::msg(format!(
+                        "no completion within {} s (is the peer still running?)",
+                        POLL_TIMEOUT.as_secs()
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// A failed completion is an error (the original printed its status and exited 0).
+fn check_wc(wc: &WorkCompletion) -> Result<()> {
+    if wc.is_success() {
+        return Ok(());
+    }
+    Err(Error::msg(format!(
+        "wr id {} completed with status {} ({}), vendor syndrome 0x{:x}",
+        wc.wr_id,
+        wc.status,
+        wc.status_str(),
+        wc.vendor_err
+    )))
+}
+
+/// `ibv_poll_cq` for the one completion of the single-message run.
+fn poll_cq(cq: &Cq, mr: &Mr, config: &Config) -> Result<()> {
+    let mut wcs = [WorkCompletion::default(); 1];
+    poll_cq_timeout(cq, &mut wcs).context("fail to poll cq")?;
+    let wc = wcs[0];
+    check_wc(&wc).context("fail to poll cq")?;
+    println!("[OK] poll cq.");
+    if config.is_server() {
+        println!(
+            "\twr id: {}, opcode: {}, qp num: {}, status: {}",
+            wc.wr_id, wc.opcode, wc.qp_num, wc.status
+        );
+    } else {
+        println!("\twr id: {}", wc.wr_id);
+        let len = (wc.byte_len as usize).min(mr.len());
+        // `%s` of a buffer that ends in "\n": the blank line after it is the original's.
+        println!("\tbuf: {}", c_str_lossy(&mr.read(0, len)?));
+    }
+    Ok(())
+}
+
+/// The `-n` ping-pong, with `ibv_rc_pingpong`'s loop: receives posted ahead
+/// and refilled in bulk, busy polling for two completions at a time, the
+/// next SEND posted once both the last SEND and the peer's answer are done.
+/// The server sends first, as in the single-message run. Returns the time
+/// the round trips took.
+fn pingpong(qp: &Qp, cq: &Cq, mr: &Mr, config: &Config, iters: u32) -> Result<Duration> {
+    // Inline sends save the adapter a read of the buffer, when it allows the size.
+    let (_, init) = qp.query(sys::ibv_qp_attr_mask::IBV_QP_CAP.0)?;
+    let send_flags = if init.cap.max_inline_data as usize >= config.size {
+        SEND_SIGNALED | SEND_INLINE
+    } else {
+        SEND_SIGNALED
+    };
+    let sge: Sge<'_> = mr.sge_all()?;
+    let mut wcs = [WorkCompletion::default(); 2];
+    let mut routs = RX_DEPTH;
+    let (mut scnt, mut rcnt) = (0u32, 0u32);
+    let (mut pending_send, mut pending_recv) = (false, true);
+
+    let start = Instant::now();
+    if config.is_server() {
+        qp.post_send_one(SEND_WR_ID, SendOp::Send, sge, send_flags)
+            .context("fail to post send")?;
+        pending_send = true;
+    }
+    while rcnt < iters || scnt < iters {
+        let n = poll_cq_timeout(cq, &mut wcs).context("fail to poll cq")?;
+        for wc in &wcs[..n] {
+            check_wc(wc).context("fail to poll cq")?;
+            match wc.wr_id {
+                SEND_WR_ID => {
+                    scnt += 1;
+                    pending_send = false;
+                }
+                RECV_WR_ID => {
+                    routs -= 1;
+                    if routs <= 1 {
+                        while routs < RX_DEPTH {
+                            qp.post_recv_one(RECV_WR_ID, sge)
+                                .context("fail to post recv")?;
+                            routs += 1;
+                        }
+                    }
+                    rcnt += 1;
+                    pending_recv = false;
+                }
+                other => {
+                    return Err(Error::msg(format!(
+                        "fail to poll cq: completion for unknown wr id {other}"
+                    )))
+                }
+            }
+            if scnt < iters && !pending_send && !pending_recv {
+                qp.post_send_one(SEND_WR_ID, SendOp::Send, sge, send_flags)
+                    .context("fail to post send")?;
+                pending_send = true;
+                pending_recv = true;
+            }
+        }
+    }
+    Ok(start.elapsed())
+}
+
+/// Everything made by the steps, released by [`teardown`].
+struct Resources {
+    dev_idx: usize,
+    ctx: IbContext,
+    cq: Cq,
+    pd: Pd,
+    qp: Qp,
+    mr: Mr,
+    sock: TcpStream,
+    listener: Option<Socket>,
+}
+
+/// The original's teardown, in its order. The verbs run in the owners' Drop:
+/// the QP keeps every MR it was given alive, so the MR is in truth
+/// deregistered just after the QP is destroyed, and a failing destroy is not
+/// reported (Drop cannot fail).
+fn teardown(res: Resources) {
+    let Resources {
+        dev_idx,
+        ctx,
+        cq,
+        pd,
+        qp,
+        mr,
+        sock,
+        listener,
+    } = res;
+    drop(mr);
+    println!("[OK] dereg mr.");
+    drop(qp);
+    println!("[OK] destroy qp.");
+    drop(pd);
+    println!("[OK] dealloc pd.");
+    drop(cq);
+    println!("[OK] destroy cq.");
+    drop(ctx);
+    println!("[OK] close device {dev_idx}.");
+    // The original shuts the sockets down; closing them does that.
+    drop(sock);
+    drop(listener);
+}
+
+/// `main` of server.c and client.c, one step after the other.
+fn run(config: &mut Config) -> Result<()> {
+    let list = get_device_list()?;
+    let (dev_idx, ctx) = open_device(&list, config)?;
+    let (port_attr, gid) = query_port(&ctx, config)?;
+    let cq = create_cq(&ctx, config)?;
+    let pd = alloc_pd(&ctx)?;
+    let qp = create_qp(&pd, &cq, config)?;
+    modify_qp_to_init(&qp, config)?;
+
+    let (mut sock, listener) = match &config.server_name {
+        None => {
+            let listener = init_serv_sock_ctx(config.tcp_port)?;
+            (accept_sock_cli(&listener)?, Some(listener))
+        }
+        Some(server) => (init_cli_sock_ctx(server, config.tcp_port)?, None),
+    };
+
+    let local = ConnInfo {
+        lid: port_attr.lid,
+        qp_num: qp.qp_num(),
+        gid,
+    };
+    let remote = exchange_conn_info(&mut sock, config, &local)?;
+    modify_qp_to_rtr(&qp, &remote, config, port_attr.active_mtu)?;
+    modify_qp_to_rts(&qp)?;
+
+    let mr = reg_mr(&pd, config)?;
+    match config.iters {
+        None if !config.is_server() => post_recv(&qp, &mr, 1)?,
+        None => {}
+        Some(_) => post_recv(&qp, &mr, RX_DEPTH)?,
+    }
+    exchange_mr_info(&mut sock, config, &mr)?;
+
+    match config.iters {
+        None => {
+            if config.is_server() {
+                post_send(&qp, &mr)?;
+            }
+            poll_cq(&cq, &mr, config)?;
+        }
+        Some(iters) => {
+            let elapsed = pingpong(&qp, &cq, &mr, config, iters)?;
+            print!(
+                "{}",
+                format_summary(config.size as u64, u64::from(iters), elapsed)
+            );
+        }
+    }
+
+    teardown(Resources {
+        dev_idx,
+        ctx,
+        cq,
+        pd,
+        qp,
+        mr,
+        sock,
+        listener,
+    });
+    drop(list);
+    Ok(())
+}
+
+/// Print a description of command line syntax.
+fn usage(argv0: &str) {
+    println!("Usage:");
+    println!("  {argv0}            start a server and wait for connection");
+    println!("  {argv0} <host>     connect to server at <host>");
+    println!();
+    println!("Options:");
+    println!("  -p, --port <port>          listen on/connect to port <port> (default {DEFAULT_TCP_PORT})");
+    println!(
+        "  -d, --ib-dev <dev>         use IB device <dev> (default the first device, index 0)"
+    );
+    println!("  -i, --ib-port <port>       use port <port> of IB device (default 1)");
+    println!("  -g, --gid-idx <gid index>  local port gid index (default none: LID only; on a RoCE port the RoCE v2 IPv4 GID is chosen)");
+    println!("  -s, --size <size>          size of message to exchange (default {DEFAULT_SIZE})");
+    println!("  -n, --iters <iters>        ping-pong <iters> times and print the rates (default one message, server to client)");
+    println!("  -h, --help                 print this help");
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Run(Config),
+    Help,
+}
+
+/// Parse the command line; `Err` carries the one-line reason.
+fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
+    use common::opts::{parse_in_range, ConnOpts};
+    let mut opts = getopts::Options::new();
+    ConnOpts::define(&mut opts);
+    opts.optopt("s", "size", "size of message to exchange", "SIZE");
+    opts.optopt("n", "iters", "number of exchanges", "ITERS");
+    let m = opts.parse(args).map_err(|e| e.to_string())?;
+    if m.opt_present("h") {
+        return Ok(Command::Help);
+    }
+    let c = ConnOpts::read(&m, DEFAULT_TCP_PORT)?;
+    let mut config = Config {
+        server_name: c.server_name,
+        tcp_port: c.tcp_port,
+        dev_name: c.dev_name,
+        ib_port: c.ib_port,
+        gid_idx: c.gid_idx,
+        ..Config::default()
+    };
+    if let Some(v) = m.opt_str("s") {
+        config.size = parse_in_range(&v, 1, MAX_MSG_SIZE).ok_or_else(|| {
+            format!("invalid message size '{v}' for -s (expected 1..{MAX_MSG_SIZE})")
+        })? as usize;
+    }
+    if let Some(v) = m.opt_str("n") {
+        config.iters = Some(parse_in_range(&v, 1, i32::MAX as u64).ok_or_else(|| {
+            format!(
+                "invalid iteration count '{v}' for -n (expected 1..{})",
+                i32::MAX
+            )
+        })? as u32);
+    }
+    Ok(Command::Run(config))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "ibv_sockets_pingpong".to_string());
+    let mut config = match parse_args(&args[1.min(args.len())..]) {
+        Ok(Command::Run(c)) => c,
+        Ok(Command::Help) => {
+            usage(&argv0);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("{argv0}: {e}");
+            usage(&argv0);
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&mut config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The two summary lines for `iters` round trips of `size`-byte messages
+/// that took `elapsed`, in rdma-core `rc_pingpong.c`'s format
+/// (`"%lld bytes in %.2f seconds = %.2f Mbit/sec\n"`,
+/// `"%d iters in %.2f seconds = %.2f usec/iter\n"`), so one parser
+/// (`xtask::bench::parse_summary`) reads both programs. Bytes count both
+/// directions: every iteration moves one message each way.
+fn format_summary(size: u64, iters: u64, elapsed: Duration) -> String {
+    let usec = elapsed.as_secs_f64() * 1e6;
+    let bytes = size * iters * 2;
+    format!(
+        "{bytes} bytes in {:.2} seconds = {:.2} Mbit/sec\n{iters} iters in {:.2} seconds = {:.2} usec/iter\n",
+        usec / 1e6,
+        bytes as f64 * 8.0 / usec,
+        usec / 1e6,
+        usec / iters as f64
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_lines_are_rc_pingpongs() {
+        let text = format_summary(4096, 1000, Duration::from_micros(90_000));
+        assert_eq!(
+            text,
+            "8192000 bytes in 0.09 seconds = 728.18 Mbit/sec\n1000 iters in 0.09 seconds = 90.00 usec/iter\n"
+        );
+        // Both directions: 2 x 128 B x 3 iterations.
+        assert!(
+            format_summary(128, 3, Duration::from_secs(1)).starts_with("768 bytes in 1.00 seconds")
+        );
+    }
+    use std::net::TcpListener;
+    use std::thread;
+
+    fn parse(args: &[&str]) -> std::result::Result<Command, String> {
+        parse_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    fn config(args: &[&str]) -> Config {
+        match parse(args) {
+            Ok(Command::Run(c)) => c,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_originals_constants() {
+        let c = config(&[]);
+        assert_eq!(c, Config::default());
+        assert_eq!(c.tcp_port, 6543);
+        assert_eq!(c.dev_name, None, "device index 0");
+        assert_eq!(c.ib_port, 1);
+        assert_eq!(c.gid_idx, None);
+        assert_eq!(c.size, 128);
+        assert_eq!(c.iters, None, "one message, no ping-pong");
+        assert!(c.is_server());
+    }
+
+    #[test]
+    fn a_host_argument_makes_a_client() {
+        let c = config(&["192.0.2.1"]);
+        assert_eq!(c.server_name.as_deref(), Some("192.0.2.1"));
+        assert!(!c.is_server());
+    }
+
+    #[test]
+    fn every_option_short_and_long() {
+        let want = Config {
+            server_name: Some("host1".into()),
+            tcp_port: 1234,
+            dev_name: Some("mlx5_0".into()),
+            ib_port: 2,
+            gid_idx: Some(3),
+            size: 4096,
+            iters: Some(1000),
+        };
+        assert_eq!(
+            config(&[
+                "-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "-s", "4096", "-n", "1000",
+                "host1"
+            ]),
+            want
+        );
+        assert_eq!(
+            config(&[
+                "--port",
+                "1234",
+                "--ib-dev",
+                "mlx5_0",
+                "--ib-port",
+                "2",
+                "--gid-idx",
+                "3",
+                "--size",
+                "4096",
+                "--iters",
+                "1000",
+                "host1"
+            ]),
+            want
+        );
+    }
+
+    #[test]
+    fn numbers_as_strtoul_base_0_and_limits() {
+        let c = config(&["-p", "0x1980", "-g", "010", "-s", "0x1000", "-n", "1"]);
+        assert_eq!(
+            (c.tcp_port, c.gid_idx, c.size, c.iters),
+            (6528, Some(8), 4096, Some(1))
+        );
+        let c = config(&[
+            "-s",
+            "2147483648",
+            "-n",
+            "2147483647",
+            "-g",
+            "0",
+            "-p",
+            "65535",
+        ]);
+        assert_eq!(
+            (c.size, c.iters, c.gid_idx, c.tcp_port),
+            (1 << 31, Some(i32::MAX as u32), Some(0), 65535)
+        );
+    }
+
+    #[test]
+    fn help() {
+        assert_eq!(parse(&["-h"]), Ok(Command::Help));
+        assert_eq!(parse(&["--help"]), Ok(Command::Help));
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_the_reason() {
+        for (args, why) in [
+            (&["-n", "0"][..], "invalid iteration count '0' for -n"),
+            (&["-n", "-1"], "for -n"),
+            (&["-n", "2147483648"], "for -n"),
+            (&["-n", "ten"], "for -n"),
+            (&["-s", "0"], "invalid message size '0' for -s"),
+            (
+                &["-s", "68719476736"],
+                "invalid message size '68719476736' for -s",
+            ),
+            (&["-s", "2147483649"], "for -s"),
+            (&["-s", "4k"], "for -s"),
+            (&["-p", "0"], "invalid TCP port '0' for -p"),
+            (&["-p", "65536"], "for -p"),
+            (&["-p", "abc"], "for -p"),
+            (&["-i", "0"], "invalid IB port '0' for -i"),
+            (&["-i", "256"], "for -i"),
+            (&["-g", "-1"], "invalid GID index '-1' for -g"),
+            (&["-g", "256"], "for -g"),
+            (&["-d", ""], "empty device name"),
+            (&["-p"], "Argument to option 'p' missing"),
+            (&["-x"], "Unrecognized option"),
+            (&["--bogus"], "Unrecognized option"),
+            (&["host1", "host2"], "unexpected argument 'host2'"),
+        ] {
+            match parse(args) {
+                Err(e) => assert!(e.contains(why), "{args:?}: {e}"),
+                Ok(c) => panic!("{args:?} was accepted: {c:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn client_to_a_closed_port_fails_clearly() {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = init_cli_sock_ctx("127.0.0.1", port).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.starts_with(&format!(
+                "fail to connect to server 127.0.0.1, port {port}: connect to 127.0.0.1:{port} failed: Connection refused"
+            )),
+            "{s}"
+        );
+        assert_eq!(e.errno(), Some(111));
+    }
+
+    #[test]
+    fn unresolvable_server_fails_clearly() {
+        let e = init_cli_sock_ctx("no-such-host.invalid", 6543).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "fail to connect to server no-such-host.invalid, port 6543: getaddrinfo failed"
+            ),
+            "{e}"
+        );
+    }
+
+    /// The side channel of both programs over loopback: the server sends
+    /// first, the client receives first, each in one message.
+    #[test]
+    fn side_channel_exchange_in_the_originals_order() {
+        let listener = init_serv_sock_ctx(0).unwrap();
+        let port = listener.local_addr().unwrap().as_socket().unwrap().port();
+        let client = thread::spawn(move || {
+            let mut s = init_cli_sock_ctx("127.0.0.1", port).unwrap();
+            let mine = ConnInfo {
+                lid: 2,
+                qp_num: 190,
+                gid: None,
+            };
+            let cfg = Config {
+                server_name: Some("127.0.0.1".into()),
+                ..Config::default()
+            };
+            let theirs = exchange_conn_info(&mut s, &cfg, &mine).unwrap();
+            let mut m = [0u8; MrInfo::SIZE];
+            let local = MrInfo {
+                buf_addr: 0x5608_0cd3_6870,
+                buf_len: 128,
+                rkey: 263107,
+            };
+            exchange_data(&mut s, false, &local.encode(), &mut m).unwrap();
+            (theirs, MrInfo::decode(&m).unwrap())
+        });
+        let mut s = accept_sock_cli(&listener).unwrap();
+        let cfg = Config::default();
+        let mine = ConnInfo {
+            lid: 1,
+            qp_num: 189,
+            gid: None,
+        };
+        let theirs = exchange_conn_info(&mut s, &cfg, &mine).unwrap();
+        assert_eq!((theirs.lid, theirs.qp_num, theirs.gid), (2, 190, None));
+        let mut m = [0u8; MrInfo::SIZE];
+        let local = MrInfo {
+            buf_addr: 0x5628_c04a_6870,
+            buf_len: 128,
+            rkey: 7,
+        };
+        exchange_data(&mut s, true, &local.encode(), &mut m).unwrap();
+        assert_eq!(MrInfo::decode(&m).unwrap().rkey, 263107);
+        let (c_conn, c_mr) = client.join().unwrap();
+        assert_eq!((c_conn.lid, c_conn.qp_num), (1, 189));
+        assert_eq!(c_mr, local);
+    }
+
+    #[test]
+    fn a_peer_that_closes_mid_exchange_is_an_error() {
+        let listener = init_serv_sock_ctx(0).unwrap();
+        let port = listener.local_addr().unwrap().as_socket().unwrap().port();
+        let t = thread::spawn(move || drop(TcpStream::connect(("127.0.0.1", port)).unwrap()));
+        let mut s = accept_sock_cli(&listener).unwrap();
+        t.join().unwrap();
+        let local = ConnInfo::default();
+        let e = exchange_conn_info(&mut s, &Config::default(), &local).unwrap_err();
+        let s = e.to_string();
+        assert!(s.starts_with("fail to exchange conn info: "), "{s}");
+        assert!(
+            s.contains("closed") || s.contains("reset") || s.contains("pipe"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn the_message_fits_the_default_buffer() {
+        assert_eq!(MSG.len(), 19);
+        assert!(MSG.len() <= DEFAULT_SIZE);
+        assert_eq!(c_str_lossy(MSG), "hello from server\n");
+    }
+}

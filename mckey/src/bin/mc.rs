@@ -1,0 +1,594 @@
+//! mc: the manual's "Multicast Code Example Using RDMA CM" (section 8.2).
+//!
+//! Both the sender and receiver create a UD Queue Pair and join the specified
+//! multicast group (`-m`). If the join is successful, the sender creates an
+//! Address Handle and posts the specified number of sends (`-c`) to the
+//! group, one at a time. The receiver waits to receive each one of the sends
+//! and then both sides leave the group and clean up. A thread prints any CM
+//! event that arrives while the messages are exchanged.
+//!
+//! Function names are the original's (`cm_thread`, `get_cm_event`,
+//! `resolve_addr`, `create_resources`, `destroy_resources`, `post_send`,
+//! `get_completion`).
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel};
+use common::signals::{install_stop_handler, stop_requested};
+use common::verbs::{
+    mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
+    SEND_SIGNALED,
+};
+use common::{sys, Error, Result, ResultExt};
+use mckey::{dgid_text, get_addr, parse_number};
+
+/// Default parameter values.
+const DEFAULT_PORT: &str = "51216";
+const DEFAULT_MSG_COUNT: usize = 4;
+const DEFAULT_MSG_LENGTH: usize = 64;
+/// `rdma_resolve_addr` timeout of the original.
+const RESOLVE_TIMEOUT_MS: i32 = 2000;
+/// An expected CM event (address resolved, group joined) must arrive within
+/// this; the original waited forever.
+const EVENT_TIMEOUT: Duration = Duration::from_secs(30);
+/// A signaled UD send completes as soon as it has left; waiting longer than
+/// this means something is broken.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often waits look at SIGINT/SIGTERM and the cm_thread at its stop flag.
+const TICK: Duration = Duration::from_millis(100);
+
+/// User parameters (the first half of `struct context`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Params {
+    sender: bool,
+    bind_addr: Option<String>,
+    mcast_addr: String,
+    /// `-p`: the original reads it and never uses it (rdma_cm ignores the
+    /// port of a multicast address); kept so its command lines still work.
+    #[allow(dead_code)]
+    server_port: String,
+    msg_count: usize,
+    msg_length: usize,
+}
+
+/// The cm_thread and the flag that stops it.
+struct CmThread {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
+}
+
+/// Resources used in the example (`struct context`).
+struct Context {
+    params: Params,
+    mcast_sockaddr: Option<SocketAddr>,
+    id: CmId,
+    channel: EventChannel,
+    pd: Option<Pd>,
+    cq: Option<Cq>,
+    qp: Option<Qp>,
+    mr: Option<Mr>,
+    ah: Option<Ah>,
+    remote_qpn: u32,
+    remote_qkey: u32,
+    cm_thread: Option<CmThread>,
+    /// rdma_join_multicast was called, so there is something to leave.
+    joined: bool,
+}
+
+/// cm_thread: reads any CM events that occur during the sending of data and
+/// prints out the details of the event, until [`stop_cm_thread`] asks it to
+/// end (the original's thread ran until the process exited).
+fn cm_thread(channel: EventChannel, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::SeqCst) {
+        match channel.get_event(Some(TICK)) {
+            Ok(Some(event)) => println!("event {}, status {}", event.name(), event.status),
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("{e}");
+                break;
+            }
+        }
+    }
+}
+
+/// Start [`cm_thread`] (`pthread_create`).
+fn start_cm_thread(ctx: &mut Context) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (channel, flag) = (ctx.channel.clone(), stop.clone());
+    let handle = std::thread::Builder::new()
+        .name("cm_thread".into())
+        .spawn(move || cm_thread(channel, flag))
+        .map_err(|e| Error::io("pthread_create", &e))?;
+    ctx.cm_thread = Some(CmThread { stop, handle });
+    Ok(())
+}
+
+/// Stop and join the cm_thread, if it runs.
+fn stop_cm_thread(ctx: &mut Context) {
+    if let Some(t) = ctx.cm_thread.take() {
+        t.stop.store(true, Ordering::SeqCst);
+        let _ = t.handle.join();
+    }
+}
+
+/// get_cm_event: waits for the next CM event and checks that it matches the
+/// expected type. The event comes back already acked (its data copied), so
+/// no error path can leave it unacked.
+fn get_cm_event(channel: &EventChannel, expected: event_type::Type) -> Result<CmEvent> {
+    let start = Instant::now();
+    let event = loop {
+        if stop_requested() {
+            return Err(Error::msg(format!(
+                "interrupted while waiting for {}",
+                common::cm::event_name(expected)
+            )));
+        }
+        if start.elapsed() > EVENT_TIMEOUT {
+            return Err(Error::msg(format!(
+                "rdma_get_cm_event: no {} within {} s",
+                common::cm::event_name(expected),
+                EVENT_TIMEOUT.as_secs()
+            )));
+        }
+        if let Some(ev) = channel.get_event(Some(TICK))? {
+            break ev;
+        }
+    };
+    if event.event != expected {
+        return Err(Error::msg(format!(
+            "event: {}, status: {} (expected {})",
+            event.name(),
+            event.status,
+            common::cm::event_name(expected)
+        )));
+    }
+    Ok(event)
+}
+
+/// rdma_getaddrinfo of the original, for a host name or address.
+fn getaddrinfo(what: &str, name: &str) -> Result<SocketAddr> {
+    get_addr(name).ok_or_else(|| {
+        Error::msg(format!(
+            "rdma_getaddrinfo ({what}) failed - invalid hostname or IP address: {name}"
+        ))
+    })
+}
+
+/// resolve_addr: resolves the multicast address and also binds to the source
+/// address if one was given.
+fn resolve_addr(ctx: &mut Context) -> Result<()> {
+    let bind_rai = match &ctx.params.bind_addr {
+        Some(b) => Some(getaddrinfo("bind", b)?),
+        None => None,
+    };
+    let mcast_rai = getaddrinfo("mcast", &ctx.params.mcast_addr)?;
+
+    if let Some(bind) = &bind_rai {
+        // Bind to a specific adapter if requested to do so.
+        ctx.id.bind_addr(bind)?;
+        // A PD is created when we bind. Copy it to the context so it can be
+        // used later on.
+        ctx.pd = ctx.id.pd();
+    }
+
+    ctx.id
+        .resolve_addr(bind_rai.as_ref(), &mcast_rai, RESOLVE_TIMEOUT_MS)?;
+    get_cm_event(&ctx.channel, event_type::RDMA_CM_EVENT_ADDR_RESOLVED)
+        .context(format!("rdma_resolve_addr of {mcast_rai}"))?;
+
+    ctx.mcast_sockaddr = Some(mcast_rai);
+    Ok(())
+}
+
+/// create_resources: PD (unless binding gave one), CQ, UD QP and the
+/// message buffer, with room for the GRH on the receiver.
+fn create_resources(ctx: &mut Context) -> Result<()> {
+    let verbs = ctx
+        .id
+        .verbs()
+        .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
+    // If we are bound to an address, then a PD was already allocated to the CM ID.
+    if ctx.pd.is_none() {
+        ctx.pd = Some(verbs.alloc_pd()?);
+    }
+    let pd = ctx.pd.clone().ok_or_else(|| Error::msg("no PD"))?;
+
+    // Room for every receive's completion: the receiver may fall behind.
+    let cqe = ctx.params.msg_count.max(2);
+    let cq = verbs.create_cq(cqe as i32, None)?;
+
+    let wrs = ctx.params.msg_count.max(1) as u32;
+    let attr = QpInitAttr {
+        qp_type: sys::ibv_qp_type::IBV_QPT_UD,
+        send_cq: &cq,
+        recv_cq: &cq,
+        srq: None,
+        max_send_wr: wrs,
+        max_recv_wr: wrs,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+        max_inline_data: 0,
+        sq_sig_all: false,
+    };
+    let qp = ctx.id.create_qp(&pd, &attr)?;
+    ctx.cq = Some(cq);
+    ctx.qp = Some(qp);
+
+    // The receiver must allow enough space in the receive buffer for the GRH.
+    let buf_size = ctx.params.msg_length + if ctx.params.sender { 0 } else { GRH_SIZE };
+    // Register our memory region (rdma_reg_msgs: local write access).
+    ctx.mr = Some(
+        pd.reg_mr(buf_size.max(1), ACCESS_LOCAL_WRITE)
+            .context("rdma_reg_msgs")?,
+    );
+    Ok(())
+}
+
+/// destroy_resources: AH, QP, CQ, MR and buffer, PD, then the id.
+///
+/// The PD is freed only if this program allocated it (binding lends the
+/// id's); a QP keeps the AH it sent with until it is destroyed, so on the
+/// sender the AH goes right after the QP.
+fn destroy_resources(ctx: Context) {
+    let Context {
+        id,
+        channel,
+        pd,
+        cq,
+        qp,
+        mr,
+        ah,
+        ..
+    } = ctx;
+    drop(ah);
+    drop(qp);
+    drop(cq);
+    drop(mr);
+    drop(pd);
+    drop(id);
+    drop(channel);
+}
+
+/// post_send: one UD send of `msg_length` bytes of 0x12 to the group.
+/// Multicast requires that the message is sent with immediate data and that
+/// the QP number is the contents of the immediate data.
+fn post_send(ctx: &Context) -> Result<()> {
+    let (qp, mr, ah) = match (&ctx.qp, &ctx.mr, &ctx.ah) {
+        (Some(qp), Some(mr), Some(ah)) => (qp, mr, ah),
+        _ => return Err(Error::msg("ibv_post_send: no QP, MR or AH")),
+    };
+    // Set the data to non-zero.
+    mr.write(0, &vec![0x12; ctx.params.msg_length])?;
+    let op = SendOp::Ud {
+        ah,
+        remote_qpn: ctx.remote_qpn,
+        remote_qkey: ctx.remote_qkey,
+        imm: Some(qp.qp_num()),
+    };
+    qp.post_send(0, op, &[mr.sge(0, ctx.params.msg_length)?], SEND_SIGNALED)
+}
+
+/// get_completion: waits for a completion and verifies that the operation
+/// was successful. The receiver waits as long as it takes (SIGINT/SIGTERM end
+/// the wait), the sender at most SEND_TIMEOUT.
+fn get_completion(ctx: &Context) -> Result<()> {
+    let cq = ctx
+        .cq
+        .as_ref()
+        .ok_or_else(|| Error::msg("ibv_poll_cq: no CQ"))?;
+    let start = Instant::now();
+    let wc = loop {
+        if let Some(wc) = cq.poll_one()? {
+            break wc;
+        }
+        if stop_requested() {
+            return Err(Error::msg("interrupted (SIGINT/SIGTERM)"));
+        }
+        if ctx.params.sender && start.elapsed() > SEND_TIMEOUT {
+            return Err(Error::msg(format!(
+                "ibv_poll_cq: no send completion within {} s",
+                SEND_TIMEOUT.as_secs()
+            )));
+        }
+        // Other processes (a peer on this host, rxe's kernel threads) need
+        // the CPU more than an empty CQ does.
+        std::thread::yield_now();
+    };
+    if !wc.is_success() {
+        return Err(Error::msg(format!(
+            "work completion status {} (status {}, vendor error 0x{:x})",
+            wc.status_str(),
+            wc.status,
+            wc.vendor_err
+        )));
+    }
+    Ok(())
+}
+
+/// main's steps between creating the id and leaving the group.
+fn run(ctx: &mut Context) -> Result<()> {
+    resolve_addr(ctx)?;
+
+    // Verify that the buffer length is not larger than the MTU.
+    let verbs = ctx
+        .id
+        .verbs()
+        .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
+    let port_attr = verbs.query_port(ctx.id.port_num())?;
+    let mtu = mtu_to_bytes(port_attr.active_mtu) as usize;
+    if ctx.params.msg_length > mtu {
+        return Err(Error::msg(format!(
+            "buffer length {} is larger than active mtu {mtu}",
+            ctx.params.msg_length
+        )));
+    }
+
+    create_resources(ctx)?;
+
+    if !ctx.params.sender {
+        let (qp, mr) = match (&ctx.qp, &ctx.mr) {
+            (Some(qp), Some(mr)) => (qp, mr),
+            _ => return Err(Error::msg("rdma_post_recv: no QP or MR")),
+        };
+        let sge = mr.sge(0, ctx.params.msg_length + GRH_SIZE)?;
+        for _ in 0..ctx.params.msg_count {
+            qp.post_recv(0, &[sge]).context("rdma_post_recv")?;
+        }
+    }
+
+    // Join the multicast group.
+    let mcast = ctx
+        .mcast_sockaddr
+        .ok_or_else(|| Error::msg("no multicast address"))?;
+    ctx.id.join_multicast(&mcast)?;
+    ctx.joined = true;
+
+    // Verify that we successfully joined the multicast group.
+    let event = get_cm_event(&ctx.channel, event_type::RDMA_CM_EVENT_MULTICAST_JOIN)
+        .context(format!("rdma_join_multicast of {}", mcast.ip()))?;
+    let ud = event
+        .ud
+        .ok_or_else(|| Error::msg("RDMA_CM_EVENT_MULTICAST_JOIN without UD parameters"))?;
+    println!(
+        "joined dgid: {}, mlid 0x{:x}, sl {}",
+        dgid_text(&ud.ah_attr),
+        ud.ah_attr.dlid,
+        ud.ah_attr.sl
+    );
+    ctx.remote_qpn = ud.qp_num;
+    ctx.remote_qkey = ud.qkey;
+
+    if ctx.params.sender {
+        // Create an address handle for the sender.
+        let pd = ctx.pd.as_ref().ok_or_else(|| Error::msg("no PD"))?;
+        ctx.ah = Some(pd.create_ah_raw(&ud.ah_attr)?);
+    }
+
+    // Create a thread to handle any CM events while messages are exchanged.
+    start_cm_thread(ctx)?;
+
+    if !ctx.params.sender {
+        println!("waiting for messages...");
+    }
+
+    for i in 0..ctx.params.msg_count {
+        if ctx.params.sender {
+            post_send(ctx)?;
+        }
+        let what = if ctx.params.sender {
+            "sending"
+        } else {
+            "receiving"
+        };
+        get_completion(ctx).context(format!(
+            "{what} message {} of {}",
+            i + 1,
+            ctx.params.msg_count
+        ))?;
+        if ctx.params.sender {
+            println!("sent message {}", i + 1);
+        } else {
+            println!("received message {}", i + 1);
+        }
+    }
+    Ok(())
+}
+
+/// The original's usage text.
+fn usage(argv0: &str) {
+    println!("usage: {argv0} -m mc_address");
+    println!("\t-s[ender mode]");
+    println!("\t-b bind_address");
+    println!("\t-p port_number");
+    println!("\t-c msg_count");
+    println!("\t-l msg_length");
+}
+
+/// Read options from the command line (getopt string `shb:m:p:c:l:`; `-h`
+/// is in it but, as in the original, only leads to the usage). As with
+/// getopt, a repeated option's last value counts.
+fn parse_args(args: &[String]) -> std::result::Result<Params, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflagmulti("s", "", "sender mode");
+    opts.optflagmulti("h", "", "usage");
+    opts.optmulti("b", "", "bind address", "ADDR");
+    opts.optmulti("m", "", "multicast address", "ADDR");
+    opts.optmulti("p", "", "port number", "PORT");
+    opts.optmulti("c", "", "message count", "N");
+    opts.optmulti("l", "", "message length", "N");
+    let m = opts.parse(args).map_err(|e| e.to_string())?;
+    if m.opt_present("h") {
+        return Err("invalid option -- 'h'".to_string());
+    }
+    if let Some(extra) = m.free.first() {
+        return Err(format!("unexpected argument '{extra}'"));
+    }
+    let last = |o: &str| m.opt_strs(o).pop();
+    let int_max = i32::MAX as u64;
+    let mut p = Params {
+        sender: m.opt_present("s"),
+        bind_addr: last("b"),
+        mcast_addr: String::new(),
+        server_port: last("p").unwrap_or_else(|| DEFAULT_PORT.to_string()),
+        msg_count: DEFAULT_MSG_COUNT,
+        msg_length: DEFAULT_MSG_LENGTH,
+    };
+    if let Some(v) = last("c") {
+        p.msg_count = parse_number('c', &v, 0, int_max)? as usize;
+    }
+    if let Some(v) = last("l") {
+        p.msg_length = parse_number('l', &v, 0, int_max - GRH_SIZE as u64)? as usize;
+    }
+    p.mcast_addr = last("m").ok_or("multicast address must be specified with -m")?;
+    Ok(p)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "mc".to_string());
+    let params = match parse_args(&args[1.min(args.len())..]) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{argv0}: {e}");
+            usage(&argv0);
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = install_stop_handler() {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
+    let channel = match EventChannel::new() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let id = match channel.create_id(port_space::RDMA_PS_UDP) {
+        Ok(id) => id,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut ctx = Context {
+        params,
+        mcast_sockaddr: None,
+        id,
+        channel,
+        pd: None,
+        cq: None,
+        qp: None,
+        mr: None,
+        ah: None,
+        remote_qpn: 0,
+        remote_qkey: 0,
+        cm_thread: None,
+        joined: false,
+    };
+
+    let mut ret = run(&mut ctx);
+
+    // out: leave the group (if it was joined) without losing an earlier error.
+    if ctx.joined {
+        if let Some(mcast) = ctx.mcast_sockaddr {
+            if let Err(e) = ctx.id.leave_multicast(&mcast) {
+                ret = ret.and(Err(e));
+            }
+        }
+    }
+    stop_cm_thread(&mut ctx);
+    destroy_resources(ctx);
+
+    match ret {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> std::result::Result<Params, String> {
+        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn defaults_are_the_originals() {
+        let p = parse(&["-m", "239.255.1.1"]).unwrap();
+        assert_eq!(
+            p,
+            Params {
+                sender: false,
+                bind_addr: None,
+                mcast_addr: "239.255.1.1".into(),
+                server_port: "51216".into(),
+                msg_count: 4,
+                msg_length: 64,
+            }
+        );
+    }
+
+    #[test]
+    fn every_option() {
+        let p = parse(&[
+            "-s",
+            "-b",
+            "192.0.2.1",
+            "-m",
+            "239.255.1.1",
+            "-p",
+            "1234",
+            "-c",
+            "20",
+            "-l",
+            "512",
+        ])
+        .unwrap();
+        assert!(p.sender);
+        assert_eq!(p.bind_addr.as_deref(), Some("192.0.2.1"));
+        assert_eq!(p.server_port, "1234");
+        assert_eq!((p.msg_count, p.msg_length), (20, 512));
+    }
+
+    #[test]
+    fn bad_command_lines() {
+        assert_eq!(
+            parse(&[]).unwrap_err(),
+            "multicast address must be specified with -m"
+        );
+        assert_eq!(
+            parse(&["-s", "-c", "2"]).unwrap_err(),
+            "multicast address must be specified with -m"
+        );
+        for (opt, bad) in [("-c", "x"), ("-c", "-1"), ("-l", "big"), ("-l", "-5")] {
+            let e = parse(&["-m", "239.255.1.1", opt, bad]).unwrap_err();
+            assert!(e.contains(bad), "{opt} {bad}: {e}");
+        }
+        assert!(parse(&["-m", "239.255.1.1", "-h"]).is_err());
+        assert!(parse(&["-m", "239.255.1.1", "-x"]).is_err());
+        assert!(parse(&["-m", "239.255.1.1", "extra"]).is_err());
+    }
+
+    #[test]
+    fn unresolvable_addresses_say_so() {
+        let e = getaddrinfo("mcast", "no-such-host.invalid").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "rdma_getaddrinfo (mcast) failed - invalid hostname or IP address: no-such-host.invalid"
+        );
+    }
+}

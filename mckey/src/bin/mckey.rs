@@ -1,0 +1,784 @@
+//! mckey: the manual's "Multicast Using RDMA_CM and IBV Verbs" (sections 7.3
+//! and 7.4). Every node (one rdma_cm id per connection, all on one event
+//! channel) resolves the multicast address, builds a UD QP and joins the
+//! group; the sender (`-s`) then posts `message_count` sends with immediate
+//! data to the group, and the receiver waits for as many receives per node.
+//!
+//! Function names are the original's (`verify_test_params`, `init_node`,
+//! `post_recvs`, `post_sends`, `addr_handler`, `join_handler`, `cma_handler`,
+//! `poll_cqs`, `connect_events`, `get_addr`, `run`, ...).
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel, UdParam};
+use common::signals::{install_stop_handler, stop_requested};
+use common::verbs::{
+    mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
+    LINK_LAYER_INFINIBAND, SEND_SIGNALED,
+};
+use common::{sys, Error, Result, ResultExt};
+use mckey::{dgid_text, get_addr, parse_number};
+
+/// `rdma_resolve_addr` timeout of the original.
+const RESOLVE_TIMEOUT_MS: i32 = 2000;
+/// The original's pause after the joins, for the subnet manager to program
+/// the switches (UD multicast has no retransmission to cover a late switch).
+const SM_PAUSE: Duration = Duration::from_secs(3);
+/// Every join must have completed (or failed) within this; address resolution
+/// alone gives up after 2 s, an IB join without a subnet manager much later.
+const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
+/// The sender waits this long for its sends to leave before it gives up.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often waits look at SIGINT/SIGTERM.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The command line (the original's static globals).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    dst_addr: String,
+    unmapped_addr: bool,
+    is_sender: bool,
+    src_addr: Option<String>,
+    connections: usize,
+    message_count: usize,
+    message_size: usize,
+    port_space: port_space::Type,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            dst_addr: String::new(),
+            unmapped_addr: false,
+            is_sender: false,
+            src_addr: None,
+            connections: 1,
+            message_size: 100,
+            message_count: 10,
+            port_space: port_space::RDMA_PS_UDP,
+        }
+    }
+}
+
+/// One connection (`struct cmatest_node`). Its verbs objects are released in
+/// the original's order by [`destroy_node`].
+struct CmatestNode {
+    id: usize,
+    cma_id: CmId,
+    connected: bool,
+    /// rdma_join_multicast was called: only such nodes are left at the end.
+    joined: bool,
+    pd: Option<Pd>,
+    cq: Option<Cq>,
+    qp: Option<Qp>,
+    mr: Option<Mr>,
+    ah: Option<Ah>,
+    remote_qpn: u32,
+    remote_qkey: u32,
+}
+
+/// The test (`struct cmatest`).
+struct Cmatest {
+    channel: EventChannel,
+    nodes: Vec<CmatestNode>,
+    connects_left: usize,
+    dst_addr: Option<SocketAddr>,
+    src_addr: Option<SocketAddr>,
+}
+
+/// create_message (7.4): one buffer per node with room for a message and the
+/// GRH that precedes every UD receive. `-S 0` means no messages at all.
+fn create_message(node: &mut CmatestNode, cfg: &mut Config) -> Result<()> {
+    if cfg.message_size == 0 {
+        cfg.message_count = 0;
+    }
+    if cfg.message_count == 0 {
+        return Ok(());
+    }
+    let pd = node.pd.as_ref().ok_or_else(|| Error::msg("no PD"))?;
+    let mr = pd
+        .reg_mr(cfg.message_size + GRH_SIZE, ACCESS_LOCAL_WRITE)
+        .context("failed to reg MR")?;
+    node.mr = Some(mr);
+    Ok(())
+}
+
+/// verify_test_params (7.4): a UD message must fit in the port's active MTU.
+/// An unmapped address (`-M`) is joined without address resolution, which
+/// only InfiniBand can do.
+fn verify_test_params(node: &CmatestNode, cfg: &Config) -> Result<()> {
+    let verbs = node
+        .cma_id
+        .verbs()
+        .ok_or_else(|| Error::msg("mckey: the cm_id has no device (id->verbs is NULL)"))?;
+    let port = node.cma_id.port_num();
+    let port_attr = verbs
+        .query_port(port)
+        .context(format!("mckey: {} port {port}", verbs.name()))?;
+    if cfg.unmapped_addr && port_attr.link_layer != LINK_LAYER_INFINIBAND {
+        return Err(Error::msg(format!(
+            "mckey: unmapped multicast address (-M) needs an InfiniBand port; {} port {port} is RoCE (Ethernet link layer): use -m",
+            verbs.name()
+        )));
+    }
+    let mtu = mtu_to_bytes(port_attr.active_mtu) as usize;
+    if cfg.message_count > 0 && cfg.message_size > mtu {
+        return Err(Error::msg(format!(
+            "mckey: message_size {} is larger than active mtu {mtu}",
+            cfg.message_size
+        )));
+    }
+    Ok(())
+}
+
+/// init_node (7.4): PD, a CQ of twice the message count, a UD QP created
+/// through rdma_cm (which moves it to RTS with the port space's Q_Key), and the
+/// message buffer.
+fn init_node(node: &mut CmatestNode, cfg: &mut Config) -> Result<()> {
+    let verbs = node
+        .cma_id
+        .verbs()
+        .ok_or_else(|| Error::msg("mckey: the cm_id has no device (id->verbs is NULL)"))?;
+    let pd = verbs.alloc_pd().context("mckey: unable to allocate PD")?;
+    let cqe = if cfg.message_count > 0 {
+        cfg.message_count * 2
+    } else {
+        2
+    };
+    let cq = verbs
+        .create_cq(cqe as i32, None)
+        .context("mckey: unable to create CQ")?;
+    let wrs = cfg.message_count.max(1) as u32;
+    let init_qp_attr = QpInitAttr {
+        qp_type: sys::ibv_qp_type::IBV_QPT_UD,
+        send_cq: &cq,
+        recv_cq: &cq,
+        srq: None,
+        max_send_wr: wrs,
+        max_recv_wr: wrs,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+        max_inline_data: 0,
+        sq_sig_all: false,
+    };
+    let qp = node
+        .cma_id
+        .create_qp(&pd, &init_qp_attr)
+        .context("mckey: unable to create QP")?;
+    node.pd = Some(pd);
+    node.cq = Some(cq);
+    node.qp = Some(qp);
+    create_message(node, cfg).context("mckey: failed to create messages")
+}
+
+/// post_recvs (7.4): `message_count` receives of message + GRH, all into the
+/// node's one buffer (only their number matters).
+fn post_recvs(node: &CmatestNode, cfg: &Config) -> Result<()> {
+    if cfg.message_count == 0 {
+        return Ok(());
+    }
+    let (qp, mr) = match (&node.qp, &node.mr) {
+        (Some(qp), Some(mr)) => (qp, mr),
+        _ => return Err(Error::msg("failed to post receives: node not initialised")),
+    };
+    let sge = mr.sge(0, cfg.message_size + GRH_SIZE)?;
+    for _ in 0..cfg.message_count {
+        qp.post_recv(node.id as u64, &[sge])
+            .context("failed to post receives")?;
+    }
+    Ok(())
+}
+
+/// post_sends (7.4): `message_count` sends with immediate data (the local QP
+/// number, sent in network order) to the group's QPN and Q_Key. `signal_flag`
+/// is the original's (0); the last send is signaled as well so that
+/// [`poll_cqs`] can tell when all of them have left.
+fn post_sends(node: &CmatestNode, cfg: &Config, signal_flag: u32) -> Result<()> {
+    if !node.connected || cfg.message_count == 0 {
+        return Ok(());
+    }
+    let (qp, mr, ah) = match (&node.qp, &node.mr, &node.ah) {
+        (Some(qp), Some(mr), Some(ah)) => (qp, mr, ah),
+        _ => return Err(Error::msg("failed to post sends: node not joined")),
+    };
+    let sge = mr.sge(0, cfg.message_size)?;
+    let op = SendOp::Ud {
+        ah,
+        remote_qpn: node.remote_qpn,
+        remote_qkey: node.remote_qkey,
+        imm: Some(qp.qp_num()),
+    };
+    for i in 0..cfg.message_count {
+        let last = i + 1 == cfg.message_count;
+        let flags = signal_flag | if last { SEND_SIGNALED } else { 0 };
+        qp.post_send(node.id as u64, op, &[sge], flags)
+            .context("failed to post sends")?;
+    }
+    Ok(())
+}
+
+/// connect_error (7.4): one fewer node to wait for.
+fn connect_error(test: &mut Cmatest) {
+    test.connects_left = test.connects_left.saturating_sub(1);
+}
+
+/// addr_handler (7.4): on RDMA_CM_EVENT_ADDR_RESOLVED (or right after binding
+/// for `-M`): check the parameters, build the node, post the receives and
+/// join the group.
+fn addr_handler(test: &mut Cmatest, i: usize, cfg: &mut Config) -> Result<()> {
+    let r = addr_handler_steps(test, i, cfg);
+    if r.is_err() {
+        connect_error(test);
+    }
+    r
+}
+
+/// addr_handler's steps; [`addr_handler`] counts a failure as the original's
+/// `err:` label does.
+fn addr_handler_steps(test: &mut Cmatest, i: usize, cfg: &mut Config) -> Result<()> {
+    let dst = test
+        .dst_addr
+        .ok_or_else(|| Error::msg("mckey: no multicast address"))?;
+    let node = &mut test.nodes[i];
+    verify_test_params(node, cfg)?;
+    init_node(node, cfg)?;
+    if !cfg.is_sender {
+        post_recvs(node, cfg)?;
+    }
+    node.cma_id
+        .join_multicast(&dst)
+        .context("mckey: failure joining")?;
+    node.joined = true;
+    Ok(())
+}
+
+/// join_handler (7.4): on RDMA_CM_EVENT_MULTICAST_JOIN: print the group's
+/// GID, keep its QPN and Q_Key, and make the address handle to send to it.
+fn join_handler(test: &mut Cmatest, i: usize, param: &UdParam) -> Result<()> {
+    let r = join_handler_steps(&mut test.nodes[i], param);
+    match r {
+        Ok(()) => test.connects_left = test.connects_left.saturating_sub(1),
+        Err(_) => connect_error(test),
+    }
+    r
+}
+
+/// join_handler's steps; [`join_handler`] does the node accounting.
+fn join_handler_steps(node: &mut CmatestNode, param: &UdParam) -> Result<()> {
+    println!("mckey: joined dgid: {}", dgid_text(&param.ah_attr));
+    node.remote_qpn = param.qp_num;
+    node.remote_qkey = param.qkey;
+    let pd = node.pd.as_ref().ok_or_else(|| Error::msg("no PD"))?;
+    node.ah = Some(
+        pd.create_ah_raw(&param.ah_attr)
+            .context("mckey: failure creating address handle")?,
+    );
+    node.connected = true;
+    Ok(())
+}
+
+/// cma_handler (7.4): dispatch one event to its node's handler.
+fn cma_handler(test: &mut Cmatest, event: &CmEvent, cfg: &mut Config) -> Result<()> {
+    let Some(i) = test.nodes.iter().position(|n| n.cma_id.key() == event.id) else {
+        return Ok(());
+    };
+    match event.event {
+        event_type::RDMA_CM_EVENT_ADDR_RESOLVED => addr_handler(test, i, cfg),
+        event_type::RDMA_CM_EVENT_MULTICAST_JOIN => match &event.ud {
+            Some(param) => join_handler(test, i, param),
+            None => {
+                connect_error(test);
+                Err(Error::msg(
+                    "mckey: RDMA_CM_EVENT_MULTICAST_JOIN without UD parameters",
+                ))
+            }
+        },
+        event_type::RDMA_CM_EVENT_ADDR_ERROR
+        | event_type::RDMA_CM_EVENT_ROUTE_ERROR
+        | event_type::RDMA_CM_EVENT_MULTICAST_ERROR => {
+            connect_error(test);
+            Err(Error::msg(format!(
+                "mckey: event: {}, error: {}",
+                event.name(),
+                event.status
+            )))
+        }
+        // Cleanup will occur after the test completes.
+        event_type::RDMA_CM_EVENT_DEVICE_REMOVAL => Ok(()),
+        _ => Ok(()),
+    }
+}
+
+/// destroy_node (7.4): AH, QP, CQ, MR and buffer, PD, then the id.
+///
+/// A QP keeps the AH it sent with until it is destroyed (so no send can name
+/// a freed AH); on the sender `ibv_destroy_ah` therefore runs right after
+/// `rdma_destroy_qp`.
+fn destroy_node(node: CmatestNode) {
+    let CmatestNode {
+        cma_id,
+        pd,
+        cq,
+        qp,
+        mr,
+        ah,
+        ..
+    } = node;
+    drop(ah);
+    drop(qp);
+    drop(cq);
+    drop(mr);
+    drop(pd);
+    // Destroy the RDMA ID after all device resources.
+    drop(cma_id);
+}
+
+/// alloc_nodes (7.4): one rdma_cm id per connection, all on the test's channel.
+fn alloc_nodes(channel: &EventChannel, cfg: &Config) -> Result<Vec<CmatestNode>> {
+    let mut nodes = Vec::new();
+    for id in 0..cfg.connections {
+        let cma_id = channel.create_id(cfg.port_space)?;
+        nodes.push(CmatestNode {
+            id,
+            cma_id,
+            connected: false,
+            joined: false,
+            pd: None,
+            cq: None,
+            qp: None,
+            mr: None,
+            ah: None,
+            remote_qpn: 0,
+            remote_qkey: 0,
+        });
+    }
+    Ok(nodes)
+}
+
+/// destroy_nodes (7.4).
+fn destroy_nodes(test: &mut Cmatest) {
+    for node in test.nodes.drain(..) {
+        destroy_node(node);
+    }
+}
+
+/// poll_cqs (7.4): wait until every joined node's CQ gave `want`
+/// completions, each of which must have succeeded. The receiver waits for
+/// `message_count` receives per node, as long as it takes (SIGINT/SIGTERM
+/// end the wait); the sender for its one signaled send, at most `limit`.
+fn poll_cqs(test: &Cmatest, want: usize, limit: Option<Duration>) -> Result<()> {
+    let start = Instant::now();
+    for node in test.nodes.iter().filter(|n| n.connected) {
+        let Some(cq) = &node.cq else { continue };
+        let mut done = 0;
+        while done < want {
+            let wcs = cq.poll(8).context("mckey: failed polling CQ")?;
+            for wc in &wcs {
+                if !wc.is_success() {
+                    return Err(Error::msg(format!(
+                        "mckey: failed completion on connection {}: {} (status {}, vendor error 0x{:x}) after {done} of {want}",
+                        node.id,
+                        wc.status_str(),
+                        wc.status,
+                        wc.vendor_err
+                    )));
+                }
+                done += 1;
+            }
+            if wcs.is_empty() {
+                if stop_requested() {
+                    return Err(Error::msg(format!(
+                        "mckey: interrupted on connection {} after {done} of {want} completions",
+                        node.id
+                    )));
+                }
+                if limit.is_some_and(|l| start.elapsed() > l) {
+                    return Err(Error::msg(format!(
+                        "mckey: connection {}: {done} of {want} completions within {} s",
+                        node.id,
+                        limit.map_or(0, |l| l.as_secs())
+                    )));
+                }
+                // Other processes (a peer on this host, rxe's kernel
+                // threads) need the CPU more than an empty CQ does.
+                std::thread::yield_now();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// connect_events (7.4): handle events until every node has joined or failed.
+fn connect_events(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
+    let start = Instant::now();
+    while test.connects_left > 0 {
+        if stop_requested() {
+            return Err(Error::msg("mckey: interrupted while joining"));
+        }
+        if start.elapsed() > JOIN_TIMEOUT {
+            return Err(Error::msg(format!(
+                "mckey: {} of {} connections not joined within {} s",
+                test.connects_left,
+                test.nodes.len(),
+                JOIN_TIMEOUT.as_secs()
+            )));
+        }
+        if let Some(event) = test.channel.get_event(Some(TICK))? {
+            cma_handler(test, &event, cfg)?;
+        }
+    }
+    Ok(())
+}
+
+/// get_addr (7.4): resolve a host name or address.
+fn get_addr_or_err(name: &str) -> Result<SocketAddr> {
+    get_addr(name).ok_or_else(|| {
+        Error::msg(format!(
+            "getaddrinfo failed - invalid hostname or IP address: {name}"
+        ))
+    })
+}
+
+/// run (7.3.2): resolve the addresses, bind and resolve (or, for `-M`, go
+/// straight to addr_handler) every node, wait for the joins, pause for the
+/// subnet manager, exchange the messages, and leave the group.
+fn run(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
+    println!(
+        "mckey: starting {}",
+        if cfg.is_sender { "client" } else { "server" }
+    );
+    let result = join_and_transfer(test, cfg);
+    // Leave only what was joined: the original also "left" nodes that never
+    // joined and let the result of the last leave replace the test's.
+    let mut leave_error = None;
+    if let Some(dst) = test.dst_addr {
+        for node in test.nodes.iter().filter(|n| n.joined) {
+            if let Err(e) = node.cma_id.leave_multicast(&dst) {
+                leave_error.get_or_insert(e.context("mckey: failure leaving"));
+            }
+        }
+    }
+    result.and(leave_error.map_or(Ok(()), Err))
+}
+
+/// run (7.3.2) up to its `out:` label; [`run`] leaves the group after it,
+/// whatever this returned.
+fn join_and_transfer(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
+    if let Some(src) = &cfg.src_addr {
+        test.src_addr = Some(get_addr_or_err(src)?);
+    }
+    let dst = get_addr_or_err(&cfg.dst_addr)?;
+    test.dst_addr = Some(dst);
+
+    println!("mckey: joining");
+    for i in 0..test.nodes.len() {
+        if let Some(src) = test.src_addr {
+            if let Err(e) = test.nodes[i].cma_id.bind_addr(&src) {
+                connect_error(test);
+                return Err(e.context("mckey: addr bind failure"));
+            }
+        }
+        // The manual's text closes the loop before this step (a brace lost
+        // in extraction), which would resolve only nodes[connections].
+        if cfg.unmapped_addr {
+            // addr_handler's errors already say which step failed.
+            addr_handler(test, i, cfg)?;
+        } else {
+            let src = test.src_addr;
+            let r = test.nodes[i]
+                .cma_id
+                .resolve_addr(src.as_ref(), &dst, RESOLVE_TIMEOUT_MS);
+            if r.is_err() {
+                connect_error(test);
+            }
+            r.context("mckey: resolve addr failure")?;
+        }
+    }
+
+    connect_events(test, cfg)?;
+
+    // Pause to give SM chance to configure switches. We don't want to
+    // handle reliability issue in this simple test program.
+    std::thread::sleep(SM_PAUSE);
+
+    if cfg.message_count > 0 {
+        if cfg.is_sender {
+            println!("initiating data transfers");
+            for node in &test.nodes {
+                post_sends(node, cfg, 0)?;
+            }
+            // Leaving and destroying the QP right after posting (as the
+            // original does) may drop sends still in the queue.
+            poll_cqs(test, 1, Some(SEND_TIMEOUT))?;
+        } else {
+            println!("receiving data transfers");
+            poll_cqs(test, cfg.message_count, None)?;
+        }
+        println!("data transfers complete");
+    }
+    Ok(())
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Run(Config),
+    /// Print the usage and exit 1 (the original has no help option).
+    Usage(String),
+}
+
+/// The original's usage text (`-p` values as `%#x`).
+fn usage(argv0: &str) {
+    println!("usage: {argv0}");
+    println!("\t-m multicast_address");
+    println!("\t[-M unmapped_multicast_address]");
+    println!("\t replaces -m and requires -b");
+    println!("\t[-s(ender)]");
+    println!("\t[-b bind_address]");
+    println!("\t[-c connections]");
+    println!("\t[-C message_count]");
+    println!("\t[-S message_size]");
+    println!(
+        "\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
+        port_space::RDMA_PS_UDP,
+        port_space::RDMA_PS_IPOIB
+    );
+}
+
+/// Parse the command line (7.3.1 step 1), getopt string `m:M:sb:c:C:S:p:`.
+/// As with getopt, a repeated option's last value counts.
+fn parse_args(args: &[String]) -> Command {
+    match parse_config(args) {
+        Ok(c) => Command::Run(c),
+        Err(e) => Command::Usage(e),
+    }
+}
+
+fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
+    let mut opts = getopts::Options::new();
+    opts.optmulti("m", "", "multicast address", "ADDR");
+    opts.optmulti("M", "", "unmapped multicast address", "ADDR");
+    opts.optflagmulti("s", "", "sender");
+    opts.optmulti("b", "", "bind address", "ADDR");
+    opts.optmulti("c", "", "connections", "N");
+    opts.optmulti("C", "", "message count", "N");
+    opts.optmulti("S", "", "message size", "N");
+    opts.optmulti("p", "", "port space", "PS");
+    let m = opts.parse(args).map_err(|e| e.to_string())?;
+    if let Some(extra) = m.free.first() {
+        return Err(format!("unexpected argument '{extra}'"));
+    }
+    let last = |o: &str| m.opt_strs(o).pop();
+    let mut cfg = Config::default();
+    match (last("m"), last("M")) {
+        (Some(_), Some(_)) => return Err("-M replaces -m: give one of them".to_string()),
+        (Some(a), None) => cfg.dst_addr = a,
+        (None, Some(a)) => {
+            cfg.dst_addr = a;
+            cfg.unmapped_addr = true;
+        }
+        (None, None) => return Err("a multicast address (-m or -M) is required".to_string()),
+    }
+    cfg.is_sender = m.opt_present("s");
+    cfg.src_addr = last("b");
+    if cfg.unmapped_addr && cfg.src_addr.is_none() {
+        return Err(
+            "unmapped multicast address requires binding to source address (-b)".to_string(),
+        );
+    }
+    // The counts and sizes become C ints in the verbs (CQ size twice the count).
+    let int_max = i32::MAX as u64;
+    if let Some(v) = last("c") {
+        cfg.connections = parse_number('c', &v, 1, 1024)? as usize;
+    }
+    if let Some(v) = last("C") {
+        cfg.message_count = parse_number('C', &v, 0, int_max / 2)? as usize;
+    }
+    if let Some(v) = last("S") {
+        cfg.message_size = parse_number('S', &v, 0, int_max - GRH_SIZE as u64)? as usize;
+    }
+    if let Some(v) = last("p") {
+        let ps = common::opts::parse_c_ulong(&v)
+            .filter(|&p| {
+                p == u64::from(port_space::RDMA_PS_UDP) || p == u64::from(port_space::RDMA_PS_IPOIB)
+            })
+            .ok_or_else(|| {
+                format!(
+                    "invalid port space '{v}' for -p (expected {:#x} for UDP or {:#x} for IPOIB)",
+                    port_space::RDMA_PS_UDP,
+                    port_space::RDMA_PS_IPOIB
+                )
+            })?;
+        cfg.port_space = ps as port_space::Type;
+    }
+    Ok(cfg)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "mckey".to_string());
+    let mut cfg = match parse_args(&args[1.min(args.len())..]) {
+        Command::Run(c) => c,
+        Command::Usage(e) => {
+            eprintln!("{argv0}: {e}");
+            usage(&argv0);
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = install_stop_handler() {
+        eprintln!("mckey: {e}");
+        return ExitCode::FAILURE;
+    }
+    let channel = match EventChannel::new() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mckey: failed to create event channel: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let nodes = match alloc_nodes(&channel, &cfg) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("mckey: unable to create the rdma_cm ids: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut test = Cmatest {
+        connects_left: nodes.len(),
+        channel,
+        nodes,
+        dst_addr: None,
+        src_addr: None,
+    };
+
+    let ret = run(&mut test, &mut cfg);
+    if let Err(e) = &ret {
+        eprintln!("{e}");
+    }
+    println!("test complete");
+    destroy_nodes(&mut test);
+    drop(test);
+
+    let status = u8::from(ret.is_err());
+    println!("return status {status}");
+    ExitCode::from(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> Command {
+        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    fn config(a: &[&str]) -> Config {
+        match parse(a) {
+            Command::Run(c) => c,
+            other => panic!("{a:?}: {other:?}"),
+        }
+    }
+
+    fn usage_error(a: &[&str]) -> String {
+        match parse(a) {
+            Command::Usage(e) => e,
+            other => panic!("{a:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_originals() {
+        let c = config(&["-m", "239.255.1.1"]);
+        assert_eq!(
+            c,
+            Config {
+                dst_addr: "239.255.1.1".into(),
+                ..Config::default()
+            }
+        );
+        assert_eq!(c.connections, 1);
+        assert_eq!(c.message_count, 10);
+        assert_eq!(c.message_size, 100);
+        assert_eq!(c.port_space, port_space::RDMA_PS_UDP);
+        assert!(!c.is_sender && !c.unmapped_addr && c.src_addr.is_none());
+    }
+
+    #[test]
+    fn every_option() {
+        let c = config(&[
+            "-s",
+            "-b",
+            "192.0.2.1",
+            "-m",
+            "239.255.1.1",
+            "-c",
+            "2",
+            "-C",
+            "50",
+            "-S",
+            "1000",
+            "-p",
+            "0x2",
+        ]);
+        assert!(c.is_sender);
+        assert_eq!(c.src_addr.as_deref(), Some("192.0.2.1"));
+        assert_eq!(
+            (c.connections, c.message_count, c.message_size),
+            (2, 50, 1000)
+        );
+        assert_eq!(c.port_space, port_space::RDMA_PS_IPOIB);
+        let c = config(&[
+            "-M",
+            "ff0e::1",
+            "-b",
+            "192.0.2.1",
+            "-p",
+            "0x111",
+            "-C0",
+            "-S0",
+        ]);
+        assert!(c.unmapped_addr);
+        assert_eq!(c.dst_addr, "ff0e::1");
+        assert_eq!((c.message_count, c.message_size), (0, 0));
+        // getopt: the last of a repeated option counts.
+        assert_eq!(config(&["-m", "a", "-m", "b"]).dst_addr, "b");
+    }
+
+    #[test]
+    fn bad_command_lines_are_usage_errors() {
+        assert!(usage_error(&[]).contains("-m or -M"));
+        assert!(usage_error(&["-s"]).contains("-m or -M"));
+        assert!(usage_error(&["-M", "ff0e::1"]).contains("requires binding"));
+        assert!(usage_error(&["-m", "a", "-M", "b", "-b", "c"]).contains("replaces"));
+        for (opt, bad) in [
+            ("-C", "x"),
+            ("-C", "-1"),
+            ("-S", "big"),
+            ("-S", "1e3"),
+            ("-c", "0"),
+            ("-c", "two"),
+            ("-p", "7"),
+            ("-p", "udp"),
+        ] {
+            let e = usage_error(&["-m", "239.255.1.1", opt, bad]);
+            assert!(e.contains(bad), "{opt} {bad}: {e}");
+        }
+        assert!(!usage_error(&["-m", "239.255.1.1", "-h"]).is_empty());
+        assert!(usage_error(&["-m", "239.255.1.1", "extra"]).contains("extra"));
+        assert!(!usage_error(&["-m"]).is_empty());
+    }
+
+    #[test]
+    fn unresolvable_addresses_say_so() {
+        let e = get_addr_or_err("no-such-host.invalid").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "getaddrinfo failed - invalid hostname or IP address: no-such-host.invalid"
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! What the two multicast programs of the manual, `mckey` (7.4) and `mc`
+//! (8.2), both do the same way: name resolution with `getaddrinfo`, printing
+//! the group's GID as `inet_ntop(AF_INET6, ...)` does, and reading numeric
+//! options.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use common::sys;
+use common::verbs::Gid;
+
+/// The first address `getaddrinfo(name, NULL, ...)` gives, as the C programs
+/// take `res->ai_addr`; `None` when the name does not resolve.
+pub fn get_addr(name: &str) -> Option<SocketAddr> {
+    // Port 0: the programs resolve hosts only, and rdma_cm ignores the port of
+    // a multicast address.
+    (name, 0).to_socket_addrs().ok()?.next()
+}
+
+/// The destination GID of an address vector as glibc's `inet_ntop(AF_INET6)`
+/// prints it (the "joined dgid" lines), e.g. `::ffff:239.255.1.1` for the
+/// group of an IPv4 multicast address on RoCE, `ff12:401b:ffff::1` on IB.
+pub fn dgid_text(ah_attr: &sys::ibv_ah_attr) -> String {
+    inet_ntop6(&Gid::from_raw(&ah_attr.grh.dgid).0)
+}
+
+/// glibc's `inet_ntop6`: the longest run (first of equals) of two or more zero
+/// groups becomes `::`, and `::a.b.c.d` / `::ffff:a.b.c.d` keep the IPv4
+/// tail in dotted form. Rust's `Ipv6Addr` display differs for `::a.b.c.d`.
+pub fn inet_ntop6(b: &[u8; 16]) -> String {
+    let words: Vec<u16> = b
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]))
+        .collect();
+    // (base, len) of the longest zero run.
+    let mut best: Option<(usize, usize)> = None;
+    let mut cur: Option<(usize, usize)> = None;
+    for (i, &w) in words.iter().enumerate() {
+        if w == 0 {
+            cur = Some(match cur {
+                Some((base, len)) => (base, len + 1),
+                None => (i, 1),
+            });
+        } else if let Some(c) = cur.take() {
+            if best.map_or(true, |b| c.1 > b.1) {
+                best = Some(c);
+            }
+        }
+    }
+    if let Some(c) = cur {
+        if best.map_or(true, |b| c.1 > b.1) {
+            best = Some(c);
+        }
+    }
+    let best = best.filter(|b| b.1 >= 2);
+    let mut out = String::new();
+    let mut i = 0;
+    while i < 8 {
+        if let Some((base, len)) = best {
+            if i >= base && i < base + len {
+                if i == base {
+                    out.push(':');
+                }
+                i += 1;
+                continue;
+            }
+        }
+        if i != 0 {
+            out.push(':');
+        }
+        if i == 6
+            && best.is_some_and(|(base, len)| {
+                base == 0 && (len == 6 || (len == 5 && words[5] == 0xffff))
+            })
+        {
+            out.push_str(&format!("{}.{}.{}.{}", b[12], b[13], b[14], b[15]));
+            return out;
+        }
+        out.push_str(&format!("{:x}", words[i]));
+        i += 1;
+    }
+    if best.is_some_and(|(base, len)| base + len == 8) {
+        out.push(':');
+    }
+    out
+}
+
+/// A whole number for option `-opt` in `min..=max` (`strtoul` base-0
+/// spelling), or the one-line reason it is not. The C programs' `atoi` would
+/// turn `x` into 0 and `-1` into a huge count.
+pub fn parse_number(opt: char, value: &str, min: u64, max: u64) -> Result<u64, String> {
+    common::opts::parse_in_range(value, min, max)
+        .ok_or_else(|| format!("invalid value '{value}' for -{opt} (expected {min}..{max})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv6Addr;
+
+    fn ntop(s: &str) -> String {
+        inet_ntop6(&s.parse::<Ipv6Addr>().unwrap().octets())
+    }
+
+    #[test]
+    fn prints_as_glibc_inet_ntop() {
+        assert_eq!(ntop("::ffff:239.255.1.1"), "::ffff:239.255.1.1");
+        assert_eq!(ntop("ff12:401b:ffff::1"), "ff12:401b:ffff::1");
+        assert_eq!(ntop("ff0e::1"), "ff0e::1");
+        assert_eq!(ntop("::"), "::");
+        assert_eq!(ntop("::1"), "::1");
+        // IPv4-compatible: glibc keeps the dotted tail, Rust does not.
+        assert_eq!(ntop("::1.2.3.4"), "::1.2.3.4");
+        assert_eq!(ntop("1::"), "1::");
+        assert_eq!(ntop("1:0:0:1:0:0:0:1"), "1:0:0:1::1");
+        assert_eq!(ntop("1:0:0:1:0:0:1:1"), "1::1:0:0:1:1");
+        assert_eq!(ntop("1:2:3:4:5:6:7:8"), "1:2:3:4:5:6:7:8");
+        assert_eq!(ntop("1:0:2:3:4:5:6:7"), "1:0:2:3:4:5:6:7");
+        assert_eq!(ntop("fe80::1a:feff:fe39:e25a"), "fe80::1a:feff:fe39:e25a");
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number('C', "50", 0, 100), Ok(50));
+        assert_eq!(parse_number('C', "0x10", 0, 100), Ok(16));
+        assert!(parse_number('C', "x", 0, 100)
+            .unwrap_err()
+            .contains("invalid value 'x' for -C"));
+        assert!(parse_number('c', "0", 1, 100).is_err());
+        assert!(parse_number('S', "-1", 0, 100).is_err());
+    }
+
+    #[test]
+    fn numeric_addresses_resolve_without_dns() {
+        assert_eq!(
+            get_addr("239.255.1.1"),
+            Some("239.255.1.1:0".parse().unwrap())
+        );
+        assert_eq!(get_addr("ff0e::1"), Some("[ff0e::1]:0".parse().unwrap()));
+        assert_eq!(get_addr("no-such-host.invalid"), None);
+    }
+}

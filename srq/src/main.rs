@@ -1,0 +1,453 @@
+//! srq: many RC connections whose receives all come from one shared receive queue.
+//!
+//! A port of the example program of the Mellanox *RDMA Aware Networks
+//! Programming User Manual* Rev 1.4, section 8.3 "Shared Received Queue (SRQ)".
+//! Each step function keeps the manual's name.
+//!
+//! Both sides create an SRQ and one CQ that every QP's receive side shares.
+//! The client opens `qp_count` connections and blasts up to `max_wr` sends
+//! round-robin over them; the server, whose receives all come from the SRQ,
+//! answers each batch with one send on its first connection, which tells the
+//! client to go on. This repeats until `msg_count` sends were made.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::cm_sync::{AddrInfo, EpQpInit, SyncId};
+use common::verbs::{CompChannel, Cq, Mr, Qp, SendOp, Srq, SEND_SIGNALED};
+use common::{Error, Result, ResultExt};
+
+/// Default parameters values.
+const DEFAULT_PORT: &str = "51216";
+const DEFAULT_MSG_COUNT: u64 = 100;
+const DEFAULT_MSG_LENGTH: usize = 100000;
+const DEFAULT_QP_COUNT: usize = 4;
+const DEFAULT_MAX_WR: u32 = 64;
+
+/// How long `rdma_connect` / `rdma_accept` wait for the peer's answer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the server waits for the client's next connection once the
+/// first one arrived (the first one is awaited without limit).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long any completion is awaited before giving up.
+const COMPLETION_TIMEOUT: Duration = Duration::from_secs(60);
+/// How often a completion wait checks that the peer is still there.
+const TICK: Duration = Duration::from_millis(100);
+
+/// User parameters (the first half of `struct context`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    server: bool,
+    server_name: Option<String>,
+    server_port: String,
+    msg_count: u64,
+    msg_length: usize,
+    qp_count: usize,
+    max_wr: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server: false,
+            server_name: None,
+            server_port: DEFAULT_PORT.to_string(),
+            msg_count: DEFAULT_MSG_COUNT,
+            msg_length: DEFAULT_MSG_LENGTH,
+            qp_count: DEFAULT_QP_COUNT,
+            max_wr: DEFAULT_MAX_WR,
+        }
+    }
+}
+
+/// One connection (`conn_id[i]`) and its QP.
+struct Conn {
+    qp: Qp,
+    id: SyncId,
+}
+
+/// Resources used in the example (the second half of `struct context`).
+/// Fields are declared, and so dropped, in the order `destroy_resources`
+/// releases them; the QPs also keep their CQ and SRQ alive, the MRs the PD.
+struct Context {
+    conn_id: Vec<Conn>,
+    recv_mr: Mr,
+    send_mr: Mr,
+    srq_cq: Cq,
+    #[allow(dead_code)]
+    srq_cq_channel: CompChannel,
+    srq: Srq,
+    /// The id that picks the device, owns the SRQ, and (server) listens.
+    srq_id: SyncId,
+}
+
+/// 8.3 init_resources: an id bound (server) or resolved (client) to pick the
+/// device, the memory regions, the SRQ with `max_wr` receives posted, and the
+/// completion channel and CQ that every QP's receive side shares.
+fn init_resources(cfg: &Config, rai: &AddrInfo) -> Result<Context> {
+    // Create an ID used for creating/accessing our SRQ.
+    let srq_id = SyncId::create()?;
+
+    // We need to bind the ID to a particular RDMA device. This is done by
+    // resolving the address or binding to the address.
+    if !cfg.server {
+        srq_id.resolve_addr(rai, 1000)?;
+    } else {
+        srq_id.bind_addr(rai)?;
+    }
+    let verbs = srq_id.verbs().ok_or_else(|| {
+        Error::msg(format!(
+            "rdma_bind_addr to {} found no RDMA device: -a must be the address of an RDMA device's interface",
+            rai.what()
+        ))
+    })?;
+
+    // Create the memory regions being used in this example.
+    let recv_mr = srq_id.reg_msgs(cfg.msg_length)?;
+    let send_mr = srq_id.reg_msgs(cfg.msg_length)?;
+
+    // Create our shared receive queue.
+    let srq = srq_id.create_srq(cfg.max_wr, 1)?;
+
+    // Post our receive buffers on the SRQ.
+    for _ in 0..cfg.max_wr {
+        srq.post_recv(0, &[recv_mr.sge_all()?])
+            .context("rdma_post_recv")?;
+    }
+
+    // Create a completion channel to use with the SRQ CQ.
+    let srq_cq_channel = verbs.create_comp_channel()?;
+
+    // Create a CQ to use for all connections (QPs) that use the SRQ.
+    let cqe = i32::try_from(cfg.max_wr)
+        .map_err(|_| Error::msg(format!("max_wr {} is too large for a CQ", cfg.max_wr)))?;
+    let srq_cq = verbs.create_cq(cqe, Some(&srq_cq_channel))?;
+
+    // Make sure that we get notified on the first completion.
+    srq_cq.req_notify(false)?;
+
+    Ok(Context {
+        conn_id: Vec::new(),
+        recv_mr,
+        send_mr,
+        srq_cq,
+        srq_cq_channel,
+        srq,
+        srq_id,
+    })
+}
+
+/// 8.3 destroy_resources: disconnect the connections, then release
+/// everything (QPs before the CQ and SRQ, MRs before the PD, the ids last).
+fn destroy_resources(ctx: Context) {
+    for conn in &ctx.conn_id {
+        // Best effort: the peer may be gone already.
+        let _ = conn.id.disconnect();
+    }
+    drop(ctx);
+}
+
+/// 8.3 await_completion: wait for a CQ event on the SRQ CQ's channel, ack it
+/// and re-arm the CQ. Bounded: fails if a peer disconnects or nothing comes
+/// within `COMPLETION_TIMEOUT`.
+fn await_completion(ctx: &Context) -> Result<()> {
+    let deadline = Instant::now() + COMPLETION_TIMEOUT;
+    // Wait for a CQ event to arrive on the channel.
+    while !ctx.srq_cq.wait_event(Some(TICK))? {
+        for (i, conn) in ctx.conn_id.iter().enumerate() {
+            conn.id
+                .check_peer()
+                .context(format!("ibv_get_cq_event: connection {i}"))?;
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::msg(format!(
+                "ibv_get_cq_event: no completion within {} s",
+                COMPLETION_TIMEOUT.as_secs()
+            )));
+        }
+    }
+    // Reload the event notification.
+    ctx.srq_cq.req_notify(false)
+}
+
+/// Poll the SRQ CQ until it is empty (the C `do { ibv_poll_cq } while (ne)`),
+/// reposting each receive to the SRQ; `on_recv` prints and counts.
+fn drain_srq_cq(ctx: &Context, mut on_recv: impl FnMut(u32)) -> Result<()> {
+    while let Some(wc) = ctx.srq_cq.poll_one()? {
+        if !wc.is_success() {
+            return Err(Error::msg(format!(
+                "work completion status {}",
+                wc.status_str()
+            )));
+        }
+        on_recv(wc.qp_num);
+        ctx.srq
+            .post_recv(wc.wr_id, &[ctx.recv_mr.sge_all()?])
+            .context("rdma_post_recv")?;
+    }
+    Ok(())
+}
+
+/// `rdma_post_send` of the whole send buffer on `conn`, then
+/// `rdma_get_send_comp`; returns the QP number the completion names.
+fn send_and_wait(ctx: &Context, conn: &Conn) -> Result<u32> {
+    conn.qp
+        .post_send_one(0, SendOp::Send, ctx.send_mr.sge_all()?, SEND_SIGNALED)
+        .context("rdma_post_send")?;
+    let wc = conn.id.get_send_comp(COMPLETION_TIMEOUT)?;
+    if !wc.is_success() {
+        return Err(Error::msg(format!(
+            "rdma_get_send_comp: work completion status {}",
+            wc.status_str()
+        )));
+    }
+    Ok(wc.qp_num)
+}
+
+/// The QP of every connection: receives from the SRQ into the shared CQ;
+/// sends complete on a CQ librdmacm creates for the connection.
+fn qp_attr<'a>(cfg: &Config, ctx: &'a Context) -> EpQpInit<'a> {
+    EpQpInit {
+        send_cq: None,
+        recv_cq: Some(&ctx.srq_cq),
+        srq: Some(&ctx.srq),
+        max_send_wr: cfg.max_wr,
+        max_recv_wr: cfg.max_wr,
+        max_send_sge: 1,
+        max_recv_sge: 1,
+        max_inline_data: 0,
+        sq_sig_all: false,
+    }
+}
+
+/// 8.3 run_server: listen; accept `qp_count` connections, each QP on the
+/// SRQ; then receive, repost to the SRQ, and after each `max_wr` receives
+/// send once on connection 0 to let the client go on.
+fn run_server(cfg: &Config, ctx: &mut Context) -> Result<()> {
+    // Use the srq_id as the listen_id since it is already set up.
+    ctx.srq_id.listen(4)?;
+
+    println!("waiting for connection from client...");
+    for i in 0..cfg.qp_count {
+        let wait = (i > 0).then_some(REQUEST_TIMEOUT);
+        let req = ctx.srq_id.get_request(wait)?.ok_or_else(|| {
+            Error::msg(format!(
+                "rdma_get_request: connection {} of {} did not arrive within {} s",
+                i + 1,
+                cfg.qp_count,
+                REQUEST_TIMEOUT.as_secs()
+            ))
+        })?;
+
+        // Create the queue pair.
+        let qp = req.id.create_qp(&qp_attr(cfg, ctx))?;
+
+        // librdmacm tells the peer that the QP uses an SRQ from the QP itself
+        // (`id->qp->srq`), so the C code's `conn_id[i]->srq = srq` is not
+        // needed (and would make rdma_destroy_ep destroy the shared SRQ).
+        req.id.accept(None, CONNECT_TIMEOUT)?;
+        ctx.conn_id.push(Conn { qp, id: req.id });
+    }
+
+    let mut send_count: u64 = 0;
+    let mut recv_count: u64 = 0;
+    while recv_count < cfg.msg_count {
+        let mut i: u64 = 0;
+        while i < u64::from(cfg.max_wr) && recv_count < cfg.msg_count {
+            await_completion(ctx)?;
+            drain_srq_cq(ctx, |qp_num| {
+                recv_count += 1;
+                println!("recv count: {recv_count}, qp_num: {qp_num}");
+                i += 1;
+            })?;
+        }
+
+        send_and_wait(ctx, &ctx.conn_id[0])?;
+        send_count += 1;
+        println!("send count: {send_count}");
+    }
+    Ok(())
+}
+
+/// 8.3 run_client: `qp_count` times rdma_create_ep + rdma_connect; then send
+/// up to `max_wr` messages round-robin over the QPs and wait for the
+/// server's send before the next batch.
+fn run_client(cfg: &Config, rai: &AddrInfo, ctx: &mut Context) -> Result<()> {
+    for _ in 0..cfg.qp_count {
+        let (id, qp) = SyncId::create_ep(rai, Some(&qp_attr(cfg, ctx)))?;
+        let qp = qp.ok_or_else(|| Error::msg("rdma_create_ep created no QP"))?;
+        id.connect(None, CONNECT_TIMEOUT)?;
+        ctx.conn_id.push(Conn { qp, id });
+    }
+
+    let mut send_count: u64 = 0;
+    let mut recv_count: u64 = 0;
+    let qp_count = ctx.conn_id.len() as u64;
+    while send_count < cfg.msg_count {
+        let mut i: u64 = 0;
+        while i < u64::from(cfg.max_wr) && send_count < cfg.msg_count {
+            // Perform our send to the server; the round-robin goes on across
+            // batches, so every QP carries messages whatever max_wr is.
+            let conn = &ctx.conn_id[(send_count % qp_count) as usize];
+            let qp_num = send_and_wait(ctx, conn)?;
+            send_count += 1;
+            println!("send count: {send_count}, qp_num: {qp_num}");
+            i += 1;
+        }
+
+        // Wait for a recv indicating that all buffers were processed. A CQ
+        // event without a completion (one raised for a completion already
+        // polled) is not the server's answer: wait again.
+        let before = recv_count;
+        while recv_count == before {
+            await_completion(ctx)?;
+            drain_srq_cq(ctx, |_| {
+                recv_count += 1;
+                println!("recv count: {recv_count}");
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn usage(argv0: &str) {
+    println!("usage: {argv0} -a server_address");
+    println!("\t[-s server mode]");
+    println!("\t[-p port_number]");
+    println!("\t[-c msg_count]");
+    println!("\t[-l msg_length]");
+    println!("\t[-q qp_count]");
+    println!("\t[-w max_wr]");
+}
+
+fn parse_num(
+    m: &getopts::Matches,
+    opt: &str,
+    max: u64,
+) -> std::result::Result<Option<u64>, String> {
+    match m.opt_str(opt) {
+        None => Ok(None),
+        Some(v) => common::opts::parse_in_range(&v, 1, max)
+            .map(Some)
+            .ok_or_else(|| format!("invalid value '{v}' for -{opt} (expected 1..{max})")),
+    }
+}
+
+/// Read options from the command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`).
+fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("s", "", "server mode");
+    opts.optopt("a", "", "server address", "ADDR");
+    opts.optopt("p", "", "port number", "PORT");
+    opts.optopt("c", "", "message count", "N");
+    opts.optopt("l", "", "message length", "N");
+    opts.optopt("q", "", "QP count", "N");
+    opts.optopt("w", "", "max work requests", "N");
+    let m = opts.parse(args).map_err(|e| e.to_string())?;
+    if let Some(extra) = m.free.first() {
+        return Err(format!("unexpected argument '{extra}'"));
+    }
+    let int_max = i32::MAX as u64;
+    let mut cfg = Config {
+        server: m.opt_present("s"),
+        server_name: m.opt_str("a"),
+        ..Config::default()
+    };
+    if let Some(p) = parse_num(&m, "p", 65535)? {
+        cfg.server_port = p.to_string();
+    }
+    if let Some(v) = parse_num(&m, "c", int_max)? {
+        cfg.msg_count = v;
+    }
+    if let Some(v) = parse_num(&m, "l", int_max)? {
+        cfg.msg_length = v as usize;
+    }
+    if let Some(v) = parse_num(&m, "q", int_max)? {
+        cfg.qp_count = v as usize;
+    }
+    if let Some(v) = parse_num(&m, "w", int_max)? {
+        cfg.max_wr = v as u32;
+    }
+    Ok(cfg)
+}
+
+/// 8.3 main: read the options, look the address up, run one side, release
+/// everything.
+fn run(cfg: &Config) -> Result<()> {
+    let rai = AddrInfo::new(cfg.server_name.as_deref(), &cfg.server_port, cfg.server)?;
+    let mut ctx = init_resources(cfg, &rai)?;
+    let ret = if cfg.server {
+        run_server(cfg, &mut ctx)
+    } else {
+        run_client(cfg, &rai, &mut ctx)
+    };
+    destroy_resources(ctx);
+    ret
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "srq".to_string());
+    let cfg = match parse_args(&args[1.min(args.len())..]) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{argv0}: {e}");
+            usage(&argv0);
+            return ExitCode::FAILURE;
+        }
+    };
+    if cfg.server_name.is_none() {
+        eprintln!("server address required (use -a)!");
+        return ExitCode::FAILURE;
+    }
+    match run(&cfg) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<Config, String> {
+        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse_args(&v)
+    }
+
+    #[test]
+    fn defaults_are_the_manuals() {
+        let c = parse(&["-a", "192.0.2.1"]).unwrap();
+        assert_eq!(c.server_port, "51216");
+        assert_eq!(
+            (c.msg_count, c.msg_length, c.qp_count, c.max_wr),
+            (100, 100000, 4, 64)
+        );
+        assert!(!c.server);
+        assert!(parse(&["-s", "-a", "x"]).unwrap().server);
+    }
+
+    #[test]
+    fn bad_values_are_rejected() {
+        for bad in [
+            &["-q", "0"][..],
+            &["-w", "0"],
+            &["-c", "0"],
+            &["-l", "0"],
+            &["-c", "-5"],
+            &["-w", "abc"],
+            &["-p", "70000"],
+            &["-x"],
+            &["extra"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse(&["-c", "0x10"]).unwrap().msg_count, 16);
+    }
+}

@@ -1,0 +1,447 @@
+//! Scenarios of `mckey` (the manual's 7.4) and `mc` (8.2): UD multicast over
+//! rdma_cm. The receiver is the server side (started first, VM A), the sender
+//! the client side; the sender starts once the receiver printed that it waits.
+//! The group 239.255.1.1 stays inside the VMs. Senders give no `-b`: rdma_cm
+//! picks the device by the route to the group, which works in either VM.
+//! `/usr/bin/mckey` is rdma-core's mckey (rdmacm-utils), named by its path
+//! because the workspace's bin dir comes first on PATH.
+
+use super::{Cmd, Expect, Ready, Scenario};
+
+/// What a Rust mckey receiver of the default exchange prints.
+const MCKEY_SERVER_STDOUT: &[&str] = &[
+    "mckey: starting server",
+    "mckey: joining",
+    "mckey: joined dgid: ::ffff:239.255.1.1",
+    "receiving data transfers",
+    "data transfers complete",
+    "test complete",
+    "return status 0",
+];
+
+/// What a Rust mckey sender prints.
+const MCKEY_CLIENT_STDOUT: &[&str] = &[
+    "mckey: starting client",
+    "mckey: joining",
+    "mckey: joined dgid: ::ffff:239.255.1.1",
+    "initiating data transfers",
+    "data transfers complete",
+    "test complete",
+    "return status 0",
+];
+
+/// What rdma-core's mckey prints in either role (its joined line adds the
+/// MLID and SL).
+const C_MCKEY_STDOUT: &[&str] = &[
+    "mckey: joining",
+    "mckey: joined dgid: ::ffff:239.255.1.1 mlid 0x* sl *",
+    "data transfers complete",
+    "return status 0",
+];
+
+const OK_NO_OUTPUT: Expect = Expect {
+    exit: 0,
+    stdout: &[],
+    stderr: &[],
+};
+
+/// Two Rust receivers in one shell: ready once both wait, then each one's
+/// output with a prefix. The trap takes them down with the shell if the lab's
+/// timeout fires, so no receiver outlives the scenario.
+const TWO_RECEIVERS: &str = r#"d=$(mktemp -d)
+mckey -m 239.255.1.1 -b {server_ip} >$d/1 2>&1 & p1=$!
+mckey -m 239.255.1.1 -b {server_ip} >$d/2 2>&1 & p2=$!
+trap 'kill $p1 $p2 2>/dev/null' INT TERM
+until grep -qx 'receiving data transfers' $d/1 && grep -qx 'receiving data transfers' $d/2; do
+  kill -0 $p1 2>/dev/null && kill -0 $p2 2>/dev/null || break
+  sleep 0.1
+done
+echo 'both receivers waiting'
+wait $p1; s1=$?
+wait $p2; s2=$?
+sed 's/^/r1: /' $d/1
+sed 's/^/r2: /' $d/2
+echo "r1 exit $s1, r2 exit $s2"
+rm -rf $d
+[ $s1 = 0 ] && [ $s2 = 0 ]"#;
+
+/// Each bad command line of mckey, with its exit status, whether the usage
+/// was printed and the stderr line.
+const MCKEY_BAD_INPUT: &str = r#"d=$(mktemp -d)
+for a in '' '-s' '-M ff0e::1' '-m 239.255.1.1 -C x' '-m 239.255.1.1 -S x' '-m 239.255.1.1 -c x' '-m no-such-host.invalid' '-M ff0e::1 -b {server_ip}'; do
+  mckey $a >$d/o 2>$d/e
+  echo "case [$a]: exit $?, usage $(grep -c '^usage: mckey$' $d/o), stderr lines $(wc -l <$d/e): $(head -n1 $d/e)"
+done
+rm -rf $d"#;
+
+/// Each bad command line of mc, as above.
+const MC_BAD_INPUT: &str = r#"d=$(mktemp -d)
+for a in '' '-s' '-h' '-m 239.255.1.1 -c x' '-m 239.255.1.1 -l x' '-m no-such-host.invalid'; do
+  mc $a >$d/o 2>$d/e
+  echo "case [$a]: exit $?, usage $(grep -c '^usage: mc -m mc_address$' $d/o), stderr lines $(wc -l <$d/e): $(head -n1 $d/e)"
+done
+rm -rf $d"#;
+
+/// The pairs, the interop with rdma-core's mckey, and the error paths.
+pub static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "mckey",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}"],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s"],
+        }),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: true,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mc",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mc",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}"],
+        }),
+        client: Some(Cmd {
+            program: "mc",
+            args: &["-s", "-m", "239.255.1.1"],
+        }),
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+                "waiting for messages...",
+                "received message 1",
+                "received message 4",
+            ],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+                "sent message 1",
+                "sent message 4",
+            ],
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: true,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mckey_two_connections",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s", "-c", "2"],
+        }),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mckey_50_messages_of_1000",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "50", "-S", "1000"],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
+        }),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        // Rust sender, rdma-core receiver (line-buffered so its "receiving"
+        // line reaches the file while it waits).
+        name: "mckey_to_rdma_core_mckey",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "stdbuf",
+            args: &[
+                "-oL",
+                "/usr/bin/mckey",
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "50",
+                "-S",
+                "1000",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
+        }),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: C_MCKEY_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        // rdma-core sender, Rust receiver.
+        name: "rdma_core_mckey_to_mckey",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "50", "-S", "1000"],
+        }),
+        client: Some(Cmd {
+            program: "/usr/bin/mckey",
+            args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
+        }),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: C_MCKEY_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mckey_two_receivers",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", TWO_RECEIVERS],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s"],
+        }),
+        ready: Ready::Line("both receivers waiting"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "r1: receiving data transfers",
+                "r1: data transfers complete",
+                "r1: return status 0",
+                "r2: receiving data transfers",
+                "r2: data transfers complete",
+                "r2: return status 0",
+                "r1 exit 0, r2 exit 0",
+            ],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_CLIENT_STDOUT,
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mc_20_messages_of_512",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mc",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "20", "-l", "512"],
+        }),
+        client: Some(Cmd {
+            program: "mc",
+            args: &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"],
+        }),
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect {
+            exit: 0,
+            stdout: &["waiting for messages...", "received message 20"],
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &["sent message 20"],
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        // mc's defaults (4 messages of 64 bytes) into an mckey receiver
+        // expecting as many of that size: the two speak the same exchange.
+        name: "mc_to_mckey",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "4", "-S", "64"],
+        }),
+        client: Some(Cmd {
+            program: "mc",
+            args: &["-s", "-m", "239.255.1.1"],
+        }),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect {
+            exit: 0,
+            stdout: MCKEY_SERVER_STDOUT,
+            stderr: &[],
+        },
+        client_expect: Expect {
+            exit: 0,
+            stdout: &["sent message 4"],
+            stderr: &[],
+        },
+        timeout_secs: 60,
+        pair: false,
+        stop_server: false,
+    },
+    // Error paths run on the server side, in VM A, where {server_ip} is local.
+    Scenario {
+        name: "mckey_size_above_mtu",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"],
+        }),
+        client: None,
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 1,
+            stdout: &["mckey: starting client", "test complete", "return status 1"],
+            stderr: &["mckey: message_size 2000 is larger than active mtu 1024"],
+        },
+        client_expect: OK_NO_OUTPUT,
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mc_length_above_mtu",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mc",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"],
+        }),
+        client: None,
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 1,
+            stdout: &[],
+            stderr: &["buffer length 2000 is larger than active mtu 1024"],
+        },
+        client_expect: OK_NO_OUTPUT,
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mckey_bad_input",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", MCKEY_BAD_INPUT],
+        }),
+        client: None,
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "case []: exit 1, usage 1, stderr lines 1: mckey: a multicast address (-m or -M) is required",
+                "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a multicast address (-m or -M) is required",
+                "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: unmapped multicast address requires binding to source address (-b)",
+                "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines 1: mckey: invalid value 'x' for -C *",
+                "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines 1: mckey: invalid value 'x' for -S *",
+                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines 1: mckey: invalid value 'x' for -c *",
+                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr lines 1: getaddrinfo failed - invalid hostname or IP address: no-such-host.invalid",
+                "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: mckey: unmapped multicast address (-M) needs an InfiniBand port; * is RoCE (Ethernet link layer): use -m",
+            ],
+            stderr: &[],
+        },
+        client_expect: OK_NO_OUTPUT,
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+    Scenario {
+        name: "mc_bad_input",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", MC_BAD_INPUT],
+        }),
+        client: None,
+        ready: Ready::None,
+        server_expect: Expect {
+            exit: 0,
+            stdout: &[
+                "case []: exit 1, usage 1, stderr lines 1: mc: multicast address must be specified with -m",
+                "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast address must be specified with -m",
+                "case [-h]: exit 1, usage 1, stderr lines 1: mc: invalid option -- 'h'",
+                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines 1: mc: invalid value 'x' for -c *",
+                "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines 1: mc: invalid value 'x' for -l *",
+                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr lines 1: rdma_getaddrinfo (mcast) failed - invalid hostname or IP address: no-such-host.invalid",
+            ],
+            stderr: &[],
+        },
+        client_expect: OK_NO_OUTPUT,
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    },
+];
