@@ -44,8 +44,8 @@ impl Mode {
 pub struct LabOptions {
     /// Where the sides run.
     pub mode: Mode,
-    /// The xtask binary that runs as the agent inside the VMs (must be on
-    /// a path the guest sees, i.e. anywhere but under /tmp).
+    /// The xtask binary that runs as the agent inside the VMs (it must be on
+    /// a path the guest sees: see [`guest_can_see`]).
     pub agent_exe: PathBuf,
     /// Keep the result dir even when everything passed.
     pub keep: bool,
@@ -191,6 +191,22 @@ fn run_budget(list: &[&Scenario]) -> u64 {
         .sum()
 }
 
+/// Host directories the guest does not see, because virtme-ng mounts a
+/// fresh tmpfs over them (the host's /tmp it does see, through an overlay).
+const HIDDEN_IN_GUEST: &[&str] = &[
+    "/var/tmp",
+    "/var/log",
+    "/var/cache",
+    "/var/lib/apt",
+    "/var/lib/private",
+    "/run",
+];
+
+/// Whether a host path is visible inside the lab's VMs.
+pub fn guest_can_see(p: &Path) -> bool {
+    !HIDDEN_IN_GUEST.iter().any(|h| p.starts_with(h))
+}
+
 /// Runs the named scenarios (empty = every pair) in `opts.mode`: setup
 /// check, build, boot, run, collect. `Err` only when nothing could run.
 pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, String> {
@@ -207,6 +223,16 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         )?),
         _ => None,
     };
+    if kernel.is_some() {
+        for p in [opts.agent_exe.as_path(), target_dir().as_path()] {
+            if !guest_can_see(p) {
+                return Err(format!(
+                    "the VMs cannot see {}: virtme-ng mounts a fresh tmpfs over it; build the workspace elsewhere",
+                    p.display()
+                ));
+            }
+        }
+    }
     build(&list)?;
     let dir = new_run_dir()?;
     let bin_dir = target_dir().join("release");
@@ -425,4 +451,18 @@ pub fn print_summary(report: &LabReport) -> usize {
         println!("results kept in {}", report.dir.display());
     }
     failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guest_visibility() {
+        assert!(guest_can_see(Path::new("/work/main/target/debug/xtask")));
+        assert!(guest_can_see(Path::new("/tmp/ci/repo/target")));
+        assert!(!guest_can_see(Path::new("/var/tmp/repo/target")));
+        assert!(!guest_can_see(Path::new("/run/user/0/x")));
+        assert!(guest_can_see(Path::new("/variable/x")));
+    }
 }
