@@ -57,9 +57,19 @@ impl EventChannel {
         if ch.is_null() {
             return Err(Error::last_os("rdma_create_event_channel"));
         }
-        Ok(EventChannel {
+        let channel = EventChannel {
             inner: Arc::new(ChannelInner { ch }),
-        })
+        };
+        // Non-blocking: librdmacm may swallow an event internally and read
+        // again, which on a blocking fd would outlast the caller's timeout.
+        let fd = channel.fd();
+        // SAFETY: fd is the channel's open descriptor.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        // SAFETY: as above.
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(Error::last_os("fcntl(rdma event channel, O_NONBLOCK)"));
+        }
+        Ok(channel)
     }
 
     /// The channel's file descriptor (for poll/select).
@@ -94,7 +104,12 @@ impl EventChannel {
         // SAFETY: ch is live; ev is a valid out-pointer; fd is readable.
         let rc = unsafe { sys::rdma_get_cm_event(self.inner.ch, &mut ev) };
         if rc != 0 {
-            return Err(Error::last_os("rdma_get_cm_event"));
+            let e = Error::last_os("rdma_get_cm_event");
+            if e.errno() == Some(libc::EAGAIN) {
+                // The readable fd held an event librdmacm handled itself.
+                return Ok(None);
+            }
+            return Err(e);
         }
         // SAFETY: ev is a valid event until acked below.
         let copy = unsafe { CmEvent::copy_of(ev, self) };
@@ -106,6 +121,9 @@ impl EventChannel {
 
 struct IdInner {
     id: *mut sys::rdma_cm_id,
+    /// The PD given to `create_qp` when it is not librdmacm's own:
+    /// rdma_create_qp makes it `id->pd`, so [`CmId::pd`] must keep it alive.
+    qp_pd: std::sync::Mutex<Option<Pd>>,
     /// Keeps the channel alive while the id is.
     _channel: Option<EventChannel>,
 }
@@ -173,6 +191,7 @@ impl CmId {
         CmId {
             inner: Arc::new(IdInner {
                 id,
+                qp_pd: std::sync::Mutex::new(None),
                 _channel: channel,
             }),
         }
@@ -205,6 +224,15 @@ impl CmId {
     /// The PD librdmacm allocated for the id's device (`id->pd`), if any.
     /// It is held through this id, so it stays valid while the `Pd` lives.
     pub fn pd(&self) -> Option<Pd> {
+        if let Some(pd) = self
+            .inner
+            .qp_pd
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            return Some(pd);
+        }
         // SAFETY: id is live.
         let pd = unsafe { (*self.inner.id).pd };
         if pd.is_null() {
@@ -299,10 +327,17 @@ impl CmId {
         attr.cap.max_send_sge = init.max_send_sge;
         attr.cap.max_recv_sge = init.max_recv_sge;
         attr.cap.max_inline_data = init.max_inline_data;
+        // SAFETY: id is live.
+        let own_pd = unsafe { (*self.inner.id).pd };
         // SAFETY: id, pd and the CQs are live; the Qp wrapper keeps them so.
         let rc = unsafe { sys::rdma_create_qp(self.inner.id, pd.as_ptr(), &mut attr) };
         if rc != 0 {
             return Err(Error::last_os("rdma_create_qp"));
+        }
+        if pd.as_ptr() != own_pd {
+            // Not librdmacm's PD (which the id itself keeps): hold it, since
+            // id->pd now names it. Holding librdmacm's own would be a cycle.
+            *self.inner.qp_pd.lock().unwrap_or_else(|e| e.into_inner()) = Some(pd.clone());
         }
         let cqs = vec![init.send_cq.clone(), init.recv_cq.clone()];
         // SAFETY: rdma_create_qp set id->qp; only the Qp wrapper destroys it.
@@ -382,6 +417,15 @@ impl CmId {
         let rc = unsafe { sys::rdma_get_request(self.inner.id, &mut id) };
         if rc != 0 {
             return Err(Error::last_os("rdma_get_request"));
+        }
+        // SAFETY: the request event is acked once, here, and cleared so that
+        // librdmacm does not ack it again; left unacked it would make
+        // destroying the listener wait for this child.
+        unsafe {
+            if !(*id).event.is_null() {
+                sys::rdma_ack_cm_event((*id).event);
+                (*id).event = ptr::null_mut();
+            }
         }
         Ok(CmId::own(id, None))
     }

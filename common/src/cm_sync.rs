@@ -190,6 +190,8 @@ struct SyncIdInner {
     /// The channel the id was moved to by connect/accept (then asynchronous).
     /// Dropped after the id, as a field.
     channel: OnceLock<EventChannel>,
+    /// Serialises the check, migrate and store of `make_async`.
+    migrate: std::sync::Mutex<()>,
     /// CQs and SRQ named in a passive endpoint's QP attributes, which
     /// `rdma_get_request` gives to each new connection's QP.
     passive_qp_deps: Option<(Vec<Cq>, Option<Srq>)>,
@@ -301,6 +303,7 @@ impl SyncId {
                 id,
                 made,
                 channel: OnceLock::new(),
+                migrate: std::sync::Mutex::new(()),
                 passive_qp_deps: deps,
             }),
         }
@@ -460,6 +463,11 @@ impl SyncId {
     /// `rdma_create_srq(id, NULL, {max_wr, max_sge})` on the id's PD; the
     /// SRQ is released with `rdma_destroy_srq`.
     pub fn create_srq(&self, max_wr: u32, max_sge: u32) -> Result<Srq> {
+        // SAFETY: id is live.
+        if unsafe { !(*self.inner.id).srq.is_null() } {
+            // librdmacm keeps one SRQ per id and would overwrite the first.
+            return Err(Error::msg("rdma_create_srq: this id already has an SRQ"));
+        }
         let pd = self.pd().map_err(|e| e.context("rdma_create_srq"))?;
         // SAFETY: plain data.
         let mut attr: sys::ibv_srq_init_attr = unsafe { std::mem::zeroed() };
@@ -512,6 +520,15 @@ impl SyncId {
         // SAFETY: rdma_get_request left the request in id->event until the
         // next call on the id; the private data is copied now.
         let private_data = unsafe { event_private_data((*id).event) };
+        // SAFETY: the request event is acked here, once, and cleared so that
+        // librdmacm does not ack it again; left unacked it would make
+        // destroying the listener wait for this child.
+        unsafe {
+            if !(*id).event.is_null() {
+                sys::rdma_ack_cm_event((*id).event);
+                (*id).event = ptr::null_mut();
+            }
+        }
         let sid = SyncId::own(id, Made::Id, None);
         // SAFETY: id is live.
         let has_qp = unsafe { !(*id).qp.is_null() };
@@ -531,6 +548,10 @@ impl SyncId {
     /// Move the id to a channel of its own (`rdma_migrate_id`): from now on
     /// calls return at once and their outcome is read from that channel.
     fn make_async(&self) -> Result<&EventChannel> {
+        if let Some(ch) = self.inner.channel.get() {
+            return Ok(ch);
+        }
+        let _guard = self.inner.migrate.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(ch) = self.inner.channel.get() {
             return Ok(ch);
         }
@@ -730,7 +751,7 @@ fn poll_one_raw(cq: *mut sys::ibv_cq) -> Result<Option<WorkCompletion>> {
     // SAFETY: cq is live (see get_comp); wc has room for one entry.
     let n = unsafe { sys::ibv_poll_cq(cq, 1, &mut wc) };
     if n < 0 {
-        return Err(Error::from_ret("ibv_poll_cq", n));
+        return Err(crate::verbs::poll_cq_error(n));
     }
     Ok((n > 0).then(|| WorkCompletion::from_ibv_wc(&wc)))
 }

@@ -456,21 +456,30 @@ pub fn choose_roce_gid(entries: &[(u8, Gid, Option<String>)]) -> Option<(u8, Gid
 
 /// Wait until `fd` is readable; false on timeout. EINTR restarts the wait.
 pub(crate) fn wait_readable(fd: c_int, timeout: Option<Duration>, what: &str) -> Result<bool> {
-    let ms: c_int = match timeout {
-        None => -1,
-        Some(d) => d.as_millis().min(c_int::MAX as u128) as c_int,
-    };
+    let deadline = timeout.map(|d| std::time::Instant::now() + d);
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
     };
     loop {
+        let ms: c_int = match deadline {
+            None => -1,
+            Some(d) => d
+                .saturating_duration_since(std::time::Instant::now())
+                .as_millis()
+                .min(c_int::MAX as u128) as c_int,
+        };
         // SAFETY: pfd is one valid pollfd.
         let n = unsafe { libc::poll(&mut pfd, 1, ms) };
         if n < 0 {
             let e = std::io::Error::last_os_error();
             if e.raw_os_error() == Some(libc::EINTR) {
+                // A stop signal ends the wait as a timeout would, so that the
+                // caller's loop sees the stop flag; others resume the wait.
+                if crate::signals::stop_requested() {
+                    return Ok(false);
+                }
                 continue;
             }
             return Err(Error::io(what, &e));
@@ -479,10 +488,18 @@ pub(crate) fn wait_readable(fd: c_int, timeout: Option<Duration>, what: &str) ->
     }
 }
 
+/// `ibv_poll_cq` failed: it returns a negative value and sets no errno.
+pub(crate) fn poll_cq_error(n: c_int) -> Error {
+    Error::msg(format!("ibv_poll_cq failed (returned {n})"))
+}
+
 // ---------------------------------------------------------------------------
 // Asynchronous events
 
 /// An affiliated or unaffiliated asynchronous event; acked on drop.
+///
+/// Drop it before the QP, CQ or SRQ it is about: destroying that object
+/// waits until all of its events are acked.
 pub struct AsyncEvent {
     ev: sys::ibv_async_event,
     _ctx: Context,
@@ -589,6 +606,7 @@ impl Pd {
         Ok(Mr {
             inner: Arc::new(MrInner {
                 mr,
+                copy: Mutex::new(()),
                 buf,
                 _pd: self.clone(),
             }),
@@ -702,6 +720,9 @@ impl Drop for Buffer {
 
 struct MrInner {
     mr: *mut sys::ibv_mr,
+    /// Serialises `read`/`write`/`clear`: clones of one `Mr` may be used
+    /// from several threads.
+    copy: Mutex<()>,
     // Field order matters: `buf` is freed after Drop deregisters the MR.
     buf: Buffer,
     _pd: Pd,
@@ -771,6 +792,7 @@ impl Mr {
     /// Copy `data` into the buffer at `offset`.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.check(offset, data.len())?;
+        let _copy = self.inner.copy.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the range is inside the buffer (checked); copying raw avoids
         // holding a reference the adapter could write under.
         unsafe {
@@ -783,6 +805,7 @@ impl Mr {
     pub fn read(&self, offset: usize, len: usize) -> Result<Vec<u8>> {
         self.check(offset, len)?;
         let mut out = vec![0u8; len];
+        let _copy = self.inner.copy.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the range is inside the buffer (checked).
         unsafe { ptr::copy_nonoverlapping(self.inner.buf.ptr.add(offset), out.as_mut_ptr(), len) };
         Ok(out)
@@ -795,6 +818,7 @@ impl Mr {
 
     /// Set the whole buffer to zero.
     pub fn clear(&self) {
+        let _copy = self.inner.copy.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the whole buffer is ours.
         unsafe { ptr::write_bytes(self.inner.buf.ptr, 0, self.len()) };
     }
@@ -977,7 +1001,7 @@ impl Cq {
         // SAFETY: cq is live; wcs has room for `max` entries.
         let n = unsafe { sys::ibv_poll_cq(self.inner.cq, max as c_int, wcs.as_mut_ptr()) };
         if n < 0 {
-            return Err(Error::from_ret("ibv_poll_cq", n));
+            return Err(poll_cq_error(n));
         }
         Ok(wcs[..n as usize]
             .iter()
@@ -1702,7 +1726,7 @@ impl Cq {
         // provider writes before returning their count.
         let n = unsafe { sys::ibv_poll_cq(self.inner.cq, max as c_int, base) };
         if n < 0 {
-            return Err(Error::from_ret("ibv_poll_cq", n));
+            return Err(poll_cq_error(n));
         }
         let n = (n as usize).min(max);
         for (i, dst) in out.iter_mut().take(n).enumerate() {
