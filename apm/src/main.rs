@@ -597,10 +597,7 @@ fn check_config(cfg: &Config) -> std::result::Result<(), String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let argv0 = args
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "apm".to_string());
+    let argv0 = common::program_name(&args, "apm");
     let cfg = match parse_args(&args[1.min(args.len())..]) {
         Ok(c) => c,
         Err(e) => {
@@ -616,13 +613,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
 
-    match run(&cfg) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit_code(run(&cfg))
 }
 
 #[cfg(test)]

@@ -165,7 +165,8 @@ pub struct ConnParam {
 }
 
 impl ConnParam {
-    fn to_raw(&self) -> Result<sys::rdma_conn_param> {
+    /// The raw struct; it points into `self`, which must outlive its use.
+    pub(crate) fn to_raw(&self) -> Result<sys::rdma_conn_param> {
         let len = u8::try_from(self.private_data.len())
             .map_err(|_| Error::msg("private data is longer than 255 bytes"))?;
         Ok(sys::rdma_conn_param {

@@ -591,7 +591,7 @@ impl SyncId {
     /// RNR retries, the device's read limits).
     pub fn connect(&self, param: Option<&ConnParam>, timeout: Duration) -> Result<Vec<u8>> {
         self.make_async()?;
-        let mut raw = param.map(raw_conn_param).transpose()?;
+        let mut raw = param.map(ConnParam::to_raw).transpose()?;
         // SAFETY: id is live; raw and its private data are valid for the call.
         let rc = unsafe {
             sys::rdma_connect(
@@ -611,7 +611,7 @@ impl SyncId {
     /// established. A `None` `param` is the C call with NULL.
     pub fn accept(&self, param: Option<&ConnParam>, timeout: Duration) -> Result<()> {
         self.make_async()?;
-        let mut raw = param.map(raw_conn_param).transpose()?;
+        let mut raw = param.map(ConnParam::to_raw).transpose()?;
         // SAFETY: id is live; raw and its private data are valid for the call.
         let rc = unsafe {
             sys::rdma_accept(
@@ -776,26 +776,6 @@ fn expect_established(what: &str, ev: u32, status: i32) -> Result<()> {
     )))
 }
 
-fn raw_conn_param(p: &ConnParam) -> Result<sys::rdma_conn_param> {
-    let len = u8::try_from(p.private_data.len())
-        .map_err(|_| Error::msg("private data is longer than 255 bytes"))?;
-    Ok(sys::rdma_conn_param {
-        private_data: if p.private_data.is_empty() {
-            ptr::null()
-        } else {
-            p.private_data.as_ptr().cast()
-        },
-        private_data_len: len,
-        responder_resources: p.responder_resources,
-        initiator_depth: p.initiator_depth,
-        flow_control: p.flow_control,
-        retry_count: p.retry_count,
-        rnr_retry_count: p.rnr_retry_count,
-        srq: 0,
-        qp_num: 0,
-    })
-}
-
 /// # Safety
 /// `ev` must be NULL or a valid, not yet acked event.
 unsafe fn event_private_data(ev: *const sys::rdma_cm_event) -> Vec<u8> {
@@ -846,10 +826,10 @@ mod tests {
             rnr_retry_count: 5,
             ..ConnParam::default()
         };
-        let raw = raw_conn_param(&p).unwrap();
+        let raw = ConnParam::to_raw(&p).unwrap();
         assert_eq!(raw.private_data_len, 2);
         assert_eq!((raw.retry_count, raw.rnr_retry_count), (5, 5));
-        assert!(raw_conn_param(&ConnParam {
+        assert!(ConnParam::to_raw(&ConnParam {
             private_data: vec![0; 256],
             ..ConnParam::default()
         })

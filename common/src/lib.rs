@@ -17,3 +17,38 @@ pub mod wire;
 pub use error::{Error, Result, ResultExt};
 /// The raw bindings, for constants (`sys::ibv_mtu::IBV_MTU_256`, ...).
 pub use rdma_sys as sys;
+
+/// The exit status of an example: success, or failure after its error was
+/// printed as one line on stderr.
+pub fn exit_code(result: Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The program's name as it was invoked (the file name of `argv[0]`), for
+/// usage and error lines; `default` when there is none.
+pub fn program_name(args: &[String], default: &str) -> String {
+    args.first()
+        .and_then(|a| a.rsplit('/').next())
+        .filter(|a| !a.is_empty())
+        .unwrap_or(default)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_name_is_argv0s_file_name() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(program_name(&a(&["/x/y/srq", "-s"]), "srq"), "srq");
+        assert_eq!(program_name(&a(&["isp"]), "srq"), "isp");
+        assert_eq!(program_name(&a(&[]), "srq"), "srq");
+    }
+}

@@ -804,10 +804,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let argv0 = args
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "ibv_sockets_pingpong".to_string());
+    let argv0 = common::program_name(&args, "ibv_sockets_pingpong");
     let mut config = match parse_args(&args[1.min(args.len())..]) {
         Ok(Command::Run(c)) => c,
         Ok(Command::Help) => {
@@ -820,13 +817,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(&mut config) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit_code(run(&mut config))
 }
 
 /// The two summary lines for `iters` round trips of `size`-byte messages

@@ -566,10 +566,7 @@ fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let argv0 = args
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "rc_example".to_string());
+    let argv0 = common::program_name(&args, "rc_example");
     let mut config = match parse_args(&args[1.min(args.len())..]) {
         Ok(Command::Run(c)) => c,
         Ok(Command::Help) => {

@@ -337,17 +337,6 @@ pub fn on_completion(
     Ok(())
 }
 
-/// The exit status of a side: 0, or 1 after its error on one stderr line.
-pub fn exit_code(result: Result<()>) -> std::process::ExitCode {
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
-}
-
 /// The one-line report of a CM event no handler expects (the paper's
 /// `die("on_event: unknown event.")`), with the event's name and status.
 pub fn unknown_event(ev: &CmEvent) -> Error {

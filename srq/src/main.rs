@@ -387,10 +387,7 @@ fn run(cfg: &Config) -> Result<()> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let argv0 = args
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "srq".to_string());
+    let argv0 = common::program_name(&args, "srq");
     let cfg = match parse_args(&args[1.min(args.len())..]) {
         Ok(c) => c,
         Err(e) => {
@@ -403,13 +400,7 @@ fn main() -> ExitCode {
         eprintln!("server address required (use -a)!");
         return ExitCode::FAILURE;
     }
-    match run(&cfg) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit_code(run(&cfg))
 }
 
 #[cfg(test)]

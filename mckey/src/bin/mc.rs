@@ -450,10 +450,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Params, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let argv0 = args
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "mc".to_string());
+    let argv0 = common::program_name(&args, "mc");
     let params = match parse_args(&args[1.min(args.len())..]) {
         Ok(p) => p,
         Err(e) => {

@@ -618,10 +618,7 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let argv0 = args
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "mckey".to_string());
+    let argv0 = common::program_name(&args, "mckey");
     let mut cfg = match parse_args(&args[1.min(args.len())..]) {
         Command::Run(c) => c,
         Command::Usage(e) => {

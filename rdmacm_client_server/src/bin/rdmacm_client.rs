@@ -18,7 +18,8 @@ use common::{Error, Result};
 
 /// How long the whole exchange may take (it takes milliseconds when the server is there).
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(15);
-use rdmacm_client_server::{exit_code, on_connection, unknown_event, Side, State, TIMEOUT_IN_MS};
+use common::exit_code;
+use rdmacm_client_server::{on_connection, unknown_event, Side, State, TIMEOUT_IN_MS};
 
 /// Parse `<server-address> <server-port>` and resolve them (the paper's getaddrinfo).
 fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {

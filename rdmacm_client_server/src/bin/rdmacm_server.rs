@@ -9,9 +9,10 @@ use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
 use common::cm::{event_type, port_space, ConnParam, EventChannel};
+use common::exit_code;
 use common::signals::{install_stop_handler, stop_requested};
 use common::{Error, Result};
-use rdmacm_client_server::{exit_code, on_connection, unknown_event, Side, State};
+use rdmacm_client_server::{on_connection, unknown_event, Side, State};
 
 /// Parse `[bind-address [port]]`.
 fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
