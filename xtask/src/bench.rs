@@ -63,8 +63,8 @@ const SUMMARY: &[&str] = &[
 /// One run of either program; `ours` picks ibv_sockets_pingpong (port 6543)
 /// over ibv_rc_pingpong (18515). Both take the same options.
 const fn run(name: &'static str, ours: bool) -> Scenario {
-    const RC_ARGS: &[&str] = &["-d", "{dev}", "-g", "{gid_idx}", "-s", "4096", "-n", "1000"];
-    const RC_CLIENT_ARGS: &[&str] = &[
+    const SERVER_ARGS: &[&str] = &["-d", "{dev}", "-g", "{gid_idx}", "-s", "4096", "-n", "1000"];
+    const CLIENT_ARGS: &[&str] = &[
         "-d",
         "{dev}",
         "-g",
@@ -85,26 +85,17 @@ const fn run(name: &'static str, ours: bool) -> Scenario {
         package,
         server: Some(Cmd {
             program,
-            args: RC_ARGS,
+            args: SERVER_ARGS,
         }),
         client: Some(Cmd {
             program,
-            args: RC_CLIENT_ARGS,
+            args: CLIENT_ARGS,
         }),
         ready: Ready::TcpListen(port),
-        server_expect: Expect {
-            exit: 0,
-            stdout: SUMMARY,
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: SUMMARY,
-            stderr: &[],
-        },
+        server_expect: Expect::ok(SUMMARY),
+        client_expect: Expect::ok(SUMMARY),
         timeout_secs: 60,
-        pair: false,
-        stop_server: false,
+        ..Scenario::BASE
     }
 }
 

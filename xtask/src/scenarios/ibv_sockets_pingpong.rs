@@ -20,12 +20,6 @@ const CLIENT: Cmd = Cmd {
     ],
 };
 
-const NO_SERVER: Expect = Expect {
-    exit: 0,
-    stdout: &[],
-    stderr: &[],
-};
-
 /// One process that must refuse its options: usage error, exit 1.
 const fn bad_option(
     name: &'static str,
@@ -35,21 +29,12 @@ const fn bad_option(
     Scenario {
         name,
         package: "ibv_sockets_pingpong",
-        server: None,
         client: Some(Cmd {
             program: "ibv_sockets_pingpong",
             args,
         }),
-        ready: Ready::None,
-        server_expect: NO_SERVER,
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr,
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        client_expect: Expect::fails(stderr),
+        ..Scenario::BASE
     }
 }
 
@@ -57,14 +42,12 @@ const fn bad_option(
 /// ping-pong, and the error paths.
 pub static SCENARIOS: &[Scenario] = &[
     Scenario {
-        name: "ibv_sockets_pingpong",
-        package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(CLIENT),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[
+name: "ibv_sockets_pingpong",
+package: "ibv_sockets_pingpong",
+server: Some(SERVER),
+client: Some(CLIENT),
+ready: Ready::TcpListen(6543),
+server_expect: Expect::ok(&[
                 "[OK] get * ib devices.",
                 "[OK] open device *.",
                 "[OK] query port.",
@@ -89,12 +72,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "[OK] dealloc pd.",
                 "[OK] destroy cq.",
                 "[OK] close device *.",
-            ],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &[
+            ]),
+client_expect: Expect::ok(&[
                 "successfully connect to server, ip: *, port: 6543",
                 "remote qp num: *, lid: *",
                 "[OK] modify qp to RTS state.",
@@ -104,23 +83,20 @@ pub static SCENARIOS: &[Scenario] = &[
                 "*wr id: 54321",
                 "*buf: hello from server",
                 "[OK] close device *.",
-            ],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: true,
-        stop_server: false,
-    },
+            ]),
+pair: true,
+..Scenario::BASE
+},
     Scenario {
-        name: "ibv_sockets_pingpong_n100_s4096",
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
+name: "ibv_sockets_pingpong_n100_s4096",
+package: "ibv_sockets_pingpong",
+server: Some(Cmd {
             program: "ibv_sockets_pingpong",
             args: &[
                 "-d", "{dev}", "-i", "{ib_port}", "-g", "{gid_idx}", "-n", "100", "-s", "4096",
             ],
         }),
-        client: Some(Cmd {
+client: Some(Cmd {
             program: "ibv_sockets_pingpong",
             args: &[
                 "-d",
@@ -136,31 +112,22 @@ pub static SCENARIOS: &[Scenario] = &[
                 "{server_ip}",
             ],
         }),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[
+ready: Ready::TcpListen(6543),
+server_expect: Expect::ok(&[
                 "remote addr: 0x*, len: 4096, rkey: *",
                 "819200 bytes in * seconds = * Mbit/sec",
                 "100 iters in * seconds = * usec/iter",
                 "[OK] close device *.",
-            ],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &[
+            ]),
+client_expect: Expect::ok(&[
                 "[OK] post recv.",
                 "819200 bytes in * seconds = * Mbit/sec",
                 "100 iters in * seconds = * usec/iter",
                 "[OK] close device *.",
-            ],
-            stderr: &[],
-        },
-        timeout_secs: 60,
-        pair: false,
-        stop_server: false,
-    },
+            ]),
+timeout_secs: 60,
+..Scenario::BASE
+},
     bad_option(
         "ibv_sockets_pingpong_n0",
         &["-d", "{dev}", "-n", "0"],
@@ -172,24 +139,16 @@ pub static SCENARIOS: &[Scenario] = &[
         &["*invalid message size '0' for -s*"],
     ),
     Scenario {
-        name: "ibv_sockets_pingpong_closed_port",
-        package: "ibv_sockets_pingpong",
-        server: None,
-        client: Some(Cmd {
+name: "ibv_sockets_pingpong_closed_port",
+package: "ibv_sockets_pingpong",
+client: Some(Cmd {
             program: "ibv_sockets_pingpong",
             args: &["-d", "{dev}", "-g", "{gid_idx}", "-p", "19999", "{server_ip}"],
         }),
-        ready: Ready::None,
-        server_expect: NO_SERVER,
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["fail to connect to server *, port 19999: *Connection refused*"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
+server_expect: Expect::NOTHING,
+client_expect: Expect::fails(&["fail to connect to server *, port 19999: *Connection refused*"]),
+..Scenario::BASE
+},
     Scenario {
         // A size the port allows but the server cannot register: without
         // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
@@ -211,37 +170,23 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-d", "{dev}", "-g", "{gid_idx}", "-s", "1048576", "{server_ip}"],
         }),
         ready: Ready::TcpListen(6543),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory (ENOMEM)*ulimit -l*"],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["fail to exchange mr info: *"],
-        },
+        server_expect: Expect::fails(&["fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory (ENOMEM)*ulimit -l*"]),
+        client_expect: Expect::fails(&["fail to exchange mr info: *"]),
         timeout_secs: 30,
         pair: false,
         stop_server: false,
     },
     Scenario {
-        name: "ibv_sockets_pingpong_client_dies",
-        package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(Cmd {
+name: "ibv_sockets_pingpong_client_dies",
+package: "ibv_sockets_pingpong",
+server: Some(SERVER),
+client: Some(Cmd {
             program: "bash",
             args: &["-c", "exec 3<>/dev/tcp/{server_ip}/6543; exec 3>&-"],
         }),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["fail to exchange conn info: read failed: the peer closed the connection after 0 of * bytes"],
-        },
-        client_expect: NO_SERVER,
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
-    },
+ready: Ready::TcpListen(6543),
+server_expect: Expect::fails(&["fail to exchange conn info: read failed: the peer closed the connection after 0 of * bytes"]),
+client_expect: Expect::NOTHING,
+..Scenario::BASE
+},
 ];

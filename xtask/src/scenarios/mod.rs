@@ -64,6 +64,48 @@ pub struct Expect {
     pub stderr: &'static [&'static str],
 }
 
+impl Expect {
+    /// Exit 0, no stderr line required, no stdout either: a side that does
+    /// not run, or whose output does not matter.
+    pub const NOTHING: Expect = Expect::ok(&[]);
+
+    /// Exit 0 with these stdout lines.
+    pub const fn ok(stdout: &'static [&'static str]) -> Expect {
+        Expect {
+            exit: 0,
+            stdout,
+            stderr: &[],
+        }
+    }
+
+    /// Exit 1 with these stderr lines.
+    pub const fn fails(stderr: &'static [&'static str]) -> Expect {
+        Expect {
+            exit: 1,
+            stdout: &[],
+            stderr,
+        }
+    }
+}
+
+impl Scenario {
+    /// The defaults a table entry fills in with `..Scenario::BASE`: no
+    /// sides, no readiness check, nothing expected, 30 s, test-only, and a
+    /// server that ends by itself.
+    pub const BASE: Scenario = Scenario {
+        name: "",
+        package: "",
+        server: None,
+        client: None,
+        ready: Ready::None,
+        server_expect: Expect::NOTHING,
+        client_expect: Expect::NOTHING,
+        timeout_secs: 30,
+        pair: false,
+        stop_server: false,
+    };
+}
+
 /// What one side did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SideOutcome {

@@ -36,19 +36,9 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         ready: Ready::TcpListen(18515),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &["*remote address: *", "100 iters in * seconds = * usec/iter"],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        server_expect: Expect::ok(&["*remote address: *", "100 iters in * seconds = * usec/iter"]),
+        client_expect: Expect::ok(&["*remote address: *", "100 iters in * seconds = * usec/iter"]),
+        ..Scenario::BASE
     },
     Scenario {
         name: "rping",
@@ -62,18 +52,8 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-c", "-a", "{server_ip}", "-v", "-C", "3"],
         }),
         ready: Ready::RdmaCmListen(7174),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &["*server ping data: rdma-ping-2: *"],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &["ping data: rdma-ping-2: *"],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        server_expect: Expect::ok(&["*server ping data: rdma-ping-2: *"]),
+        client_expect: Expect::ok(&["ping data: rdma-ping-2: *"]),
+        ..Scenario::BASE
     },
 ];

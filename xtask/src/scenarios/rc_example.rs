@@ -45,19 +45,10 @@ pub static SCENARIOS: &[Scenario] = &[
         server: Some(RC_SERVER),
         client: Some(RC_CLIENT),
         ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            exit: 0,
-            stdout: RC_SERVER_STDOUT,
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: RC_CLIENT_STDOUT,
-            stderr: &[],
-        },
-        timeout_secs: 30,
+        server_expect: Expect::ok(RC_SERVER_STDOUT),
+        client_expect: Expect::ok(RC_CLIENT_STDOUT),
         pair: true,
-        stop_server: false,
+        ..Scenario::BASE
     },
     Scenario {
         name: "rc_example_wrong_device",
@@ -68,24 +59,13 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         client: Some(RC_CLIENT),
         ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*IB device nosuchdev0 wasn't found*"],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*failed to exchange connection data*"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"]),
+        client_expect: Expect::fails(&["*failed to exchange connection data*"]),
+        ..Scenario::BASE
     },
     Scenario {
         name: "rc_example_closed_port",
         package: "rc_example",
-        server: None,
         client: Some(Cmd {
             program: "rc_example",
             args: &[
@@ -98,20 +78,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "{server_ip}",
             ],
         }),
-        ready: Ready::None,
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*failed to establish TCP connection to server*"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
+        ..Scenario::BASE
     },
     Scenario {
         name: "rc_example_client_dies",
@@ -122,18 +90,7 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-c", "exec 3<>/dev/tcp/{server_ip}/19875; exec 3>&-"],
         }),
         ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["*failed to exchange connection data*"],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        server_expect: Expect::fails(&["*failed to exchange connection data*"]),
+        ..Scenario::BASE
     },
 ];

@@ -21,79 +21,51 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         ready: Ready::RdmaCmListen(12345),
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[
-                "listening on port 12345.",
-                "received connection request.",
-                "connected. posting send...",
-                "send completed successfully.",
-                "received message: message from active/client side with pid *",
-                "peer disconnected.",
-            ],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 0,
-            stdout: &[
-                "address resolved.",
-                "route resolved.",
-                "connected. posting send...",
-                "send completed successfully.",
-                "received message: message from passive/server side with pid *",
-                "disconnected.",
-            ],
-            stderr: &[],
-        },
-        timeout_secs: 30,
+        server_expect: Expect::ok(&[
+            "listening on port 12345.",
+            "received connection request.",
+            "connected. posting send...",
+            "send completed successfully.",
+            "received message: message from active/client side with pid *",
+            "peer disconnected.",
+        ]),
+        client_expect: Expect::ok(&[
+            "address resolved.",
+            "route resolved.",
+            "connected. posting send...",
+            "send completed successfully.",
+            "received message: message from passive/server side with pid *",
+            "disconnected.",
+        ]),
         pair: true,
         stop_server: true,
+        ..Scenario::BASE
     },
     Scenario {
         name: "rdmacm_nobody_listening",
         package: "rdmacm_client_server",
-        server: None,
         client: Some(Cmd {
             program: "rdmacm_client",
             args: &["{server_ip}", "12399"],
         }),
-        ready: Ready::None,
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
         client_expect: Expect {
             exit: 1,
             stdout: &["address resolved.", "route resolved."],
             stderr: &["on_event: unexpected event RDMA_CM_EVENT_* (status *)"],
         },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        ..Scenario::BASE
     },
     Scenario {
         name: "rdmacm_no_such_host",
         package: "rdmacm_client_server",
-        server: None,
+        // On the lab's /24 and answered by nobody: address resolution fails.
         client: Some(Cmd {
-            // On the lab's /24 and answered by nobody: address resolution fails.
             program: "rdmacm_client",
             args: &["192.0.2.99", "12345"],
         }),
-        ready: Ready::None,
-        server_expect: Expect {
-            exit: 0,
-            stdout: &[],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &[],
-            stderr: &["on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)"],
-        },
-        timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        client_expect: Expect::fails(&[
+            "on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)",
+        ]),
+        ..Scenario::BASE
     },
 ];
