@@ -4,64 +4,134 @@
 
 use super::{Cmd, Expect, Ready, Scenario};
 
+/// The one line each side prints when the port cannot take an alternate path.
+const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
+                      where the kernel accepts no alternate path \
+                      (ibv_modify_qp * failed: Invalid argument (EINVAL)); \
+                      continuing without APM";
+
+const SERVER_SETUP: [&str; 8] = [
+    "mode:    server",
+    "rdma_getaddrinfo",
+    "rdma_create_ep",
+    "rdma_listen",
+    "rdma_get_request",
+    "rdma_accept",
+    "loading alt path - local port: 1, dlid: 0",
+    NO_APM,
+];
+
+const CLIENT_SETUP: [&str; 6] = [
+    "mode:    client",
+    "rdma_getaddrinfo",
+    "rdma_create_ep",
+    "rdma_connect",
+    "loading alt path - local port: 1, dlid: 0",
+    NO_APM,
+];
+
+const fn lines<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
+
+const PAIR_SERVER: [&str; 11] = lines(SERVER_SETUP, ["length:   1000000", "recv: 5", "send: 5"]);
+const PAIR_CLIENT: [&str; 9] = lines(CLIENT_SETUP, ["length:   1000000", "recv: 5", "send: 5"]);
+const MIGRATE_SERVER: [&str; 10] = lines(SERVER_SETUP, ["recv: 5", "send: 5"]);
+const MIGRATE_CLIENT: [&str; 10] = lines(
+    CLIENT_SETUP,
+    [
+        "mig_after: 2",
+        "nothing to migrate: no alternate path is loaded (APM is not available on this port)",
+        "recv: 5",
+        "send: 5",
+    ],
+);
+
 /// The pair, the manual migration, a client without a server, and a
 /// server that dies.
 pub static SCENARIOS: &[Scenario] = &[
     Scenario {
-name: "apm",
-package: "apm",
-server: Some(Cmd {
+        name: "apm",
+        package: "apm",
+        server: Some(Cmd {
             program: "apm",
             args: &["-s", "-p", "51230", "-c", "5", "-w", "10"],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "apm",
             args: &["-a", "{server_ip}", "-p", "51230", "-c", "5", "-w", "10"],
         }),
-ready: Ready::RdmaCmListen(51230),
-server_expect: Expect::ok(&["mode:    server", "rdma_getaddrinfo", "rdma_create_ep", "rdma_listen", "rdma_get_request", "rdma_accept", "loading alt path - local port: 1, dlid: 0", "APM is not available on this port: * is RoCE (Ethernet), where the kernel accepts no alternate path (ibv_modify_qp * failed: Invalid argument (EINVAL)); continuing without APM", "length:   1000000", "recv: 5", "send: 5"]),
-client_expect: Expect::ok(&["mode:    client", "rdma_getaddrinfo", "rdma_create_ep", "rdma_connect", "loading alt path - local port: 1, dlid: 0", "APM is not available on this port: * is RoCE (Ethernet), where the kernel accepts no alternate path (ibv_modify_qp * failed: Invalid argument (EINVAL)); continuing without APM", "length:   1000000", "recv: 5", "send: 5"]),
-timeout_secs: 60,
-pair: true,
-..Scenario::BASE
-},
+        ready: Ready::RdmaCmListen(51230),
+        server_expect: Expect::ok(&PAIR_SERVER),
+        client_expect: Expect::ok(&PAIR_CLIENT),
+        timeout_secs: 60,
+        pair: true,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "apm_migrate",
-package: "apm",
-server: Some(Cmd {
+        name: "apm_migrate",
+        package: "apm",
+        server: Some(Cmd {
             program: "apm",
             args: &["-s", "-p", "51231", "-c", "5", "-w", "10", "-l", "1000000"],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "apm",
-            args: &["-a", "{server_ip}", "-p", "51231", "-c", "5", "-w", "10", "-l", "1000000", "-m", "2"],
+            args: &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51231",
+                "-c",
+                "5",
+                "-w",
+                "10",
+                "-l",
+                "1000000",
+                "-m",
+                "2",
+            ],
         }),
-ready: Ready::RdmaCmListen(51231),
-server_expect: Expect::ok(&["mode:    server", "rdma_getaddrinfo", "rdma_create_ep", "rdma_listen", "rdma_get_request", "rdma_accept", "loading alt path - local port: 1, dlid: 0", "APM is not available on this port: * is RoCE (Ethernet), where the kernel accepts no alternate path (ibv_modify_qp * failed: Invalid argument (EINVAL)); continuing without APM", "recv: 5", "send: 5"]),
-client_expect: Expect::ok(&["mode:    client", "rdma_getaddrinfo", "rdma_create_ep", "rdma_connect", "loading alt path - local port: 1, dlid: 0", "APM is not available on this port: * is RoCE (Ethernet), where the kernel accepts no alternate path (ibv_modify_qp * failed: Invalid argument (EINVAL)); continuing without APM", "mig_after: 2", "nothing to migrate: no alternate path is loaded (APM is not available on this port)", "recv: 5", "send: 5"]),
-timeout_secs: 60,
-..Scenario::BASE
-},
+        ready: Ready::RdmaCmListen(51231),
+        server_expect: Expect::ok(&MIGRATE_SERVER),
+        client_expect: Expect::ok(&MIGRATE_CLIENT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "apm_no_server",
-package: "apm",
-client: Some(Cmd {
+        name: "apm_no_server",
+        package: "apm",
+        client: Some(Cmd {
             program: "apm",
             args: &["-a", "{server_ip}", "-p", "51299", "-c", "5", "-w", "10"],
         }),
-client_expect: Expect {
+        client_expect: Expect {
             exit: 1,
             stdout: &["rdma_connect"],
-            stderr: &["rdma_connect failed: Connection refused (ECONNREFUSED) (RDMA_CM_EVENT_REJECTED, status *)"],
+            stderr: &["rdma_connect failed: Connection refused (ECONNREFUSED) \
+                       (RDMA_CM_EVENT_REJECTED, status *)"],
         },
-..Scenario::BASE
-},
+        ..Scenario::BASE
+    },
     // The server is killed (SIGKILL) after its second receive: the client
     // must notice the disconnect at once and fail with one line.
     Scenario {
-name: "apm_peer_dies",
-package: "apm",
-server: Some(Cmd {
+        name: "apm_peer_dies",
+        package: "apm",
+        server: Some(Cmd {
             program: "sh",
             args: &[
                 "-c",
@@ -71,22 +141,23 @@ server: Some(Cmd {
                  kill -KILL $p; cat /tmp/apm_peer_dies.out; echo killed; exit 9",
             ],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "apm",
             args: &["-a", "{server_ip}", "-p", "51232", "-c", "100", "-w", "200"],
         }),
-ready: Ready::RdmaCmListen(51232),
-server_expect: Expect {
+        ready: Ready::RdmaCmListen(51232),
+        server_expect: Expect {
             exit: 9,
             stdout: &["rdma_accept", "recv: 2", "killed"],
             stderr: &[],
         },
-client_expect: Expect {
+        client_expect: Expect {
             exit: 1,
             stdout: &["send: 2"],
-            stderr: &["rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
+            stderr: &["rdma_get_*_comp: the peer went away: \
+                       RDMA_CM_EVENT_DISCONNECTED (status *)"],
         },
-timeout_secs: 60,
-..Scenario::BASE
-},
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
 ];

@@ -79,84 +79,93 @@ rm -rf $d"#;
 /// The pairs, the interop with rdma-core's mckey, and the error paths.
 pub static SCENARIOS: &[Scenario] = &[
     Scenario {
-name: "mckey",
-package: "mckey",
-server: Some(Cmd {
+        name: "mckey",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}"],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-s"],
         }),
-ready: Ready::Line("receiving data transfers"),
-server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-timeout_secs: 60,
-pair: true,
-..Scenario::BASE
-},
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        pair: true,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mc",
-package: "mckey",
-server: Some(Cmd {
+        name: "mc",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mc",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}"],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mc",
             args: &["-s", "-m", "239.255.1.1"],
         }),
-ready: Ready::Line("waiting for messages..."),
-server_expect: Expect::ok(&[
-                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
-                "waiting for messages...",
-                "received message 1",
-                "received message 4",
-            ]),
-client_expect: Expect::ok(&[
-                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
-                "sent message 1",
-                "sent message 4",
-            ]),
-timeout_secs: 60,
-pair: true,
-..Scenario::BASE
-},
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect::ok(&[
+            "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+            "waiting for messages...",
+            "received message 1",
+            "received message 4",
+        ]),
+        client_expect: Expect::ok(&[
+            "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+            "sent message 1",
+            "sent message 4",
+        ]),
+        timeout_secs: 60,
+        pair: true,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mckey_two_connections",
-package: "mckey",
-server: Some(Cmd {
+        name: "mckey_two_connections",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-s", "-c", "2"],
         }),
-ready: Ready::Line("receiving data transfers"),
-server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-timeout_secs: 60,
-..Scenario::BASE
-},
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mckey_50_messages_of_1000",
-package: "mckey",
-server: Some(Cmd {
+        name: "mckey_50_messages_of_1000",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "50", "-S", "1000"],
+            args: &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "50",
+                "-S",
+                "1000",
+            ],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
         }),
-ready: Ready::Line("receiving data transfers"),
-server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-timeout_secs: 60,
-..Scenario::BASE
-},
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
     Scenario {
         // Rust sender, rdma-core receiver (line-buffered so its "receiving"
         // line reaches the file while it waits).
@@ -194,7 +203,16 @@ timeout_secs: 60,
         package: "mckey",
         server: Some(Cmd {
             program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "50", "-S", "1000"],
+            args: &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "50",
+                "-S",
+                "1000",
+            ],
         }),
         client: Some(Cmd {
             program: "/usr/bin/mckey",
@@ -208,129 +226,164 @@ timeout_secs: 60,
         stop_server: false,
     },
     Scenario {
-name: "mckey_two_receivers",
-package: "mckey",
-server: Some(Cmd {
+        name: "mckey_two_receivers",
+        package: "mckey",
+        server: Some(Cmd {
             program: "sh",
             args: &["-c", TWO_RECEIVERS],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-s"],
         }),
-ready: Ready::Line("both receivers waiting"),
-server_expect: Expect::ok(&[
-                "r1: receiving data transfers",
-                "r1: data transfers complete",
-                "r1: return status 0",
-                "r2: receiving data transfers",
-                "r2: data transfers complete",
-                "r2: return status 0",
-                "r1 exit 0, r2 exit 0",
-            ]),
-client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-timeout_secs: 60,
-..Scenario::BASE
-},
+        ready: Ready::Line("both receivers waiting"),
+        server_expect: Expect::ok(&[
+            "r1: receiving data transfers",
+            "r1: data transfers complete",
+            "r1: return status 0",
+            "r2: receiving data transfers",
+            "r2: data transfers complete",
+            "r2: return status 0",
+            "r1 exit 0, r2 exit 0",
+        ]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mc_20_messages_of_512",
-package: "mckey",
-server: Some(Cmd {
+        name: "mc_20_messages_of_512",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mc",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "20", "-l", "512"],
+            args: &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-c",
+                "20",
+                "-l",
+                "512",
+            ],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mc",
             args: &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"],
         }),
-ready: Ready::Line("waiting for messages..."),
-server_expect: Expect::ok(&["waiting for messages...", "received message 20"]),
-client_expect: Expect::ok(&["sent message 20"]),
-timeout_secs: 60,
-..Scenario::BASE
-},
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect::ok(&["waiting for messages...", "received message 20"]),
+        client_expect: Expect::ok(&["sent message 20"]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
     Scenario {
-// mc's defaults (4 messages of 64 bytes) into an mckey receiver
-// expecting as many of that size: the two speak the same exchange.
-name: "mc_to_mckey",
-package: "mckey",
-server: Some(Cmd {
+        // mc's defaults (4 messages of 64 bytes) into an mckey receiver
+        // expecting as many of that size: the two speak the same exchange.
+        name: "mc_to_mckey",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "4", "-S", "64"],
+            args: &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "4",
+                "-S",
+                "64",
+            ],
         }),
-client: Some(Cmd {
+        client: Some(Cmd {
             program: "mc",
             args: &["-s", "-m", "239.255.1.1"],
         }),
-ready: Ready::Line("receiving data transfers"),
-server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-client_expect: Expect::ok(&["sent message 4"]),
-timeout_secs: 60,
-..Scenario::BASE
-},
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(&["sent message 4"]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
     // Error paths run on the server side, in VM A, where {server_ip} is local.
     Scenario {
-name: "mckey_size_above_mtu",
-package: "mckey",
-server: Some(Cmd {
+        name: "mckey_size_above_mtu",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mckey",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"],
         }),
-server_expect: Expect {
+        server_expect: Expect {
             exit: 1,
             stdout: &["mckey: starting client", "test complete", "return status 1"],
             stderr: &["mckey: message_size 2000 is larger than active mtu 1024"],
         },
-client_expect: Expect::NOTHING,
-..Scenario::BASE
-},
+        client_expect: Expect::NOTHING,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mc_length_above_mtu",
-package: "mckey",
-server: Some(Cmd {
+        name: "mc_length_above_mtu",
+        package: "mckey",
+        server: Some(Cmd {
             program: "mc",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"],
         }),
-server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"]),
-client_expect: Expect::NOTHING,
-..Scenario::BASE
-},
+        server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"]),
+        client_expect: Expect::NOTHING,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mckey_bad_input",
-package: "mckey",
-server: Some(Cmd {
+        name: "mckey_bad_input",
+        package: "mckey",
+        server: Some(Cmd {
             program: "sh",
             args: &["-c", MCKEY_BAD_INPUT],
         }),
-server_expect: Expect::ok(&[
-                "case []: exit 1, usage 1, stderr lines 1: mckey: a multicast address (-m or -M) is required",
-                "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a multicast address (-m or -M) is required",
-                "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: unmapped multicast address requires binding to source address (-b)",
-                "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines 1: mckey: invalid value 'x' for -C *",
-                "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines 1: mckey: invalid value 'x' for -S *",
-                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines 1: mckey: invalid value 'x' for -c *",
-                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr lines 1: getaddrinfo failed - invalid hostname or IP address: no-such-host.invalid",
-                "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: mckey: unmapped multicast address (-M) needs an InfiniBand port; * is RoCE (Ethernet link layer): use -m",
-            ]),
-client_expect: Expect::NOTHING,
-..Scenario::BASE
-},
+        server_expect: Expect::ok(&[
+            "case []: exit 1, usage 1, stderr lines 1: mckey: a \
+                    multicast address (-m or -M) is required",
+            "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a \
+                    multicast address (-m or -M) is required",
+            "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: \
+                    unmapped multicast address requires binding to source \
+                    address (-b)",
+            "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines \
+                    1: mckey: invalid value 'x' for -C *",
+            "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines \
+                    1: mckey: invalid value 'x' for -S *",
+            "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
+                    1: mckey: invalid value 'x' for -c *",
+            "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
+                    lines 1: getaddrinfo failed - invalid hostname or IP \
+                    address: no-such-host.invalid",
+            "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: \
+                    mckey: unmapped multicast address (-M) needs an InfiniBand \
+                    port; * is RoCE (Ethernet link layer): use -m",
+        ]),
+        client_expect: Expect::NOTHING,
+        ..Scenario::BASE
+    },
     Scenario {
-name: "mc_bad_input",
-package: "mckey",
-server: Some(Cmd {
+        name: "mc_bad_input",
+        package: "mckey",
+        server: Some(Cmd {
             program: "sh",
             args: &["-c", MC_BAD_INPUT],
         }),
-server_expect: Expect::ok(&[
-                "case []: exit 1, usage 1, stderr lines 1: mc: multicast address must be specified with -m",
-                "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast address must be specified with -m",
-                "case [-h]: exit 1, usage 1, stderr lines 1: mc: invalid option -- 'h'",
-                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines 1: mc: invalid value 'x' for -c *",
-                "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines 1: mc: invalid value 'x' for -l *",
-                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr lines 1: rdma_getaddrinfo (mcast) failed - invalid hostname or IP address: no-such-host.invalid",
-            ]),
-client_expect: Expect::NOTHING,
-..Scenario::BASE
-},
+        server_expect: Expect::ok(&[
+            "case []: exit 1, usage 1, stderr lines 1: mc: multicast \
+                    address must be specified with -m",
+            "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast \
+                    address must be specified with -m",
+            "case [-h]: exit 1, usage 1, stderr lines 1: mc: invalid option -- 'h'",
+            "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
+                    1: mc: invalid value 'x' for -c *",
+            "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines \
+                    1: mc: invalid value 'x' for -l *",
+            "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
+                    lines 1: rdma_getaddrinfo (mcast) failed - invalid hostname \
+                    or IP address: no-such-host.invalid",
+        ]),
+        client_expect: Expect::NOTHING,
+        ..Scenario::BASE
+    },
 ];
