@@ -1,11 +1,11 @@
 //! Runs the real `rdmacm_server` and `rdmacm_client` binaries on this host:
 //! argument errors, and what a host without RDMA gets (clear error, exit 1).
 
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use common::testkit::{has_rdma_cm, one_line_error, run, text};
+use common::testkit::{has_rdma_cm, one_line_error, run};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_rdmacm_server");
 const CLIENT: &str = env!("CARGO_BIN_EXE_rdmacm_client");
@@ -69,19 +69,23 @@ fn server_without_rdma_fails_clearly_or_stops_on_sigterm() {
         assert_one_line_error(&out, "rdma_create_event_channel failed: ", "rdma_cm");
         return;
     }
-    let child = Command::new(SERVER)
+    let mut child = Command::new(SERVER)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    thread::sleep(Duration::from_millis(500));
+    // SIGTERM once the server says it listens (its handler is installed by then).
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("listening on port"), "{first}");
     let _ = Command::new("kill")
         .arg("-TERM")
         .arg(child.id().to_string())
         .status();
     let out = child.wait_with_output().unwrap();
-    assert!(text(&out.stdout).contains("listening on port"));
     assert_eq!(out.status.code(), Some(0));
 }
 
