@@ -13,6 +13,7 @@
 //! On RoCE ports the kernel accepts no alternate path; the program says so
 //! in one line and does the exchange without APM.
 
+use common::opts::opt_number;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -509,20 +510,6 @@ fn usage(argv0: &str) {
     println!("\t[-w msec_wait_between_sends]");
 }
 
-fn parse_num(
-    m: &getopts::Matches,
-    opt: &str,
-    min: u64,
-    max: u64,
-) -> std::result::Result<Option<u64>, String> {
-    match m.opt_str(opt) {
-        None => Ok(None),
-        Some(v) => common::opts::parse_in_range(&v, min, max)
-            .map(Some)
-            .ok_or_else(|| format!("invalid value '{v}' for -{opt} (expected {min}..{max})")),
-    }
-}
-
 /// Read options (`getopt(argc, argv, "sa:p:c:l:d:r:m:w:")`: the C string
 /// forgets `w:`, so its `-w` case can never be reached).
 fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
@@ -541,25 +528,25 @@ fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
         server_name: m.opt_str("a"),
         ..Config::default()
     };
-    if let Some(p) = parse_num(&m, "p", 1, 65535)? {
+    if let Some(p) = opt_number(&m, "p", 1, 65535)? {
         cfg.server_port = p.to_string();
     }
-    if let Some(v) = parse_num(&m, "c", 1, int_max)? {
+    if let Some(v) = opt_number(&m, "c", 1, int_max)? {
         cfg.msg_count = v as u32;
     }
-    if let Some(v) = parse_num(&m, "l", 1, int_max)? {
+    if let Some(v) = opt_number(&m, "l", 1, int_max)? {
         cfg.msg_length = v as usize;
     }
-    if let Some(v) = parse_num(&m, "d", 0, 65535)? {
+    if let Some(v) = opt_number(&m, "d", 0, 65535)? {
         cfg.alt_dlid = v as u16;
     }
-    if let Some(v) = parse_num(&m, "r", 0, 255)? {
+    if let Some(v) = opt_number(&m, "r", 0, 255)? {
         cfg.alt_srcport = v as u8;
     }
-    if let Some(v) = parse_num(&m, "m", 0, int_max)? {
+    if let Some(v) = opt_number(&m, "m", 0, int_max)? {
         cfg.migrate_after = Some(v as u32);
     }
-    if let Some(v) = parse_num(&m, "w", 0, int_max)? {
+    if let Some(v) = opt_number(&m, "w", 0, int_max)? {
         cfg.msec_delay = v as u32;
     }
     Ok(cfg)

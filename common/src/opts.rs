@@ -26,6 +26,25 @@ pub fn parse_in_range(s: &str, min: u64, max: u64) -> Option<u64> {
     parse_c_ulong(s).filter(|v| (min..=max).contains(v))
 }
 
+/// The value of option `-opt` as a number in `min..=max`, as
+/// [`parse_in_range`] reads it; `Err` is the one-line reason.
+pub fn number_in_range(opt: &str, value: &str, min: u64, max: u64) -> Result<u64, String> {
+    parse_in_range(value, min, max)
+        .ok_or_else(|| format!("invalid value '{value}' for -{opt} (expected {min}..{max})"))
+}
+
+/// [`number_in_range`] of option `opt`, when it was given.
+pub fn opt_number(
+    m: &getopts::Matches,
+    opt: &str,
+    min: u64,
+    max: u64,
+) -> Result<Option<u64>, String> {
+    m.opt_str(opt)
+        .map(|v| number_in_range(opt, &v, min, max))
+        .transpose()
+}
+
 /// The options the verbs-only examples share, named as in the manual's
 /// `config`: `-p/--port`, `-d/--ib-dev`, `-i/--ib-port`, `-g/--gid-idx`,
 /// `-h/--help`, and the optional trailing server name that selects client mode.
@@ -170,6 +189,23 @@ mod tests {
         ] {
             assert_eq!(parse_c_ulong(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn option_numbers_name_the_option() {
+        assert_eq!(number_in_range("C", "50", 0, 100), Ok(50));
+        assert_eq!(number_in_range("C", "0x10", 0, 100), Ok(16));
+        assert_eq!(
+            number_in_range("C", "x", 0, 100),
+            Err("invalid value 'x' for -C (expected 0..100)".to_string())
+        );
+        assert!(number_in_range("c", "0", 1, 100).is_err());
+        let mut o = getopts::Options::new();
+        o.optopt("w", "", "", "");
+        let m = o.parse(["-w", "7"]).unwrap();
+        assert_eq!(opt_number(&m, "w", 1, 9), Ok(Some(7)));
+        let m = o.parse(Vec::<String>::new()).unwrap();
+        assert_eq!(opt_number(&m, "w", 1, 9), Ok(None));
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! What the two multicast programs of the manual, `mckey` (7.4) and `mc`
 //! (8.2), both do the same way: name resolution with `getaddrinfo`, printing
-//! the group's GID as `inet_ntop(AF_INET6, ...)` does, and reading numeric
-//! options.
+//! the group's GID as `inet_ntop(AF_INET6, ...)` does.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -84,14 +83,6 @@ pub fn inet_ntop6(b: &[u8; 16]) -> String {
     out
 }
 
-/// A whole number for option `-opt` in `min..=max` (`strtoul` base-0
-/// spelling), or the one-line reason it is not. The C programs' `atoi` would
-/// turn `x` into 0 and `-1` into a huge count.
-pub fn parse_number(opt: char, value: &str, min: u64, max: u64) -> Result<u64, String> {
-    common::opts::parse_in_range(value, min, max)
-        .ok_or_else(|| format!("invalid value '{value}' for -{opt} (expected {min}..{max})"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,17 +107,6 @@ mod tests {
         assert_eq!(ntop("1:2:3:4:5:6:7:8"), "1:2:3:4:5:6:7:8");
         assert_eq!(ntop("1:0:2:3:4:5:6:7"), "1:0:2:3:4:5:6:7");
         assert_eq!(ntop("fe80::1a:feff:fe39:e25a"), "fe80::1a:feff:fe39:e25a");
-    }
-
-    #[test]
-    fn numbers() {
-        assert_eq!(parse_number('C', "50", 0, 100), Ok(50));
-        assert_eq!(parse_number('C', "0x10", 0, 100), Ok(16));
-        assert!(parse_number('C', "x", 0, 100)
-            .unwrap_err()
-            .contains("invalid value 'x' for -C"));
-        assert!(parse_number('c', "0", 1, 100).is_err());
-        assert!(parse_number('S', "-1", 0, 100).is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! answers each batch with one send on its first connection, which tells the
 //! client to go on. This repeats until `msg_count` sends were made.
 
+use common::opts::opt_number;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -320,19 +321,6 @@ fn usage(argv0: &str) {
     println!("\t[-w max_wr]");
 }
 
-fn parse_num(
-    m: &getopts::Matches,
-    opt: &str,
-    max: u64,
-) -> std::result::Result<Option<u64>, String> {
-    match m.opt_str(opt) {
-        None => Ok(None),
-        Some(v) => common::opts::parse_in_range(&v, 1, max)
-            .map(Some)
-            .ok_or_else(|| format!("invalid value '{v}' for -{opt} (expected 1..{max})")),
-    }
-}
-
 /// Read options from the command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`).
 fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
     let mut opts = getopts::Options::new();
@@ -353,19 +341,19 @@ fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
         server_name: m.opt_str("a"),
         ..Config::default()
     };
-    if let Some(p) = parse_num(&m, "p", 65535)? {
+    if let Some(p) = opt_number(&m, "p", 1, 65535)? {
         cfg.server_port = p.to_string();
     }
-    if let Some(v) = parse_num(&m, "c", int_max)? {
+    if let Some(v) = opt_number(&m, "c", 1, int_max)? {
         cfg.msg_count = v;
     }
-    if let Some(v) = parse_num(&m, "l", int_max)? {
+    if let Some(v) = opt_number(&m, "l", 1, int_max)? {
         cfg.msg_length = v as usize;
     }
-    if let Some(v) = parse_num(&m, "q", int_max)? {
+    if let Some(v) = opt_number(&m, "q", 1, int_max)? {
         cfg.qp_count = v as usize;
     }
-    if let Some(v) = parse_num(&m, "w", int_max)? {
+    if let Some(v) = opt_number(&m, "w", 1, int_max)? {
         cfg.max_wr = v as u32;
     }
     Ok(cfg)

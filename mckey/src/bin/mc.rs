@@ -19,13 +19,14 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel};
+use common::opts::number_in_range;
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
     mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
     SEND_SIGNALED,
 };
 use common::{sys, Error, Result, ResultExt};
-use mckey::{dgid_text, get_addr, parse_number};
+use mckey::{dgid_text, get_addr};
 
 /// Default parameter values.
 const DEFAULT_PORT: &str = "51216";
@@ -439,10 +440,10 @@ fn parse_args(args: &[String]) -> std::result::Result<Params, String> {
         msg_length: DEFAULT_MSG_LENGTH,
     };
     if let Some(v) = last("c") {
-        p.msg_count = parse_number('c', &v, 0, int_max)? as usize;
+        p.msg_count = number_in_range("c", &v, 0, int_max)? as usize;
     }
     if let Some(v) = last("l") {
-        p.msg_length = parse_number('l', &v, 0, int_max - GRH_SIZE as u64)? as usize;
+        p.msg_length = number_in_range("l", &v, 0, int_max - GRH_SIZE as u64)? as usize;
     }
     p.mcast_addr = last("m").ok_or("multicast address must be specified with -m")?;
     Ok(p)

@@ -13,13 +13,14 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel, UdParam};
+use common::opts::number_in_range;
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
     mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
     LINK_LAYER_INFINIBAND, SEND_SIGNALED,
 };
 use common::{sys, Error, Result, ResultExt};
-use mckey::{dgid_text, get_addr, parse_number};
+use mckey::{dgid_text, get_addr};
 
 /// `rdma_resolve_addr` timeout of the original.
 const RESOLVE_TIMEOUT_MS: i32 = 2000;
@@ -591,13 +592,13 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
     // The counts and sizes become C ints in the verbs (CQ size twice the count).
     let int_max = i32::MAX as u64;
     if let Some(v) = last("c") {
-        cfg.connections = parse_number('c', &v, 1, 1024)? as usize;
+        cfg.connections = number_in_range("c", &v, 1, 1024)? as usize;
     }
     if let Some(v) = last("C") {
-        cfg.message_count = parse_number('C', &v, 0, int_max / 2)? as usize;
+        cfg.message_count = number_in_range("C", &v, 0, int_max / 2)? as usize;
     }
     if let Some(v) = last("S") {
-        cfg.message_size = parse_number('S', &v, 0, int_max - GRH_SIZE as u64)? as usize;
+        cfg.message_size = number_in_range("S", &v, 0, int_max - GRH_SIZE as u64)? as usize;
     }
     if let Some(v) = last("p") {
         let ps = common::opts::parse_c_ulong(&v)
