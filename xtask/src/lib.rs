@@ -2,7 +2,7 @@
 //! throwaway QEMU VMs with virtme-ng and runs the example pairs in them.
 //!
 //! The scenarios are data ([`scenarios::all`]); the lab's PASS/FAIL
-//! summary and the Soft-RoCE tests (`xtask/tests/softroce.rs`) judge runs
+//! summary and the Soft-RoCE tests (`xtask/tests/softroce/`) judge runs
 //! with the same [`scenarios::check`].
 
 pub mod agent;
