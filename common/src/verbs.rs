@@ -1267,6 +1267,13 @@ impl Qp {
         Ok(())
     }
 
+    /// Any state -> ERR: every posted work request then completes, flushed.
+    pub fn modify_to_err(&self) -> Result<()> {
+        let mut a = zeroed_qp_attr();
+        a.qp_state = sys::ibv_qp_state::IBV_QPS_ERR;
+        self.modify(a, sys::ibv_qp_attr_mask::IBV_QP_STATE.0, "->ERR")
+    }
+
     /// RESET->INIT for an RC/UC QP.
     pub fn modify_to_init(&self, init: &InitAttr) -> Result<()> {
         use sys::ibv_qp_attr_mask as m;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::cm::{CmEvent, CmId, EventChannel};
 use common::sys;
@@ -30,6 +30,11 @@ pub const TIMEOUT_IN_MS: i32 = 500;
 pub const CQ_ENTRIES: i32 = 10;
 /// How often the loops look at the stop flag and at the poller's errors.
 pub const TICK: Duration = Duration::from_millis(100);
+/// How long a disconnected connection's posted work may take to complete on
+/// its own (the peer's ACK of our last send can trail its DREQ) before its QP
+/// is moved to the error state to flush the rest, and how long the flush may
+/// take in turn.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Which side of the connection this program is; it picks the message and
 /// whether to disconnect after the exchange.
@@ -64,6 +69,11 @@ pub struct Connection {
     pub send_mr: Mr,
     /// Completions processed (the client disconnects after two).
     pub num_completions: AtomicU32,
+    /// Work requests posted and not yet completed; the connection is only
+    /// released once this is zero, so no completion outlives it.
+    pub outstanding: AtomicU32,
+    /// Set once the peer disconnected: flushed work is then expected.
+    pub disconnecting: AtomicBool,
 }
 
 /// Live connections by the key of their id, shared with the poller thread.
@@ -197,6 +207,8 @@ impl State {
             recv_mr,
             send_mr,
             num_completions: AtomicU32::new(0),
+            outstanding: AtomicU32::new(0),
+            disconnecting: AtomicBool::new(false),
         });
         post_receives(&conn)?;
         lock(&self.conns).insert(conn.id.key() as u64, conn.clone());
@@ -211,9 +223,59 @@ impl State {
             .ok_or_else(|| Error::msg("event for an unknown connection"))
     }
 
-    /// Forget a connection; it is released once the poller lets go of it too.
-    pub fn remove_connection(&self, id_key: usize) -> Option<Arc<Connection>> {
-        lock(&self.conns).remove(&(id_key as u64))
+    /// The paper's on_disconnect release, made safe: wait until the
+    /// connection's posted work has completed (its last send's completion may
+    /// still be on its way when DISCONNECTED arrives), and if it does not
+    /// finish within DRAIN_TIMEOUT, flush it as [`State::drop_connection`]
+    /// does; then forget the connection, which releases its QP, MRs and id
+    /// once the poller lets go of it too.
+    pub fn release_connection(&self, id_key: usize) -> Result<()> {
+        let Some(conn) = lock(&self.conns).get(&(id_key as u64)).cloned() else {
+            return Ok(());
+        };
+        conn.disconnecting.store(true, Ordering::SeqCst);
+        if self.drain(&conn)? {
+            lock(&self.conns).remove(&(id_key as u64));
+            return Ok(());
+        }
+        self.drop_connection(id_key)
+    }
+
+    /// Give up on a connection at once: move its QP to the error state so
+    /// its posted work completes flushed, wait for that, and forget it.
+    pub fn drop_connection(&self, id_key: usize) -> Result<()> {
+        let Some(conn) = lock(&self.conns).get(&(id_key as u64)).cloned() else {
+            return Ok(());
+        };
+        conn.disconnecting.store(true, Ordering::SeqCst);
+        conn.qp.modify_to_err()?;
+        let drained = self.drain(&conn)?;
+        lock(&self.conns).remove(&(id_key as u64));
+        if !drained {
+            return Err(Error::msg(format!(
+                "{} work request(s) still not completed {} s after the QP was moved \
+                 to the error state",
+                conn.outstanding.load(Ordering::SeqCst),
+                DRAIN_TIMEOUT.as_secs()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Wait up to DRAIN_TIMEOUT for `conn`'s posted work to complete; false
+    /// if some is left. The poller's error, if it stopped on one, ends it.
+    fn drain(&self, conn: &Connection) -> Result<bool> {
+        let deadline = Instant::now() + DRAIN_TIMEOUT;
+        while conn.outstanding.load(Ordering::SeqCst) > 0 {
+            if let Some(e) = self.take_failure() {
+                return Err(e);
+            }
+            if Instant::now() >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(true)
     }
 
     /// Stop the poller thread and release everything: connections first
@@ -267,8 +329,19 @@ pub fn register_memory(pd: &Pd) -> Result<(Mr, Mr)> {
 
 /// post_receives: one receive of the whole buffer; wr_id names the connection.
 pub fn post_receives(conn: &Connection) -> Result<()> {
-    conn.qp
-        .post_recv(conn.id.key() as u64, &[conn.recv_mr.sge_all()?])
+    let sge = conn.recv_mr.sge_all()?;
+    counted(conn, || conn.qp.post_recv(conn.id.key() as u64, &[sge]))
+}
+
+/// Post through `post`, counting the work request as outstanding until its
+/// completion is polled (or not at all if the post fails).
+fn counted(conn: &Connection, post: impl FnOnce() -> Result<()>) -> Result<()> {
+    conn.outstanding.fetch_add(1, Ordering::SeqCst);
+    let r = post();
+    if r.is_err() {
+        conn.outstanding.fetch_sub(1, Ordering::SeqCst);
+    }
+    r
 }
 
 /// on_connection: write this side's message into the send buffer and post
@@ -279,48 +352,74 @@ pub fn on_connection(conn: &Connection, side: Side) -> Result<()> {
     msg.push(0);
     conn.send_mr.write(0, &msg)?;
     println!("connected. posting send...");
-    conn.qp.post_send(
-        conn.id.key() as u64,
-        common::verbs::SendOp::Send,
-        &[conn.send_mr.sge_all()?],
-        SEND_SIGNALED,
-    )
+    let sge = conn.send_mr.sge_all()?;
+    counted(conn, || {
+        conn.qp.post_send(
+            conn.id.key() as u64,
+            common::verbs::SendOp::Send,
+            &[sge],
+            SEND_SIGNALED,
+        )
+    })
 }
 
 /// poll_cq: the poller thread. Wait on the completion channel, ack, re-arm,
 /// then drain the CQ. Unlike the paper's endless loop it wakes up every
-/// TICK to see whether the program is shutting down.
+/// TICK to see whether the program is shutting down, and then drains the CQ
+/// once more so completions that arrived meanwhile still get their lines.
 pub fn poll_cq(cq: &Cq, conns: &Connections, stop: &AtomicBool, side: Side) -> Result<()> {
-    while !stop.load(Ordering::SeqCst) {
-        if !cq.wait_event(Some(TICK))? {
-            continue;
+    loop {
+        let stopping = stop.load(Ordering::SeqCst);
+        if !stopping {
+            if !cq.wait_event(Some(TICK))? {
+                continue;
+            }
+            cq.req_notify(false)?;
         }
-        cq.req_notify(false)?;
         while let Some(wc) = cq.poll_one()? {
             on_completion(&wc, conns, side)?;
         }
+        if stopping {
+            return Ok(());
+        }
     }
-    Ok(())
 }
 
 /// on_completion: print the received message or the send's success; the
-/// client disconnects after its second completion.
+/// client disconnects after its second completion. Work flushed from a
+/// connection whose peer disconnected is expected and passes silently.
 pub fn on_completion(
     wc: &common::verbs::WorkCompletion,
     conns: &Connections,
     side: Side,
 ) -> Result<()> {
+    let conn = lock(conns).get(&wc.wr_id).cloned();
+    // The work request counts as outstanding until its completion has been
+    // handled, so release_connection waits for the lines printed below.
+    let _done = conn.as_deref().map(Completed);
     if !wc.is_success() {
-        return Err(Error::msg(format!(
+        let text = format!(
             "on_completion: status is not IBV_WC_SUCCESS: {} (status {}, vendor error 0x{:x})",
             wc.status_str(),
             wc.status,
             wc.vendor_err
-        )));
+        );
+        let flushed = wc.status == sys::ibv_wc_status::IBV_WC_WR_FLUSH_ERR;
+        return match &conn {
+            // The peer left; its QP's work fails or is flushed. A server
+            // keeps serving the others.
+            Some(c) if c.disconnecting.load(Ordering::SeqCst) => {
+                if !flushed {
+                    eprintln!("{text}; the peer had disconnected");
+                }
+                Ok(())
+            }
+            None if flushed => Ok(()),
+            _ => Err(Error::msg(text)),
+        };
     }
-    let conn = lock(conns)
-        .get(&wc.wr_id)
-        .cloned()
+    let conn = conn
+        .as_deref()
         .ok_or_else(|| Error::msg("on_completion: completion for an unknown connection"))?;
     if wc.opcode & sys::ibv_wc_opcode::IBV_WC_RECV != 0 {
         println!("received message: {}", c_str_lossy(&conn.recv_mr.to_vec()));
@@ -335,6 +434,15 @@ pub fn on_completion(
         conn.id.disconnect().context("on_completion")?;
     }
     Ok(())
+}
+
+/// Counts one of a connection's work requests as done when dropped.
+struct Completed<'a>(&'a Connection);
+
+impl Drop for Completed<'_> {
+    fn drop(&mut self) {
+        self.0.outstanding.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The one-line report of a CM event no handler expects (the paper's

@@ -11,6 +11,7 @@
 use std::cell::Cell;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use common::cm::{event_type, port_space, ConnParam, EventChannel};
@@ -57,10 +58,21 @@ fn on_route_resolved(state: &State, id_key: usize) -> Result<()> {
     state.connection(id_key)?.id.connect(&ConnParam::default())
 }
 
-/// on_disconnect: release the connection and end the event loop.
+/// on_disconnect: release the connection and end the event loop. The client
+/// disconnects after its two completions; a disconnect before them is the
+/// server's, and the exchange failed.
 fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
     println!("disconnected.");
-    state.remove_connection(id_key);
+    let done = state
+        .connection(id_key)?
+        .num_completions
+        .load(Ordering::SeqCst);
+    state.release_connection(id_key)?;
+    if done < 2 {
+        return Err(Error::msg(
+            "on_disconnect: the server disconnected before the exchange completed",
+        ));
+    }
     Ok(true)
 }
 

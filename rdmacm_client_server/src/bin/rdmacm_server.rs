@@ -48,6 +48,7 @@ fn on_connect_request(state: &mut State, ev: &mut common::cm::CmEvent) -> Result
     let id = ev
         .take_new_id()
         .ok_or_else(|| Error::msg("connect request without a new id"))?;
+    // On failure the id is destroyed, which rejects the request.
     let conn = state.build_connection(id)?;
     conn.id.accept(&ConnParam::default())
 }
@@ -55,7 +56,18 @@ fn on_connect_request(state: &mut State, ev: &mut common::cm::CmEvent) -> Result
 /// on_disconnect: release the connection (QP, buffers, id) and keep serving.
 fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
     println!("peer disconnected.");
-    state.remove_connection(id_key);
+    state.release_connection(id_key)?;
+    Ok(false)
+}
+
+/// What failed for one client ends that client's connection, not the server:
+/// report it in one line and keep serving the others. (The paper's die()
+/// let one client that vanished mid-connect take the server down.)
+fn drop_on_error(state: &State, id_key: usize, result: Result<()>) -> Result<bool> {
+    if let Err(e) = result {
+        eprintln!("{e}; connection dropped");
+        state.drop_connection(id_key)?;
+    }
     Ok(false)
 }
 
@@ -63,15 +75,31 @@ fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
 fn on_event(state: &mut State, mut ev: common::cm::CmEvent) -> Result<bool> {
     match ev.event {
         event_type::RDMA_CM_EVENT_CONNECT_REQUEST => {
-            on_connect_request(state, &mut ev).map(|_| false)
+            let result = on_connect_request(state, &mut ev);
+            drop_on_error(state, ev.id, result)
         }
         event_type::RDMA_CM_EVENT_ESTABLISHED => {
-            on_connection(&*state.connection(ev.id)?, Side::Passive).map(|_| false)
+            let result = on_connection(&*state.connection(ev.id)?, Side::Passive);
+            drop_on_error(state, ev.id, result)
         }
         event_type::RDMA_CM_EVENT_DISCONNECTED => on_disconnect(state, ev.id),
         // A connection that the server already released may still report its
         // time-wait end; nothing is left to do for it.
         event_type::RDMA_CM_EVENT_TIMEWAIT_EXIT => Ok(false),
+        // A client that went away between its request and the established
+        // connection.
+        event_type::RDMA_CM_EVENT_REJECTED
+        | event_type::RDMA_CM_EVENT_UNREACHABLE
+        | event_type::RDMA_CM_EVENT_CONNECT_ERROR
+            if state.connection(ev.id).is_ok() =>
+        {
+            let e = Error::msg(format!(
+                "on_event: {} (status {}) before the connection was established",
+                ev.name(),
+                ev.status
+            ));
+            drop_on_error(state, ev.id, Err(e))
+        }
         _ => Err(unknown_event(&ev)),
     }
 }

@@ -2,6 +2,22 @@
 
 use super::{Cmd, Expect, Ready, Scenario};
 
+/// Starts a client in the background, SIGKILLs it the moment it prints
+/// `route resolved.` (it is connecting), then runs a full client. The
+/// client's lines come through a FIFO to a shell loop with a builtin `kill`:
+/// polling a file is too slow for an exchange that takes a fraction of a second.
+const KILL_FIRST_CLIENT: &str =
+    "f=$(mktemp -u); mkfifo $f; rdmacm_client {server_ip} 12345 >$f & p=$!; \
+    while read -r l; do case $l in 'route resolved.') kill -9 $p; break;; esac; done <$f; \
+    wait $p; echo \"first client killed after: $l\"; rm -f $f; \
+    rdmacm_client {server_ip} 12345";
+
+/// Starts the server in the background and SIGKILLs it the moment a
+/// connection request reached it (see KILL_FIRST_CLIENT).
+const KILL_SERVER: &str = "f=$(mktemp -u); mkfifo $f; rdmacm_server {server_ip} 12345 >$f & p=$!; \
+    while read -r l; do case $l in 'received connection request.') kill -9 $p; break;; esac; \
+    done <$f; wait $p; echo \"server killed after: $l\"; rm -f $f";
+
 /// The pair and its error paths.
 pub static SCENARIOS: &[Scenario] = &[
     // rdmacm_client_server: two clients in a row against one server, which
@@ -39,6 +55,56 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         pair: true,
         stop_server: true,
+        ..Scenario::BASE
+    },
+    // A client killed (SIGKILL) once it has resolved its route, i.e. while
+    // it connects: whatever state that leaves its connection in, the server
+    // drops it and serves the next client.
+    Scenario {
+        name: "rdmacm_client_dies",
+        package: "rdmacm_client_server",
+        server: Some(Cmd {
+            program: "rdmacm_server",
+            args: &["{server_ip}", "12345"],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &["-c", KILL_FIRST_CLIENT],
+        }),
+        ready: Ready::RdmaCmListen(12345),
+        server_expect: Expect::ok(&[
+            "received connection request.",
+            "send completed successfully.",
+            "received message: message from active/client side with pid *",
+        ]),
+        client_expect: Expect::ok(&[
+            "first client killed after: route resolved.",
+            "received message: message from passive/server side with pid *",
+            "disconnected.",
+        ]),
+        stop_server: true,
+        ..Scenario::BASE
+    },
+    // The server killed (SIGKILL) once a client's request reached it: the
+    // client fails at once with one line, whichever event tells it.
+    Scenario {
+        name: "rdmacm_server_dies",
+        package: "rdmacm_client_server",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", KILL_SERVER],
+        }),
+        client: Some(Cmd {
+            program: "rdmacm_client",
+            args: &["{server_ip}", "12345"],
+        }),
+        ready: Ready::RdmaCmListen(12345),
+        server_expect: Expect::ok(&["server killed after: received connection request."]),
+        client_expect: Expect {
+            exit: 1,
+            stdout: &["route resolved."],
+            stderr: &["on_*"],
+        },
         ..Scenario::BASE
     },
     Scenario {
