@@ -152,17 +152,20 @@ fn get_alt_port_details(ctx: &mut Context) -> Result<()> {
         .ok_or_else(|| Error::msg("the connection has no RDMA device"))?;
     let dev_attr = verbs.query_device()?;
 
-    // Verify the APM is supported by the HCA.
-    let apm = sys::ibv_device_cap_flags::IBV_DEVICE_AUTO_PATH_MIG.0;
-    if dev_attr.device_cap_flags & apm == 0 {
-        return Err(Error::msg("device does not support auto path migration!"));
-    }
-
     // Query the QP to determine which port we are bound to.
     let (qp_attr, _) = ctx
         .qp
         .query(sys::ibv_qp_attr_mask::IBV_QP_PORT.0)
         .context("ibv_query_qp")?;
+
+    // Verify the APM is supported by the HCA. Many RoCE devices do not set
+    // the flag; there the kernel refuses alternate paths anyway, which
+    // load_alt_path reports before going on without APM, so only an
+    // InfiniBand port stops here.
+    let apm = sys::ibv_device_cap_flags::IBV_DEVICE_AUTO_PATH_MIG.0;
+    if dev_attr.device_cap_flags & apm == 0 && !is_roce(ctx, qp_attr.port_num) {
+        return Err(Error::msg("device does not support auto path migration!"));
+    }
 
     for i in 1..=dev_attr.phys_port_cnt {
         // Query all ports until we find one in the active state that is not
@@ -583,6 +586,7 @@ fn check_config(cfg: &Config) -> std::result::Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    common::signals::default_sigpipe();
     let args: Vec<String> = std::env::args().collect();
     let argv0 = common::program_name(&args, "apm");
     let cfg = match parse_args(&args[1.min(args.len())..]) {

@@ -75,9 +75,35 @@ impl Error {
 
     /// Wrap an I/O error from `what` (a socket call, a file read).
     pub fn io(what: &str, e: &io::Error) -> Error {
+        match e.raw_os_error() {
+            // The same "text (ENAME)" as the verbs' errors, not Rust's "(os error N)".
+            Some(errno) => Error::with_errno(what, errno),
+            None => Error {
+                msg: format!("{what} failed: {e}"),
+                errno: None,
+            },
+        }
+    }
+
+    /// A wait for a peer or a device that ran out of time (errno ETIMEDOUT,
+    /// so callers can tell it from other failures with [`Error::is_timeout`]).
+    pub fn timed_out(msg: impl Into<String>) -> Error {
         Error {
-            msg: format!("{what} failed: {e}"),
-            errno: e.raw_os_error(),
+            msg: msg.into(),
+            errno: Some(libc::ETIMEDOUT),
+        }
+    }
+
+    /// Whether this is a wait that ran out of time.
+    pub fn is_timeout(&self) -> bool {
+        self.errno == Some(libc::ETIMEDOUT)
+    }
+
+    /// Add a likely cause or fix at the end: "message (hint: ...)".
+    pub fn hint(self, hint: impl fmt::Display) -> Error {
+        Error {
+            msg: format!("{} (hint: {hint})", self.msg),
+            errno: self.errno,
         }
     }
 
@@ -229,6 +255,33 @@ mod tests {
         let e = Error::with_errno("ibv_create_cq", 0);
         assert_eq!(e.errno(), None);
         assert!(e.to_string().contains("unknown error"));
+    }
+
+    #[test]
+    fn io_errors_read_like_verb_errors() {
+        let e = Error::io(
+            "connect to 10.0.0.1:1",
+            &io::Error::from_raw_os_error(libc::ECONNREFUSED),
+        );
+        assert_eq!(
+            e.to_string(),
+            "connect to 10.0.0.1:1 failed: Connection refused (ECONNREFUSED)"
+        );
+        assert_eq!(e.errno(), Some(libc::ECONNREFUSED));
+        let e = Error::io("read", &io::Error::new(io::ErrorKind::InvalidData, "junk"));
+        assert_eq!(e.to_string(), "read failed: junk");
+        assert_eq!(e.errno(), None);
+    }
+
+    #[test]
+    fn timeouts_are_recognised_and_hints_go_last() {
+        let e = Error::timed_out("read failed: no answer").context("exchange");
+        assert!(e.is_timeout());
+        assert_eq!(
+            e.hint("same -s?").to_string(),
+            "exchange: read failed: no answer (hint: same -s?)"
+        );
+        assert!(!Error::msg("x").is_timeout());
     }
 
     #[test]

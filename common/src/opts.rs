@@ -21,15 +21,27 @@ pub fn parse_c_ulong(s: &str) -> Option<u64> {
     s.parse::<u64>().ok()
 }
 
+/// Parse a number the way `atoi` reads a *valid* one: decimal digits only,
+/// so `010` is ten, as in the C programs that read their options with
+/// `atoi`. Anything else (empty, sign, `0x`, junk, overflow) is `None`.
+pub fn parse_decimal(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<u64>().ok()
+}
+
 /// [`parse_c_ulong`] limited to `min..=max`.
 pub fn parse_in_range(s: &str, min: u64, max: u64) -> Option<u64> {
     parse_c_ulong(s).filter(|v| (min..=max).contains(v))
 }
 
-/// The value of option `-opt` as a number in `min..=max`, as
-/// [`parse_in_range`] reads it; `Err` is the one-line reason.
+/// The value of option `-opt`, which the C program reads with `atoi`, as a
+/// decimal number in `min..=max`; `Err` is the one-line reason.
 pub fn number_in_range(opt: &str, value: &str, min: u64, max: u64) -> Result<u64, String> {
-    parse_in_range(value, min, max)
+    parse_decimal(value)
+        .filter(|v| (min..=max).contains(v))
         .ok_or_else(|| format!("invalid value '{value}' for -{opt} (expected {min}..{max})"))
 }
 
@@ -194,7 +206,10 @@ mod tests {
     #[test]
     fn option_numbers_name_the_option() {
         assert_eq!(number_in_range("C", "50", 0, 100), Ok(50));
-        assert_eq!(number_in_range("C", "0x10", 0, 100), Ok(16));
+        // atoi options are decimal: a C peer given the same text agrees.
+        assert_eq!(number_in_range("C", "010", 0, 100), Ok(10));
+        assert!(number_in_range("C", "0x10", 0, 100).is_err());
+        assert!(number_in_range("C", "-1", 0, 100).is_err());
         assert_eq!(
             number_in_range("C", "x", 0, 100),
             Err("invalid value 'x' for -C (expected 0..100)".to_string())

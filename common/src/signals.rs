@@ -31,6 +31,16 @@ pub fn install_stop_handler() -> Result<()> {
     Ok(())
 }
 
+/// Let a write to a closed stdout end the program quietly, as it ends the C
+/// original, instead of making `println!` panic.
+///
+/// Rust starts programs with SIGPIPE ignored; sockets are unaffected by
+/// restoring it, because std's TCP writes use `MSG_NOSIGNAL`.
+pub fn default_sigpipe() {
+    // SAFETY: SIG_DFL is a valid disposition for SIGPIPE; no handler runs.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
 /// True once SIGINT or SIGTERM arrived after [`install_stop_handler`].
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)

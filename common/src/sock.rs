@@ -105,7 +105,7 @@ pub fn sock_sync_data<S: Read + Write>(
 
 fn sync_error(what: &str, e: &std::io::Error) -> Error {
     match e.kind() {
-        ErrorKind::WouldBlock | ErrorKind::TimedOut => Error::msg(format!(
+        ErrorKind::WouldBlock | ErrorKind::TimedOut => Error::timed_out(format!(
             "{what} failed: no answer from the peer within {} s",
             SYNC_TIMEOUT.as_secs()
         )),

@@ -371,6 +371,36 @@ impl Context {
         Ok(choose_roce_gid(&entries))
     }
 
+    /// The GID index a verbs-only example uses on `port` when the user gave
+    /// none (`-g`): on an Ethernet (RoCE) port, where a GRH is mandatory, the
+    /// one [`Context::find_roce_gid`] picks, announced in one line; on
+    /// InfiniBand `None`, so the program runs by LID only as its original.
+    pub fn default_gid_index(
+        &self,
+        port: u8,
+        port_attr: &sys::ibv_port_attr,
+    ) -> Result<Option<u8>> {
+        if port_attr.link_layer != LINK_LAYER_ETHERNET {
+            return Ok(None);
+        }
+        match self.find_roce_gid(port)? {
+            Some((idx, gid)) => {
+                let kind = self
+                    .gid_type(port, i32::from(idx))
+                    .unwrap_or_else(|| "type unknown".to_string());
+                println!(
+                    "port {port} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
+                    gid.to_ipv6()
+                );
+                Ok(Some(idx))
+            }
+            None => Err(Error::msg(format!(
+                "port {port} of {} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address, or pass -g",
+                self.name()
+            ))),
+        }
+    }
+
     /// `ibv_alloc_pd`.
     pub fn alloc_pd(&self) -> Result<Pd> {
         // SAFETY: ctx is live.

@@ -26,7 +26,7 @@ use common::sys;
 use common::verbs::{
     c_str_lossy, mtu_min, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr, Pd,
     Qp, QpInitAttr, RtrAttr, RtsAttr, SendOp, Sge, WorkCompletion, ACCESS_LOCAL_WRITE,
-    ACCESS_REMOTE_READ, ACCESS_REMOTE_WRITE, LINK_LAYER_ETHERNET, SEND_INLINE, SEND_SIGNALED,
+    ACCESS_REMOTE_READ, ACCESS_REMOTE_WRITE, SEND_INLINE, SEND_SIGNALED,
 };
 use common::wire::{ConnInfo, MrInfo};
 use common::{Error, Result, ResultExt};
@@ -162,27 +162,8 @@ fn choose_gid(
     port_attr: &sys::ibv_port_attr,
     config: &mut Config,
 ) -> Result<Option<Gid>> {
-    if config.gid_idx.is_none() && port_attr.link_layer == LINK_LAYER_ETHERNET {
-        match ctx.find_roce_gid(config.ib_port)? {
-            Some((idx, gid)) => {
-                let kind = ctx
-                    .gid_type(config.ib_port, idx as i32)
-                    .unwrap_or_else(|| "type unknown".to_string());
-                println!(
-                    "port {} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
-                    config.ib_port,
-                    gid.to_ipv6()
-                );
-                config.gid_idx = Some(idx);
-            }
-            None => {
-                return Err(Error::msg(format!(
-                    "port {} of {} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address, or pass -g",
-                    config.ib_port,
-                    ctx.name()
-                )))
-            }
-        }
+    if config.gid_idx.is_none() {
+        config.gid_idx = ctx.default_gid_index(config.ib_port, port_attr)?;
     }
     let Some(idx) = config.gid_idx else {
         return Ok(None);
@@ -356,22 +337,41 @@ fn init_cli_sock_ctx(server: &str, port: u16) -> Result<TcpStream> {
         .context(&context))
 }
 
-/// sock.c `sock_serv_exchange_data` (send, then receive) and
-/// `sock_cli_exchange_data` (receive, then send): each write meets the peer's
-/// read. Unlike the C `recv`, a short read is continued, not an error or, in
-/// the C, silently half-filled data.
+/// sock.c `sock_serv_exchange_data`: send, then receive. Unlike the C
+/// `recv`, a short read is continued, not an error or, in the C, silently
+/// half-filled data.
+fn sock_serv_exchange_data(sock: &mut TcpStream, local: &[u8], remote: &mut [u8]) -> Result<()> {
+    sock_sync_data(sock, local, remote)
+}
+
+/// sock.c `sock_cli_exchange_data`: receive, then send, so each write meets
+/// the server's read.
+fn sock_cli_exchange_data(sock: &mut TcpStream, local: &[u8], remote: &mut [u8]) -> Result<()> {
+    sock_sync_data(sock, &[], remote)?;
+    sock_sync_data(sock, local, &mut [])
+}
+
+/// The exchange of this side: the server's or the client's. The messages
+/// carry no length, so a side that waits in vain most likely has a peer
+/// with another `-s` or another choice of GID: say so.
 fn exchange_data(
     sock: &mut TcpStream,
     is_server: bool,
     local: &[u8],
     remote: &mut [u8],
 ) -> Result<()> {
-    if is_server {
-        sock_sync_data(sock, local, remote)
+    let result = if is_server {
+        sock_serv_exchange_data(sock, local, remote)
     } else {
-        sock_sync_data(sock, &[], remote)?;
-        sock_sync_data(sock, local, &mut [])
-    }
+        sock_cli_exchange_data(sock, local, remote)
+    };
+    result.map_err(|e| {
+        if e.is_timeout() {
+            e.hint("do both sides use the same -s, and -g on both or neither?")
+        } else {
+            e
+        }
+    })
 }
 
 /// Exchange `struct conn_info` (with the GID appended when one is in use).
@@ -491,6 +491,14 @@ fn exchange_mr_info(sock: &mut TcpStream, config: &Config, mr: &Mr) -> Result<Mr
     exchange_data(sock, config.is_server(), &local.encode(), &mut remote)
         .context("fail to exchange mr info")?;
     let remote = MrInfo::decode(&remote)?;
+    // The original sends a message as long as its own buffer into the
+    // peer's: with another -s it would fail (or truncate) only on the wire.
+    if remote.buf_len != local.buf_len {
+        return Err(Error::msg(format!(
+            "fail to exchange mr info: the peer's buffer is {} bytes and ours {}: give both sides the same -s",
+            remote.buf_len, local.buf_len
+        )));
+    }
     if config.is_server() {
         println!(
             "remote addr: {:#x}, len: {}, rkey: {}",
@@ -803,6 +811,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
 }
 
 fn main() -> ExitCode {
+    common::signals::default_sigpipe();
     let args: Vec<String> = std::env::args().collect();
     let argv0 = common::program_name(&args, "ibv_sockets_pingpong");
     let mut config = match parse_args(&args[1.min(args.len())..]) {

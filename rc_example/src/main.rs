@@ -18,7 +18,7 @@ use common::sys;
 use common::verbs::{
     c_str_lossy, mtu_min, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr, Pd,
     Qp, QpInitAttr, RtrAttr, RtsAttr, SendOp, ACCESS_LOCAL_WRITE, ACCESS_REMOTE_READ,
-    ACCESS_REMOTE_WRITE, LINK_LAYER_ETHERNET, SEND_SIGNALED,
+    ACCESS_REMOTE_WRITE, SEND_SIGNALED,
 };
 use common::wire::CmConData;
 use common::{Error, Result, ResultExt};
@@ -333,29 +333,15 @@ fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
 /// On a RoCE port the QP needs a GID; when the user gave none, pick the
 /// RoCE v2 IPv4-mapped one and say so.
 fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
-    if config.gid_idx >= 0 || res.port_attr.link_layer != LINK_LAYER_ETHERNET {
-        return Ok(());
-    }
-    match res.ib_ctx.find_roce_gid(config.ib_port)? {
-        Some((idx, gid)) => {
-            let kind = res
-                .ib_ctx
-                .gid_type(config.ib_port, idx as i32)
-                .unwrap_or_else(|| "type unknown".to_string());
-            println!(
-                "port {} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
-                config.ib_port,
-                gid.to_ipv6()
-            );
-            config.gid_idx = idx as i32;
-            Ok(())
+    if config.gid_idx < 0 {
+        if let Some(idx) = res
+            .ib_ctx
+            .default_gid_index(config.ib_port, &res.port_attr)?
+        {
+            config.gid_idx = i32::from(idx);
         }
-        None => Err(Error::msg(format!(
-            "port {} of {} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address, or pass -g",
-            config.ib_port,
-            res.ib_ctx.name()
-        ))),
     }
+    Ok(())
 }
 
 /// 7.1.6 connect_qp: exchange connection data over TCP, then take the QP to
@@ -565,6 +551,7 @@ fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
 }
 
 fn main() -> ExitCode {
+    common::signals::default_sigpipe();
     let args: Vec<String> = std::env::args().collect();
     let argv0 = common::program_name(&args, "rc_example");
     let mut config = match parse_args(&args[1.min(args.len())..]) {

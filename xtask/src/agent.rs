@@ -62,7 +62,12 @@ pub enum Net {
     None,
 }
 
-/// Everything an agent needs; travels as command-line arguments into the VM.
+/// The file in a result dir that holds the agent's arguments.
+pub const ARGS_FILE: &str = "agent.args";
+/// The agent's log; its creation shows the host that the guest is up.
+pub const LOG_FILE: &str = "agent.log";
+
+/// Everything an agent needs; travels into the VM in [`ARGS_FILE`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentConfig {
     /// Sides to run.
@@ -116,6 +121,19 @@ impl AgentConfig {
         .collect();
         v.extend(self.scenarios.iter().cloned());
         v
+    }
+
+    /// Reads the arguments of `xtask agent`: `--args-file F` (one argument
+    /// a line, as the lab writes them) or the arguments themselves.
+    pub fn from_cli(args: &[String]) -> Result<AgentConfig, String> {
+        match args {
+            [flag, file] if flag == "--args-file" => {
+                let text = fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+                let words: Vec<String> = text.lines().map(str::to_string).collect();
+                AgentConfig::from_args(&words)
+            }
+            _ => AgentConfig::from_args(args),
+        }
     }
 
     /// Parses what [`AgentConfig::to_args`] wrote.
@@ -180,7 +198,7 @@ impl Log {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
-            .open(out.join("agent.log"))
+            .open(out.join(LOG_FILE))
             .ok();
         Log {
             file,
@@ -719,5 +737,16 @@ mod tests {
         };
         assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
         assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());
+        // Through the file the lab writes, whatever the scenario list's length.
+        let mut long = cfg.clone();
+        long.scenarios = (0..200).map(|i| format!("scenario_{i}")).collect();
+        let file = std::env::temp_dir().join(format!("agent-args-{}", std::process::id()));
+        fs::write(&file, long.to_args().join("\n")).unwrap();
+        let args = [
+            "--args-file".to_string(),
+            file.to_string_lossy().into_owned(),
+        ];
+        assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
+        let _ = fs::remove_file(&file);
     }
 }

@@ -248,17 +248,23 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         params,
         scenarios: names.clone(),
     };
-    let exec = |cfg: &AgentConfig| {
-        let mut words = vec![
+    // The agent's arguments go in a file in its result dir: on the kernel
+    // command line, which vng uses to pass --exec, a long scenario list
+    // would be cut at 2 KiB and the guest would hang at boot.
+    let exec = |cfg: &AgentConfig| -> Result<String, String> {
+        let file = cfg.out.join(crate::agent::ARGS_FILE);
+        fs::write(&file, cfg.to_args().join("\n"))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok([
             opts.agent_exe.to_string_lossy().into_owned(),
             "agent".into(),
-        ];
-        words.extend(cfg.to_args());
-        words
-            .iter()
-            .map(|w| vm::shell_quote(w))
-            .collect::<Vec<_>>()
-            .join(" ")
+            "--args-file".into(),
+            file.to_string_lossy().into_owned(),
+        ]
+        .iter()
+        .map(|w| vm::shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" "))
     };
     let budget = Duration::from_secs(vm::BOOT_SECS + run_budget(&list));
     let (server_dir, client_dir) = match &opts.mode {
@@ -289,13 +295,14 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             );
             let spec = VmSpec {
                 name: "A".into(),
-                exec: exec(&cfg),
+                exec: exec(&cfg)?,
                 rwdir: out.clone(),
                 qemu_opts: None,
                 cpus: 2,
             };
-            let vm = Vm::boot(kernel, &spec, &dir.join("vm-a.console"))?;
-            if let Err(e) = vm.wait(started + budget) {
+            let mut vm = Vm::boot(kernel, &spec, &dir.join("vm-a.console"))?;
+            let booted = vm.wait_for_boot(&out.join(crate::agent::LOG_FILE));
+            if let Err(e) = booted.and_then(|()| vm.wait(started + budget).map(drop)) {
                 notes.push(e);
             }
             agent_note(&out, "both", &mut notes);
@@ -328,14 +335,14 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             // One vCPU each: two TCG guests share this host's cores.
             let spec_a = VmSpec {
                 name: "A".into(),
-                exec: exec(&cfg_a),
+                exec: exec(&cfg_a)?,
                 rwdir: a.clone(),
                 qemu_opts: Some(nic("listen", vm::MAC_A)),
                 cpus: 1,
             };
             let spec_b = VmSpec {
                 name: "B".into(),
-                exec: exec(&cfg_b),
+                exec: exec(&cfg_b)?,
                 rwdir: b.clone(),
                 qemu_opts: Some(nic("connect", vm::MAC_B)),
                 cpus: 1,
@@ -343,11 +350,20 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             let mut vm_a = Vm::boot(kernel, &spec_a, &dir.join("vm-a.console"))?;
             // QEMU's connect side fails at once if the listen side is not up.
             vm::wait_host_listen(port, &mut vm_a, 60)?;
-            let vm_b = Vm::boot(kernel, &spec_b, &dir.join("vm-b.console"))?;
-            let deadline = started + budget + Duration::from_secs(vm::BOOT_SECS);
-            for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
-                if let Err(e) = r {
-                    notes.push(e);
+            let mut vm_b = Vm::boot(kernel, &spec_b, &dir.join("vm-b.console"))?;
+            let booted = vm_a
+                .wait_for_boot(&a.join(crate::agent::LOG_FILE))
+                .and_then(|()| vm_b.wait_for_boot(&b.join(crate::agent::LOG_FILE)));
+            match booted {
+                // Dropping the VMs kills whichever still runs.
+                Err(e) => notes.push(e),
+                Ok(()) => {
+                    let deadline = started + budget + Duration::from_secs(vm::BOOT_SECS);
+                    for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
+                        if let Err(e) = r {
+                            notes.push(e);
+                        }
+                    }
                 }
             }
             agent_note(&a, "server", &mut notes);

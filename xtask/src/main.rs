@@ -109,7 +109,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
                 "usage: cargo xtask bench pingpong [--two-hosts]\n{USAGE}"
             )),
         },
-        "agent" => agent::run(agent::AgentConfig::from_args(rest)?).map(|()| true),
+        "agent" => agent::run(agent::AgentConfig::from_cli(rest)?).map(|()| true),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(true)

@@ -121,6 +121,32 @@ impl Vm {
         let _ = self.child.wait();
     }
 
+    /// Waits until the guest has started its program, which creates
+    /// `marker`: a guest that hangs while booting (a kernel that cannot take
+    /// its command line, say) is killed after [`BOOT_SECS`] instead of at
+    /// the end of the whole run's budget.
+    pub fn wait_for_boot(&mut self, marker: &Path) -> Result<(), String> {
+        let deadline = self.started + Duration::from_secs(BOOT_SECS);
+        while !marker.exists() {
+            if self.exited() {
+                // Its exit status and console are reported by wait().
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                return Err(format!(
+                    "VM {} killed: its program had not started after {BOOT_SECS} s (no {}); console: {}\n{}",
+                    self.name,
+                    marker.display(),
+                    self.console.display(),
+                    tail(&self.console, 20)
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Ok(())
+    }
+
     /// Waits until `deadline`, killing the VM if it is still running then.
     /// Returns the elapsed time, or why it failed.
     pub fn wait(mut self, deadline: Instant) -> Result<Duration, String> {

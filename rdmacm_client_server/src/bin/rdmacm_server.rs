@@ -27,6 +27,14 @@ fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
     }
     match args.first() {
         None => Ok(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0))),
+        // getaddrinfo would take "12345" for the address 0.0.48.57.
+        Some(host)
+            if args.len() == 1 && !host.is_empty() && host.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Err(format!(
+                "'{host}' is a port, not an address: give the address first (e.g. 0.0.0.0 {host})"
+            ))
+        }
         Some(host) => (host.as_str(), port)
             .to_socket_addrs()
             .ok()
@@ -121,6 +129,7 @@ fn run(addr: SocketAddr) -> Result<()> {
 }
 
 fn main() -> ExitCode {
+    common::signals::default_sigpipe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let addr = match parse_args(&args) {
         Ok(a) => a,
@@ -155,5 +164,7 @@ mod tests {
         assert!(parse(&["192.0.2.1", "70000"]).is_err());
         assert!(parse(&["192.0.2.1", "1", "2"]).is_err());
         assert!(parse(&["no-such-host.invalid"]).is_err());
+        let e = parse(&["12345"]).unwrap_err();
+        assert!(e.contains("give the address first"), "{e}");
     }
 }

@@ -10,8 +10,10 @@ const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
                       (ibv_modify_qp * failed: Invalid argument (EINVAL)); \
                       continuing without APM";
 
-const SERVER_SETUP: [&str; 8] = [
+/// The server's run of 5 messages (`-l` default), in the program's order.
+const PAIR_SERVER: &[&str] = &[
     "mode:    server",
+    "length:   1000000",
     "rdma_getaddrinfo",
     "rdma_create_ep",
     "rdma_listen",
@@ -19,46 +21,39 @@ const SERVER_SETUP: [&str; 8] = [
     "rdma_accept",
     "loading alt path - local port: 1, dlid: 0",
     NO_APM,
+    "recv: 1",
+    "send: 1",
+    "recv: 5",
+    "send: 5",
 ];
 
-const CLIENT_SETUP: [&str; 6] = [
+/// The client's run of 5 messages: it sends first.
+const PAIR_CLIENT: &[&str] = &[
     "mode:    client",
+    "length:   1000000",
     "rdma_getaddrinfo",
     "rdma_create_ep",
     "rdma_connect",
     "loading alt path - local port: 1, dlid: 0",
     NO_APM,
+    "send: 1",
+    "recv: 1",
+    "send: 5",
+    "recv: 5",
 ];
 
-const fn lines<const A: usize, const B: usize, const N: usize>(
-    a: [&'static str; A],
-    b: [&'static str; B],
-) -> [&'static str; N] {
-    let mut out = [""; N];
-    let mut i = 0;
-    while i < A {
-        out[i] = a[i];
-        i += 1;
-    }
-    while i < N {
-        out[i] = b[i - A];
-        i += 1;
-    }
-    out
-}
-
-const PAIR_SERVER: [&str; 11] = lines(SERVER_SETUP, ["length:   1000000", "recv: 5", "send: 5"]);
-const PAIR_CLIENT: [&str; 9] = lines(CLIENT_SETUP, ["length:   1000000", "recv: 5", "send: 5"]);
-const MIGRATE_SERVER: [&str; 10] = lines(SERVER_SETUP, ["recv: 5", "send: 5"]);
-const MIGRATE_CLIENT: [&str; 10] = lines(
-    CLIENT_SETUP,
-    [
-        "mig_after: 2",
-        "nothing to migrate: no alternate path is loaded (APM is not available on this port)",
-        "recv: 5",
-        "send: 5",
-    ],
-);
+/// The client with `-m 2`: the migration point comes after two iterations.
+const MIGRATE_CLIENT: &[&str] = &[
+    "mode:    client",
+    "mig_after: 2",
+    "rdma_connect",
+    "loading alt path - local port: 1, dlid: 0",
+    NO_APM,
+    "recv: 2",
+    "nothing to migrate: no alternate path is loaded (APM is not available on this port)",
+    "send: 3",
+    "recv: 5",
+];
 
 /// The pair, the manual migration, a client without a server, and a
 /// server that dies.
@@ -75,8 +70,8 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-a", "{server_ip}", "-p", "51230", "-c", "5", "-w", "10"],
         }),
         ready: Ready::RdmaCmListen(51230),
-        server_expect: Expect::ok(&PAIR_SERVER),
-        client_expect: Expect::ok(&PAIR_CLIENT),
+        server_expect: Expect::ok(PAIR_SERVER),
+        client_expect: Expect::ok(PAIR_CLIENT),
         timeout_secs: 60,
         pair: true,
         ..Scenario::BASE
@@ -106,8 +101,8 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         ready: Ready::RdmaCmListen(51231),
-        server_expect: Expect::ok(&MIGRATE_SERVER),
-        client_expect: Expect::ok(&MIGRATE_CLIENT),
+        server_expect: Expect::ok(PAIR_SERVER),
+        client_expect: Expect::ok(MIGRATE_CLIENT),
         timeout_secs: 60,
         ..Scenario::BASE
     },

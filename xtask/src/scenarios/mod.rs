@@ -58,7 +58,8 @@ pub enum Ready {
 pub struct Expect {
     /// Exit status.
     pub exit: i32,
-    /// Each pattern must match some whole stdout line (`*` is a wildcard).
+    /// Each pattern must match a whole stdout line (`*` is a wildcard),
+    /// in this order: the program's flow is part of what is checked.
     pub stdout: &'static [&'static str],
     /// Each pattern must match some whole stderr line (`*` is a wildcard).
     pub stderr: &'static [&'static str],
@@ -276,16 +277,40 @@ fn check_side(
         )),
         Some(_) => {}
     }
-    for (stream, text, patterns) in [
-        ("stdout", &side.stdout, expect.stdout),
-        ("stderr", &side.stderr, expect.stderr),
-    ] {
-        for p in patterns {
-            if !has_line(text, p) {
-                failures.push(format!("{label}: {stream} has no line matching `{p}`"));
-            }
+    failures.extend(
+        missing_in_order(&side.stdout, expect.stdout)
+            .into_iter()
+            .map(|f| format!("{label}: stdout {f}")),
+    );
+    for p in expect.stderr {
+        if !has_line(&side.stderr, p) {
+            failures.push(format!("{label}: stderr has no line matching `{p}`"));
         }
     }
+}
+
+/// The patterns that do not match lines of `text` in the given order: each
+/// must match a line after the one the previous pattern matched.
+pub fn missing_in_order(text: &str, patterns: &[&str]) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let mut failures = Vec::new();
+    let mut next = 0;
+    let mut prev: Option<&str> = None;
+    for p in patterns {
+        match lines[next..].iter().position(|l| glob_match(p, l)) {
+            Some(i) => {
+                next += i + 1;
+                prev = Some(p);
+            }
+            None => failures.push(match prev {
+                Some(prev) if has_line(text, p) => {
+                    format!("has `{p}` only before `{prev}`, not after it")
+                }
+                _ => format!("has no line matching `{p}`"),
+            }),
+        }
+    }
+    failures
 }
 
 /// Every way `outcome` falls short of `scenario`; empty means PASS.
@@ -395,6 +420,24 @@ mod tests {
         assert_eq!(
             check(s, &o),
             ["server: stdout has no line matching `test result is 0`"]
+        );
+    }
+
+    #[test]
+    fn stdout_lines_must_come_in_order() {
+        assert!(missing_in_order("a\nb\nc\n", &["a", "c"]).is_empty());
+        assert!(missing_in_order("a\na\n", &["a", "a"]).is_empty());
+        assert_eq!(
+            missing_in_order("b\na\n", &["a", "b"]),
+            vec!["has `b` only before `a`, not after it".to_string()]
+        );
+        assert_eq!(
+            missing_in_order("a\n", &["a", "a"]),
+            vec!["has `a` only before `a`, not after it".to_string()]
+        );
+        assert_eq!(
+            missing_in_order("x\n", &["a"]),
+            vec!["has no line matching `a`".to_string()]
         );
     }
 

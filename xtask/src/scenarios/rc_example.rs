@@ -50,6 +50,35 @@ pub static SCENARIOS: &[Scenario] = &[
         pair: true,
         ..Scenario::BASE
     },
+    // No option at all on a RoCE port: the first device, TCP port 19875,
+    // and the RoCE v2 IPv4-mapped GID, which the program picks and names.
+    Scenario {
+        name: "rc_example_auto_gid",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "rc_example",
+            args: &[],
+        }),
+        client: Some(Cmd {
+            program: "rc_example",
+            args: &["{server_ip}"],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect::ok(&[
+            "port * is Ethernet (RoCE) and no GID index was given: \
+             using GID index * (RoCE v2, ::ffff:*)",
+            "Remote GID =*",
+            "Contents of server buffer: 'RDMA write operation'",
+            "test result is 0",
+        ]),
+        client_expect: Expect::ok(&[
+            "port * is Ethernet (RoCE) and no GID index was given: \
+             using GID index * (RoCE v2, ::ffff:*)",
+            "Contents of server's buffer: 'RDMA read operation '",
+            "test result is 0",
+        ]),
+        ..Scenario::BASE
+    },
     Scenario {
         name: "rc_example_wrong_device",
         package: "rc_example",

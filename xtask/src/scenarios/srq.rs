@@ -7,6 +7,19 @@
 
 use super::{Cmd, Expect, Ready, Scenario};
 
+/// A long client run, SIGKILLed once the server has answered two batches:
+/// the server must notice the lost peer at once.
+const KILL_CLIENT: &str = "f=$(mktemp -u); mkfifo $f; \
+    srq -a {server_ip} -p 51225 -c 100000 -l 1000 -w 8 >$f & p=$!; \
+    while read -r l; do case $l in 'recv count: 2') kill -9 $p; break;; esac; done <$f; \
+    wait $p; echo \"client killed after: $l\"; rm -f $f";
+
+/// The server of a long run, SIGKILLed after 20 receives.
+const KILL_SERVER: &str = "f=$(mktemp -u); mkfifo $f; \
+    srq -s -a {server_ip} -p 51226 -c 100000 -l 1000 -w 8 >$f & p=$!; \
+    while read -r l; do case $l in 'recv count: 20, '*) kill -9 $p; break;; esac; done <$f; \
+    wait $p; echo \"server killed after: $l\"; rm -f $f";
+
 /// The pair, its variants and its error path.
 pub static SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -143,6 +156,144 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         client_expect: Expect::ok(&["send count: 5, qp_num: *", "recv count: 1"]),
         timeout_secs: 90,
+        ..Scenario::BASE
+    },
+    // More QPs than a batch holds: the round-robin goes on across batches,
+    // so all 8 QPs carry messages although a batch has only 3.
+    Scenario {
+        name: "srq_q8_w3",
+        package: "srq",
+        server: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51227",
+                "-q",
+                "8",
+                "-w",
+                "3",
+                "-c",
+                "20",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51227",
+                "-q",
+                "8",
+                "-w",
+                "3",
+                "-c",
+                "20",
+            ],
+        }),
+        ready: Ready::RdmaCmListen(51227),
+        server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"]),
+        client_expect: Expect::ok(&["send count: 20, qp_num: *", "recv count: 7"]),
+        timeout_secs: 90,
+        ..Scenario::BASE
+    },
+    // Fewer messages than QPs: the idle connections must not stall the end.
+    Scenario {
+        name: "srq_c2_q4",
+        package: "srq",
+        server: Some(Cmd {
+            program: "srq",
+            args: &["-s", "-a", "{server_ip}", "-p", "51228", "-c", "2"],
+        }),
+        client: Some(Cmd {
+            program: "srq",
+            args: &["-a", "{server_ip}", "-p", "51228", "-c", "2"],
+        }),
+        ready: Ready::RdmaCmListen(51228),
+        server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"]),
+        client_expect: Expect::ok(&["send count: 2, qp_num: *", "recv count: 1"]),
+        timeout_secs: 90,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "srq_client_dies",
+        package: "srq",
+        server: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51225",
+                "-c",
+                "100000",
+                "-l",
+                "1000",
+                "-w",
+                "8",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &["-c", KILL_CLIENT],
+        }),
+        ready: Ready::RdmaCmListen(51225),
+        server_expect: Expect {
+            exit: 1,
+            stdout: &["send count: 2"],
+            stderr: &["ibv_get_cq_event: connection *: the peer went away: \
+                       RDMA_CM_EVENT_DISCONNECTED (status *)"],
+        },
+        client_expect: Expect::ok(&["client killed after: recv count: 2"]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "srq_server_dies",
+        package: "srq",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", KILL_SERVER],
+        }),
+        client: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51226",
+                "-c",
+                "100000",
+                "-l",
+                "1000",
+                "-w",
+                "8",
+            ],
+        }),
+        ready: Ready::RdmaCmListen(51226),
+        server_expect: Expect::ok(&["server killed after: recv count: 20, qp_num: *"]),
+        client_expect: Expect {
+            exit: 1,
+            stdout: &["send count: 20, qp_num: *"],
+            stderr: &["*the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
+        },
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
+    // An address on the lab's subnet that nobody answers: address
+    // resolution fails in one line, within its time limit.
+    Scenario {
+        name: "srq_no_such_host",
+        package: "srq",
+        client: Some(Cmd {
+            program: "srq",
+            args: &["-a", "192.0.2.99", "-p", "51297"],
+        }),
+        client_expect: Expect::fails(&["rdma_resolve_addr*"]),
         ..Scenario::BASE
     },
     Scenario {

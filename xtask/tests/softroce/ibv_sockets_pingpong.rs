@@ -31,6 +31,29 @@ softroce_tests! {
     ibv_sockets_pingpong_s0 => ibv_sockets_pingpong_s0_single_host, ibv_sockets_pingpong_s0_two_hosts;
     ibv_sockets_pingpong_closed_port => ibv_sockets_pingpong_closed_port_single_host, ibv_sockets_pingpong_closed_port_two_hosts;
     ibv_sockets_pingpong_reg_mr_fails => ibv_sockets_pingpong_reg_mr_fails_single_host, ibv_sockets_pingpong_reg_mr_fails_two_hosts;
+    ibv_sockets_pingpong_auto_gid => ibv_sockets_pingpong_auto_gid_single_host, ibv_sockets_pingpong_auto_gid_two_hosts, |o, mode| {
+        // Each side picked its own netdev's address as GID and saw the peer's.
+        let (s, c) = (stdout_of(&o.server), stdout_of(&o.client));
+        let client_ip = if mode == Mode::TwoHosts { "192.0.2.2" } else { "192.0.2.1" };
+        assert!(has_line(s, "*using GID index * (RoCE v2, ::ffff:192.0.2.1)"), "server:\n{s}");
+        assert!(has_line(c, &format!("*using GID index * (RoCE v2, ::ffff:{client_ip})")), "client:\n{c}");
+        assert!(has_line(s, &format!("remote gid: ::ffff:{client_ip}")), "server:\n{s}");
+        assert!(has_line(c, "remote gid: ::ffff:192.0.2.1"), "client:\n{c}");
+    };
+    ibv_sockets_pingpong_size_mismatch => ibv_sockets_pingpong_size_mismatch_single_host, ibv_sockets_pingpong_size_mismatch_two_hosts, |o, _mode| {
+        // Refused before any SEND was posted.
+        for side in [&o.server, &o.client] {
+            let text = stdout_of(side);
+            assert!(!has_line(text, "[OK] post send.") && !has_line(text, "[OK] poll cq."), "{text}");
+        }
+    };
+    ibv_sockets_pingpong_peer_dies => ibv_sockets_pingpong_peer_dies_single_host, ibv_sockets_pingpong_peer_dies_two_hosts, |o, _mode| {
+        let server = o.server.as_ref().expect("server side ran");
+        assert_eq!(server.stderr.lines().count(), 1, "one line: {}", server.stderr);
+        let failed_send = "fail to poll cq: wr id 12345 completed with status 12 (transport retry counter exceeded)*";
+        let no_answer = "fail to poll cq: no completion within 5 s (is the peer still running?)";
+        assert!(has_line(&server.stderr, failed_send) || has_line(&server.stderr, no_answer), "{}", server.stderr);
+    };
     ibv_sockets_pingpong_client_dies => ibv_sockets_pingpong_client_dies_single_host, ibv_sockets_pingpong_client_dies_two_hosts, |o, _mode| {
         let server = o.server.as_ref().expect("server side ran");
         assert!(server.elapsed_ms.is_some_and(|ms| ms < 15_000), "the server must notice at once: {:?} ms", server.elapsed_ms);

@@ -10,6 +10,13 @@ softroce_tests! {
             _ => assert_remote_gids(o, "ff:ff:c0:00:02:01", "ff:ff:c0:00:02:01"),
         }
     };
+    rc_example_auto_gid => rc_example_auto_gid_single_host, rc_example_auto_gid_two_hosts, |o, mode| {
+        // Each side chose its own address's GID; the peer's shows up remote.
+        match mode {
+            Mode::TwoHosts => assert_remote_gids(o, "ff:ff:c0:00:02:02", "ff:ff:c0:00:02:01"),
+            _ => assert_remote_gids(o, "ff:ff:c0:00:02:01", "ff:ff:c0:00:02:01"),
+        }
+    };
     rc_example_wrong_device => rc_example_wrong_device_single_host, rc_example_wrong_device_two_hosts;
     rc_example_closed_port => rc_example_closed_port_single_host, rc_example_closed_port_two_hosts;
     rc_example_client_dies => rc_example_client_dies_single_host, rc_example_client_dies_two_hosts, |o, _mode| {
