@@ -587,7 +587,7 @@ fn check_config(cfg: &Config) -> std::result::Result<(), String> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().collect();
+    let args = common::args();
     let argv0 = common::program_name(&args, "apm");
     let cfg = match parse_args(&args[1.min(args.len())..]) {
         Ok(c) => c,

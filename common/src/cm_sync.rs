@@ -26,13 +26,14 @@
 
 use std::any::Any;
 use std::ffi::{CStr, CString};
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::net::SocketAddr;
 use std::os::raw::c_int;
 use std::ptr;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rdma_sys as sys;
+use socket2::SockAddr;
 
 use crate::cm::{event_name, event_type, ConnParam, EventChannel};
 use crate::error::{Error, Result};
@@ -146,29 +147,19 @@ unsafe fn sockaddr_to_std(sa: *const libc::sockaddr, len: u32) -> Option<SocketA
     if sa.is_null() {
         return None;
     }
-    // SAFETY: the caller guarantees sa is valid.
-    let family = c_int::from(unsafe { (*sa).sa_family });
-    match family {
-        libc::AF_INET if len as usize >= std::mem::size_of::<libc::sockaddr_in>() => {
-            // SAFETY: family and length say it is a sockaddr_in.
-            let sin = unsafe { &*(sa as *const libc::sockaddr_in) };
-            Some(SocketAddr::V4(SocketAddrV4::new(
-                Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)),
-                u16::from_be(sin.sin_port),
-            )))
-        }
-        libc::AF_INET6 if len as usize >= std::mem::size_of::<libc::sockaddr_in6>() => {
-            // SAFETY: family and length say it is a sockaddr_in6.
-            let sin6 = unsafe { &*(sa as *const libc::sockaddr_in6) };
-            Some(SocketAddr::V6(SocketAddrV6::new(
-                Ipv6Addr::from(sin6.sin6_addr.s6_addr),
-                u16::from_be(sin6.sin6_port),
-                sin6.sin6_flowinfo,
-                sin6.sin6_scope_id,
-            )))
-        }
-        _ => None,
-    }
+    // socket2 reads the family and swaps port and address; it only needs the
+    // bytes copied into its storage (at most a sockaddr_storage of them).
+    // SAFETY: the caller guarantees `len` valid bytes at `sa`; the copy is
+    // bounded by the storage's size.
+    let copied = unsafe {
+        SockAddr::try_init(|storage, storage_len| {
+            let n = (len as usize).min(*storage_len as usize);
+            ptr::copy_nonoverlapping(sa.cast::<u8>(), storage.cast::<u8>(), n);
+            *storage_len = n as libc::socklen_t;
+            Ok(())
+        })
+    };
+    copied.ok()?.1.as_socket()
 }
 
 // ---------------------------------------------------------------------------
@@ -803,15 +794,13 @@ mod tests {
 
     #[test]
     fn sockaddr_conversion() {
-        // SAFETY: plain data.
-        let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-        sin.sin_family = libc::AF_INET as libc::sa_family_t;
-        sin.sin_port = 51216u16.to_be();
-        sin.sin_addr.s_addr = u32::from(Ipv4Addr::new(192, 0, 2, 1)).to_be();
-        let len = std::mem::size_of::<libc::sockaddr_in>() as u32;
-        // SAFETY: sin is a valid sockaddr_in of that length.
-        let a = unsafe { sockaddr_to_std(&sin as *const _ as *const libc::sockaddr, len) };
-        assert_eq!(a, Some("192.0.2.1:51216".parse().unwrap()));
+        for text in ["192.0.2.1:51216", "[fe80::1]:7"] {
+            let want: SocketAddr = text.parse().unwrap();
+            let sa = SockAddr::from(want);
+            // SAFETY: sa holds a valid sockaddr of sa.len() bytes.
+            let got = unsafe { sockaddr_to_std(sa.as_ptr().cast(), sa.len()) };
+            assert_eq!(got, Some(want));
+        }
         // SAFETY: NULL is allowed.
         assert_eq!(unsafe { sockaddr_to_std(ptr::null(), 0) }, None);
     }

@@ -31,18 +31,15 @@ impl Error {
 
     /// `verb` returned `ret`, an errno value (the `ibv_*` int convention).
     ///
-    /// A few providers return -1 and set `errno` instead; that case reads `errno`.
+    /// Providers bend it two ways, each read as it means: -1 with the reason
+    /// in `errno`, or a negated errno (`-EINVAL`) that leaves `errno` stale.
     pub fn from_ret(verb: &str, ret: i32) -> Error {
-        if ret < 0 {
-            let e = io::Error::last_os_error();
-            let errno = match e.raw_os_error() {
-                Some(0) | None => -ret,
-                Some(n) => n,
-            };
-            Error::with_errno(verb, errno)
-        } else {
-            Error::with_errno(verb, ret)
-        }
+        let errno = match ret {
+            -1 => io::Error::last_os_error().raw_os_error().unwrap_or(0),
+            r if r < 0 => r.saturating_neg(),
+            r => r,
+        };
+        Error::with_errno(verb, errno)
     }
 
     /// `verb` failed and left its reason in `errno` (NULL pointer or -1 return).
@@ -218,6 +215,31 @@ mod tests {
             e.to_string(),
             "ibv_modify_qp failed: Invalid argument (EINVAL)"
         );
+    }
+
+    fn set_errno(v: i32) {
+        // SAFETY: errno is this thread's own variable.
+        unsafe { *libc::__errno_location() = v };
+    }
+
+    #[test]
+    fn from_ret_reads_negated_errnos_and_minus_one() {
+        // A negated errno wins over whatever errno holds.
+        set_errno(libc::EPERM);
+        assert_eq!(
+            Error::from_ret("ibv_post_send", -libc::ENOMEM).errno(),
+            Some(libc::ENOMEM)
+        );
+        // -1 means "see errno".
+        set_errno(libc::EAGAIN);
+        assert_eq!(
+            Error::from_ret("ibv_post_send", -1).errno(),
+            Some(libc::EAGAIN)
+        );
+        set_errno(0);
+        let e = Error::from_ret("ibv_post_send", -1);
+        assert_eq!(e.errno(), None);
+        assert!(e.to_string().contains("errno not set"), "{e}");
     }
 
     #[test]

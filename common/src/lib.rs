@@ -30,6 +30,15 @@ pub fn exit_code(result: Result<()>) -> std::process::ExitCode {
     }
 }
 
+/// The command line, argv\[0\] first. `std::env::args` panics on an argument
+/// that is not UTF-8; here such bytes become U+FFFD, which no option value
+/// or device name accepts, so the program refuses it with its usage line.
+pub fn args() -> Vec<String> {
+    std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
 /// The program's name as it was invoked (the file name of `argv[0]`), for
 /// usage and error lines; `default` when there is none.
 pub fn program_name(args: &[String], default: &str) -> String {

@@ -226,7 +226,7 @@ impl Device<'_> {
         // SAFETY: dev is a live device of the list.
         let ctx = unsafe { sys::ibv_open_device(self.dev) };
         if ctx.is_null() {
-            return Err(Error::last_os("ibv_open_device").context(format!("device {name}")));
+            return Err(Error::last_os("ibv_open_device"));
         }
         Ok(Context {
             inner: Arc::new(ContextInner {
@@ -322,7 +322,7 @@ impl Context {
         // SAFETY: ctx is live and attr is a valid out-pointer of the right size.
         let rc = unsafe { sys::___ibv_query_port(self.inner.ctx, port, &mut attr) };
         if rc != 0 {
-            return Err(Error::from_ret("ibv_query_port", rc).context(format!("port {port}")));
+            return Err(Error::from_ret("ibv_query_port", rc));
         }
         Ok(attr)
     }

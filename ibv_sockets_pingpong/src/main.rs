@@ -146,7 +146,8 @@ fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(sys::ibv_port_att
         return Err(Error::msg(format!(
             "message size {} is larger than port {}'s maximum message size {}",
             config.size, config.ib_port, port_attr.max_msg_sz
-        )));
+        ))
+        .context("fail to query port"));
     }
     let gid = choose_gid(ctx, &port_attr, config)?;
     if let (Some(gid), Some(idx)) = (gid, config.gid_idx) {
@@ -812,7 +813,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().collect();
+    let args = common::args();
     let argv0 = common::program_name(&args, "ibv_sockets_pingpong");
     let mut config = match parse_args(&args[1.min(args.len())..]) {
         Ok(Command::Run(c)) => c,

@@ -552,7 +552,7 @@ fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().collect();
+    let args = common::args();
     let argv0 = common::program_name(&args, "rc_example");
     let mut config = match parse_args(&args[1.min(args.len())..]) {
         Ok(Command::Run(c)) => c,

@@ -1,6 +1,7 @@
 //! Runs the real `rc_example` binary on this host: option handling, and the
 //! path a host without a usable RDMA device takes (clear error, exit 1, no panic).
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
@@ -50,6 +51,23 @@ fn bad_values_print_usage_and_exit_1() {
         assert!(err.starts_with("rc_example: "), "{args:?}: {err}");
         assert!(text(&out.stdout).contains("Usage:"), "{args:?}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn arguments_that_are_not_utf8_are_refused_without_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"\xff");
+    for args in [
+        vec![OsStr::new("-p"), bad],
+        vec![OsStr::new("-d"), bad, bad],
+    ] {
+        let out = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rc_example");
+        testkit::one_line_error(&out, &format!("{args:?}"));
     }
 }
 

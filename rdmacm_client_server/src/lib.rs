@@ -344,13 +344,20 @@ fn counted(conn: &Connection, post: impl FnOnce() -> Result<()>) -> Result<()> {
     r
 }
 
+/// The bytes on the wire: the whole BUFFER_SIZE buffer, holding `text` cut to
+/// fit and NUL-terminated, zeros after it (the paper's `sprintf` into it).
+pub fn message_buffer(text: &str) -> Vec<u8> {
+    let mut buf = vec![0u8; BUFFER_SIZE];
+    let n = text.len().min(BUFFER_SIZE - 1);
+    buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+    buf
+}
+
 /// on_connection: write this side's message into the send buffer and post
 /// the SEND of the whole buffer.
 pub fn on_connection(conn: &Connection, side: Side) -> Result<()> {
-    let mut msg = side.message(std::process::id()).into_bytes();
-    msg.truncate(BUFFER_SIZE - 1);
-    msg.push(0);
-    conn.send_mr.write(0, &msg)?;
+    conn.send_mr
+        .write(0, &message_buffer(&side.message(std::process::id())))?;
     println!("connected. posting send...");
     let sge = conn.send_mr.sge_all()?;
     counted(conn, || {
@@ -469,6 +476,22 @@ mod tests {
             Side::Active.message(7),
             "message from active/client side with pid 7"
         );
+    }
+
+    #[test]
+    fn message_travels_as_the_whole_nul_terminated_buffer() {
+        let text = Side::Active.message(7);
+        let buf = message_buffer(&text);
+        assert_eq!(buf.len(), 1024);
+        assert_eq!(&buf[..text.len()], text.as_bytes());
+        assert!(buf[text.len()..].iter().all(|&b| b == 0));
+        assert_eq!(c_str_lossy(&buf), text);
+        // Too long for the buffer: cut to 1023 bytes, the NUL still last.
+        let long = "x".repeat(2000);
+        let buf = message_buffer(&long);
+        assert_eq!(buf.len(), 1024);
+        assert_eq!(buf[1023], 0);
+        assert_eq!(c_str_lossy(&buf), long[..1023]);
     }
 
     #[test]

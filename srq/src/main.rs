@@ -386,7 +386,7 @@ fn run(cfg: &Config) -> Result<()> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().collect();
+    let args = common::args();
     let argv0 = common::program_name(&args, "srq");
     let cfg = match parse_args(&args[1.min(args.len())..]) {
         Ok(c) => c,

@@ -451,7 +451,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Params, String> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().collect();
+    let args = common::args();
     let argv0 = common::program_name(&args, "mc");
     let params = match parse_args(&args[1.min(args.len())..]) {
         Ok(p) => p,

@@ -619,7 +619,7 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().collect();
+    let args = common::args();
     let argv0 = common::program_name(&args, "mckey");
     let mut cfg = match parse_args(&args[1.min(args.len())..]) {
         Command::Run(c) => c,

@@ -130,7 +130,7 @@ fn run(addr: SocketAddr) -> Result<()> {
 
 fn main() -> ExitCode {
     common::signals::default_sigpipe();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = common::args().into_iter().skip(1).collect();
     let addr = match parse_args(&args) {
         Ok(a) => a,
         Err(e) => {
