@@ -13,7 +13,7 @@
 //! On RoCE ports the kernel accepts no alternate path; the program says so
 //! in one line and does the exchange without APM.
 
-use common::opts::opt_number;
+use common::opts::{last, opt_number};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -212,6 +212,9 @@ fn load_alt_path(ctx: &Context) -> Result<bool> {
     } else {
         qp_attr.port_num
     };
+    // The alternate path leaves from that port: the kernel refuses an
+    // address vector for another one (the original copied the primary's).
+    qp_attr.alt_ah_attr.port_num = qp_attr.alt_port_num;
     if ctx.alt_dlid != 0 {
         qp_attr.alt_ah_attr.dlid = ctx.alt_dlid;
     }
@@ -256,7 +259,7 @@ fn is_roce(ctx: &Context, port: u8) -> bool {
 /// registered with `rdma_reg_msgs`.
 fn reg_mem(cfg: &Config, ctx: &mut Context) -> Result<()> {
     let send_mr = ctx.id.reg_msgs(cfg.msg_length)?;
-    send_mr.write(0, &vec![0x12; cfg.msg_length])?;
+    send_mr.fill(0x12);
     let recv_mr = ctx.id.reg_msgs(cfg.msg_length)?;
     ctx.send_mr = Some(send_mr);
     ctx.recv_mr = Some(recv_mr);
@@ -517,9 +520,9 @@ fn usage(argv0: &str) {
 /// forgets `w:`, so its `-w` case can never be reached).
 fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
     let mut opts = getopts::Options::new();
-    opts.optflag("s", "", "server mode");
+    opts.optflagmulti("s", "", "server mode");
     for o in ["a", "p", "c", "l", "d", "r", "m", "w"] {
-        opts.optopt(o, "", "", "VALUE");
+        opts.optmulti(o, "", "", "VALUE");
     }
     let m = opts.parse(args).map_err(|e| e.to_string())?;
     if let Some(extra) = m.free.first() {
@@ -528,7 +531,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
     let int_max = i32::MAX as u64;
     let mut cfg = Config {
         server: m.opt_present("s"),
-        server_name: m.opt_str("a"),
+        server_name: last(&m, "a"),
         ..Config::default()
     };
     if let Some(p) = opt_number(&m, "p", 1, 65535)? {

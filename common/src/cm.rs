@@ -135,6 +135,15 @@ unsafe impl Sync for IdInner {}
 
 impl Drop for IdInner {
     fn drop(&mut self) {
+        // The PD goes before the id, as in the C teardown (... MR, PD, id):
+        // a QP on this id holds an Arc to us, so it is gone already, and
+        // rdma_destroy_id never touches id->pd.
+        drop(
+            self.qp_pd
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
         // SAFETY: a QP on this id holds an Arc to us, so it was destroyed
         // first; events are acked as soon as they are read.
         unsafe { sys::rdma_destroy_id(self.id) };

@@ -186,6 +186,9 @@ struct SyncIdInner {
     /// CQs and SRQ named in a passive endpoint's QP attributes, which
     /// `rdma_get_request` gives to each new connection's QP.
     passive_qp_deps: Option<(Vec<Cq>, Option<Srq>)>,
+    /// Why the peer is gone, once an event said so: the event is read (and
+    /// acked) only once, and every later check must still see it.
+    peer_gone: OnceLock<String>,
 }
 
 // SAFETY: librdmacm ids may be used from any thread; the pointer is only
@@ -296,6 +299,7 @@ impl SyncId {
                 channel: OnceLock::new(),
                 migrate: std::sync::Mutex::new(()),
                 passive_qp_deps: deps,
+                peer_gone: OnceLock::new(),
             }),
         }
     }
@@ -628,8 +632,12 @@ impl SyncId {
     }
 
     /// An error if the connection's channel reports that the peer went away
-    /// (DISCONNECTED, or any error event); does not wait.
+    /// (DISCONNECTED, or any error event), now or at an earlier check; does
+    /// not wait.
     pub fn check_peer(&self) -> Result<()> {
+        if let Some(why) = self.inner.peer_gone.get() {
+            return Err(Error::msg(why.clone()));
+        }
         let Some(ch) = self.inner.channel.get() else {
             return Ok(());
         };
@@ -641,11 +649,12 @@ impl SyncId {
                 event_type::RDMA_CM_EVENT_ESTABLISHED | event_type::RDMA_CM_EVENT_TIMEWAIT_EXIT => {
                 }
                 other => {
-                    return Err(Error::msg(format!(
+                    let why = format!(
                         "the peer went away: {} (status {})",
                         event_name(other),
                         ev.status
-                    )))
+                    );
+                    return Err(Error::msg(self.inner.peer_gone.get_or_init(|| why).clone()));
                 }
             }
         }

@@ -45,14 +45,21 @@ pub fn number_in_range(opt: &str, value: &str, min: u64, max: u64) -> Result<u64
         .ok_or_else(|| format!("invalid value '{value}' for -{opt} (expected {min}..{max})"))
 }
 
-/// [`number_in_range`] of option `opt`, when it was given.
+/// The value of option `opt`, declared with `optmulti`: as with C's getopt,
+/// the last of repeated values counts.
+pub fn last(m: &getopts::Matches, opt: &str) -> Option<String> {
+    m.opt_strs(opt).pop()
+}
+
+/// [`number_in_range`] of option `opt` (declared with `optmulti`), when it
+/// was given.
 pub fn opt_number(
     m: &getopts::Matches,
     opt: &str,
     min: u64,
     max: u64,
 ) -> Result<Option<u64>, String> {
-    m.opt_str(opt)
+    last(m, opt)
         .map(|v| number_in_range(opt, &v, min, max))
         .transpose()
 }
@@ -77,11 +84,12 @@ pub struct ConnOpts {
 impl ConnOpts {
     /// Declare the shared options on `opts`.
     pub fn define(opts: &mut getopts::Options) {
-        opts.optopt("p", "port", "listen on/connect to port", "PORT");
-        opts.optopt("d", "ib-dev", "use IB device", "DEV");
-        opts.optopt("i", "ib-port", "use port of IB device", "PORT");
-        opts.optopt("g", "gid-idx", "gid index to be used in GRH", "IDX");
-        opts.optflag("h", "help", "print this help");
+        // optmulti: a repeated option's last value counts, as with getopt.
+        opts.optmulti("p", "port", "listen on/connect to port", "PORT");
+        opts.optmulti("d", "ib-dev", "use IB device", "DEV");
+        opts.optmulti("i", "ib-port", "use port of IB device", "PORT");
+        opts.optmulti("g", "gid-idx", "gid index to be used in GRH", "IDX");
+        opts.optflagmulti("h", "help", "print this help");
     }
 
     /// Read the shared options and the trailing server name from parsed
@@ -94,23 +102,23 @@ impl ConnOpts {
             ib_port: 1,
             gid_idx: None,
         };
-        if let Some(v) = m.opt_str("p") {
+        if let Some(v) = last(m, "p") {
             c.tcp_port = parse_in_range(&v, 1, 65535)
                 .ok_or_else(|| format!("invalid TCP port '{v}' for -p (expected 1..65535)"))?
                 as u16;
         }
-        if let Some(v) = m.opt_str("d") {
+        if let Some(v) = last(m, "d") {
             if v.is_empty() {
                 return Err("empty device name for -d".to_string());
             }
             c.dev_name = Some(v);
         }
-        if let Some(v) = m.opt_str("i") {
+        if let Some(v) = last(m, "i") {
             c.ib_port = parse_in_range(&v, 1, 255)
                 .ok_or_else(|| format!("invalid IB port '{v}' for -i (expected 1..255)"))?
                 as u8;
         }
-        if let Some(v) = m.opt_str("g") {
+        if let Some(v) = last(m, "g") {
             c.gid_idx = Some(
                 parse_in_range(&v, 0, 255)
                     .ok_or_else(|| format!("invalid GID index '{v}' for -g (expected 0..255)"))?
@@ -166,6 +174,7 @@ mod tests {
                 gid_idx: Some(3),
             }
         );
+        assert_eq!(conn(&["-p", "1", "-p", "2"]).unwrap().tcp_port, 2);
         for bad in [
             &["-p", "0"][..],
             &["-i", "256"],
@@ -219,6 +228,10 @@ mod tests {
         o.optopt("w", "", "", "");
         let m = o.parse(["-w", "7"]).unwrap();
         assert_eq!(opt_number(&m, "w", 1, 9), Ok(Some(7)));
+        let mut o = getopts::Options::new();
+        o.optmulti("w", "", "", "");
+        let m = o.parse(["-w", "x", "-w", "8"]).unwrap();
+        assert_eq!(opt_number(&m, "w", 1, 9), Ok(Some(8)), "the last counts");
         let m = o.parse(Vec::<String>::new()).unwrap();
         assert_eq!(opt_number(&m, "w", 1, 9), Ok(None));
     }

@@ -46,6 +46,22 @@ pub fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
 }
 
+/// Sleep for `d`, or less if SIGINT/SIGTERM arrives meanwhile (a plain
+/// sleep resumes after the handler ran); false when it was cut short.
+pub fn sleep_unless_stopped(d: std::time::Duration) -> bool {
+    let end = std::time::Instant::now() + d;
+    loop {
+        if stop_requested() {
+            return false;
+        }
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +73,9 @@ mod tests {
         // SAFETY: sending ourselves a signal whose handler is installed.
         assert_eq!(unsafe { libc::raise(libc::SIGTERM) }, 0);
         assert!(stop_requested());
+        // A stop cuts a sleep short.
+        let t = std::time::Instant::now();
+        assert!(!sleep_unless_stopped(std::time::Duration::from_secs(5)));
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
     }
 }

@@ -848,9 +848,15 @@ impl Mr {
 
     /// Set the whole buffer to zero.
     pub fn clear(&self) {
+        self.fill(0);
+    }
+
+    /// Set every byte of the buffer to `byte` (the C programs' `memset`),
+    /// without a second buffer of the region's size.
+    pub fn fill(&self, byte: u8) {
         let _copy = self.inner.copy.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the whole buffer is ours.
-        unsafe { ptr::write_bytes(self.inner.buf.ptr, 0, self.len()) };
+        unsafe { ptr::write_bytes(self.inner.buf.ptr, byte, self.len()) };
     }
 
     /// A scatter/gather entry over `len` bytes at `offset`.

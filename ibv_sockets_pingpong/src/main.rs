@@ -777,11 +777,11 @@ enum Command {
 
 /// Parse the command line; `Err` carries the one-line reason.
 fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
-    use common::opts::{parse_in_range, ConnOpts};
+    use common::opts::{last, parse_in_range, ConnOpts};
     let mut opts = getopts::Options::new();
     ConnOpts::define(&mut opts);
-    opts.optopt("s", "size", "size of message to exchange", "SIZE");
-    opts.optopt("n", "iters", "number of exchanges", "ITERS");
+    opts.optmulti("s", "size", "size of message to exchange", "SIZE");
+    opts.optmulti("n", "iters", "number of exchanges", "ITERS");
     let m = opts.parse(args).map_err(|e| e.to_string())?;
     if m.opt_present("h") {
         return Ok(Command::Help);
@@ -795,12 +795,12 @@ fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
         gid_idx: c.gid_idx,
         ..Config::default()
     };
-    if let Some(v) = m.opt_str("s") {
+    if let Some(v) = last(&m, "s") {
         config.size = parse_in_range(&v, 1, MAX_MSG_SIZE).ok_or_else(|| {
             format!("invalid message size '{v}' for -s (expected 1..{MAX_MSG_SIZE})")
         })? as usize;
     }
-    if let Some(v) = m.opt_str("n") {
+    if let Some(v) = last(&m, "n") {
         config.iters = Some(parse_in_range(&v, 1, i32::MAX as u64).ok_or_else(|| {
             format!(
                 "invalid iteration count '{v}' for -n (expected 1..{})",

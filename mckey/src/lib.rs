@@ -8,11 +8,21 @@ use common::sys;
 use common::verbs::Gid;
 
 /// The first address `getaddrinfo(name, NULL, ...)` gives, as the C programs
-/// take `res->ai_addr`; `None` when the name does not resolve.
-pub fn get_addr(name: &str) -> Option<SocketAddr> {
+/// take `res->ai_addr`; when the name does not resolve, the original's
+/// message with the resolver's reason after it.
+pub fn get_addr(name: &str) -> Result<SocketAddr, String> {
     // Port 0: the programs resolve hosts only, and rdma_cm ignores the port of
     // a multicast address.
-    (name, 0).to_socket_addrs().ok()?.next()
+    let why = match (name, 0).to_socket_addrs() {
+        Ok(mut addrs) => match addrs.next() {
+            Some(a) => return Ok(a),
+            None => "no address".to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    Err(format!(
+        "getaddrinfo failed - invalid hostname or IP address: {name} ({why})"
+    ))
 }
 
 /// The destination GID of an address vector as glibc's `inet_ntop(AF_INET6)`
@@ -113,9 +123,16 @@ mod tests {
     fn numeric_addresses_resolve_without_dns() {
         assert_eq!(
             get_addr("239.255.1.1"),
-            Some("239.255.1.1:0".parse().unwrap())
+            Ok("239.255.1.1:0".parse().unwrap())
         );
-        assert_eq!(get_addr("ff0e::1"), Some("[ff0e::1]:0".parse().unwrap()));
-        assert_eq!(get_addr("no-such-host.invalid"), None);
+        assert_eq!(get_addr("ff0e::1"), Ok("[ff0e::1]:0".parse().unwrap()));
+        let e = get_addr("no-such-host.invalid").unwrap_err();
+        // The resolver's reason follows the original's text.
+        assert!(
+            e.starts_with(
+                "getaddrinfo failed - invalid hostname or IP address: no-such-host.invalid ("
+            ) && e.len() > 75,
+            "{e}"
+        );
     }
 }

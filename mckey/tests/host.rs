@@ -95,7 +95,7 @@ fn without_rdma_both_fail_with_one_clear_line() {
         assert_one_line_error(
             &out,
             "mc",
-            "rdma_getaddrinfo (mcast) failed - invalid hostname or IP address",
+            "rdma_getaddrinfo (mcast): getaddrinfo failed - invalid hostname or IP address",
         );
         return;
     }

@@ -10,7 +10,7 @@
 //! answers each batch with one send on its first connection, which tells the
 //! client to go on. This repeats until `msg_count` sends were made.
 
-use common::opts::opt_number;
+use common::opts::{last, opt_number};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -335,13 +335,13 @@ fn usage(argv0: &str) {
 /// Read options from the command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`).
 fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
     let mut opts = getopts::Options::new();
-    opts.optflag("s", "", "server mode");
-    opts.optopt("a", "", "server address", "ADDR");
-    opts.optopt("p", "", "port number", "PORT");
-    opts.optopt("c", "", "message count", "N");
-    opts.optopt("l", "", "message length", "N");
-    opts.optopt("q", "", "QP count", "N");
-    opts.optopt("w", "", "max work requests", "N");
+    opts.optflagmulti("s", "", "server mode");
+    opts.optmulti("a", "", "server address", "ADDR");
+    opts.optmulti("p", "", "port number", "PORT");
+    opts.optmulti("c", "", "message count", "N");
+    opts.optmulti("l", "", "message length", "N");
+    opts.optmulti("q", "", "QP count", "N");
+    opts.optmulti("w", "", "max work requests", "N");
     let m = opts.parse(args).map_err(|e| e.to_string())?;
     if let Some(extra) = m.free.first() {
         return Err(format!("unexpected argument '{extra}'"));
@@ -349,7 +349,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
     let int_max = i32::MAX as u64;
     let mut cfg = Config {
         server: m.opt_present("s"),
-        server_name: m.opt_str("a"),
+        server_name: last(&m, "a"),
         ..Config::default()
     };
     if let Some(p) = opt_number(&m, "p", 1, 65535)? {
