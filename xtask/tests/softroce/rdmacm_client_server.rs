@@ -37,6 +37,7 @@ softroce_tests! {
         // served the second client in full.
         let s = o.server.as_ref().expect("server ran");
         assert!(!s.stderr.contains("on_completion: completion for an unknown connection"), "{}", s.stderr);
+        assert_eq!(s.stdout.lines().filter(|l| *l == "send completed successfully.").count(), 1, "server:\n{}", s.stdout);
         let c = stdout_of(&o.client);
         assert_eq!(c.lines().filter(|l| *l == "disconnected.").count(), 1, "client:\n{c}");
     };
