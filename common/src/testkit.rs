@@ -27,6 +27,31 @@ pub fn free_port() -> u16 {
         .unwrap_or_else(|e| panic!("no free port: {e}"))
 }
 
+/// Wait up to `limit` until some socket listens on TCP `port` of this host
+/// (read from /proc/net/tcp{,6}: probing with a connection would take a
+/// one-client server's only accept).
+pub fn wait_tcp_listen(port: u16, limit: std::time::Duration) -> bool {
+    let want = format!(":{port:04X}");
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        let listening = ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|f| {
+            std::fs::read_to_string(f).is_ok_and(|t| {
+                t.lines().any(|l| {
+                    let mut cols = l.split_whitespace().skip(1);
+                    let local = cols.next().unwrap_or("");
+                    // st 0A is LISTEN.
+                    local.ends_with(&want) && cols.nth(1) == Some("0A")
+                })
+            })
+        });
+        if listening {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
 /// True when this host has an RDMA device (a real HCA, or rxe set up).
 pub fn has_rdma_device() -> bool {
     Path::new("/sys/class/infiniband")
@@ -53,4 +78,19 @@ pub fn one_line_error(out: &Output, what: &str) -> String {
     );
     assert!(!err.contains("panicked"), "{what}: {err}");
     err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn sees_a_listener_and_only_a_listener() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        assert!(wait_tcp_listen(port, Duration::from_secs(2)));
+        drop(l);
+        assert!(!wait_tcp_listen(port, Duration::from_millis(100)));
+    }
 }

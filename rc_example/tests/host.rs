@@ -112,26 +112,23 @@ fn no_usable_device_is_a_clear_error_on_both_sides() {
     if has_rdma {
         common.extend(["-d".into(), "no_such_dev9".into()]);
     }
-    let server_args = common.clone();
-    let server = thread::spawn(move || {
-        Command::new(BIN)
-            .args(&server_args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    });
-    // The server must be listening before the client connects: retry on refusal.
+    let server = Command::new(BIN)
+        .args(&common)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the server");
+    // The client connects once the server listens.
+    let port: u16 = common[1].parse().unwrap();
+    assert!(
+        testkit::wait_tcp_listen(port, Duration::from_secs(20)),
+        "the server never listened on port {port}"
+    );
     let mut client_args: Vec<&str> = common.iter().map(String::as_str).collect();
     client_args.push("127.0.0.1");
-    let mut client = run(&client_args);
-    for _ in 0..100 {
-        if !text(&client.stderr).contains("Connection refused") {
-            break;
-        }
-        thread::sleep(Duration::from_millis(50));
-        client = run(&client_args);
-    }
-    let server = server.join().unwrap();
+    let client = run(&client_args);
+    let server = server.wait_with_output().unwrap();
     for (side, out) in [("server", &server), ("client", &client)] {
         let err = text(&out.stderr);
         let stdout = text(&out.stdout);
