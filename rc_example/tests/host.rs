@@ -4,7 +4,6 @@
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::thread;
 use std::time::Duration;
 
 use common::testkit::{self, free_port, text};
