@@ -63,17 +63,19 @@ const SUMMARY: &[&str] = &[
 /// One run of either program; `ours` picks ibv_sockets_pingpong (port 6543)
 /// over ibv_rc_pingpong (18515). Both take the same options.
 const fn run(name: &'static str, ours: bool) -> Scenario {
-    // Each server starts 2 s after the previous run ended: without the pause
-    // whichever program ran second in a pair came out 10-20% slower (most
-    // likely the kernel still tearing down the previous run's QP, CQ and
-    // pinned memory), and swapping the order swapped the verdict.
+    // Each server starts once the previous run's QPs are gone from the
+    // kernel (`rdma res show qp` lists only the kernel's own): when runs
+    // followed each other at once, whichever program ran second in a pair
+    // came out 10-20% slower, and swapping the order swapped the verdict.
     const OUR_SERVER: &[&str] = &[
         "-c",
-        "sleep 2; exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 4096 -n 1000",
+        "until [ -z \"$(rdma res show qp | grep -v 'comm \\[')\" ]; do sleep 0.1; done; \
+         exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 4096 -n 1000",
     ];
     const THEIR_SERVER: &[&str] = &[
         "-c",
-        "sleep 2; exec ibv_rc_pingpong -d {dev} -g {gid_idx} -s 4096 -n 1000",
+        "until [ -z \"$(rdma res show qp | grep -v 'comm \\[')\" ]; do sleep 0.1; done; \
+         exec ibv_rc_pingpong -d {dev} -g {gid_idx} -s 4096 -n 1000",
     ];
     const CLIENT_ARGS: &[&str] = &[
         "-d",

@@ -20,18 +20,27 @@ const CLIENT: Cmd = Cmd {
     ],
 };
 
+/// Both sides' lines up to INIT, then `$rest`: each side's whole run.
+macro_rules! after_init {
+    ($($rest:expr),* $(,)?) => {
+        &[
+            "[OK] get * ib devices.",
+            "*idx: 0, name: *, guid (BE): *",
+            "[OK] open device *.",
+            "[OK] query port.",
+            "*lid: *",
+            "[OK] create cq.",
+            "[OK] allocate pd.",
+            "[OK] create qp.",
+            "*qp num: *",
+            "[OK] modify qp to INIT state.",
+            $($rest),*
+        ]
+    };
+}
+
 /// Every line of the server's run, in the original's order.
-const SERVER_STDOUT: &[&str] = &[
-    "[OK] get * ib devices.",
-    "*idx: 0, name: *, guid (BE): *",
-    "[OK] open device *.",
-    "[OK] query port.",
-    "*lid: *",
-    "[OK] create cq.",
-    "[OK] allocate pd.",
-    "[OK] create qp.",
-    "*qp num: *",
-    "[OK] modify qp to INIT state.",
+const SERVER_STDOUT: &[&str] = after_init![
     "successfully create server sock fd: *",
     "successfully bind addr: 00000000, port: 6543",
     "start to listen...",
@@ -54,17 +63,7 @@ const SERVER_STDOUT: &[&str] = &[
 ];
 
 /// Every line of the client's run, in the original's order.
-const CLIENT_STDOUT: &[&str] = &[
-    "[OK] get * ib devices.",
-    "*idx: 0, name: *, guid (BE): *",
-    "[OK] open device *.",
-    "[OK] query port.",
-    "*lid: *",
-    "[OK] create cq.",
-    "[OK] allocate pd.",
-    "[OK] create qp.",
-    "*qp num: *",
-    "[OK] modify qp to INIT state.",
+const CLIENT_STDOUT: &[&str] = after_init![
     "successfully create client sock fd: *",
     "successfully connect to server, ip: *, port: 6543",
     "remote qp num: *, lid: *",
