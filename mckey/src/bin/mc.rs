@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel};
-use common::opts::number_in_range;
+use common::opts::{last, opt_number};
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
     mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
@@ -425,23 +425,22 @@ fn parse_args(args: &[String]) -> std::result::Result<Params, String> {
     if let Some(extra) = m.free.first() {
         return Err(format!("unexpected argument '{extra}'"));
     }
-    let last = |o: &str| common::opts::last(&m, o);
     let int_max = i32::MAX as u64;
     let mut p = Params {
         sender: m.opt_present("s"),
-        bind_addr: last("b"),
+        bind_addr: last(&m, "b"),
         mcast_addr: String::new(),
-        server_port: last("p").unwrap_or_else(|| DEFAULT_PORT.to_string()),
+        server_port: last(&m, "p").unwrap_or_else(|| DEFAULT_PORT.to_string()),
         msg_count: DEFAULT_MSG_COUNT,
         msg_length: DEFAULT_MSG_LENGTH,
     };
-    if let Some(v) = last("c") {
-        p.msg_count = number_in_range("c", &v, 0, int_max)? as usize;
+    if let Some(v) = opt_number(&m, "c", 0, int_max)? {
+        p.msg_count = v as usize;
     }
-    if let Some(v) = last("l") {
-        p.msg_length = number_in_range("l", &v, 0, int_max - GRH_SIZE as u64)? as usize;
+    if let Some(v) = opt_number(&m, "l", 0, int_max - GRH_SIZE as u64)? {
+        p.msg_length = v as usize;
     }
-    p.mcast_addr = last("m").ok_or("multicast address must be specified with -m")?;
+    p.mcast_addr = last(&m, "m").ok_or("multicast address must be specified with -m")?;
     Ok(p)
 }
 

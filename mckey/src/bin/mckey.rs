@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel, UdParam};
-use common::opts::number_in_range;
+use common::opts::{last, opt_number};
 use common::signals::{install_stop_handler, sleep_unless_stopped, stop_requested};
 use common::verbs::{
     mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
@@ -569,9 +569,8 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
     if let Some(extra) = m.free.first() {
         return Err(format!("unexpected argument '{extra}'"));
     }
-    let last = |o: &str| common::opts::last(&m, o);
     let mut cfg = Config::default();
-    match (last("m"), last("M")) {
+    match (last(&m, "m"), last(&m, "M")) {
         (Some(_), Some(_)) => return Err("-M replaces -m: give one of them".to_string()),
         (Some(a), None) => cfg.dst_addr = a,
         (None, Some(a)) => {
@@ -581,7 +580,7 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
         (None, None) => return Err("a multicast address (-m or -M) is required".to_string()),
     }
     cfg.is_sender = m.opt_present("s");
-    cfg.src_addr = last("b");
+    cfg.src_addr = last(&m, "b");
     if cfg.unmapped_addr && cfg.src_addr.is_none() {
         return Err(
             "unmapped multicast address requires binding to source address (-b)".to_string(),
@@ -589,16 +588,16 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
     }
     // The counts and sizes become C ints in the verbs (CQ size twice the count).
     let int_max = i32::MAX as u64;
-    if let Some(v) = last("c") {
-        cfg.connections = number_in_range("c", &v, 1, 1024)? as usize;
+    if let Some(v) = opt_number(&m, "c", 1, 1024)? {
+        cfg.connections = v as usize;
     }
-    if let Some(v) = last("C") {
-        cfg.message_count = number_in_range("C", &v, 0, int_max / 2)? as usize;
+    if let Some(v) = opt_number(&m, "C", 0, int_max / 2)? {
+        cfg.message_count = v as usize;
     }
-    if let Some(v) = last("S") {
-        cfg.message_size = number_in_range("S", &v, 0, int_max - GRH_SIZE as u64)? as usize;
+    if let Some(v) = opt_number(&m, "S", 0, int_max - GRH_SIZE as u64)? {
+        cfg.message_size = v as usize;
     }
-    if let Some(v) = last("p") {
+    if let Some(v) = last(&m, "p") {
         let ps = common::opts::parse_c_ulong(&v)
             .filter(|&p| {
                 p == u64::from(port_space::RDMA_PS_UDP) || p == u64::from(port_space::RDMA_PS_IPOIB)
