@@ -13,17 +13,19 @@
 //! On RoCE ports the kernel accepts no alternate path; the program says so
 //! in one line and does the exchange without APM.
 
-use common::opts::{last, opt_number};
+use common::cli::{Cli, Opt, Parsed, UsageOnError};
+use common::opts::{last, opt_number, set_number};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use common::cm::ConnParam;
-use common::cm_sync::{AddrInfo, EpQpInit, SyncId};
-use common::sys;
-use common::verbs::{Context as IbContext, Mr, Qp, SendOp, LINK_LAYER_ETHERNET, SEND_SIGNALED};
+use common::cm::{AddrInfo, CmId, ConnParam};
+use common::verbs::{
+    first_failure, AsyncEventType, Context as IbContext, Destroy, DeviceCapFlags, LinkLayer, Mr,
+    PortState, Qp, QpInitAttr, QpType, SendFlags, SendOp,
+};
 use common::{Error, Result, ResultExt};
 
 /// Default parameter values.
@@ -100,12 +102,9 @@ struct Context {
     alt_srcport: u8,
     /// The DLID of our own alternate port, sent to the peer.
     my_alt_dlid: u16,
-    send_mr: Option<Mr>,
-    recv_mr: Option<Mr>,
     qp: Qp,
-    id: SyncId,
-    #[allow(dead_code)]
-    listen_id: Option<SyncId>,
+    id: CmId,
+    listen_id: Option<CmId>,
 }
 
 /// 8.1 async_event_thread: print the asynchronous events of the device,
@@ -121,11 +120,11 @@ fn async_event_thread(verbs: IbContext, stop: Arc<AtomicBool>) {
             }
         };
         match event.event_type() {
-            sys::ibv_event_type::IBV_EVENT_PATH_MIG => println!("QP path migrated"),
-            sys::ibv_event_type::IBV_EVENT_PATH_MIG_ERR => println!("QP path migration error"),
+            AsyncEventType::PathMig => println!("QP path migrated"),
+            AsyncEventType::PathMigErr => println!("QP path migration error"),
             _ => println!("Async Event {}", event.number()),
         }
-        // Dropping the event acks it (ibv_ack_async_event).
+        // The event was acked as it was read (ibv_ack_async_event).
     }
 }
 
@@ -153,17 +152,13 @@ fn get_alt_port_details(ctx: &mut Context) -> Result<()> {
     let dev_attr = verbs.query_device()?;
 
     // Query the QP to determine which port we are bound to.
-    let (qp_attr, _) = ctx
-        .qp
-        .query(sys::ibv_qp_attr_mask::IBV_QP_PORT.0)
-        .context("ibv_query_qp")?;
+    let qp_port = ctx.qp.query_path()?.port_num;
 
     // Verify the APM is supported by the HCA. Many RoCE devices do not set
     // the flag; there the kernel refuses alternate paths anyway, which
     // load_alt_path reports before going on without APM, so only an
     // InfiniBand port stops here.
-    let apm = sys::ibv_device_cap_flags::IBV_DEVICE_AUTO_PATH_MIG.0;
-    if dev_attr.device_cap_flags & apm == 0 && !is_roce(ctx, qp_attr.port_num) {
+    if !dev_attr.cap_flags.contains(DeviceCapFlags::AUTO_PATH_MIG) && !is_roce(ctx, qp_port) {
         return Err(Error::msg("device does not support auto path migration!"));
     }
 
@@ -171,10 +166,10 @@ fn get_alt_port_details(ctx: &mut Context) -> Result<()> {
         // Query all ports until we find one in the active state that is not
         // the port we are currently connected to.
         let port_attr = verbs.query_port(i)?;
-        if port_attr.state == sys::ibv_port_state::IBV_PORT_ACTIVE {
+        if port_attr.state == PortState::Active {
             ctx.my_alt_dlid = port_attr.lid;
             ctx.alt_srcport = i;
-            if qp_attr.port_num != i {
+            if qp_port != i {
                 break;
             }
         }
@@ -189,48 +184,30 @@ fn get_alt_port_details(ctx: &mut Context) -> Result<()> {
 /// alternate paths (EINVAL), which is said in one line, and the exchange
 /// goes on without APM.
 fn load_alt_path(ctx: &Context) -> Result<bool> {
-    use sys::ibv_qp_attr_mask as m;
     // Query to get the current attributes of the QP.
-    let mask = m::IBV_QP_STATE.0
-        | m::IBV_QP_AV.0
-        | m::IBV_QP_PORT.0
-        | m::IBV_QP_PKEY_INDEX.0
-        | m::IBV_QP_TIMEOUT.0
-        | m::IBV_QP_PATH_MIG_STATE.0;
-    let (mut qp_attr, _) = ctx.qp.query(mask).context("ibv_query_qp")?;
+    let primary = ctx.qp.query_path()?;
 
     // Initialize the alternate path attributes with the current path
-    // attributes, then set them to some basic values.
-    qp_attr.alt_ah_attr = qp_attr.ah_attr;
-    qp_attr.alt_pkey_index = qp_attr.pkey_index;
-    qp_attr.alt_timeout = qp_attr.timeout;
-    qp_attr.path_mig_state = sys::ibv_mig_state::IBV_MIG_REARM;
-
-    // If an alternate path was supplied, set the source port and the DLID.
-    qp_attr.alt_port_num = if ctx.alt_srcport != 0 {
-        ctx.alt_srcport
-    } else {
-        qp_attr.port_num
-    };
+    // attributes; if an alternate path was supplied, set the source port
+    // and the DLID.
+    let mut alt = primary;
+    if ctx.alt_srcport != 0 {
+        alt.port_num = ctx.alt_srcport;
+    }
     // The alternate path leaves from that port: the kernel refuses an
     // address vector for another one (the original copied the primary's).
-    qp_attr.alt_ah_attr.port_num = qp_attr.alt_port_num;
+    alt.ah_attr.port_num = alt.port_num;
     if ctx.alt_dlid != 0 {
-        qp_attr.alt_ah_attr.dlid = ctx.alt_dlid;
+        alt.ah_attr.dlid = ctx.alt_dlid;
     }
 
     println!(
         "loading alt path - local port: {}, dlid: {}",
-        qp_attr.alt_port_num, qp_attr.alt_ah_attr.dlid
+        alt.port_num, alt.ah_attr.dlid
     );
 
-    let port = qp_attr.port_num;
-    let what = "IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE";
-    match ctx.qp.modify(
-        qp_attr,
-        m::IBV_QP_ALT_PATH.0 | m::IBV_QP_PATH_MIG_STATE.0,
-        what,
-    ) {
+    let port = primary.port_num;
+    match ctx.qp.load_alt_path(&alt) {
         Ok(()) => Ok(true),
         Err(e) if e.errno() == Some(nix::errno::Errno::EINVAL as i32) && is_roce(ctx, port) => {
             let dev = ctx
@@ -252,24 +229,29 @@ fn is_roce(ctx: &Context, port: u8) -> bool {
     ctx.id
         .verbs()
         .and_then(|v| v.query_port(port).ok())
-        .is_some_and(|a| a.link_layer == LINK_LAYER_ETHERNET)
+        .is_some_and(|a| a.link_layer == LinkLayer::Ethernet)
+}
+
+/// The message buffers (the first half of `struct context`'s resources).
+struct Buffers {
+    send_mr: Mr,
+    recv_mr: Mr,
 }
 
 /// 8.1 reg_mem: the send buffer (filled with 0x12) and the receive buffer,
 /// registered with `rdma_reg_msgs`.
-fn reg_mem(cfg: &Config, ctx: &mut Context) -> Result<()> {
+fn reg_mem(cfg: &Config, ctx: &Context) -> Result<Buffers> {
     let send_mr = ctx.id.reg_msgs(cfg.msg_length)?;
     send_mr.fill(0x12);
     let recv_mr = ctx.id.reg_msgs(cfg.msg_length)?;
-    ctx.send_mr = Some(send_mr);
-    ctx.recv_mr = Some(recv_mr);
-    Ok(())
+    Ok(Buffers { send_mr, recv_mr })
 }
 
 /// The QP attributes of both sides: one send and one receive in flight,
 /// on CQs that librdmacm creates.
-fn qp_init_attr() -> EpQpInit<'static> {
-    EpQpInit {
+fn qp_init_attr() -> QpInitAttr<'static> {
+    QpInitAttr {
+        qp_type: QpType::Rc,
         send_cq: None,
         recv_cq: None,
         srq: None,
@@ -285,16 +267,16 @@ fn qp_init_attr() -> EpQpInit<'static> {
 /// 8.1 getaddrinfo_and_create_ep: look the address up and create the
 /// endpoint (the client's with its QP; the server's is the listener, whose
 /// QP attributes serve the connection that `rdma_get_request` returns).
-fn getaddrinfo_and_create_ep(cfg: &Config) -> Result<(SyncId, Option<Qp>)> {
+fn getaddrinfo_and_create_ep(cfg: &Config) -> Result<(CmId, Option<Qp>)> {
     println!("rdma_getaddrinfo");
     let rai = AddrInfo::new(cfg.server_name.as_deref(), &cfg.server_port, cfg.server)?;
     println!("rdma_create_ep");
-    SyncId::create_ep(&rai, Some(&qp_init_attr()))
+    CmId::create_ep(&rai, Some(&qp_init_attr()))
 }
 
 /// 8.1 get_connect_request: listen and wait for the client's connect
 /// request; the alternate DLID comes from its private data unless given.
-fn get_connect_request(cfg: &Config, listen_id: SyncId) -> Result<Context> {
+fn get_connect_request(cfg: &Config, listen_id: CmId) -> Result<Context> {
     println!("rdma_listen");
     listen_id.listen(4)?;
 
@@ -309,8 +291,6 @@ fn get_connect_request(cfg: &Config, listen_id: SyncId) -> Result<Context> {
         alt_dlid: cfg.alt_dlid,
         alt_srcport: cfg.alt_srcport,
         my_alt_dlid: 0,
-        send_mr: None,
-        recv_mr: None,
         qp,
         id: req.id,
         listen_id: Some(listen_id),
@@ -328,9 +308,9 @@ fn get_connect_request(cfg: &Config, listen_id: SyncId) -> Result<Context> {
 /// `rdma_accept` (server) or `rdma_connect` (client) with the DLID of our
 /// alternate port as private data; the client takes the server's from the
 /// reply.
-fn establish_connection(cfg: &Config, ctx: &mut Context) -> Result<()> {
+fn establish_connection(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Result<()> {
     // Post a receive to catch the first send.
-    post_recv(ctx)?;
+    post_recv(ctx, bufs)?;
 
     // Send the DLID for the alternate port in the private data: exactly its
     // two bytes, in network order.
@@ -345,10 +325,10 @@ fn establish_connection(cfg: &Config, ctx: &mut Context) -> Result<()> {
 
     if cfg.server {
         println!("rdma_accept");
-        ctx.id.accept(Some(&conn_param), CONNECT_TIMEOUT)?;
+        ctx.id.accept_sync(Some(&conn_param), CONNECT_TIMEOUT)?;
     } else {
         println!("rdma_connect");
-        let reply = ctx.id.connect(Some(&conn_param), CONNECT_TIMEOUT)?;
+        let reply = ctx.id.connect_sync(Some(&conn_param), CONNECT_TIMEOUT)?;
         // If the alternate path info was not set on the command line, get
         // it from the private data.
         if !cfg.alt_path_given() {
@@ -358,10 +338,9 @@ fn establish_connection(cfg: &Config, ctx: &mut Context) -> Result<()> {
     Ok(())
 }
 
-fn post_recv(ctx: &Context) -> Result<()> {
-    let mr = ctx.recv_mr.as_ref().expect("reg_mem ran");
+fn post_recv(ctx: &Context, bufs: &Buffers) -> Result<()> {
     ctx.qp
-        .post_recv_one(0, mr.sge_all()?)
+        .post_recv_one(0, bufs.recv_mr.sge_all()?)
         .context("rdma_post_recv")
 }
 
@@ -370,12 +349,16 @@ fn completion_timeout(cfg: &Config) -> Duration {
 }
 
 /// 8.1 send_msg: send the whole buffer and wait for its completion.
-fn send_msg(cfg: &Config, ctx: &Context) -> Result<()> {
-    let mr = ctx.send_mr.as_ref().expect("reg_mem ran");
+fn send_msg(cfg: &Config, ctx: &Context, bufs: &Buffers) -> Result<()> {
     ctx.qp
-        .post_send_one(0, SendOp::Send, mr.sge_all()?, SEND_SIGNALED)
+        .post_send_one(
+            0,
+            SendOp::Send,
+            bufs.send_mr.sge_all()?,
+            SendFlags::SIGNALED,
+        )
         .context("rdma_post_send")?;
-    let wc = ctx.id.get_send_comp(completion_timeout(cfg))?;
+    let wc = ctx.qp.get_send_comp(completion_timeout(cfg))?;
     if !wc.is_success() {
         return Err(Error::msg(format!(
             "rdma_get_send_comp: work completion status {}",
@@ -386,15 +369,15 @@ fn send_msg(cfg: &Config, ctx: &Context) -> Result<()> {
 }
 
 /// 8.1 recv_msg: wait for a receive completion and post a new receive.
-fn recv_msg(cfg: &Config, ctx: &Context) -> Result<()> {
-    let wc = ctx.id.get_recv_comp(completion_timeout(cfg))?;
+fn recv_msg(cfg: &Config, ctx: &Context, bufs: &Buffers) -> Result<()> {
+    let wc = ctx.qp.get_recv_comp(completion_timeout(cfg))?;
     if !wc.is_success() {
         return Err(Error::msg(format!(
             "rdma_get_recv_comp: work completion status {}",
             wc.status_str()
         )));
     }
-    post_recv(ctx)
+    post_recv(ctx, bufs)
 }
 
 /// The client's manual migration: `path_mig_state = IBV_MIG_MIGRATED`.
@@ -405,16 +388,7 @@ fn migrate(ctx: &Context, apm_loaded: bool) -> Result<()> {
         );
         return Ok(());
     }
-    let (mut qp_attr, _) = ctx
-        .qp
-        .query(sys::ibv_qp_attr_mask::IBV_QP_PATH_MIG_STATE.0)
-        .context("ibv_query_qp")?;
-    qp_attr.path_mig_state = sys::ibv_mig_state::IBV_MIG_MIGRATED;
-    ctx.qp.modify(
-        qp_attr,
-        sys::ibv_qp_attr_mask::IBV_QP_PATH_MIG_STATE.0,
-        "IBV_QP_PATH_MIG_STATE",
-    )
+    ctx.qp.migrate()
 }
 
 /// 8.1 main, after the checks of the options: connect, load the alternate
@@ -429,8 +403,6 @@ fn run(cfg: &Config) -> Result<()> {
             alt_dlid: cfg.alt_dlid,
             alt_srcport: cfg.alt_srcport,
             my_alt_dlid: 0,
-            send_mr: None,
-            recv_mr: None,
             qp: qp.ok_or_else(|| Error::msg("rdma_create_ep created no QP"))?,
             id,
             listen_id: None,
@@ -454,16 +426,37 @@ fn run(cfg: &Config) -> Result<()> {
         handle: thread::spawn(move || async_event_thread(verbs, stop)),
     };
 
-    let result = exchange(cfg, &mut ctx);
+    let (result, bufs) = match reg_mem(cfg, &ctx) {
+        Ok(bufs) => (exchange(cfg, &mut ctx, &bufs), Some(bufs)),
+        Err(e) => (Err(e), None),
+    };
     events.stop();
-    drop(ctx);
-    result
+    // A failed run is the error to report; teardown failures come second.
+    result.and(destroy_resources(ctx, bufs))
 }
 
-/// The part of main that runs with the async event thread.
-fn exchange(cfg: &Config, ctx: &mut Context) -> Result<()> {
-    reg_mem(cfg, ctx)?;
-    establish_connection(cfg, ctx)?;
+/// 8.1 main's `out:` label: the QP (which `rdma_destroy_ep` takes with the
+/// id in C), the MRs, then the connection's id and the listener's; every
+/// step is tried and the first failure returned. The QP goes first because
+/// it holds the memory it was given.
+fn destroy_resources(ctx: Context, bufs: Option<Buffers>) -> Result<()> {
+    let Context {
+        qp, id, listen_id, ..
+    } = ctx;
+    let (send_mr, recv_mr) = bufs.map(|b| (b.send_mr, b.recv_mr)).unzip();
+    first_failure([
+        qp.destroy(),
+        send_mr.destroy(),
+        recv_mr.destroy(),
+        id.destroy(),
+        listen_id.destroy(),
+    ])
+}
+
+/// The part of main that runs with the async event thread, once the
+/// buffers are registered.
+fn exchange(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Result<()> {
+    establish_connection(cfg, ctx, bufs)?;
 
     // Load the alternate path after the connection was created. This can be
     // done at connection time, but the connection must be created and
@@ -480,7 +473,7 @@ fn exchange(cfg: &Config, ctx: &mut Context) -> Result<()> {
         }
 
         if cfg.server {
-            recv_msg(cfg, ctx)?;
+            recv_msg(cfg, ctx, bufs)?;
             recv_cnt += 1;
             println!("recv: {recv_cnt}");
         }
@@ -489,12 +482,12 @@ fn exchange(cfg: &Config, ctx: &mut Context) -> Result<()> {
             thread::sleep(Duration::from_millis(u64::from(cfg.msec_delay)));
         }
 
-        send_msg(cfg, ctx)?;
+        send_msg(cfg, ctx, bufs)?;
         send_cnt += 1;
         println!("send: {send_cnt}");
 
         if !cfg.server {
-            recv_msg(cfg, ctx)?;
+            recv_msg(cfg, ctx, bufs)?;
             recv_cnt += 1;
             println!("recv: {recv_cnt}");
         }
@@ -503,59 +496,50 @@ fn exchange(cfg: &Config, ctx: &mut Context) -> Result<()> {
     ctx.id.disconnect()
 }
 
-fn usage(argv0: &str) {
-    println!("usage: {argv0} [-s or -a required]");
-    println!("\t[-s[server mode]");
-    println!("\t[-a ip_address]");
-    println!("\t[-p port_number]");
-    println!("\t[-c msg_count]");
-    println!("\t[-l msg_length]");
-    println!("\t[-d alt_dlid] (requires -r)");
-    println!("\t[-r alt_srcport] (requires -d)");
-    println!("\t[-m num_iterations_then_migrate] (client only)");
-    println!("\t[-w msec_wait_between_sends]");
+/// 8.1's command line (`getopt(argc, argv, "sa:p:c:l:d:r:m:w:")`: the C
+/// string forgets `w:`, so its `-w` case can never be reached) and the
+/// usage text the original prints for it.
+fn cli() -> Cli {
+    Cli {
+        name: "apm",
+        head: vec!["usage: $0 [-s or -a required]".into()],
+        opts: vec![
+            Opt::flag("s", "", "\t[-s[server mode]"),
+            Opt::value("a", "", "\t[-a ip_address]"),
+            Opt::value("p", "", "\t[-p port_number]"),
+            Opt::value("c", "", "\t[-c msg_count]"),
+            Opt::value("l", "", "\t[-l msg_length]"),
+            Opt::value("d", "", "\t[-d alt_dlid] (requires -r)"),
+            Opt::value("r", "", "\t[-r alt_srcport] (requires -d)"),
+            Opt::value("m", "", "\t[-m num_iterations_then_migrate] (client only)"),
+            Opt::value("w", "", "\t[-w msec_wait_between_sends]"),
+        ],
+        operands: 0,
+        on_error: UsageOnError::Stdout,
+    }
 }
 
-/// Read options (`getopt(argc, argv, "sa:p:c:l:d:r:m:w:")`: the C string
-/// forgets `w:`, so its `-w` case can never be reached).
-fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
-    let mut opts = getopts::Options::new();
-    opts.optflagmulti("s", "", "server mode");
-    for o in ["a", "p", "c", "l", "d", "r", "m", "w"] {
-        opts.optmulti(o, "", "", "VALUE");
-    }
-    let m = opts.parse(args).map_err(|e| e.to_string())?;
-    if let Some(extra) = m.free.first() {
-        return Err(format!("unexpected argument '{extra}'"));
-    }
+/// The configuration the options ask for; `Err` is the one-line reason a
+/// value was refused.
+fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     let int_max = i32::MAX as u64;
     let mut cfg = Config {
         server: m.opt_present("s"),
-        server_name: last(&m, "a"),
+        server_name: last(m, "a"),
         ..Config::default()
     };
-    if let Some(p) = opt_number(&m, "p", 1, 65535)? {
+    if let Some(p) = opt_number(m, "p", 1, 65535)? {
         cfg.server_port = p.to_string();
     }
-    if let Some(v) = opt_number(&m, "c", 1, int_max)? {
-        cfg.msg_count = v as u32;
-    }
-    if let Some(v) = opt_number(&m, "l", 1, int_max)? {
-        cfg.msg_length = v as usize;
-    }
-    if let Some(v) = opt_number(&m, "d", 0, 65535)? {
-        cfg.alt_dlid = v as u16;
-    }
-    if let Some(v) = opt_number(&m, "r", 0, 255)? {
-        cfg.alt_srcport = v as u8;
-    }
-    if let Some(v) = opt_number(&m, "m", 0, int_max)? {
+    set_number(m, "c", 1, int_max, &mut cfg.msg_count)?;
+    set_number(m, "l", 1, int_max, &mut cfg.msg_length)?;
+    set_number(m, "d", 0, 65535, &mut cfg.alt_dlid)?;
+    set_number(m, "r", 0, 255, &mut cfg.alt_srcport)?;
+    if let Some(v) = opt_number(m, "m", 0, int_max)? {
         cfg.migrate_after = Some(v as u32);
     }
-    if let Some(v) = opt_number(&m, "w", 0, int_max)? {
-        cfg.msec_delay = v as u32;
-    }
-    Ok(cfg)
+    set_number(m, "w", 0, int_max, &mut cfg.msec_delay)?;
+    Ok(Parsed::Run(cfg))
 }
 
 fn print_config(cfg: &Config) {
@@ -589,34 +573,22 @@ fn check_config(cfg: &Config) -> std::result::Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args = common::args();
-    let argv0 = common::program_name(&args, "apm");
-    let cfg = match parse_args(&args[1.min(args.len())..]) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{argv0}: {e}");
-            usage(&argv0);
+    common::cli::main(&cli(), read_config, |cfg| {
+        print_config(&cfg);
+        if let Err(e) = check_config(&cfg) {
+            eprintln!("{e}");
             return ExitCode::FAILURE;
         }
-    };
-
-    print_config(&cfg);
-    if let Err(e) = check_config(&cfg) {
-        eprintln!("{e}");
-        return ExitCode::FAILURE;
-    }
-
-    common::exit_code(run(&cfg))
+        common::exit_code(run(&cfg))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> std::result::Result<Config, String> {
-        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse_args(&v)
+    fn parse(a: &[&str]) -> std::result::Result<Config, String> {
+        cli().config_of(a, read_config)
     }
 
     #[test]

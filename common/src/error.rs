@@ -151,34 +151,11 @@ fn errno_text(errno: i32) -> String {
     }
 }
 
-fn errno_name(errno: i32) -> Option<&'static str> {
-    Some(match errno {
-        libc::EPERM => "EPERM",
-        libc::ENOENT => "ENOENT",
-        libc::EINTR => "EINTR",
-        libc::EIO => "EIO",
-        libc::EAGAIN => "EAGAIN",
-        libc::ENOMEM => "ENOMEM",
-        libc::EACCES => "EACCES",
-        libc::EFAULT => "EFAULT",
-        libc::EBUSY => "EBUSY",
-        libc::EEXIST => "EEXIST",
-        libc::ENODEV => "ENODEV",
-        libc::EINVAL => "EINVAL",
-        libc::ENOSPC => "ENOSPC",
-        libc::ENOSYS => "ENOSYS",
-        libc::ENODATA => "ENODATA",
-        libc::ETIMEDOUT => "ETIMEDOUT",
-        libc::ECONNREFUSED => "ECONNREFUSED",
-        libc::ECONNRESET => "ECONNRESET",
-        libc::EHOSTUNREACH => "EHOSTUNREACH",
-        libc::ENETUNREACH => "ENETUNREACH",
-        libc::EADDRINUSE => "EADDRINUSE",
-        libc::EADDRNOTAVAIL => "EADDRNOTAVAIL",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        libc::EPROTONOSUPPORT => "EPROTONOSUPPORT",
-        _ => return None,
-    })
+fn errno_name(errno: i32) -> Option<String> {
+    match nix::errno::Errno::from_raw(errno) {
+        nix::errno::Errno::UnknownErrno => None,
+        e => Some(format!("{e:?}")),
+    }
 }
 
 /// A pointer to the likely fix for the failures users hit most.

@@ -64,6 +64,21 @@ pub fn opt_number(
         .transpose()
 }
 
+/// [`opt_number`] into `field` when option `opt` was given, converted to the
+/// field's type (`min..=max` must fit it).
+pub fn set_number<T: TryFrom<u64>>(
+    m: &getopts::Matches,
+    opt: &str,
+    min: u64,
+    max: u64,
+    field: &mut T,
+) -> Result<(), String> {
+    if let Some(v) = opt_number(m, opt, min, max)? {
+        *field = T::try_from(v).map_err(|_| format!("value {v} for -{opt} out of range"))?;
+    }
+    Ok(())
+}
+
 /// The options the verbs-only examples share, named as in the manual's
 /// `config`: `-p/--port`, `-d/--ib-dev`, `-i/--ib-port`, `-g/--gid-idx`,
 /// `-h/--help`, and the optional trailing server name that selects client mode.
@@ -82,14 +97,19 @@ pub struct ConnOpts {
 }
 
 impl ConnOpts {
-    /// Declare the shared options on `opts`.
-    pub fn define(opts: &mut getopts::Options) {
-        // optmulti: a repeated option's last value counts, as with getopt.
-        opts.optmulti("p", "port", "listen on/connect to port", "PORT");
-        opts.optmulti("d", "ib-dev", "use IB device", "DEV");
-        opts.optmulti("i", "ib-port", "use port of IB device", "PORT");
-        opts.optmulti("g", "gid-idx", "gid index to be used in GRH", "IDX");
-        opts.optflagmulti("h", "help", "print this help");
+    /// The shared options (`-p/--port`, `-d/--ib-dev`, `-i/--ib-port`,
+    /// `-g/--gid-idx`, `-h/--help`), each with the program's own usage line,
+    /// in that order.
+    pub fn opts(usage: [String; 5]) -> Vec<crate::cli::Opt> {
+        use crate::cli::Opt;
+        let [p, d, i, g, h] = usage;
+        vec![
+            Opt::value("p", "port", p),
+            Opt::value("d", "ib-dev", d),
+            Opt::value("i", "ib-port", i),
+            Opt::value("g", "gid-idx", g),
+            Opt::flag("h", "help", h),
+        ]
     }
 
     /// Read the shared options and the trailing server name from parsed
@@ -139,10 +159,16 @@ mod tests {
     use super::*;
 
     fn conn(args: &[&str]) -> Result<ConnOpts, String> {
-        let mut o = getopts::Options::new();
-        ConnOpts::define(&mut o);
-        let m = o.parse(args).map_err(|e| e.to_string())?;
-        ConnOpts::read(&m, 19875)
+        let cli = crate::cli::Cli {
+            name: "t",
+            head: Vec::new(),
+            opts: ConnOpts::opts(Default::default()),
+            // ConnOpts::read refuses a second operand itself.
+            operands: 2,
+            on_error: crate::cli::UsageOnError::Stdout,
+        };
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        ConnOpts::read(&cli.parse(&args)?, 19875)
     }
 
     #[test]

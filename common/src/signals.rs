@@ -7,6 +7,8 @@
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use nix::sys::signal::{sigaction, signal, SaFlags, SigAction, SigHandler, SigSet, Signal};
+
 use crate::error::{Error, Result};
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -17,16 +19,16 @@ extern "C" fn on_signal(_sig: c_int) {
 
 /// Make SIGINT and SIGTERM raise the stop flag instead of killing the process.
 pub fn install_stop_handler() -> Result<()> {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: sigaction is plain data; zero is "no flags, empty mask".
-        let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
-        sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-        // SAFETY: sa.sa_mask is a valid sigset_t.
-        unsafe { libc::sigemptyset(&mut sa.sa_mask) };
-        // SAFETY: installing a handler that only touches an atomic.
-        if unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) } != 0 {
-            return Err(Error::last_os("sigaction"));
-        }
+    // No SA_RESTART: a blocking wait returns EINTR and sees the flag.
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
+    for sig in [Signal::SIGINT, Signal::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is
+        // async-signal-safe.
+        unsafe { sigaction(sig, &action) }.map_err(|e| Error::with_errno("sigaction", e as i32))?;
     }
     Ok(())
 }
@@ -38,7 +40,7 @@ pub fn install_stop_handler() -> Result<()> {
 /// restoring it, because std's TCP writes use `MSG_NOSIGNAL`.
 pub fn default_sigpipe() {
     // SAFETY: SIG_DFL is a valid disposition for SIGPIPE; no handler runs.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
 }
 
 /// True once SIGINT or SIGTERM arrived after [`install_stop_handler`].
@@ -70,8 +72,7 @@ mod tests {
     fn sigterm_raises_the_flag_and_does_not_kill() {
         install_stop_handler().unwrap();
         assert!(!stop_requested());
-        // SAFETY: sending ourselves a signal whose handler is installed.
-        assert_eq!(unsafe { libc::raise(libc::SIGTERM) }, 0);
+        nix::sys::signal::raise(Signal::SIGTERM).unwrap();
         assert!(stop_requested());
         // A stop cuts a sleep short.
         let t = std::time::Instant::now();

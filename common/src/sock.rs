@@ -24,10 +24,15 @@ pub const SYNC_TIMEOUT: Duration = Duration::from_secs(60);
 /// With `server_name`, connect to it (IPv4, as the original's `AF_INET` hints);
 /// without, listen on every local address at `port` and accept one client.
 pub fn sock_connect(server_name: Option<&str>, port: u16) -> Result<TcpStream> {
-    let stream = match server_name {
-        Some(host) => connect(host, port)?,
-        None => accept_one(port)?,
-    };
+    match server_name {
+        Some(host) => connect(host, port),
+        None => accept_one(port),
+    }
+}
+
+/// The side channel's timeouts on `stream`, so that a peer that stops
+/// answering is an error after [`SYNC_TIMEOUT`] rather than a hang.
+pub fn with_timeouts(stream: TcpStream) -> Result<TcpStream> {
     stream
         .set_read_timeout(Some(SYNC_TIMEOUT))
         .map_err(|e| Error::io("setsockopt(SO_RCVTIMEO)", &e))?;
@@ -37,41 +42,67 @@ pub fn sock_connect(server_name: Option<&str>, port: u16) -> Result<TcpStream> {
     Ok(stream)
 }
 
-fn connect(host: &str, port: u16) -> Result<TcpStream> {
+/// The IPv4 addresses of `host` (the originals' `AF_INET` hints), or why
+/// there are none.
+pub fn resolve_ipv4(host: &str, port: u16) -> Result<Vec<SocketAddr>> {
     let addrs: Vec<SocketAddr> = (host, port)
         .to_socket_addrs()
         .map_err(|e| Error::msg(format!("getaddrinfo failed for {host}:{port}: {e}")))?
-        .filter(|a| a.is_ipv4())
+        .filter(SocketAddr::is_ipv4)
         .collect();
     if addrs.is_empty() {
         return Err(Error::msg(format!(
             "getaddrinfo failed for {host}:{port}: no IPv4 address"
         )));
     }
+    Ok(addrs)
+}
+
+/// A new IPv4 TCP socket.
+pub fn tcp_socket() -> Result<Socket> {
+    Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|e| Error::io("socket", &e))
+}
+
+/// Connect `sock` to `addr` within [`CONNECT_TIMEOUT`], with the side
+/// channel's timeouts.
+pub fn connect_within(sock: Socket, addr: SocketAddr) -> Result<TcpStream> {
+    sock.connect_timeout(&addr.into(), CONNECT_TIMEOUT)
+        .map_err(|e| Error::io(&format!("connect to {addr}"), &e))?;
+    with_timeouts(sock.into())
+}
+
+/// Bind `sock` to every local IPv4 address at `port`.
+pub fn bind_any(sock: &Socket, port: u16) -> Result<()> {
+    // A server restarted right after a run must not fail on the old connection's TIME_WAIT.
+    sock.set_reuse_address(true)
+        .map_err(|e| Error::io("setsockopt(SO_REUSEADDR)", &e))?;
+    let addr = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
+    sock.bind(&addr.into())
+        .map_err(|e| Error::io(&format!("bind to port {port}"), &e))
+}
+
+/// Accept one client on `listener`, with the side channel's timeouts.
+pub fn accept_with_timeouts(listener: &Socket) -> Result<(TcpStream, Option<SocketAddr>)> {
+    let (conn, peer) = listener.accept().map_err(|e| Error::io("accept", &e))?;
+    Ok((with_timeouts(conn.into())?, peer.as_socket()))
+}
+
+fn connect(host: &str, port: u16) -> Result<TcpStream> {
     let mut last = None;
-    for addr in addrs {
-        let sock =
-            Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|e| Error::io("socket", &e))?;
-        match sock.connect_timeout(&addr.into(), CONNECT_TIMEOUT) {
-            Ok(()) => return Ok(sock.into()),
-            Err(e) => last = Some(Error::io(&format!("connect to {addr}"), &e)),
+    for addr in resolve_ipv4(host, port)? {
+        match connect_within(tcp_socket()?, addr) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
         }
     }
     Err(last.unwrap_or_else(|| Error::msg("connect failed")))
 }
 
 fn accept_one(port: u16) -> Result<TcpStream> {
-    let sock =
-        Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|e| Error::io("socket", &e))?;
-    // A server restarted right after a run must not fail on the old connection's TIME_WAIT.
-    sock.set_reuse_address(true)
-        .map_err(|e| Error::io("setsockopt(SO_REUSEADDR)", &e))?;
-    let addr = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
-    sock.bind(&addr.into())
-        .map_err(|e| Error::io(&format!("bind to port {port}"), &e))?;
+    let sock = tcp_socket()?;
+    bind_any(&sock, port)?;
     sock.listen(1).map_err(|e| Error::io("listen", &e))?;
-    let (conn, _peer) = sock.accept().map_err(|e| Error::io("accept", &e))?;
-    Ok(conn.into())
+    Ok(accept_with_timeouts(&sock)?.0)
 }
 
 /// Send all of `local`, then read exactly `remote.len()` bytes from the peer

@@ -16,21 +16,22 @@
 //! One binary plays both parts, as `ibv_rc_pingpong` does: without a host
 //! argument it is the server, with one the client.
 
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, ToSocketAddrs};
+use std::net::{Ipv4Addr, TcpStream};
 use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::sock::{sock_sync_data, CONNECT_TIMEOUT, SYNC_TIMEOUT};
-use common::sys;
+use common::cli::{Cli, Opt, Parsed, UsageOnError};
+use common::opts::ConnOpts;
+use common::sock::{self, sock_sync_data};
 use common::verbs::{
-    c_str_lossy, mtu_min, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr, Pd,
-    Qp, QpInitAttr, RtrAttr, RtsAttr, SendOp, Sge, WorkCompletion, ACCESS_LOCAL_WRITE,
-    ACCESS_REMOTE_READ, ACCESS_REMOTE_WRITE, SEND_INLINE, SEND_SIGNALED,
+    c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr,
+    Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp, Sge,
+    WorkCompletion,
 };
 use common::wire::{ConnInfo, MrInfo};
 use common::{Error, Result, ResultExt};
-use socket2::{Domain, Socket, Type};
+use socket2::Socket;
 
 /// The original's TCP port (`init_serv_sock_ctx(&ssctx, 6543)`).
 const DEFAULT_TCP_PORT: u16 = 6543;
@@ -136,7 +137,7 @@ fn open_device(list: &DeviceList, config: &Config) -> Result<(usize, IbContext)>
 
 /// `ibv_query_port`, and the checks the original leaves to chance: a message
 /// larger than the port allows, and a RoCE port, which needs a GID.
-fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(sys::ibv_port_attr, Option<Gid>)> {
+fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(PortAttr, Option<Gid>)> {
     let port_attr = ctx
         .query_port(config.ib_port)
         .context("fail to query port")?;
@@ -158,13 +159,9 @@ fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(sys::ibv_port_att
 
 /// The GID to put in the GRH: the one `-g` names, or on an Ethernet (RoCE)
 /// port, where there is no GRH-less path, the RoCE v2 IPv4-mapped one.
-fn choose_gid(
-    ctx: &IbContext,
-    port_attr: &sys::ibv_port_attr,
-    config: &mut Config,
-) -> Result<Option<Gid>> {
+fn choose_gid(ctx: &IbContext, port_attr: &PortAttr, config: &mut Config) -> Result<Option<Gid>> {
     if config.gid_idx.is_none() {
-        config.gid_idx = ctx.default_gid_index(config.ib_port, port_attr)?;
+        config.gid_idx = common::gid::default_gid_index(ctx, config.ib_port, port_attr)?;
     }
     let Some(idx) = config.gid_idx else {
         return Ok(None);
@@ -212,9 +209,9 @@ fn create_qp(pd: &Pd, cq: &Cq, config: &Config) -> Result<Qp> {
     };
     let qp = pd
         .create_qp(&QpInitAttr {
-            qp_type: sys::ibv_qp_type::IBV_QPT_RC,
-            send_cq: cq,
-            recv_cq: cq,
+            qp_type: QpType::Rc,
+            send_cq: Some(cq),
+            recv_cq: Some(cq),
             srq: None,
             max_send_wr,
             max_recv_wr,
@@ -232,9 +229,9 @@ fn create_qp(pd: &Pd, cq: &Cq, config: &Config) -> Result<Qp> {
 /// `ibv_modify_qp` RESET->INIT, with each side's access flags as the original sets them.
 fn modify_qp_to_init(qp: &Qp, config: &Config) -> Result<()> {
     let access = if config.is_server() {
-        ACCESS_LOCAL_WRITE
+        AccessFlags::LOCAL_WRITE
     } else {
-        ACCESS_REMOTE_WRITE
+        AccessFlags::REMOTE_WRITE
     };
     qp.modify_to_init(&InitAttr {
         port_num: config.ib_port,
@@ -246,32 +243,12 @@ fn modify_qp_to_init(qp: &Qp, config: &Config) -> Result<()> {
     Ok(())
 }
 
-/// A stream with the side channel's timeouts, so a peer that stops answering
-/// is an error after `SYNC_TIMEOUT` rather than a hang.
-fn with_timeouts(stream: TcpStream) -> Result<TcpStream> {
-    stream
-        .set_read_timeout(Some(SYNC_TIMEOUT))
-        .map_err(|e| Error::io("setsockopt(SO_RCVTIMEO)", &e))?;
-    stream
-        .set_write_timeout(Some(SYNC_TIMEOUT))
-        .map_err(|e| Error::io("setsockopt(SO_SNDTIMEO)", &e))?;
-    Ok(stream)
-}
-
 /// sock.c `init_serv_sock_ctx`: a TCP socket bound to every local address at
 /// `port`, listening.
 fn init_serv_sock_ctx(port: u16) -> Result<Socket> {
-    let sock = Socket::new(Domain::IPV4, Type::STREAM, None)
-        .map_err(|e| Error::io("socket", &e))
-        .context("fail to create server sock fd")?;
+    let sock = sock::tcp_socket().context("fail to create server sock fd")?;
     println!("successfully create server sock fd: {}", sock.as_raw_fd());
-    // A server restarted right after a run must not fail on the old connection's TIME_WAIT.
-    sock.set_reuse_address(true)
-        .map_err(|e| Error::io("setsockopt(SO_REUSEADDR)", &e))?;
-    let addr = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
-    sock.bind(&addr.into())
-        .map_err(|e| Error::io(&format!("bind to port {port}"), &e))
-        .context("fail to bind")?;
+    sock::bind_any(&sock, port).context("fail to bind")?;
     println!(
         "successfully bind addr: {:08x}, port: {port}",
         u32::from(Ipv4Addr::UNSPECIFIED)
@@ -285,11 +262,8 @@ fn init_serv_sock_ctx(port: u16) -> Result<Socket> {
 
 /// sock.c `accept_sock_cli`: wait for the client.
 fn accept_sock_cli(listener: &Socket) -> Result<TcpStream> {
-    let (conn, peer) = listener
-        .accept()
-        .map_err(|e| Error::io("accept", &e))
-        .context("fail to accept")?;
-    match peer.as_socket() {
+    let (conn, peer) = sock::accept_with_timeouts(listener).context("fail to accept")?;
+    match peer {
         Some(peer) => println!(
             "successfully accept client, ip: {}, port: {}",
             peer.ip(),
@@ -297,40 +271,26 @@ fn accept_sock_cli(listener: &Socket) -> Result<TcpStream> {
         ),
         None => println!("successfully accept client"),
     }
-    with_timeouts(conn.into())
+    Ok(conn)
 }
 
 /// sock.c `init_cli_sock_ctx`: connect to the server (an IPv4 address or a
 /// name that resolves to one).
 fn init_cli_sock_ctx(server: &str, port: u16) -> Result<TcpStream> {
     let context = format!("fail to connect to server {server}, port {port}");
-    let addrs: Vec<SocketAddr> = (server, port)
-        .to_socket_addrs()
-        .map_err(|e| Error::msg(format!("getaddrinfo failed for {server}:{port}: {e}")))
-        .context(&context)?
-        .filter(SocketAddr::is_ipv4)
-        .collect();
-    if addrs.is_empty() {
-        return Err(Error::msg(format!(
-            "getaddrinfo failed for {server}:{port}: no IPv4 address"
-        ))
-        .context(&context));
-    }
     let mut last = None;
-    for addr in addrs {
-        let sock = Socket::new(Domain::IPV4, Type::STREAM, None)
-            .map_err(|e| Error::io("socket", &e))
-            .context("fail to create client sock fd")?;
-        println!("successfully create client sock fd: {}", sock.as_raw_fd());
-        match sock.connect_timeout(&addr.into(), CONNECT_TIMEOUT) {
-            Ok(()) => {
+    for addr in sock::resolve_ipv4(server, port).context(&context)? {
+        let s = sock::tcp_socket().context("fail to create client sock fd")?;
+        println!("successfully create client sock fd: {}", s.as_raw_fd());
+        match sock::connect_within(s, addr) {
+            Ok(stream) => {
                 println!(
                     "successfully connect to server, ip: {}, port: {port}",
                     addr.ip()
                 );
-                return with_timeouts(sock.into());
+                return Ok(stream);
             }
-            Err(e) => last = Some(Error::io(&format!("connect to {addr}"), &e)),
+            Err(e) => last = Some(e),
         }
     }
     Err(last
@@ -390,12 +350,7 @@ fn exchange_conn_info(sock: &mut TcpStream, config: &Config, local: &ConnInfo) -
 
 /// `ibv_modify_qp` INIT->RTR towards the peer's QP: by LID, plus a GRH when a
 /// GID is in use (which RoCE requires).
-fn modify_qp_to_rtr(
-    qp: &Qp,
-    remote: &ConnInfo,
-    config: &Config,
-    active_mtu: sys::ibv_mtu::Type,
-) -> Result<()> {
+fn modify_qp_to_rtr(qp: &Qp, remote: &ConnInfo, config: &Config, active_mtu: Mtu) -> Result<()> {
     let grh = match (remote.gid, config.gid_idx) {
         (Some(dgid), Some(sgid_index)) => Some(Grh {
             dgid,
@@ -408,7 +363,7 @@ fn modify_qp_to_rtr(
     };
     qp.modify_to_rtr(&RtrAttr {
         // The original's 4096 fails on ports with a smaller active MTU (1024 on Soft-RoCE).
-        path_mtu: mtu_min(sys::ibv_mtu::IBV_MTU_4096, active_mtu),
+        path_mtu: Mtu::MTU_4096.min(active_mtu),
         dest_qp_num: remote.qp_num,
         rq_psn: 0,
         max_dest_rd_atomic: 1,
@@ -448,9 +403,9 @@ fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
 /// registers them; the server puts its message in.
 fn reg_mr(pd: &Pd, config: &Config) -> Result<Mr> {
     let access = if config.is_server() {
-        ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE | ACCESS_REMOTE_READ
+        AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ
     } else {
-        ACCESS_LOCAL_WRITE
+        AccessFlags::LOCAL_WRITE
     };
     let mr = pd.reg_mr(config.size, access).context("fail to reg mr")?;
     println!("[OK] reg mr.");
@@ -511,7 +466,7 @@ fn exchange_mr_info(sock: &mut TcpStream, config: &Config, mr: &Mr) -> Result<Mr
 
 /// `ibv_post_send` of one signaled SEND of the whole buffer.
 fn post_send(qp: &Qp, mr: &Mr) -> Result<()> {
-    qp.post_send_one(SEND_WR_ID, SendOp::Send, mr.sge_all()?, SEND_SIGNALED)
+    qp.post_send_one(SEND_WR_ID, SendOp::Send, mr.sge_all()?, SendFlags::SIGNALED)
         .context("fail to post send")?;
     println!("[OK] post send.");
     Ok(())
@@ -553,7 +508,7 @@ fn check_wc(wc: &WorkCompletion) -> Result<()> {
     Err(Error::msg(format!(
         "wr id {} completed with status {} ({}), vendor syndrome 0x{:x}",
         wc.wr_id,
-        wc.status,
+        wc.status.code(),
         wc.status_str(),
         wc.vendor_err
     )))
@@ -569,7 +524,10 @@ fn poll_cq(cq: &Cq, mr: &Mr, config: &Config) -> Result<()> {
     if config.is_server() {
         println!(
             "\twr id: {}, opcode: {}, qp num: {}, status: {}",
-            wc.wr_id, wc.opcode, wc.qp_num, wc.status
+            wc.wr_id,
+            wc.opcode.code(),
+            wc.qp_num,
+            wc.status.code()
         );
     } else {
         println!("\twr id: {}", wc.wr_id);
@@ -590,11 +548,10 @@ fn poll_cq(cq: &Cq, mr: &Mr, config: &Config) -> Result<()> {
 /// the round trips took.
 fn pingpong(qp: &Qp, cq: &Cq, mr: &Mr, config: &Config, iters: u32) -> Result<Duration> {
     // Inline sends save the adapter a read of the buffer, when it allows the size.
-    let (_, init) = qp.query(sys::ibv_qp_attr_mask::IBV_QP_CAP.0)?;
-    let send_flags = if init.cap.max_inline_data as usize >= config.size {
-        SEND_SIGNALED | SEND_INLINE
+    let send_flags = if qp.query_cap()?.max_inline_data as usize >= config.size {
+        SendFlags::SIGNALED | SendFlags::INLINE
     } else {
-        SEND_SIGNALED
+        SendFlags::SIGNALED
     };
     let sge: Sge<'_> = mr.sge_all()?;
     let mut wcs = [WorkCompletion::default(); 2];
@@ -658,11 +615,11 @@ struct Resources {
     listener: Option<Socket>,
 }
 
-/// The original's teardown, in its order. The verbs run in the owners' Drop:
-/// the QP keeps every MR it was given alive, so the MR is in truth
-/// deregistered just after the QP is destroyed, and a failing destroy is not
-/// reported (Drop cannot fail).
-fn teardown(res: Resources) {
+/// The original's teardown, each line printed once its verb has run, and a
+/// failing verb reported as the original does (`fail to ...`). The QP goes
+/// before the MR, unlike in the original: a QP may still name the memory of
+/// a request it has not completed, so the MR is released only after it.
+fn teardown(res: Resources) -> Result<()> {
     let Resources {
         dev_idx,
         ctx,
@@ -673,19 +630,21 @@ fn teardown(res: Resources) {
         sock,
         listener,
     } = res;
-    drop(mr);
-    println!("[OK] dereg mr.");
-    drop(qp);
+    qp.destroy().context("fail to destroy qp")?;
     println!("[OK] destroy qp.");
-    drop(pd);
+    mr.destroy().context("fail to dereg mr")?;
+    println!("[OK] dereg mr.");
+    pd.destroy().context("fail to dealloc pd")?;
     println!("[OK] dealloc pd.");
-    drop(cq);
+    cq.destroy().context("fail to destroy cq")?;
     println!("[OK] destroy cq.");
-    drop(ctx);
+    ctx.destroy()
+        .context(format!("fail to close device {dev_idx}"))?;
     println!("[OK] close device {dev_idx}.");
     // The original shuts the sockets down; closing them does that.
     drop(sock);
     drop(listener);
+    Ok(())
 }
 
 /// `main` of server.c and client.c, one step after the other.
@@ -748,48 +707,53 @@ fn run(config: &mut Config) -> Result<()> {
         mr,
         sock,
         listener,
-    });
+    })?;
     drop(list);
     Ok(())
 }
 
-/// Print a description of command line syntax.
-fn usage(argv0: &str) {
-    println!("Usage:");
-    println!("  {argv0}            start a server and wait for connection");
-    println!("  {argv0} <host>     connect to server at <host>");
-    println!();
-    println!("Options:");
-    println!("  -p, --port <port>          listen on/connect to port <port> (default {DEFAULT_TCP_PORT})");
-    println!(
-        "  -d, --ib-dev <dev>         use IB device <dev> (default the first device, index 0)"
-    );
-    println!("  -i, --ib-port <port>       use port <port> of IB device (default 1)");
-    println!("  -g, --gid-idx <gid index>  local port gid index (default none: LID only; on a RoCE port the RoCE v2 IPv4 GID is chosen)");
-    println!("  -s, --size <size>          size of message to exchange (default {DEFAULT_SIZE})");
-    println!("  -n, --iters <iters>        ping-pong <iters> times and print the rates (default one message, server to client)");
-    println!("  -h, --help                 print this help");
-}
-
-/// What the command line asks for.
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Run(Config),
-    Help,
-}
-
-/// Parse the command line; `Err` carries the one-line reason.
-fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
-    use common::opts::{last, parse_in_range, ConnOpts};
-    let mut opts = getopts::Options::new();
-    ConnOpts::define(&mut opts);
-    opts.optmulti("s", "size", "size of message to exchange", "SIZE");
-    opts.optmulti("n", "iters", "number of exchanges", "ITERS");
-    let m = opts.parse(args).map_err(|e| e.to_string())?;
-    if m.opt_present("h") {
-        return Ok(Command::Help);
+/// The command line and its description, as the original's usage() prints
+/// it, with this port's `-s` and `-n`.
+fn cli() -> Cli {
+    let mut opts = ConnOpts::opts([
+        format!("  -p, --port <port>          listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
+        "  -d, --ib-dev <dev>         use IB device <dev> (default the first device, index 0)".into(),
+        "  -i, --ib-port <port>       use port <port> of IB device (default 1)".into(),
+        "  -g, --gid-idx <gid index>  local port gid index (default none: LID only; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
+        "  -h, --help                 print this help".into(),
+    ]);
+    // -h's line comes last, after this port's own options.
+    let help = opts.pop();
+    opts.extend([
+        Opt::value("s", "size", format!("  -s, --size <size>          size of message to exchange (default {DEFAULT_SIZE})")),
+        Opt::value("n", "iters", "  -n, --iters <iters>        ping-pong <iters> times and print the rates (default one message, server to client)"),
+    ]);
+    opts.extend(help);
+    Cli {
+        name: "ibv_sockets_pingpong",
+        head: [
+            "Usage:",
+            "  $0            start a server and wait for connection",
+            "  $0 <host>     connect to server at <host>",
+            "",
+            "Options:",
+        ]
+        .map(String::from)
+        .to_vec(),
+        opts,
+        operands: 1,
+        on_error: UsageOnError::Stdout,
     }
-    let c = ConnOpts::read(&m, DEFAULT_TCP_PORT)?;
+}
+
+/// The configuration the command line asks for; `Err` carries the
+/// one-line reason.
+fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
+    use common::opts::{last, parse_in_range};
+    if m.opt_present("h") {
+        return Ok(Parsed::Help);
+    }
+    let c = ConnOpts::read(m, DEFAULT_TCP_PORT)?;
     let mut config = Config {
         server_name: c.server_name,
         tcp_port: c.tcp_port,
@@ -798,12 +762,12 @@ fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
         gid_idx: c.gid_idx,
         ..Config::default()
     };
-    if let Some(v) = last(&m, "s") {
+    if let Some(v) = last(m, "s") {
         config.size = parse_in_range(&v, 1, MAX_MSG_SIZE).ok_or_else(|| {
             format!("invalid message size '{v}' for -s (expected 1..{MAX_MSG_SIZE})")
         })? as usize;
     }
-    if let Some(v) = last(&m, "n") {
+    if let Some(v) = last(m, "n") {
         config.iters = Some(parse_in_range(&v, 1, i32::MAX as u64).ok_or_else(|| {
             format!(
                 "invalid iteration count '{v}' for -n (expected 1..{})",
@@ -811,26 +775,13 @@ fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
             )
         })? as u32);
     }
-    Ok(Command::Run(config))
+    Ok(Parsed::Run(config))
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args = common::args();
-    let argv0 = common::program_name(&args, "ibv_sockets_pingpong");
-    let mut config = match parse_args(&args[1.min(args.len())..]) {
-        Ok(Command::Run(c)) => c,
-        Ok(Command::Help) => {
-            usage(&argv0);
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("{argv0}: {e}");
-            usage(&argv0);
-            return ExitCode::FAILURE;
-        }
-    };
-    common::exit_code(run(&mut config))
+    common::cli::main(&cli(), read_config, |mut config| {
+        common::exit_code(run(&mut config))
+    })
 }
 
 /// The two summary lines for `iters` round trips of `size`-byte messages
@@ -870,13 +821,16 @@ mod tests {
     use std::net::TcpListener;
     use std::thread;
 
-    fn parse(args: &[&str]) -> std::result::Result<Command, String> {
-        parse_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    fn parse(args: &[&str]) -> std::result::Result<Parsed<Config>, String> {
+        cli().read(
+            &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            read_config,
+        )
     }
 
     fn config(args: &[&str]) -> Config {
         match parse(args) {
-            Ok(Command::Run(c)) => c,
+            Ok(Parsed::Run(c)) => c,
             other => panic!("{args:?}: {other:?}"),
         }
     }
@@ -964,8 +918,8 @@ mod tests {
 
     #[test]
     fn help() {
-        assert_eq!(parse(&["-h"]), Ok(Command::Help));
-        assert_eq!(parse(&["--help"]), Ok(Command::Help));
+        assert_eq!(parse(&["-h"]), Ok(Parsed::Help));
+        assert_eq!(parse(&["--help"]), Ok(Parsed::Help));
     }
 
     #[test]

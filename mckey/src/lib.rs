@@ -3,9 +3,16 @@
 //! the group's GID as `inet_ntop(AF_INET6, ...)` does.
 
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
 
-use common::sys;
-use common::verbs::Gid;
+use common::verbs::AhAttr;
+
+/// A signaled UD send completes as soon as it has left; a sender that waits
+/// longer than this for its sends gives up (the originals waited forever).
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the programs' waits look at SIGINT/SIGTERM (and mc's cm_thread
+/// at its stop flag).
+pub const TICK: Duration = Duration::from_millis(100);
 
 /// The first address `getaddrinfo(name, NULL, ...)` gives, as the C programs
 /// take `res->ai_addr`; when the name does not resolve, the original's
@@ -28,8 +35,8 @@ pub fn get_addr(name: &str) -> Result<SocketAddr, String> {
 /// The destination GID of an address vector as glibc's `inet_ntop(AF_INET6)`
 /// prints it (the "joined dgid" lines), e.g. `::ffff:239.255.1.1` for the
 /// group of an IPv4 multicast address on RoCE, `ff12:401b:ffff::1` on IB.
-pub fn dgid_text(ah_attr: &sys::ibv_ah_attr) -> String {
-    inet_ntop6(&Gid::from_raw(&ah_attr.grh.dgid).0)
+pub fn dgid_text(ah_attr: &AhAttr) -> String {
+    inet_ntop6(&ah_attr.grh.unwrap_or_default().dgid.0)
 }
 
 /// glibc's `inet_ntop6`: the longest run (first of equals) of two or more zero

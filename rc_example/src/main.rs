@@ -12,13 +12,12 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use common::cli::{Cli, Parsed, UsageOnError};
 use common::opts::ConnOpts;
 use common::sock::{sock_connect, sock_sync_data};
-use common::sys;
 use common::verbs::{
-    c_str_lossy, mtu_min, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr, Pd,
-    Qp, QpInitAttr, RtrAttr, RtsAttr, SendOp, ACCESS_LOCAL_WRITE, ACCESS_REMOTE_READ,
-    ACCESS_REMOTE_WRITE, SEND_SIGNALED,
+    c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr,
+    Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp,
 };
 use common::wire::CmConData;
 use common::{Error, Result, ResultExt};
@@ -84,14 +83,13 @@ struct Resources {
     /// CQ handle.
     cq: Cq,
     /// PD handle.
-    #[allow(dead_code)]
     pd: Pd,
     /// Device handle.
     ib_ctx: IbContext,
     /// TCP socket.
     sock: TcpStream,
     /// IB port attributes.
-    port_attr: sys::ibv_port_attr,
+    port_attr: PortAttr,
     /// Values to connect to the remote side.
     remote_props: CmConData,
 }
@@ -111,11 +109,14 @@ fn poll_completion(res: &Resources) -> Result<()> {
             ));
         }
     };
-    println!("completion was found in CQ with status 0x{:x}", wc.status);
+    println!(
+        "completion was found in CQ with status 0x{:x}",
+        wc.status.code()
+    );
     if !wc.is_success() {
         return Err(Error::msg(format!(
             "got bad completion with status: 0x{:x} ({}), vendor syndrome: 0x{:x}",
-            wc.status,
+            wc.status.code(),
             wc.status_str(),
             wc.vendor_err
         )));
@@ -143,7 +144,7 @@ fn post_send(res: &Resources, opcode: Opcode) -> Result<()> {
     };
     // There is a Receive Request in the responder side, so we won't get any into RNR flow.
     res.qp
-        .post_send(0, op, &[sge], SEND_SIGNALED)
+        .post_send(0, op, &[sge], SendFlags::SIGNALED)
         .context("failed to post SR")?;
     match opcode {
         Opcode::Send => println!("Send Request was posted"),
@@ -226,7 +227,7 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
         .context(format!("failed to create CQ with {cq_size} entries"))?;
 
     // Allocate and register the memory buffer that will hold the data.
-    let mr_flags = ACCESS_LOCAL_WRITE | ACCESS_REMOTE_READ | ACCESS_REMOTE_WRITE;
+    let mr_flags = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_WRITE;
     let mr = pd
         .reg_mr(MSG_SIZE, mr_flags)
         .context(format!("ibv_reg_mr failed with mr_flags=0x{mr_flags:x}"))?;
@@ -246,9 +247,9 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
     // Create the Queue Pair.
     let qp = pd
         .create_qp(&QpInitAttr {
-            qp_type: sys::ibv_qp_type::IBV_QPT_RC,
-            send_cq: &cq,
-            recv_cq: &cq,
+            qp_type: QpType::Rc,
+            send_cq: Some(&cq),
+            recv_cq: Some(&cq),
             srq: None,
             max_send_wr: 1,
             max_recv_wr: 1,
@@ -277,7 +278,7 @@ fn modify_qp_to_init(qp: &Qp, config: &Config) -> Result<()> {
     qp.modify_to_init(&InitAttr {
         port_num: config.ib_port,
         pkey_index: 0,
-        access: ACCESS_LOCAL_WRITE | ACCESS_REMOTE_READ | ACCESS_REMOTE_WRITE,
+        access: AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_WRITE,
     })
     .context("failed to modify QP state to INIT")
 }
@@ -290,7 +291,7 @@ fn modify_qp_to_rtr(
     dlid: u16,
     dgid: &Gid,
     config: &Config,
-    active_mtu: sys::ibv_mtu::Type,
+    active_mtu: Mtu,
 ) -> Result<()> {
     let grh = (config.gid_idx >= 0).then_some(Grh {
         dgid: *dgid,
@@ -301,7 +302,7 @@ fn modify_qp_to_rtr(
     });
     qp.modify_to_rtr(&RtrAttr {
         // The manual's 256, which no port's active MTU is below.
-        path_mtu: mtu_min(sys::ibv_mtu::IBV_MTU_256, active_mtu),
+        path_mtu: Mtu::MTU_256.min(active_mtu),
         dest_qp_num: remote_qpn,
         rq_psn: 0,
         max_dest_rd_atomic: 1,
@@ -334,9 +335,8 @@ fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
 /// RoCE v2 IPv4-mapped one and say so.
 fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
     if config.gid_idx < 0 {
-        if let Some(idx) = res
-            .ib_ctx
-            .default_gid_index(config.ib_port, &res.port_attr)?
+        if let Some(idx) =
+            common::gid::default_gid_index(&res.ib_ctx, config.ib_port, &res.port_attr)?
         {
             config.gid_idx = i32::from(idx);
         }
@@ -409,8 +409,9 @@ fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
 }
 
 /// 7.1.14 resources_destroy: release everything, children first (QP, MR and
-/// its buffer, CQ, PD, device context, socket), as the manual does.
-fn resources_destroy(res: Resources) {
+/// its buffer, CQ, PD, device context, socket), as the manual does: every
+/// step is tried, and the first failure is reported with the manual's words.
+fn resources_destroy(res: Resources) -> Result<()> {
     let Resources {
         qp,
         mr,
@@ -420,12 +421,20 @@ fn resources_destroy(res: Resources) {
         sock,
         ..
     } = res;
-    drop(qp);
-    drop(mr);
-    drop(cq);
-    drop(pd);
-    drop(ib_ctx);
+    let steps = [
+        qp.destroy().context("failed to destroy QP"),
+        mr.destroy().context("failed to deregister MR"),
+        cq.destroy().context("failed to destroy CQ"),
+        pd.destroy().context("failed to deallocate PD"),
+        ib_ctx.destroy().context("failed to close device context"),
+    ];
+    // close() of a TCP socket reports nothing Rust's drop could act on.
     drop(sock);
+    steps
+        .into_iter()
+        .collect::<Result<Vec<()>>>()
+        .map(drop)
+        .context("failed to destroy resources")
 }
 
 /// 7.1.2 print_config: print out configuration information.
@@ -446,38 +455,41 @@ fn print_config(config: &Config) {
     println!(" ------------------------------------------------\n");
 }
 
-/// Print a description of command line syntax.
-fn usage(argv0: &str) {
-    println!("Usage:");
-    println!(" {argv0}            start a server and wait for connection");
-    println!(" {argv0} <host>     connect to server at <host>");
-    println!();
-    println!("Options:");
-    println!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})");
-    println!(" -d, --ib-dev <dev>             use IB device <dev> (default first device found)");
-    println!(" -i, --ib-port <port>           use port <port> of IB device (default 1)");
-    println!(" -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)");
-    println!(" -h, --help                     print this help");
-}
-
-/// What the command line asks for.
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Run(Config),
-    Help,
-}
-
-/// Parse the command line (7.1.1): options override `config`'s defaults; a
-/// trailing server name selects client mode. `Err` carries the one-line reason.
-fn parse_args(args: &[String]) -> std::result::Result<Command, String> {
-    let mut opts = getopts::Options::new();
-    ConnOpts::define(&mut opts);
-    let m = opts.parse(args).map_err(|e| e.to_string())?;
-    if m.opt_present("h") {
-        return Ok(Command::Help);
+/// The command line (7.1.1) and its description, as the original's usage()
+/// prints it.
+fn cli() -> Cli {
+    Cli {
+        name: "rc_example",
+        head: [
+            "Usage:",
+            " $0            start a server and wait for connection",
+            " $0 <host>     connect to server at <host>",
+            "",
+            "Options:",
+        ]
+        .map(String::from)
+        .to_vec(),
+        opts: ConnOpts::opts([
+            format!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
+            " -d, --ib-dev <dev>             use IB device <dev> (default first device found)".into(),
+            " -i, --ib-port <port>           use port <port> of IB device (default 1)".into(),
+            " -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
+            " -h, --help                     print this help".into(),
+        ]),
+        operands: 1,
+        on_error: UsageOnError::Stdout,
     }
-    let c = ConnOpts::read(&m, DEFAULT_TCP_PORT)?;
-    Ok(Command::Run(Config {
+}
+
+/// The configuration the command line asks for: options override
+/// `config`'s defaults; a trailing server name selects client mode. `Err`
+/// carries the one-line reason.
+fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
+    if m.opt_present("h") {
+        return Ok(Parsed::Help);
+    }
+    let c = ConnOpts::read(m, DEFAULT_TCP_PORT)?;
+    Ok(Parsed::Run(Config {
         dev_name: c.dev_name,
         server_name: c.server_name,
         tcp_port: c.tcp_port,
@@ -491,8 +503,8 @@ fn run(config: &mut Config) -> Result<()> {
     // Create resources before using them.
     let mut res = resources_create(config).context("failed to create resources")?;
     let result = run_test(&mut res, config);
-    resources_destroy(res);
-    result
+    // A failed test is the error to report; teardown failures come second.
+    result.and(resources_destroy(res))
 }
 
 fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
@@ -551,22 +563,11 @@ fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args = common::args();
-    let argv0 = common::program_name(&args, "rc_example");
-    let mut config = match parse_args(&args[1.min(args.len())..]) {
-        Ok(Command::Run(c)) => c,
-        Ok(Command::Help) => {
-            usage(&argv0);
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("{argv0}: {e}");
-            usage(&argv0);
-            return ExitCode::FAILURE;
-        }
-    };
+    common::cli::main(&cli(), read_config, run_main)
+}
 
+/// main after the options: print them, run, print the result.
+fn run_main(mut config: Config) -> ExitCode {
     // Print the used parameters for info.
     print_config(&config);
 
@@ -589,8 +590,11 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> std::result::Result<Command, String> {
-        parse_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    fn parse(args: &[&str]) -> std::result::Result<Parsed<Config>, String> {
+        cli().read(
+            &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            read_config,
+        )
     }
 
     #[test]
@@ -601,7 +605,7 @@ mod tests {
 
     #[test]
     fn defaults_are_the_manuals_config() {
-        assert_eq!(parse(&[]), Ok(Command::Run(Config::default())));
+        assert_eq!(parse(&[]), Ok(Parsed::Run(Config::default())));
         let c = Config::default();
         assert_eq!((c.tcp_port, c.ib_port, c.gid_idx), (19875, 1, -1));
         assert_eq!(c.dev_name, None);
@@ -618,7 +622,7 @@ mod tests {
         };
         assert_eq!(
             parse(&["-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "host1"]),
-            Ok(Command::Run(want.clone()))
+            Ok(Parsed::Run(want.clone()))
         );
         assert_eq!(
             parse(&[
@@ -632,22 +636,22 @@ mod tests {
                 "3",
                 "host1"
             ]),
-            Ok(Command::Run(want))
+            Ok(Parsed::Run(want))
         );
     }
 
     #[test]
     fn numbers_as_strtoul_base_0() {
         match parse(&["-p", "0x4000", "-g", "010"]) {
-            Ok(Command::Run(c)) => assert_eq!((c.tcp_port, c.gid_idx), (0x4000, 8)),
+            Ok(Parsed::Run(c)) => assert_eq!((c.tcp_port, c.gid_idx), (0x4000, 8)),
             other => panic!("{other:?}"),
         }
     }
 
     #[test]
     fn help() {
-        assert_eq!(parse(&["-h"]), Ok(Command::Help));
-        assert_eq!(parse(&["--help"]), Ok(Command::Help));
+        assert_eq!(parse(&["-h"]), Ok(Parsed::Help));
+        assert_eq!(parse(&["--help"]), Ok(Parsed::Help));
     }
 
     #[test]

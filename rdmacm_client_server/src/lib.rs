@@ -15,10 +15,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::cm::{CmEvent, CmId, EventChannel};
-use common::sys;
 use common::verbs::{
-    c_str_lossy, CompChannel, Context, Cq, Mr, Pd, Qp, QpInitAttr, ACCESS_LOCAL_WRITE,
-    ACCESS_REMOTE_WRITE, SEND_SIGNALED,
+    c_str_lossy, first_failure, AccessFlags, CompChannel, Context, Cq, Mr, Pd, Qp, QpInitAttr,
+    QpType, SendFlags, WcOpcode, WcStatus,
 };
 use common::{Error, Result, ResultExt};
 
@@ -57,7 +56,7 @@ impl Side {
 }
 
 /// One connection (`struct connection`): its id, QP and the two registered
-/// buffers. Dropping it releases them in order (QP, then MRs, then the id).
+/// buffers, released by [`State::release_connection`] in the paper's order.
 pub struct Connection {
     /// The connection's cm_id.
     pub id: CmId,
@@ -83,6 +82,9 @@ pub type Connections = Arc<Mutex<HashMap<u64, Arc<Connection>>>>;
 /// PD, completion channel, one CQ and the thread that polls it.
 pub struct SharedContext {
     ctx: Context,
+    /// The id whose device the context is (`id->verbs`): the context holds
+    /// it, so it is destroyed after the context, at shutdown.
+    ctx_id: CmId,
     /// Protection domain of every connection's QP and MRs.
     pub pd: Pd,
     /// The CQ every QP sends and receives on.
@@ -148,10 +150,13 @@ impl State {
     }
 
     /// build_context: on the first connection, create the PD, completion
-    /// channel and CQ on the id's device and start the poller thread.
-    pub fn build_context(&mut self, verbs: Context) -> Result<()> {
+    /// channel and CQ on the device of `id` and start the poller thread.
+    pub fn build_context(&mut self, id: &CmId) -> Result<()> {
+        let verbs = id
+            .verbs()
+            .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
         if let Some(s) = &self.s_ctx {
-            if s.ctx.as_ptr() != verbs.as_ptr() {
+            if !s.ctx.same_device(&verbs) {
                 return Err(Error::msg("cannot handle events in more than one context."));
             }
             return Ok(());
@@ -180,6 +185,7 @@ impl State {
         };
         self.s_ctx = Some(SharedContext {
             ctx: verbs,
+            ctx_id: id.clone(),
             pd,
             cq,
             _comp_channel: comp_channel,
@@ -192,14 +198,11 @@ impl State {
     /// Build a connection on `id` (QP, buffers, receive posted) and register
     /// it, as `on_connect_request` / `on_addr_resolved` do after build_context.
     pub fn build_connection(&mut self, id: CmId) -> Result<Arc<Connection>> {
-        let verbs = id
-            .verbs()
-            .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
-        self.build_context(verbs)?;
+        self.build_context(&id)?;
         let Some(s) = &self.s_ctx else {
             return Err(Error::msg("no verbs context"));
         };
-        let qp = id.create_qp(&s.pd, &build_qp_attr(&s.cq))?;
+        let qp = id.create_qp(Some(&s.pd), &build_qp_attr(&s.cq))?;
         let (send_mr, recv_mr) = register_memory(&s.pd)?;
         let conn = Arc::new(Connection {
             id,
@@ -236,7 +239,7 @@ impl State {
         conn.disconnecting.store(true, Ordering::SeqCst);
         if self.drain(&conn)? {
             lock(&self.conns).remove(&(id_key as u64));
-            return Ok(());
+            return self.destroy_connection(conn);
         }
         self.drop_connection(id_key)
     }
@@ -259,7 +262,51 @@ impl State {
                 DRAIN_TIMEOUT.as_secs()
             )));
         }
-        Ok(())
+        self.destroy_connection(conn)
+    }
+
+    /// The paper's on_disconnect cleanup of a connection that is no longer
+    /// in the table: `rdma_destroy_qp`, `ibv_dereg_mr` of both buffers, then
+    /// `rdma_destroy_id`, each reported if it fails. The poller may still
+    /// hold the connection for the completion it is finishing; it is waited
+    /// for. The id the shared context came from is destroyed at shutdown,
+    /// after the context, which holds it (the server answers the peer's
+    /// disconnect on it at once, with `rdma_disconnect`).
+    fn destroy_connection(&self, conn: Arc<Connection>) -> Result<()> {
+        let deadline = Instant::now() + DRAIN_TIMEOUT;
+        let mut conn = conn;
+        let conn = loop {
+            match Arc::try_unwrap(conn) {
+                Ok(c) => break c,
+                Err(shared) if Instant::now() < deadline => {
+                    conn = shared;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(_) => {
+                    return Err(Error::msg(
+                        "rdma_destroy_qp: the connection is still in use by the CQ poller",
+                    ))
+                }
+            }
+        };
+        let Connection {
+            id,
+            qp,
+            recv_mr,
+            send_mr,
+            ..
+        } = conn;
+        first_failure([qp.destroy(), send_mr.destroy(), recv_mr.destroy()])?;
+        match &self.s_ctx {
+            // The shared context holds this id until shutdown. The DREP that
+            // rdma_destroy_id would send the peer, which waits for it to
+            // see its own DISCONNECTED, is sent now.
+            Some(s) if s.ctx_id.key() == id.key() => match self.side {
+                Side::Passive => id.disconnect().context("rdma_disconnect"),
+                Side::Active => Ok(()),
+            },
+            _ => id.destroy(),
+        }
     }
 
     /// Wait up to DRAIN_TIMEOUT for `conn`'s posted work to complete; false
@@ -279,22 +326,47 @@ impl State {
     }
 
     /// Stop the poller thread and release everything: connections first
-    /// (QPs, MRs, ids), then the CQ, channel and PD.
-    pub fn shutdown(&mut self) {
+    /// (QPs, MRs, ids), then the CQ, completion channel and PD, and the id
+    /// the context came from; every step is tried and the first failure
+    /// returned. The event channel is the caller's, to destroy after its
+    /// own ids.
+    pub fn shutdown(&mut self) -> Result<()> {
         if let Some(s) = &mut self.s_ctx {
             s.stop.store(true, Ordering::SeqCst);
             if let Some(h) = s.poller.take() {
                 let _ = h.join();
             }
         }
-        lock(&self.conns).clear();
-        self.s_ctx = None;
+        let conns: Vec<Arc<Connection>> = lock(&self.conns).drain().map(|(_, c)| c).collect();
+        let mut steps: Vec<Result<()>> = conns
+            .into_iter()
+            .map(|c| self.destroy_connection(c))
+            .collect();
+        if let Some(s) = self.s_ctx.take() {
+            let SharedContext {
+                ctx,
+                ctx_id,
+                pd,
+                cq,
+                _comp_channel,
+                ..
+            } = s;
+            steps.extend([
+                cq.destroy(),
+                _comp_channel.destroy(),
+                pd.destroy(),
+                ctx.destroy(),
+                ctx_id.destroy(),
+            ]);
+        }
+        first_failure(steps)
     }
 }
 
 impl Drop for State {
     fn drop(&mut self) {
-        self.shutdown();
+        // The backstop of error paths; the binaries call shutdown and report.
+        let _ = self.shutdown();
     }
 }
 
@@ -306,9 +378,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// receives of one scatter/gather entry each.
 pub fn build_qp_attr(cq: &Cq) -> QpInitAttr<'_> {
     QpInitAttr {
-        qp_type: sys::ibv_qp_type::IBV_QPT_RC,
-        send_cq: cq,
-        recv_cq: cq,
+        qp_type: QpType::Rc,
+        send_cq: Some(cq),
+        recv_cq: Some(cq),
         srq: None,
         max_send_wr: 10,
         max_recv_wr: 10,
@@ -321,7 +393,7 @@ pub fn build_qp_attr(cq: &Cq) -> QpInitAttr<'_> {
 
 /// register_memory: a send and a receive buffer of BUFFER_SIZE bytes each.
 pub fn register_memory(pd: &Pd) -> Result<(Mr, Mr)> {
-    let access = ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE;
+    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
     let send_mr = pd.reg_mr(BUFFER_SIZE, access)?;
     let recv_mr = pd.reg_mr(BUFFER_SIZE, access)?;
     Ok((send_mr, recv_mr))
@@ -365,7 +437,7 @@ pub fn on_connection(conn: &Connection, side: Side) -> Result<()> {
             conn.id.key() as u64,
             common::verbs::SendOp::Send,
             &[sge],
-            SEND_SIGNALED,
+            SendFlags::SIGNALED,
         )
     })
 }
@@ -408,10 +480,10 @@ pub fn on_completion(
         let text = format!(
             "on_completion: status is not IBV_WC_SUCCESS: {} (status {}, vendor error 0x{:x})",
             wc.status_str(),
-            wc.status,
+            wc.status.code(),
             wc.vendor_err
         );
-        let flushed = wc.status == sys::ibv_wc_status::IBV_WC_WR_FLUSH_ERR;
+        let flushed = wc.status == WcStatus::WrFlushErr;
         return match &conn {
             // The peer left; its QP's work fails or is flushed. A server
             // keeps serving the others.
@@ -428,9 +500,9 @@ pub fn on_completion(
     let conn = conn
         .as_deref()
         .ok_or_else(|| Error::msg("on_completion: completion for an unknown connection"))?;
-    if wc.opcode & sys::ibv_wc_opcode::IBV_WC_RECV != 0 {
+    if wc.opcode.is_recv() {
         println!("received message: {}", c_str_lossy(&conn.recv_mr.to_vec()));
-    } else if wc.opcode == sys::ibv_wc_opcode::IBV_WC_SEND {
+    } else if wc.opcode == WcOpcode::Send {
         println!("send completed successfully.");
     } else {
         return Err(Error::msg(

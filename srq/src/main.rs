@@ -10,12 +10,15 @@
 //! answers each batch with one send on its first connection, which tells the
 //! client to go on. This repeats until `msg_count` sends were made.
 
-use common::opts::{last, opt_number};
+use common::cli::{Cli, Opt, Parsed, UsageOnError};
+use common::opts::{last, opt_number, set_number};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::cm_sync::{AddrInfo, EpQpInit, SyncId};
-use common::verbs::{CompChannel, Cq, Mr, Qp, SendOp, Srq, SEND_SIGNALED};
+use common::cm::{AddrInfo, CmId};
+use common::verbs::{
+    first_failure, CompChannel, Cq, Mr, Qp, QpInitAttr, QpType, SendFlags, SendOp, Srq,
+};
 use common::{Error, Result, ResultExt};
 
 /// Default parameters values.
@@ -64,7 +67,7 @@ impl Default for Config {
 /// One connection (`conn_id[i]`) and its QP.
 struct Conn {
     qp: Qp,
-    id: SyncId,
+    id: CmId,
 }
 
 /// Resources used in the example (the second half of `struct context`).
@@ -75,11 +78,10 @@ struct Context {
     recv_mr: Mr,
     send_mr: Mr,
     srq_cq: Cq,
-    #[allow(dead_code)]
     srq_cq_channel: CompChannel,
     srq: Srq,
     /// The id that picks the device, owns the SRQ, and (server) listens.
-    srq_id: SyncId,
+    srq_id: CmId,
 }
 
 /// 8.3 init_resources: an id bound (server) or resolved (client) to pick the
@@ -87,14 +89,14 @@ struct Context {
 /// completion channel and CQ that every QP's receive side shares.
 fn init_resources(cfg: &Config, rai: &AddrInfo) -> Result<Context> {
     // Create an ID used for creating/accessing our SRQ.
-    let srq_id = SyncId::create()?;
+    let srq_id = CmId::create_sync()?;
 
     // We need to bind the ID to a particular RDMA device. This is done by
     // resolving the address or binding to the address.
     if !cfg.server {
-        srq_id.resolve_addr(rai, 1000)?;
+        srq_id.resolve_addr(None, &rai.dst()?, 1000)?;
     } else {
-        srq_id.bind_addr(rai)?;
+        srq_id.bind_addr(&rai.src()?)?;
     }
     let verbs = srq_id.verbs().ok_or_else(|| {
         let call = if cfg.server {
@@ -143,14 +145,37 @@ fn init_resources(cfg: &Config, rai: &AddrInfo) -> Result<Context> {
     })
 }
 
-/// 8.3 destroy_resources: disconnect the connections, then release
-/// everything (QPs before the CQ and SRQ, MRs before the PD, the ids last).
-fn destroy_resources(ctx: Context) {
-    for conn in &ctx.conn_id {
+/// 8.3 destroy_resources: disconnect each connection and release its QP
+/// and id, then the SRQ, the MRs, the CQ and its channel, and the SRQ's id;
+/// every step is tried and the first failure returned. The manual frees the
+/// SRQ last; here it goes before the MRs, because it holds the receive
+/// buffer its posted receives name.
+fn destroy_resources(ctx: Context) -> Result<()> {
+    let Context {
+        conn_id,
+        recv_mr,
+        send_mr,
+        srq_cq,
+        srq_cq_channel,
+        srq,
+        srq_id,
+    } = ctx;
+    let mut steps = Vec::new();
+    for conn in conn_id {
         // Best effort: the peer may be gone already.
         let _ = conn.id.disconnect();
+        steps.push(conn.qp.destroy());
+        steps.push(conn.id.destroy());
     }
-    drop(ctx);
+    steps.extend([
+        srq.destroy(),
+        recv_mr.destroy(),
+        send_mr.destroy(),
+        srq_cq.destroy(),
+        srq_cq_channel.destroy(),
+        srq_id.destroy(),
+    ]);
+    first_failure(steps)
 }
 
 /// 8.3 await_completion: wait for a CQ event on the SRQ CQ's channel, ack it
@@ -204,9 +229,9 @@ fn drain_srq_cq(ctx: &Context, mut on_recv: impl FnMut(u32)) -> Result<()> {
 /// `rdma_get_send_comp`; returns the QP number the completion names.
 fn send_and_wait(ctx: &Context, conn: &Conn) -> Result<u32> {
     conn.qp
-        .post_send_one(0, SendOp::Send, ctx.send_mr.sge_all()?, SEND_SIGNALED)
+        .post_send_one(0, SendOp::Send, ctx.send_mr.sge_all()?, SendFlags::SIGNALED)
         .context("rdma_post_send")?;
-    let wc = conn.id.get_send_comp(COMPLETION_TIMEOUT)?;
+    let wc = conn.qp.get_send_comp(COMPLETION_TIMEOUT)?;
     if !wc.is_success() {
         return Err(Error::msg(format!(
             "rdma_get_send_comp: work completion status {}",
@@ -218,8 +243,9 @@ fn send_and_wait(ctx: &Context, conn: &Conn) -> Result<u32> {
 
 /// The QP of every connection: receives from the SRQ into the shared CQ;
 /// sends complete on a CQ librdmacm creates for the connection.
-fn qp_attr<'a>(cfg: &Config, ctx: &'a Context) -> EpQpInit<'a> {
-    EpQpInit {
+fn qp_attr<'a>(cfg: &Config, ctx: &'a Context) -> QpInitAttr<'a> {
+    QpInitAttr {
+        qp_type: QpType::Rc,
         send_cq: None,
         recv_cq: Some(&ctx.srq_cq),
         srq: Some(&ctx.srq),
@@ -252,12 +278,12 @@ fn run_server(cfg: &Config, ctx: &mut Context) -> Result<()> {
         })?;
 
         // Create the queue pair.
-        let qp = req.id.create_qp(&qp_attr(cfg, ctx))?;
+        let qp = req.id.create_qp(None, &qp_attr(cfg, ctx))?;
 
         // librdmacm tells the peer that the QP uses an SRQ from the QP itself
         // (`id->qp->srq`), so the C code's `conn_id[i]->srq = srq` is not
         // needed (and would make rdma_destroy_ep destroy the shared SRQ).
-        req.id.accept(None, CONNECT_TIMEOUT)?;
+        req.id.accept_sync(None, CONNECT_TIMEOUT)?;
         ctx.conn_id.push(Conn { qp, id: req.id });
     }
 
@@ -286,9 +312,9 @@ fn run_server(cfg: &Config, ctx: &mut Context) -> Result<()> {
 /// server's send before the next batch.
 fn run_client(cfg: &Config, rai: &AddrInfo, ctx: &mut Context) -> Result<()> {
     for _ in 0..cfg.qp_count {
-        let (id, qp) = SyncId::create_ep(rai, Some(&qp_attr(cfg, ctx)))?;
+        let (id, qp) = CmId::create_ep(rai, Some(&qp_attr(cfg, ctx)))?;
         let qp = qp.ok_or_else(|| Error::msg("rdma_create_ep created no QP"))?;
-        id.connect(None, CONNECT_TIMEOUT)?;
+        id.connect_sync(None, CONNECT_TIMEOUT)?;
         ctx.conn_id.push(Conn { qp, id });
     }
 
@@ -322,52 +348,43 @@ fn run_client(cfg: &Config, rai: &AddrInfo, ctx: &mut Context) -> Result<()> {
     Ok(())
 }
 
-fn usage(argv0: &str) {
-    println!("usage: {argv0} -a server_address");
-    println!("\t[-s server mode]");
-    println!("\t[-p port_number]");
-    println!("\t[-c msg_count]");
-    println!("\t[-l msg_length]");
-    println!("\t[-q qp_count]");
-    println!("\t[-w max_wr]");
+/// 8.3's command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`) and the
+/// usage text the original prints for it.
+fn cli() -> Cli {
+    Cli {
+        name: "srq",
+        head: vec!["usage: $0 -a server_address".into()],
+        opts: vec![
+            Opt::flag("s", "", "\t[-s server mode]"),
+            Opt::value("a", "", ""),
+            Opt::value("p", "", "\t[-p port_number]"),
+            Opt::value("c", "", "\t[-c msg_count]"),
+            Opt::value("l", "", "\t[-l msg_length]"),
+            Opt::value("q", "", "\t[-q qp_count]"),
+            Opt::value("w", "", "\t[-w max_wr]"),
+        ],
+        operands: 0,
+        on_error: UsageOnError::Stdout,
+    }
 }
 
-/// Read options from the command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`).
-fn parse_args(args: &[String]) -> std::result::Result<Config, String> {
-    let mut opts = getopts::Options::new();
-    opts.optflagmulti("s", "", "server mode");
-    opts.optmulti("a", "", "server address", "ADDR");
-    opts.optmulti("p", "", "port number", "PORT");
-    opts.optmulti("c", "", "message count", "N");
-    opts.optmulti("l", "", "message length", "N");
-    opts.optmulti("q", "", "QP count", "N");
-    opts.optmulti("w", "", "max work requests", "N");
-    let m = opts.parse(args).map_err(|e| e.to_string())?;
-    if let Some(extra) = m.free.first() {
-        return Err(format!("unexpected argument '{extra}'"));
-    }
+/// The configuration the options ask for; `Err` is the one-line reason a
+/// value was refused.
+fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     let int_max = i32::MAX as u64;
     let mut cfg = Config {
         server: m.opt_present("s"),
-        server_name: last(&m, "a"),
+        server_name: last(m, "a"),
         ..Config::default()
     };
-    if let Some(p) = opt_number(&m, "p", 1, 65535)? {
+    if let Some(p) = opt_number(m, "p", 1, 65535)? {
         cfg.server_port = p.to_string();
     }
-    if let Some(v) = opt_number(&m, "c", 1, int_max)? {
-        cfg.msg_count = v;
-    }
-    if let Some(v) = opt_number(&m, "l", 1, int_max)? {
-        cfg.msg_length = v as usize;
-    }
-    if let Some(v) = opt_number(&m, "q", 1, int_max)? {
-        cfg.qp_count = v as usize;
-    }
-    if let Some(v) = opt_number(&m, "w", 1, int_max)? {
-        cfg.max_wr = v as u32;
-    }
-    Ok(cfg)
+    set_number(m, "c", 1, int_max, &mut cfg.msg_count)?;
+    set_number(m, "l", 1, int_max, &mut cfg.msg_length)?;
+    set_number(m, "q", 1, int_max, &mut cfg.qp_count)?;
+    set_number(m, "w", 1, int_max, &mut cfg.max_wr)?;
+    Ok(Parsed::Run(cfg))
 }
 
 /// 8.3 main: read the options, look the address up, run one side, release
@@ -380,36 +397,26 @@ fn run(cfg: &Config) -> Result<()> {
     } else {
         run_client(cfg, &rai, &mut ctx)
     };
-    destroy_resources(ctx);
-    ret
+    // A failed run is the error to report; teardown failures come second.
+    ret.and(destroy_resources(ctx))
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args = common::args();
-    let argv0 = common::program_name(&args, "srq");
-    let cfg = match parse_args(&args[1.min(args.len())..]) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{argv0}: {e}");
-            usage(&argv0);
+    common::cli::main(&cli(), read_config, |cfg| {
+        if cfg.server_name.is_none() {
+            eprintln!("server address required (use -a)!");
             return ExitCode::FAILURE;
         }
-    };
-    if cfg.server_name.is_none() {
-        eprintln!("server address required (use -a)!");
-        return ExitCode::FAILURE;
-    }
-    common::exit_code(run(&cfg))
+        common::exit_code(run(&cfg))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> std::result::Result<Config, String> {
-        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse_args(&v)
+    fn parse(a: &[&str]) -> std::result::Result<Config, String> {
+        cli().config_of(a, read_config)
     }
 
     #[test]

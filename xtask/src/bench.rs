@@ -148,11 +148,12 @@ pub fn median(v: &mut [f64]) -> f64 {
 
 /// Runs the comparison in one VM boot and prints both medians and the ratio;
 /// `Ok(true)` when ours is within [`TARGET_RATIO`].
-pub fn pingpong(mode: Mode) -> Result<bool, String> {
+pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
     let opts = LabOptions {
         mode,
         agent_exe: std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
         keep: false,
+        tcg,
     };
     let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
     let report = lab::run_scenarios(&opts, &names)?;

@@ -49,6 +49,25 @@ pub struct LabOptions {
     pub agent_exe: PathBuf,
     /// Keep the result dir even when everything passed.
     pub keep: bool,
+    /// Emulate (TCG) even where KVM would work.
+    pub tcg: bool,
+}
+
+/// Whether `XTASK_TCG=1` asks for emulation: how `cargo xtask test` and the
+/// Soft-RoCE tests take `--tcg`.
+pub fn tcg_from_env() -> bool {
+    std::env::var_os("XTASK_TCG").is_some_and(|v| v == "1")
+}
+
+/// How the VMs of a run were booted, for the summary.
+#[derive(Debug, Clone)]
+pub struct VmInfo {
+    /// KVM or TCG, and why.
+    pub accel: vm::Accel,
+    /// The kernel the VMs ran.
+    pub kernel: String,
+    /// From start to the guest's program running, the slowest VM.
+    pub boot: Duration,
 }
 
 /// What a lab run produced.
@@ -62,6 +81,8 @@ pub struct LabReport {
     pub notes: Vec<String>,
     /// Wall time of boot + run (or just the run with `--local`).
     pub elapsed: Duration,
+    /// The VMs' accelerator, kernel and boot time (`None` with `--local`).
+    pub vms: Option<VmInfo>,
 }
 
 /// The workspace root (xtask lives one level below it).
@@ -211,10 +232,12 @@ pub fn guest_can_see(p: &Path) -> bool {
 /// check, build, boot, run, collect. `Err` only when nothing could run.
 pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, String> {
     let list = scenarios::select(names)?;
-    let kernel = match opts.mode {
+    let tools = match opts.mode {
         Mode::Local { .. } => None,
         _ => Some(setup::ensure()?),
     };
+    let accel = vm::Accel::detect(opts.tcg);
+    let mut boot = Duration::ZERO;
     // Before the build: a missing device is the more useful error.
     let local_dev = match &opts.mode {
         Mode::Local { dev: Some(d), .. } => Some(d.clone()),
@@ -223,7 +246,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         )?),
         _ => None,
     };
-    if kernel.is_some() {
+    if tools.is_some() {
         for p in [opts.agent_exe.as_path(), target_dir().as_path()] {
             if !guest_can_see(p) {
                 return Err(format!(
@@ -283,7 +306,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             (dir.clone(), dir.clone())
         }
         Mode::SingleHost => {
-            let kernel = kernel.as_ref().expect("VM modes have a kernel");
+            let tools = tools.as_ref().expect("VM modes have their tools");
             let out = dir.join("a");
             fs::create_dir_all(&out).map_err(|e| e.to_string())?;
             let cfg = agent(
@@ -300,16 +323,20 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
                 qemu_opts: None,
                 cpus: 2,
             };
-            let mut vm = Vm::boot(kernel, &spec, &dir.join("vm-a.console"))?;
+            let mut vm = Vm::boot(tools, &accel, &spec, &dir.join("vm-a.console"))?;
             let booted = vm.wait_for_boot(&out.join(crate::agent::LOG_FILE));
-            if let Err(e) = booted.and_then(|()| vm.wait(started + budget).map(drop)) {
+            let waited = booted.and_then(|t| {
+                boot = t;
+                vm.wait(started + budget).map(drop)
+            });
+            if let Err(e) = waited {
                 notes.push(e);
             }
             agent_note(&out, "both", &mut notes);
             (out.clone(), out)
         }
         Mode::TwoHosts => {
-            let kernel = kernel.as_ref().expect("VM modes have a kernel");
+            let tools = tools.as_ref().expect("VM modes have their tools");
             let (a, b) = (dir.join("a"), dir.join("b"));
             for d in [&a, &b] {
                 fs::create_dir_all(d).map_err(|e| e.to_string())?;
@@ -347,17 +374,18 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
                 qemu_opts: Some(nic("connect", vm::MAC_B)),
                 cpus: 1,
             };
-            let mut vm_a = Vm::boot(kernel, &spec_a, &dir.join("vm-a.console"))?;
+            let mut vm_a = Vm::boot(tools, &accel, &spec_a, &dir.join("vm-a.console"))?;
             // QEMU's connect side fails at once if the listen side is not up.
             vm::wait_host_listen(port, &mut vm_a, 60)?;
-            let mut vm_b = Vm::boot(kernel, &spec_b, &dir.join("vm-b.console"))?;
+            let mut vm_b = Vm::boot(tools, &accel, &spec_b, &dir.join("vm-b.console"))?;
             let booted = vm_a
                 .wait_for_boot(&a.join(crate::agent::LOG_FILE))
-                .and_then(|()| vm_b.wait_for_boot(&b.join(crate::agent::LOG_FILE)));
+                .and_then(|ta| Ok(ta.max(vm_b.wait_for_boot(&b.join(crate::agent::LOG_FILE))?)));
             match booted {
                 // Dropping the VMs kills whichever still runs.
                 Err(e) => notes.push(e),
-                Ok(()) => {
+                Ok(t) => {
+                    boot = t;
                     let deadline = started + budget + Duration::from_secs(vm::BOOT_SECS);
                     for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
                         if let Err(e) = r {
@@ -381,11 +409,17 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     if all_pass && !opts.keep {
         let _ = fs::remove_dir_all(&dir);
     }
+    let vms = tools.map(|t| VmInfo {
+        accel,
+        kernel: t.kernel.version,
+        boot,
+    });
     Ok(LabReport {
         dir,
         outcomes,
         notes,
         elapsed,
+        vms,
     })
 }
 
@@ -458,6 +492,14 @@ pub fn print_summary(report: &LabReport) -> usize {
     }
     for n in &report.notes {
         println!("note: {n}");
+    }
+    if let Some(v) = &report.vms {
+        println!(
+            "VMs: {}, kernel {}, boot {:.1} s",
+            v.accel,
+            v.kernel,
+            v.boot.as_secs_f64()
+        );
     }
     println!(
         "{passed} passed, {failed} failed ({:.1} s)",

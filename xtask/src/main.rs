@@ -7,13 +7,15 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
   setup     install what the lab needs (as root; otherwise print the commands)
-  lab [NAME...] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep]
+  lab [NAME...] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep] [--tcg]
             run scenarios (default: every example pair) in a Soft-RoCE VM,
             in two VMs (--two-hosts) or on this host's RDMA device (--local);
-            results go to target/lab/<run>/, kept on failure or with --keep
+            results go to target/lab/<run>/, kept on failure or with --keep;
+            the VMs use KVM where the CPU offers it, --tcg (or XTASK_TCG=1)
+            forces emulation
   list      list the scenarios
   test      setup, fmt, clippy, host tests, then the Soft-RoCE test suite
-  bench pingpong [--two-hosts]
+  bench pingpong [--two-hosts] [--tcg]
             ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
             alternating runs in one boot; medians and their ratio
 
@@ -21,7 +23,7 @@ usage: cargo xtask <command>
 
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let mut names = Vec::new();
-    let (mut two, mut local, mut keep) = (false, false, false);
+    let (mut two, mut local, mut keep, mut tcg) = (false, false, false, xtask::lab::tcg_from_env());
     let (mut dev, mut ip, mut gid_idx) = (None, "127.0.0.1".to_string(), 1);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -34,6 +36,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
             "--two-hosts" => two = true,
             "--local" => local = true,
             "--keep" => keep = true,
+            "--tcg" => tcg = true,
             "--dev" => dev = Some(value()?),
             "--ip" => ip = value()?,
             "--gid-idx" => gid_idx = value()?.parse().map_err(|e| format!("--gid-idx: {e}"))?,
@@ -59,6 +62,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
         mode,
         agent_exe,
         keep,
+        tcg,
     };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let report = xtask::run_scenarios(&opts, &names)?;
@@ -75,8 +79,8 @@ fn real_main(args: &[String]) -> Result<bool, String> {
     let rest = &args[1..];
     match cmd.as_str() {
         "setup" => {
-            let k = setup::ensure()?;
-            println!("setup: ok; VMs boot {}", k.image.display());
+            let t = setup::ensure()?;
+            println!("setup: ok; VMs boot {}", t.kernel.image.display());
             Ok(true)
         }
         "lab" => lab_cmd(rest),
@@ -99,14 +103,16 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "bench" => match rest.first().map(String::as_str) {
             Some("pingpong") => {
                 let two = rest.iter().any(|a| a == "--two-hosts");
-                xtask::bench::pingpong(if two {
+                let tcg = rest.iter().any(|a| a == "--tcg") || xtask::lab::tcg_from_env();
+                let mode = if two {
                     Mode::TwoHosts
                 } else {
                     Mode::SingleHost
-                })
+                };
+                xtask::bench::pingpong(mode, tcg)
             }
             _ => Err(format!(
-                "usage: cargo xtask bench pingpong [--two-hosts]\n{USAGE}"
+                "usage: cargo xtask bench pingpong [--two-hosts] [--tcg]\n{USAGE}"
             )),
         },
         "agent" => agent::run(agent::AgentConfig::from_cli(rest)?).map(|()| true),

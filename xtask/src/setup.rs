@@ -1,22 +1,35 @@
 //! `cargo xtask setup`: installs the lab's tools when they are missing (as
-//! root) or prints the commands to run (otherwise), and picks the kernel the
-//! VMs boot.
+//! root) or prints the commands to run (otherwise), and picks the kernel,
+//! QEMU and virtme-ng the VMs boot with.
+//!
+//! It respects the machine: it reads `/etc/os-release` and uses that
+//! distribution's package names (Debian 12 and 13, Ubuntu 22.04 and 24.04;
+//! elsewhere it says what to install and stops), installs only what is
+//! missing, with `--no-install-recommends --no-remove`, and never removes a
+//! package or touches the system Python. When the distribution's QEMU
+//! cannot be installed without removing a package (on machines with a newer
+//! `qemu-utils` from backports), it says which, and unpacks the
+//! distribution's own QEMU packages into a directory of the project's
+//! instead. virtme-ng comes from the distribution where it is packaged, and
+//! otherwise from PyPI into a virtual environment of the project's.
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Debian packages the lab needs on the host. busybox-static is there
-/// because vng builds an initramfs (Debian kernels have 9p and virtio as
-/// modules) and refuses a dynamically linked busybox.
-pub const APT_PACKAGES: &[&str] = &[
-    "qemu-system-x86",
+/// What every supported distribution installs under the same name.
+/// busybox-static is there because vng builds an initramfs (Debian kernels
+/// have 9p and virtio as modules) and refuses a dynamically linked busybox;
+/// gcc and libc6-dev build the bindings' C wrappers.
+pub const COMMON_PACKAGES: &[&str] = &[
     "rdma-core",
     "ibverbs-providers",
     "libibverbs-dev",
     "librdmacm-dev",
     "libclang-dev",
     "pkg-config",
+    "gcc",
+    "libc6-dev",
     "rdmacm-utils",
     "ibverbs-utils",
     "iproute2",
@@ -24,8 +37,111 @@ pub const APT_PACKAGES: &[&str] = &[
     "busybox-static",
 ];
 
-/// Kernel package installed when no kernel in /boot has rdma_rxe.
-pub const KERNEL_PACKAGE: &str = "linux-image-amd64";
+/// The distribution's QEMU for x86-64 guests.
+pub const QEMU_PACKAGE: &str = "qemu-system-x86";
+
+/// The packages a private QEMU is unpacked from (they conflict together).
+pub const QEMU_PRIVATE_PACKAGES: &[&str] =
+    &["qemu-system-x86", "qemu-system-common", "qemu-system-data"];
+
+/// virtme-ng from PyPI, at the release the lab was tried with: a later
+/// one may change what vng accepts.
+pub const VIRTME_NG_PIP: &str = "virtme-ng==1.42";
+
+/// `/etc/os-release`, the fields that choose package names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OsRelease {
+    /// `ID`, e.g. `debian`, `ubuntu`.
+    pub id: String,
+    /// `VERSION_ID`, e.g. `12`, `24.04`.
+    pub version_id: String,
+    /// `PRETTY_NAME`, for messages.
+    pub pretty_name: String,
+}
+
+/// Reads the `KEY=value` lines of os-release (values may be quoted).
+pub fn parse_os_release(text: &str) -> OsRelease {
+    let mut os = OsRelease::default();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let value = value
+            .trim()
+            .trim_matches('"')
+            .trim_matches('\'')
+            .to_string();
+        match key.trim() {
+            "ID" => os.id = value,
+            "VERSION_ID" => os.version_id = value,
+            "PRETTY_NAME" => os.pretty_name = value,
+            _ => {}
+        }
+    }
+    os
+}
+
+/// Where virtme-ng comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VngSource {
+    /// The distribution's package of that name.
+    Apt(&'static str),
+    /// PyPI, into the project's virtual environment ([`venv_dir`]).
+    Venv,
+}
+
+/// A distribution's names for what the lab needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The distribution, for messages.
+    pub distro: String,
+    /// Kernel package(s) to install when no kernel in /boot has rdma_rxe.
+    pub kernel: &'static [&'static str],
+    /// Where virtme-ng comes from.
+    pub vng: VngSource,
+    /// The package of a libclang >= 19 that CI also builds the bindings
+    /// with, where the default libclang is older; `None` where the default
+    /// is 19 or later, or the distribution has none.
+    pub libclang_19: Option<&'static str>,
+}
+
+/// The plan for `os`, or, on a distribution we do not know, what to install
+/// by hand.
+pub fn plan(os: &OsRelease) -> Result<Plan, String> {
+    let distro = if os.pretty_name.is_empty() {
+        format!("{} {}", os.id, os.version_id)
+    } else {
+        os.pretty_name.clone()
+    };
+    let (kernel, vng, libclang_19): (&'static [&'static str], _, _) =
+        match (os.id.as_str(), os.version_id.as_str()) {
+            ("debian", "12") => (&["linux-image-amd64"], VngSource::Venv, Some("libclang-19-dev")),
+            ("debian", "13") => (&["linux-image-amd64"], VngSource::Apt("virtme-ng"), None),
+            // Ubuntu ships rdma_rxe in linux-modules-extra, which the generic
+            // kernel's meta package pulls in.
+            ("ubuntu", "22.04") => (&["linux-image-generic"], VngSource::Venv, None),
+            ("ubuntu", "24.04") => (
+                &["linux-image-generic"],
+                VngSource::Apt("virtme-ng"),
+                Some("libclang-19-dev"),
+            ),
+            _ => {
+                return Err(format!(
+                    "setup knows the package names of Debian 12 and 13 and Ubuntu 22.04 and 24.04, not of {distro}.\n\
+                     Install by hand: QEMU for x86-64 guests, rdma-core with the libibverbs and librdmacm \
+                     headers and providers, rdmacm and ibverbs utilities, libclang, pkg-config, a C compiler, \
+                     iproute2, kmod, a static busybox, a kernel image in /boot with the rdma_rxe module, and \
+                     virtme-ng (python3 -m venv <dir> && <dir>/bin/pip install virtme-ng); then run the lab again."
+                ))
+            }
+        };
+    Ok(Plan {
+        distro,
+        kernel,
+        vng,
+        libclang_19,
+    })
+}
 
 /// The kernel the VMs boot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,29 +152,39 @@ pub struct Kernel {
     pub image: PathBuf,
 }
 
+/// What the VMs are booted with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tools {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// The `vng` to run.
+    pub vng: PathBuf,
+    /// The QEMU binary to give vng, when it is not the system's.
+    pub qemu: Option<PathBuf>,
+}
+
 fn quiet(cmd: &mut Command) -> Option<std::process::Output> {
     cmd.stdin(Stdio::null()).output().ok()
 }
 
 fn dpkg_installed(pkg: &str) -> bool {
-    quiet(Command::new("dpkg").args(["-s", pkg])).is_some_and(|o| {
-        o.status.success()
-            && String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .any(|l| l.starts_with("Status:") && l.ends_with(" installed"))
+    quiet(Command::new("dpkg-query").args(["-W", "-f=${Status}", pkg])).is_some_and(|o| {
+        o.status.success() && String::from_utf8_lossy(&o.stdout).ends_with(" installed")
     })
 }
 
 /// `which`: the first executable `name` on PATH.
 pub fn which(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(name))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Whether we run as root (no libc: `id -u` says).
@@ -67,31 +193,45 @@ pub fn is_root() -> bool {
         .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// Where `vng` is: on PATH, or in the scripts directory of the `python3`
-/// that pip installed it with (pyenv and `--user` installs put it where PATH
-/// may not look until a shell rehashes).
-pub fn vng_path() -> Option<PathBuf> {
-    which("vng").or_else(|| {
-        let scripts = quiet(Command::new("python3").args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_path('scripts'))",
-        ]))?;
-        let dir = String::from_utf8_lossy(&scripts.stdout).trim().to_string();
-        let user = quiet(Command::new("python3").args(["-m", "site", "--user-base"]))
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
-        [
-            Path::new(&dir).join("vng"),
-            Path::new(&user).join("bin/vng"),
-        ]
-        .into_iter()
-        .find(|p| p.is_file())
-    })
+/// The project's directory under the user's cache directory
+/// (`$XDG_CACHE_HOME/rdma-examples`, by default `~/.cache/rdma-examples`):
+/// the virtual environment and a private QEMU live there.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    base.join("rdma-examples")
 }
 
-fn pip_works() -> bool {
-    quiet(Command::new("python3").args(["-m", "pip", "--version"]))
-        .is_some_and(|o| o.status.success())
+/// The project's virtual environment for virtme-ng from PyPI.
+pub fn venv_dir() -> PathBuf {
+    cache_dir().join("venv")
+}
+
+/// Where a private QEMU is unpacked.
+pub fn private_qemu_dir() -> PathBuf {
+    cache_dir().join("qemu")
+}
+
+fn private_qemu_binary() -> PathBuf {
+    private_qemu_dir().join("root/usr/bin/qemu-system-x86_64")
+}
+
+/// Where `vng` is: on PATH (the distribution's package), or in the
+/// project's virtual environment.
+pub fn vng_path() -> Option<PathBuf> {
+    which("vng").or_else(|| Some(venv_dir().join("bin/vng")).filter(|p| is_executable(p)))
+}
+
+/// The QEMU to give vng: none when the system has one, else the private one.
+pub fn qemu_path() -> Option<Option<PathBuf>> {
+    if which("qemu-system-x86_64").is_some() {
+        return Some(None);
+    }
+    let private = private_qemu_binary();
+    is_executable(&private).then_some(Some(private))
 }
 
 /// Orders kernel versions the way humans do (`6.10` after `6.9`).
@@ -124,8 +264,9 @@ pub fn compare_versions(a: &str, b: &str) -> Ordering {
     ca.len().cmp(&cb.len())
 }
 
-/// The running kernel if `usable`, else the newest usable `*-amd64` among
-/// the versions that have an image in /boot.
+/// The running kernel if `usable`, else the newest usable one among the
+/// versions that have an image in /boot (Debian's `-amd64`, Ubuntu's
+/// `-generic`).
 pub fn pick_kernel(
     running: &str,
     boot_versions: &[String],
@@ -136,7 +277,7 @@ pub fn pick_kernel(
     }
     let mut v: Vec<&String> = boot_versions
         .iter()
-        .filter(|v| v.ends_with("-amd64"))
+        .filter(|v| v.ends_with("-amd64") || v.ends_with("-generic"))
         .collect();
     v.sort_by(|a, b| compare_versions(b, a));
     v.into_iter().find(|v| usable(v)).cloned()
@@ -188,25 +329,61 @@ pub fn find_kernel() -> Option<Kernel> {
     })
 }
 
+/// The packages an `apt-get` run says it would remove (the indented lines
+/// after "The following packages will be REMOVED:").
+pub fn parse_removals(apt_output: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in apt_output.lines() {
+        if line.starts_with("The following packages will be REMOVED") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if !line.starts_with(' ') {
+                break;
+            }
+            out.extend(
+                line.split_whitespace()
+                    .map(|p| p.trim_end_matches('*').to_string()),
+            );
+        }
+    }
+    out
+}
+
+/// The names in a `Depends:` line, first alternative of each, without
+/// versions or architecture qualifiers.
+pub fn parse_depends(line: &str) -> Vec<String> {
+    let list = line.split_once(':').map_or(line, |(_, l)| l);
+    list.split(',')
+        .filter_map(|dep| {
+            let first = dep.split('|').next()?.trim();
+            let name = first.split([' ', '(']).next()?.trim();
+            let name = name.split(':').next()?.to_string();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+fn apt_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null())
+}
+
 fn run_loud(program: &str, args: &[&str]) -> Result<std::process::Output, String> {
     eprintln!("setup: $ {program} {}", args.join(" "));
-    let out = Command::new(program)
+    let out = apt_env(&mut Command::new(program))
         .args(args)
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
         .output()
         .map_err(|e| format!("cannot run {program}: {e}"))?;
-    if !out.stdout.is_empty() {
-        eprint!("{}", String::from_utf8_lossy(&out.stdout));
-    }
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
     Ok(out)
 }
 
 fn run_checked(program: &str, args: &[&str]) -> Result<(), String> {
     let out = run_loud(program, args)?;
-    let err = String::from_utf8_lossy(&out.stderr);
-    eprint!("{err}");
     if out.status.success() {
         Ok(())
     } else {
@@ -218,91 +395,325 @@ fn run_checked(program: &str, args: &[&str]) -> Result<(), String> {
     }
 }
 
-fn pip_install() -> Result<(), String> {
-    let args = ["-m", "pip", "install", "virtme-ng"];
-    let out = run_loud("python3", &args)?;
-    let err = String::from_utf8_lossy(&out.stderr);
+/// The install command line for `pkgs`.
+fn apt_install_args(pkgs: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-o",
+        "DPkg::Lock::Timeout=300",
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "--no-remove",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(pkgs.iter().cloned());
+    args
+}
+
+/// Installs `pkgs` without recommends and without removing anything; when
+/// apt would have to remove a package, names it and fails.
+fn apt_install(pkgs: &[String]) -> Result<(), String> {
+    if pkgs.is_empty() {
+        return Ok(());
+    }
+    let args = apt_install_args(pkgs);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_loud("apt-get", &args)?;
     if out.status.success() {
         return Ok(());
     }
-    if err.contains("externally-managed-environment") {
-        return run_checked(
-            "python3",
-            &[
-                "-m",
-                "pip",
-                "install",
-                "--break-system-packages",
-                "virtme-ng",
-            ],
-        );
+    let removals = would_remove(pkgs);
+    if removals.is_empty() {
+        return Err(format!(
+            "`apt-get {}` failed: {}",
+            args.join(" "),
+            out.status
+        ));
     }
-    eprint!("{err}");
-    Err(format!("pip install virtme-ng failed: {}", out.status))
+    Err(format!(
+        "installing {} would remove {}, which setup never does: install what is missing by hand, or free the conflict",
+        pkgs.join(" "),
+        removals.join(" ")
+    ))
 }
 
-/// What is missing, as (apt packages, whether pip must install virtme-ng).
-fn missing(need_kernel: bool) -> (Vec<&'static str>, bool) {
-    let mut apt: Vec<&str> = APT_PACKAGES
-        .iter()
-        .copied()
+/// What installing `pkgs` would remove, asked of apt without doing it.
+fn would_remove(pkgs: &[String]) -> Vec<String> {
+    let mut cmd = Command::new("apt-get");
+    cmd.args(["install", "-s", "--no-install-recommends"])
+        .args(pkgs);
+    quiet(apt_env(&mut cmd))
+        .map(|o| parse_removals(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_default()
+}
+
+/// The runtime dependencies of the private QEMU's packages, less the
+/// packages themselves.
+fn private_qemu_deps() -> Vec<String> {
+    let mut deps = Vec::new();
+    for pkg in QEMU_PRIVATE_PACKAGES {
+        let Some(out) = quiet(Command::new("apt-cache").args(["show", "--no-all-versions", pkg]))
+        else {
+            continue;
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if line.starts_with("Depends:") || line.starts_with("Pre-Depends:") {
+                deps.extend(parse_depends(line));
+            }
+        }
+    }
+    deps.sort();
+    deps.dedup();
+    deps.retain(|d| !QEMU_PRIVATE_PACKAGES.contains(&d.as_str()));
+    deps
+}
+
+/// Downloads the distribution's QEMU packages into [`private_qemu_dir`] and
+/// unpacks them there: no package of the system changes.
+fn unpack_private_qemu() -> Result<PathBuf, String> {
+    let dir = private_qemu_dir();
+    let debs = dir.join("debs");
+    let root = dir.join("root");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&debs).map_err(|e| format!("{}: {e}", debs.display()))?;
+    eprintln!(
+        "setup: $ cd {} && apt-get download {}",
+        debs.display(),
+        QEMU_PRIVATE_PACKAGES.join(" ")
+    );
+    let out = apt_env(&mut Command::new("apt-get"))
+        .current_dir(&debs)
+        .arg("download")
+        .args(QEMU_PRIVATE_PACKAGES)
+        .output()
+        .map_err(|e| format!("cannot run apt-get: {e}"))?;
+    if !out.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        return Err(format!(
+            "apt-get download {} failed",
+            QEMU_PRIVATE_PACKAGES.join(" ")
+        ));
+    }
+    for deb in std::fs::read_dir(&debs)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        let path = deb.path();
+        run_checked(
+            "dpkg-deb",
+            &["-x", &path.to_string_lossy(), &root.to_string_lossy()],
+        )?;
+    }
+    // QEMU looks for its firmware relative to its binary; the BIOS and the
+    // NIC ROMs are the system's (seabios, ipxe-qemu, installed as its
+    // dependencies).
+    for (link, target) in [
+        ("usr/share/seabios", "/usr/share/seabios"),
+        ("usr/lib/ipxe", "/usr/lib/ipxe"),
+    ] {
+        let link = root.join(link);
+        let _ = std::fs::create_dir_all(link.parent().expect("has a parent"));
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(target, &link)
+            .map_err(|e| format!("{}: {e}", link.display()))?;
+    }
+    let bin = private_qemu_binary();
+    let ok = quiet(Command::new(&bin).arg("--version")).is_some_and(|o| o.status.success());
+    if !ok {
+        return Err(format!(
+            "the unpacked QEMU ({}) does not run",
+            bin.display()
+        ));
+    }
+    Ok(bin)
+}
+
+/// What is missing, decided without changing anything.
+#[derive(Debug, Default)]
+struct Missing {
+    apt: Vec<String>,
+    /// The packages that block the system QEMU, when a private one is needed.
+    qemu_conflicts: Option<Vec<String>>,
+    venv: bool,
+}
+
+fn missing(plan: &Plan) -> Missing {
+    let mut m = Missing::default();
+    let mut want: Vec<&str> = COMMON_PACKAGES.to_vec();
+    if find_kernel().is_none() {
+        want.extend(plan.kernel);
+    }
+    match plan.vng {
+        VngSource::Apt(pkg) if vng_path().is_none() => want.push(pkg),
+        VngSource::Venv if vng_path().is_none() => {
+            m.venv = true;
+            let has_venv = quiet(Command::new("python3").args(["-c", "import ensurepip, venv"]))
+                .is_some_and(|o| o.status.success());
+            if !has_venv {
+                want.push("python3-venv");
+            }
+        }
+        _ => {}
+    }
+    m.apt = want
+        .into_iter()
         .filter(|p| !dpkg_installed(p))
+        .map(str::to_string)
         .collect();
-    let need_vng = vng_path().is_none();
-    if need_vng && !pip_works() && !dpkg_installed("python3-pip") {
-        apt.push("python3-pip");
+    if qemu_path().is_none() {
+        let qemu = vec![QEMU_PACKAGE.to_string()];
+        let blocked = would_remove(&qemu);
+        if blocked.is_empty() {
+            m.apt.push(QEMU_PACKAGE.to_string());
+        } else {
+            m.qemu_conflicts = Some(blocked);
+        }
     }
-    if need_kernel && find_kernel().is_none() {
-        apt.push(KERNEL_PACKAGE);
-    }
-    (apt, need_vng)
+    m
 }
 
-/// Installs whatever is missing (quiet when nothing is) and returns the
-/// kernel to boot. Not root: prints the commands and fails, never sudo.
-pub fn ensure() -> Result<Kernel, String> {
-    let (apt, need_vng) = missing(true);
-    if apt.is_empty() && !need_vng {
-        return find_kernel().ok_or_else(|| "no usable kernel".to_string());
+/// The commands that install what `m` lists, for a user who is not root.
+fn commands(m: &Missing) -> Vec<String> {
+    let mut c = Vec::new();
+    let mut apt = m.apt.clone();
+    if m.qemu_conflicts.is_some() {
+        apt.extend(private_qemu_deps());
     }
-    let mut what: Vec<String> = apt.iter().map(|s| s.to_string()).collect();
-    if need_vng {
-        what.push("virtme-ng (pip)".into());
+    if !apt.is_empty() {
+        c.push("apt-get update".to_string());
+        c.push(format!(
+            "DEBIAN_FRONTEND=noninteractive apt-get {}",
+            apt_install_args(&apt).join(" ")
+        ));
     }
-    eprintln!("setup: missing: {}", what.join(", "));
+    if m.qemu_conflicts.is_some() {
+        let dir = private_qemu_dir();
+        c.push(format!(
+            "mkdir -p {d}/debs && cd {d}/debs && apt-get download {p} && for f in *.deb; do dpkg-deb -x \"$f\" {d}/root; done && ln -sfn /usr/share/seabios {d}/root/usr/share/seabios && ln -sfn /usr/lib/ipxe {d}/root/usr/lib/ipxe",
+            d = dir.display(),
+            p = QEMU_PRIVATE_PACKAGES.join(" ")
+        ));
+    }
+    if m.venv {
+        let v = venv_dir();
+        c.push(format!(
+            "python3 -m venv {v} && {v}/bin/pip install {VIRTME_NG_PIP}",
+            v = v.display()
+        ));
+    }
+    c
+}
+
+fn read_plan() -> Result<Plan, String> {
+    let text = std::fs::read_to_string("/etc/os-release")
+        .or_else(|_| std::fs::read_to_string("/usr/lib/os-release"))
+        .map_err(|e| format!("cannot read /etc/os-release: {e}"))?;
+    plan(&parse_os_release(&text))
+}
+
+/// Installs whatever is missing (quiet when nothing is) and returns what
+/// the VMs boot with. Not root: prints the commands and fails, never sudo.
+pub fn ensure() -> Result<Tools, String> {
+    let plan = read_plan()?;
+    let mut m = missing(&plan);
+    if m.apt.is_empty() && m.qemu_conflicts.is_none() && !m.venv {
+        return tools();
+    }
+    if is_root() {
+        // Fresh package lists first: what apt would remove is only known
+        // with them, and a fresh machine may have none.
+        run_checked("apt-get", &["-o", "DPkg::Lock::Timeout=300", "update"])?;
+        m = missing(&plan);
+    }
+    let mut what = m.apt.clone();
+    if let Some(conflicts) = &m.qemu_conflicts {
+        what.push(format!(
+            "QEMU (private copy: the system's {QEMU_PACKAGE} would need {} removed)",
+            conflicts.join(" ")
+        ));
+    }
+    if m.venv {
+        what.push(format!("virtme-ng (PyPI, into {})", venv_dir().display()));
+    }
+    eprintln!("setup ({}): missing: {}", plan.distro, what.join(", "));
     if !is_root() {
         eprintln!("setup: not root; run these as root, then retry:");
-        if !apt.is_empty() {
-            eprintln!("  apt-get update");
-            eprintln!(
-                "  DEBIAN_FRONTEND=noninteractive apt-get install -y {}",
-                apt.join(" ")
-            );
-        }
-        if need_vng {
-            eprintln!("  python3 -m pip install virtme-ng   # add --break-system-packages if pip refuses with externally-managed-environment");
+        for c in commands(&m) {
+            eprintln!("  {c}");
         }
         return Err("setup: missing tools and not root".into());
     }
-    if !apt.is_empty() {
-        run_checked("apt-get", &["update"])?;
-        let mut args = vec!["install", "-y"];
-        args.extend(apt.iter().copied());
-        run_checked("apt-get", &args)?;
+    apt_install(&m.apt)?;
+    if let Some(conflicts) = &m.qemu_conflicts {
+        eprintln!(
+            "setup: {QEMU_PACKAGE} would need {} removed; setup removes nothing, so it unpacks the distribution's QEMU packages into {} instead",
+            conflicts.join(" "),
+            private_qemu_dir().display()
+        );
+        apt_install(&private_qemu_deps())?;
+        unpack_private_qemu()?;
     }
-    if need_vng {
-        pip_install()?;
-        if vng_path().is_none() {
-            return Err("setup: pip installed virtme-ng but no `vng` can be found".into());
-        }
+    if m.venv {
+        let v = venv_dir();
+        let vs = v.to_string_lossy().into_owned();
+        run_checked("python3", &["-m", "venv", &vs])?;
+        run_checked(&format!("{vs}/bin/pip"), &["install", VIRTME_NG_PIP])?;
     }
-    let kernel = find_kernel().ok_or("setup: no kernel in /boot has rdma_rxe")?;
+    let t = tools()?;
     eprintln!(
-        "setup: done; VMs boot {} ({})",
-        kernel.version,
-        kernel.image.display()
+        "setup: done; VMs boot {} ({}) with {}",
+        t.kernel.version,
+        t.kernel.image.display(),
+        t.qemu
+            .as_ref()
+            .map_or("the system's QEMU".to_string(), |q| q.display().to_string())
     );
-    Ok(kernel)
+    Ok(t)
+}
+
+fn tools() -> Result<Tools, String> {
+    Ok(Tools {
+        kernel: find_kernel().ok_or("setup: no kernel in /boot has rdma_rxe")?,
+        vng: vng_path()
+            .ok_or("setup: no vng found (PATH, or the project's virtual environment)")?,
+        qemu: qemu_path().ok_or("setup: no QEMU found (system or private)")?,
+    })
+}
+
+/// The directory of the libclang that the distribution's `libclang-dev`
+/// stands for (`/usr/lib/llvm-14/lib` on Debian 12): bindgen would take the
+/// newest one installed, so a machine with libclang 19 beside the default
+/// would never test the default.
+pub fn default_libclang() -> Option<PathBuf> {
+    let out = quiet(Command::new("dpkg-query").args(["-W", "-f=${Depends}", "libclang-dev"]))?;
+    let deps = String::from_utf8_lossy(&out.stdout).into_owned();
+    let version = parse_depends(&deps).into_iter().find_map(|d| {
+        d.strip_prefix("libclang-")?
+            .strip_suffix("-dev")
+            .map(str::to_string)
+    })?;
+    Some(PathBuf::from(format!("/usr/lib/llvm-{version}/lib"))).filter(|p| p.is_dir())
+}
+
+/// For CI's second build of the bindings: the directory of a libclang >= 19
+/// (installing its package where the distribution has one and the default
+/// libclang is older), or why there is none to use.
+pub fn ensure_libclang_19() -> Result<Option<PathBuf>, String> {
+    let plan = read_plan()?;
+    let Some(pkg) = plan.libclang_19 else {
+        return Ok(None);
+    };
+    if !dpkg_installed(pkg) {
+        if !is_root() {
+            return Err(format!(
+                "not root; run as root: apt-get install --no-install-recommends --no-remove {pkg}"
+            ));
+        }
+        apt_install(&[pkg.to_string()])?;
+    }
+    Ok(Some(PathBuf::from("/usr/lib/llvm-19/lib")))
 }
 
 #[cfg(test)]
@@ -332,6 +743,7 @@ mod tests {
             "6.1.0-9-amd64",
             "6.1.0-56-amd64",
             "6.12.0-1-amd64",
+            "6.8.0-40-generic",
             "6.20-custom",
         ]
         .iter()
@@ -342,7 +754,7 @@ mod tests {
             pick_kernel("6.18.44-fc", &boot, |_| true).as_deref(),
             Some("6.18.44-fc")
         );
-        // Otherwise the newest usable -amd64 one.
+        // Otherwise the newest usable distribution kernel.
         assert_eq!(
             pick_kernel("6.18.44-fc", &boot, |v| v != "6.18.44-fc").as_deref(),
             Some("6.12.0-1-amd64")
@@ -351,6 +763,101 @@ mod tests {
             pick_kernel("x", &boot, |v| v.starts_with("6.1.")).as_deref(),
             Some("6.1.0-56-amd64")
         );
+        assert_eq!(
+            pick_kernel("x", &boot, |v| v.ends_with("-generic")).as_deref(),
+            Some("6.8.0-40-generic")
+        );
         assert_eq!(pick_kernel("x", &boot, |_| false), None);
+    }
+
+    fn os(id: &str, version: &str) -> OsRelease {
+        OsRelease {
+            id: id.into(),
+            version_id: version.into(),
+            pretty_name: String::new(),
+        }
+    }
+
+    #[test]
+    fn os_release_is_read_with_quotes() {
+        let text = "PRETTY_NAME=\"Debian GNU/Linux 13 (trixie)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"13\"\nID=debian\n";
+        let o = parse_os_release(text);
+        assert_eq!(o.id, "debian");
+        assert_eq!(o.version_id, "13");
+        assert_eq!(o.pretty_name, "Debian GNU/Linux 13 (trixie)");
+    }
+
+    #[test]
+    fn each_distribution_has_its_names() {
+        let d12 = plan(&os("debian", "12")).unwrap();
+        assert_eq!(d12.kernel, ["linux-image-amd64"]);
+        assert_eq!(d12.vng, VngSource::Venv);
+        assert_eq!(d12.libclang_19, Some("libclang-19-dev"));
+        let d13 = plan(&os("debian", "13")).unwrap();
+        assert_eq!(d13.vng, VngSource::Apt("virtme-ng"));
+        assert_eq!(d13.libclang_19, None);
+        let u22 = plan(&os("ubuntu", "22.04")).unwrap();
+        assert_eq!(u22.kernel, ["linux-image-generic"]);
+        assert_eq!(u22.vng, VngSource::Venv);
+        let u24 = plan(&os("ubuntu", "24.04")).unwrap();
+        assert_eq!(u24.vng, VngSource::Apt("virtme-ng"));
+        let other = plan(&OsRelease {
+            id: "fedora".into(),
+            version_id: "41".into(),
+            pretty_name: "Fedora Linux 41".into(),
+        })
+        .unwrap_err();
+        assert!(other.contains("not of Fedora Linux 41"), "{other}");
+        assert!(other.contains("rdma_rxe"), "{other}");
+    }
+
+    #[test]
+    fn apt_removals_are_named() {
+        // What apt-get install -s --no-install-recommends qemu-system-x86
+        // prints on a Debian 12 machine with qemu-utils from backports.
+        let text = "Reading package lists...\nRecommended packages:\n  gstreamer1.0-plugins-base ibverbs-providers\nThe following packages will be REMOVED:\n  qemu-utils\nThe following NEW packages will be installed:\n  ipxe-qemu libbrlapi0.8 qemu-system-x86 seabios\n0 upgraded, 27 newly installed, 1 to remove and 80 not upgraded.\n";
+        assert_eq!(parse_removals(text), ["qemu-utils"]);
+        assert!(parse_removals("0 upgraded, 1 newly installed").is_empty());
+    }
+
+    #[test]
+    fn depends_lines_give_first_alternatives() {
+        let line = "Depends: libaio1 (>= 0.3.93), libc6 (>= 2.34), qemu-system-common (= 1:7.2), libjpeg62-turbo | libjpeg8, python3:any";
+        assert_eq!(
+            parse_depends(line),
+            [
+                "libaio1",
+                "libc6",
+                "qemu-system-common",
+                "libjpeg62-turbo",
+                "python3"
+            ]
+        );
+    }
+
+    #[test]
+    fn non_root_commands_install_without_recommends_or_removals() {
+        let m = Missing {
+            apt: vec!["rdma-core".into(), "busybox-static".into()],
+            qemu_conflicts: None,
+            venv: true,
+        };
+        let c = commands(&m);
+        assert_eq!(c[0], "apt-get update");
+        assert!(
+            c[1].contains(
+                "install -y --no-install-recommends --no-remove rdma-core busybox-static"
+            ),
+            "{}",
+            c[1]
+        );
+        assert!(
+            c[2].contains("-m venv") && c[2].ends_with("/bin/pip install virtme-ng==1.42"),
+            "{}",
+            c[2]
+        );
+        assert!(!c
+            .iter()
+            .any(|l| l.contains("sudo") || l.contains("--break-system-packages")));
     }
 }

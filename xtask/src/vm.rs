@@ -1,7 +1,7 @@
 //! Booting the throwaway Soft-RoCE VMs with virtme-ng and waiting for them
 //! with a host-side deadline.
 
-use crate::setup::Kernel;
+use crate::setup::Tools;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,6 +15,57 @@ pub const BOOT_SECS: u64 = 180;
 pub const MAC_A: &str = "52:54:00:12:34:01";
 /// See [`MAC_A`].
 pub const MAC_B: &str = "52:54:00:12:34:02";
+
+/// How QEMU runs the guests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accel {
+    /// Hardware virtualization.
+    Kvm,
+    /// Emulation, and why.
+    Tcg(String),
+}
+
+impl Accel {
+    /// KVM when the CPU advertises virtualization (`vmx` or `svm` in
+    /// /proc/cpuinfo) and /dev/kvm opens read-write, unless `force_tcg`;
+    /// TCG otherwise. (Where /dev/kvm exists but the flag does not, as on
+    /// nested guests without it, a KVM boot hangs.)
+    pub fn choose(cpuinfo: &str, kvm_rw: bool, force_tcg: bool) -> Accel {
+        let flag = cpuinfo
+            .lines()
+            .filter(|l| l.starts_with("flags"))
+            .any(|l| l.split_whitespace().any(|f| f == "vmx" || f == "svm"));
+        if force_tcg {
+            Accel::Tcg("--tcg".into())
+        } else if !flag {
+            Accel::Tcg("no vmx/svm flag in /proc/cpuinfo".into())
+        } else if !kvm_rw {
+            Accel::Tcg("/dev/kvm does not open read-write".into())
+        } else {
+            Accel::Kvm
+        }
+    }
+
+    /// [`Accel::choose`] on this machine.
+    pub fn detect(force_tcg: bool) -> Accel {
+        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let kvm_rw = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/kvm")
+            .is_ok();
+        Accel::choose(&cpuinfo, kvm_rw, force_tcg)
+    }
+}
+
+impl std::fmt::Display for Accel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Accel::Kvm => f.write_str("KVM"),
+            Accel::Tcg(why) => write!(f, "TCG ({why})"),
+        }
+    }
+}
 
 /// A VM to boot.
 #[derive(Debug, Clone)]
@@ -53,13 +104,11 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// The vng command line for `spec`.
-pub fn vng_args(kernel: &Kernel, spec: &VmSpec) -> Vec<String> {
+pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
     let mut v = vec![
         "-r".to_string(),
-        kernel.image.to_string_lossy().into_owned(),
-        // Nested KVM hangs on the machines we run on; TCG is slow but works.
-        "--disable-kvm".into(),
-        // virtiofsd does not start here; 9p does.
+        tools.kernel.image.to_string_lossy().into_owned(),
+        // virtiofsd does not start on the machines we run on; 9p does.
         "--force-9p".into(),
         "--cpus".into(),
         spec.cpus.to_string(),
@@ -67,6 +116,13 @@ pub fn vng_args(kernel: &Kernel, spec: &VmSpec) -> Vec<String> {
         "2G".into(),
         format!("--rwdir={}", spec.rwdir.display()),
     ];
+    if let Accel::Tcg(_) = accel {
+        v.push("--disable-kvm".into());
+    }
+    if let Some(q) = &tools.qemu {
+        v.push("--qemu".into());
+        v.push(q.to_string_lossy().into_owned());
+    }
     if let Some(q) = &spec.qemu_opts {
         v.push(format!("--qemu-opts={q}"));
     }
@@ -78,13 +134,25 @@ pub fn vng_args(kernel: &Kernel, spec: &VmSpec) -> Vec<String> {
 impl Vm {
     /// Starts vng in its own process group, so that a hung VM can be killed
     /// with everything it spawned.
-    pub fn boot(kernel: &Kernel, spec: &VmSpec, console: &Path) -> Result<Vm, String> {
+    pub fn boot(tools: &Tools, accel: &Accel, spec: &VmSpec, console: &Path) -> Result<Vm, String> {
         use std::os::unix::process::CommandExt;
         let log = File::create(console).map_err(|e| format!("{}: {e}", console.display()))?;
         let log2 = log.try_clone().map_err(|e| e.to_string())?;
-        let vng = crate::setup::vng_path().unwrap_or_else(|| "vng".into());
-        let child = Command::new(vng)
-            .args(vng_args(kernel, spec))
+        let mut path = std::env::var_os("PATH").unwrap_or_default();
+        if let Some(dir) = tools.vng.parent() {
+            // vng runs virtme-run from its own directory (a virtual
+            // environment's bin is not on PATH).
+            let mut p = dir.as_os_str().to_os_string();
+            p.push(":");
+            p.push(&path);
+            path = p;
+        }
+        let child = Command::new(&tools.vng)
+            .args(vng_args(tools, accel, spec))
+            .env("PATH", path)
+            // virtme-ng 1.35 (Debian 13's) checks --rwdir paths relative to
+            // its working directory: "/" makes that check right.
+            .current_dir("/")
             // No tty, no stdin: vng must not wait on a console.
             .stdin(Stdio::null())
             .stdout(log)
@@ -122,15 +190,16 @@ impl Vm {
     }
 
     /// Waits until the guest has started its program, which creates
-    /// `marker`: a guest that hangs while booting (a kernel that cannot take
-    /// its command line, say) is killed after [`BOOT_SECS`] instead of at
-    /// the end of the whole run's budget.
-    pub fn wait_for_boot(&mut self, marker: &Path) -> Result<(), String> {
+    /// `marker`, and returns how long the boot took: a guest that hangs
+    /// while booting (a kernel that cannot take its command line, say) is
+    /// killed after [`BOOT_SECS`] instead of at the end of the whole run's
+    /// budget.
+    pub fn wait_for_boot(&mut self, marker: &Path) -> Result<Duration, String> {
         let deadline = self.started + Duration::from_secs(BOOT_SECS);
         while !marker.exists() {
             if self.exited() {
                 // Its exit status and console are reported by wait().
-                return Ok(());
+                return Ok(self.started.elapsed());
             }
             if Instant::now() >= deadline {
                 self.kill();
@@ -144,7 +213,7 @@ impl Vm {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        Ok(())
+        Ok(self.started.elapsed())
     }
 
     /// Waits until `deadline`, killing the VM if it is still running then.
@@ -229,5 +298,30 @@ pub fn wait_host_listen(port: u16, vm: &mut Vm, secs: u64) -> Result<(), String>
             ));
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kvm_only_with_the_flag_and_a_writable_device() {
+        let vmx = "processor\t: 0\nflags\t\t: fpu vme de pse vmx sse\n";
+        let none = "processor\t: 0\nflags\t\t: fpu vme de pse sse hypervisor\n";
+        let svm = "flags\t\t: fpu svm\n";
+        assert_eq!(Accel::choose(vmx, true, false), Accel::Kvm);
+        assert_eq!(Accel::choose(svm, true, false), Accel::Kvm);
+        // These machines: /dev/kvm opens, but no flag (a KVM boot hangs).
+        assert_eq!(
+            Accel::choose(none, true, false),
+            Accel::Tcg("no vmx/svm flag in /proc/cpuinfo".into())
+        );
+        assert_eq!(
+            Accel::choose(vmx, false, false),
+            Accel::Tcg("/dev/kvm does not open read-write".into())
+        );
+        assert_eq!(Accel::choose(vmx, true, true), Accel::Tcg("--tcg".into()));
+        assert_eq!(Accel::choose(vmx, true, true).to_string(), "TCG (--tcg)");
     }
 }

@@ -18,15 +18,16 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use common::cli::{Cli, Opt, Parsed, UsageOnError};
 use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel};
-use common::opts::{last, opt_number};
+use common::opts::{last, set_number};
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
-    mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
-    SEND_SIGNALED,
+    first_failure, AccessFlags, Ah, Cq, Destroy, Mr, Pd, Qp, QpInitAttr, QpType, SendFlags, SendOp,
+    GRH_SIZE,
 };
-use common::{sys, Error, Result, ResultExt};
-use mckey::{dgid_text, get_addr};
+use common::{Error, Result, ResultExt};
+use mckey::{dgid_text, get_addr, SEND_TIMEOUT, TICK};
 
 /// Default parameter values.
 const DEFAULT_PORT: &str = "51216";
@@ -37,11 +38,6 @@ const RESOLVE_TIMEOUT_MS: i32 = 2000;
 /// An expected CM event (address resolved, group joined) must arrive within
 /// this; the original waited forever.
 const EVENT_TIMEOUT: Duration = Duration::from_secs(30);
-/// A signaled UD send completes as soon as it has left; waiting longer than
-/// this means something is broken.
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-/// How often waits look at SIGINT/SIGTERM and the cm_thread at its stop flag.
-const TICK: Duration = Duration::from_millis(100);
 
 /// User parameters (the first half of `struct context`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,16 +65,31 @@ struct Context {
     mcast_sockaddr: Option<SocketAddr>,
     id: CmId,
     channel: EventChannel,
-    pd: Option<Pd>,
-    cq: Option<Cq>,
-    qp: Option<Qp>,
-    mr: Option<Mr>,
+    /// The PD that binding lent the id; create_resources allocates one
+    /// otherwise.
+    bound_pd: Option<Pd>,
+    /// What create_resources made, once it ran.
+    res: Option<Resources>,
+    /// The sender's address handle for the group, once joined.
     ah: Option<Ah>,
-    remote_qpn: u32,
-    remote_qkey: u32,
     cm_thread: Option<CmThread>,
     /// rdma_join_multicast was called, so there is something to leave.
     joined: bool,
+}
+
+/// What create_resources makes.
+struct Resources {
+    pd: Pd,
+    cq: Cq,
+    qp: Qp,
+    mr: Mr,
+}
+
+/// Where the sends go: what the join event gave.
+struct Group<'a> {
+    ah: &'a Ah,
+    remote_qpn: u32,
+    remote_qkey: u32,
 }
 
 /// cm_thread (8.2): reads any CM events that occur during the sending of data and
@@ -98,15 +109,14 @@ fn cm_thread(channel: EventChannel, stop: Arc<AtomicBool>) {
 }
 
 /// Start [`cm_thread`] (`pthread_create`).
-fn start_cm_thread(ctx: &mut Context) -> Result<()> {
+fn start_cm_thread(channel: &EventChannel) -> Result<CmThread> {
     let stop = Arc::new(AtomicBool::new(false));
-    let (channel, flag) = (ctx.channel.clone(), stop.clone());
+    let (channel, flag) = (channel.clone(), stop.clone());
     let handle = std::thread::Builder::new()
         .name("cm_thread".into())
         .spawn(move || cm_thread(channel, flag))
         .map_err(|e| Error::io("pthread_create", &e))?;
-    ctx.cm_thread = Some(CmThread { stop, handle });
-    Ok(())
+    Ok(CmThread { stop, handle })
 }
 
 /// Stop and join the cm_thread, if it runs.
@@ -170,7 +180,7 @@ fn resolve_addr(ctx: &mut Context) -> Result<()> {
         ctx.id.bind_addr(bind)?;
         // A PD is created when we bind. Copy it to the context so it can be
         // used later on.
-        ctx.pd = ctx.id.pd();
+        ctx.bound_pd = ctx.id.pd().ok();
     }
 
     ctx.id
@@ -184,16 +194,16 @@ fn resolve_addr(ctx: &mut Context) -> Result<()> {
 
 /// create_resources (8.2): PD (unless binding gave one), CQ, UD QP and the
 /// message buffer, with room for the GRH on the receiver.
-fn create_resources(ctx: &mut Context) -> Result<()> {
+fn create_resources(ctx: &Context) -> Result<Resources> {
     let verbs = ctx
         .id
         .verbs()
         .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
     // If we are bound to an address, then a PD was already allocated to the CM ID.
-    if ctx.pd.is_none() {
-        ctx.pd = Some(verbs.alloc_pd()?);
-    }
-    let pd = ctx.pd.clone().ok_or_else(|| Error::msg("no PD"))?;
+    let pd = match &ctx.bound_pd {
+        Some(pd) => pd.clone(),
+        None => verbs.alloc_pd()?,
+    };
 
     // Room for every receive's completion: the receiver may fall behind.
     let cqe = ctx.params.msg_count.max(2);
@@ -201,9 +211,9 @@ fn create_resources(ctx: &mut Context) -> Result<()> {
 
     let wrs = ctx.params.msg_count.max(1) as u32;
     let attr = QpInitAttr {
-        qp_type: sys::ibv_qp_type::IBV_QPT_UD,
-        send_cq: &cq,
-        recv_cq: &cq,
+        qp_type: QpType::Ud,
+        send_cq: Some(&cq),
+        recv_cq: Some(&cq),
         srq: None,
         max_send_wr: wrs,
         max_recv_wr: wrs,
@@ -212,72 +222,73 @@ fn create_resources(ctx: &mut Context) -> Result<()> {
         max_inline_data: 0,
         sq_sig_all: false,
     };
-    let qp = ctx.id.create_qp(&pd, &attr)?;
-    ctx.cq = Some(cq);
-    ctx.qp = Some(qp);
+    let qp = ctx.id.create_qp(Some(&pd), &attr)?;
 
     // The receiver must allow enough space in the receive buffer for the GRH.
     let buf_size = ctx.params.msg_length + if ctx.params.sender { 0 } else { GRH_SIZE };
     // Register our memory region (rdma_reg_msgs: local write access).
-    ctx.mr = Some(
-        pd.reg_mr(buf_size.max(1), ACCESS_LOCAL_WRITE)
-            .context("rdma_reg_msgs")?,
-    );
-    Ok(())
+    let mr = pd
+        .reg_mr(buf_size.max(1), AccessFlags::LOCAL_WRITE)
+        .context("rdma_reg_msgs")?;
+    Ok(Resources { pd, cq, qp, mr })
 }
 
-/// destroy_resources (8.2): AH, QP, CQ, MR and buffer, PD, then the id.
+/// destroy_resources (8.2): QP, AH, CQ, MR and buffer, PD, then the id and
+/// its channel; every step is tried and the first failure returned.
 ///
-/// The PD is freed only if this program allocated it (binding lends the
-/// id's); a QP keeps the AH it sent with until it is destroyed, so on the
-/// sender the AH goes right after the QP.
-fn destroy_resources(ctx: Context) {
+/// The PD is deallocated only if this program allocated it (binding lends
+/// the id's); a QP keeps the AH it sent with until it is destroyed, so the QP
+/// goes before the AH, not after it as in the original.
+fn destroy_resources(ctx: Context) -> Result<()> {
     let Context {
         id,
         channel,
-        pd,
-        cq,
-        qp,
-        mr,
+        bound_pd,
+        res,
         ah,
         ..
     } = ctx;
-    drop(ah);
-    drop(qp);
-    drop(cq);
-    drop(mr);
-    drop(pd);
-    drop(id);
-    drop(channel);
+    let (pd, cq, qp, mr) = match res {
+        Some(r) => (Some(r.pd), Some(r.cq), Some(r.qp), Some(r.mr)),
+        None => (None, None, None, None),
+    };
+    // The lent PD is one more handle on the id's: let it go first.
+    drop(bound_pd);
+    first_failure([
+        qp.destroy(),
+        ah.destroy(),
+        cq.destroy(),
+        mr.destroy(),
+        pd.destroy(),
+        id.destroy(),
+        channel.destroy(),
+    ])
 }
 
 /// post_send (8.2): one UD send of `msg_length` bytes of 0x12 to the group.
 /// Multicast requires that the message is sent with immediate data and that
 /// the QP number is the contents of the immediate data.
-fn post_send(ctx: &Context) -> Result<()> {
-    let (qp, mr, ah) = match (&ctx.qp, &ctx.mr, &ctx.ah) {
-        (Some(qp), Some(mr), Some(ah)) => (qp, mr, ah),
-        _ => return Err(Error::msg("ibv_post_send: no QP, MR or AH")),
-    };
+fn post_send(params: &Params, res: &Resources, group: &Group<'_>) -> Result<()> {
     // Set the data to non-zero.
-    mr.write(0, &vec![0x12; ctx.params.msg_length])?;
+    res.mr.write(0, &vec![0x12; params.msg_length])?;
     let op = SendOp::Ud {
-        ah,
-        remote_qpn: ctx.remote_qpn,
-        remote_qkey: ctx.remote_qkey,
-        imm: Some(qp.qp_num()),
+        ah: group.ah,
+        remote_qpn: group.remote_qpn,
+        remote_qkey: group.remote_qkey,
+        imm: Some(res.qp.qp_num()),
     };
-    qp.post_send(0, op, &[mr.sge(0, ctx.params.msg_length)?], SEND_SIGNALED)
+    res.qp.post_send(
+        0,
+        op,
+        &[res.mr.sge(0, params.msg_length)?],
+        SendFlags::SIGNALED,
+    )
 }
 
 /// get_completion (8.2): waits for a completion and verifies that the operation
 /// was successful. The receiver waits as long as it takes (SIGINT/SIGTERM end
 /// the wait), the sender at most SEND_TIMEOUT.
-fn get_completion(ctx: &Context) -> Result<()> {
-    let cq = ctx
-        .cq
-        .as_ref()
-        .ok_or_else(|| Error::msg("ibv_poll_cq: no CQ"))?;
+fn get_completion(params: &Params, cq: &Cq) -> Result<()> {
     let start = Instant::now();
     let wc = loop {
         if let Some(wc) = cq.poll_one()? {
@@ -286,7 +297,7 @@ fn get_completion(ctx: &Context) -> Result<()> {
         if stop_requested() {
             return Err(Error::msg("interrupted (SIGINT/SIGTERM)"));
         }
-        if ctx.params.sender && start.elapsed() > SEND_TIMEOUT {
+        if params.sender && start.elapsed() > SEND_TIMEOUT {
             return Err(Error::msg(format!(
                 "ibv_poll_cq: no send completion within {} s",
                 SEND_TIMEOUT.as_secs()
@@ -300,7 +311,7 @@ fn get_completion(ctx: &Context) -> Result<()> {
         return Err(Error::msg(format!(
             "work completion status {} (status {}, vendor error 0x{:x})",
             wc.status_str(),
-            wc.status,
+            wc.status.code(),
             wc.vendor_err
         )));
     }
@@ -317,7 +328,7 @@ fn run(ctx: &mut Context) -> Result<()> {
         .verbs()
         .ok_or_else(|| Error::msg("the cm_id has no device (id->verbs is NULL)"))?;
     let port_attr = verbs.query_port(ctx.id.port_num())?;
-    let mtu = mtu_to_bytes(port_attr.active_mtu) as usize;
+    let mtu = port_attr.active_mtu.bytes() as usize;
     if ctx.params.msg_length > mtu {
         return Err(Error::msg(format!(
             "buffer length {} is larger than active mtu {mtu}",
@@ -325,16 +336,13 @@ fn run(ctx: &mut Context) -> Result<()> {
         )));
     }
 
-    create_resources(ctx)?;
+    let res = create_resources(ctx)?;
+    let res = &*ctx.res.insert(res);
 
     if !ctx.params.sender {
-        let (qp, mr) = match (&ctx.qp, &ctx.mr) {
-            (Some(qp), Some(mr)) => (qp, mr),
-            _ => return Err(Error::msg("rdma_post_recv: no QP or MR")),
-        };
-        let sge = mr.sge(0, ctx.params.msg_length + GRH_SIZE)?;
+        let sge = res.mr.sge(0, ctx.params.msg_length + GRH_SIZE)?;
         for _ in 0..ctx.params.msg_count {
-            qp.post_recv(0, &[sge]).context("rdma_post_recv")?;
+            res.qp.post_recv(0, &[sge]).context("rdma_post_recv")?;
         }
     }
 
@@ -357,32 +365,36 @@ fn run(ctx: &mut Context) -> Result<()> {
         ud.ah_attr.dlid,
         ud.ah_attr.sl
     );
-    ctx.remote_qpn = ud.qp_num;
-    ctx.remote_qkey = ud.qkey;
 
-    if ctx.params.sender {
-        // Create an address handle for the sender.
-        let pd = ctx.pd.as_ref().ok_or_else(|| Error::msg("no PD"))?;
-        ctx.ah = Some(pd.create_ah_raw(&ud.ah_attr)?);
-    }
+    // Create an address handle for the sender.
+    let group = if ctx.params.sender {
+        let ah = &*ctx.ah.insert(res.pd.create_ah(&ud.ah_attr)?);
+        Some(Group {
+            ah,
+            remote_qpn: ud.qp_num,
+            remote_qkey: ud.qkey,
+        })
+    } else {
+        None
+    };
 
     // Create a thread to handle any CM events while messages are exchanged.
-    start_cm_thread(ctx)?;
+    ctx.cm_thread = Some(start_cm_thread(&ctx.channel)?);
 
     if !ctx.params.sender {
         println!("waiting for messages...");
     }
 
     for i in 0..ctx.params.msg_count {
-        if ctx.params.sender {
-            post_send(ctx)?;
+        if let Some(group) = &group {
+            post_send(&ctx.params, res, group)?;
         }
         let what = if ctx.params.sender {
             "sending"
         } else {
             "receiving"
         };
-        get_completion(ctx).context(format!(
+        get_completion(&ctx.params, &res.cq).context(format!(
             "{what} message {} of {}",
             i + 1,
             ctx.params.msg_count
@@ -396,66 +408,53 @@ fn run(ctx: &mut Context) -> Result<()> {
     Ok(())
 }
 
-/// The original's usage text.
-fn usage(argv0: &str) {
-    println!("usage: {argv0} -m mc_address");
-    println!("\t-s[ender mode]");
-    println!("\t-b bind_address");
-    println!("\t-p port_number");
-    println!("\t-c msg_count");
-    println!("\t-l msg_length");
+/// The command line (getopt string `shb:m:p:c:l:`; `-h` is in it but, as
+/// in the original, only leads to the usage) and the original's usage text.
+fn cli() -> Cli {
+    Cli {
+        name: "mc",
+        head: vec!["usage: $0 -m mc_address".into()],
+        opts: vec![
+            Opt::flag("s", "", "\t-s[ender mode]"),
+            Opt::flag("h", "", ""),
+            Opt::value("b", "", "\t-b bind_address"),
+            Opt::value("m", "", ""),
+            Opt::value("p", "", "\t-p port_number"),
+            Opt::value("c", "", "\t-c msg_count"),
+            Opt::value("l", "", "\t-l msg_length"),
+        ],
+        operands: 0,
+        on_error: UsageOnError::Stdout,
+    }
 }
 
-/// Read options from the command line (getopt string `shb:m:p:c:l:`; `-h`
-/// is in it but, as in the original, only leads to the usage). As with
-/// getopt, a repeated option's last value counts.
-fn parse_args(args: &[String]) -> std::result::Result<Params, String> {
-    let mut opts = getopts::Options::new();
-    opts.optflagmulti("s", "", "sender mode");
-    opts.optflagmulti("h", "", "usage");
-    opts.optmulti("b", "", "bind address", "ADDR");
-    opts.optmulti("m", "", "multicast address", "ADDR");
-    opts.optmulti("p", "", "port number", "PORT");
-    opts.optmulti("c", "", "message count", "N");
-    opts.optmulti("l", "", "message length", "N");
-    let m = opts.parse(args).map_err(|e| e.to_string())?;
+/// The parameters the options ask for; `Err` is the one-line reason a
+/// value was refused.
+fn read_params(m: &getopts::Matches) -> std::result::Result<Parsed<Params>, String> {
     if m.opt_present("h") {
         return Err("invalid option -- 'h'".to_string());
-    }
-    if let Some(extra) = m.free.first() {
-        return Err(format!("unexpected argument '{extra}'"));
     }
     let int_max = i32::MAX as u64;
     let mut p = Params {
         sender: m.opt_present("s"),
-        bind_addr: last(&m, "b"),
+        bind_addr: last(m, "b"),
         mcast_addr: String::new(),
-        server_port: last(&m, "p").unwrap_or_else(|| DEFAULT_PORT.to_string()),
+        server_port: last(m, "p").unwrap_or_else(|| DEFAULT_PORT.to_string()),
         msg_count: DEFAULT_MSG_COUNT,
         msg_length: DEFAULT_MSG_LENGTH,
     };
-    if let Some(v) = opt_number(&m, "c", 0, int_max)? {
-        p.msg_count = v as usize;
-    }
-    if let Some(v) = opt_number(&m, "l", 0, int_max - GRH_SIZE as u64)? {
-        p.msg_length = v as usize;
-    }
-    p.mcast_addr = last(&m, "m").ok_or("multicast address must be specified with -m")?;
-    Ok(p)
+    set_number(m, "c", 0, int_max, &mut p.msg_count)?;
+    set_number(m, "l", 0, int_max - GRH_SIZE as u64, &mut p.msg_length)?;
+    p.mcast_addr = last(m, "m").ok_or("multicast address must be specified with -m")?;
+    Ok(Parsed::Run(p))
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args = common::args();
-    let argv0 = common::program_name(&args, "mc");
-    let params = match parse_args(&args[1.min(args.len())..]) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{argv0}: {e}");
-            usage(&argv0);
-            return ExitCode::FAILURE;
-        }
-    };
+    common::cli::main(&cli(), read_params, run_main)
+}
+
+/// main after the options: set up, run, leave the group, tear down.
+fn run_main(params: Params) -> ExitCode {
     if let Err(e) = install_stop_handler() {
         eprintln!("{e}");
         return ExitCode::FAILURE;
@@ -479,13 +478,9 @@ fn main() -> ExitCode {
         mcast_sockaddr: None,
         id,
         channel,
-        pd: None,
-        cq: None,
-        qp: None,
-        mr: None,
+        bound_pd: None,
+        res: None,
         ah: None,
-        remote_qpn: 0,
-        remote_qkey: 0,
         cm_thread: None,
         joined: false,
     };
@@ -501,7 +496,8 @@ fn main() -> ExitCode {
         }
     }
     stop_cm_thread(&mut ctx);
-    destroy_resources(ctx);
+    // A teardown failure is reported only after an otherwise good run.
+    ret = ret.and(destroy_resources(ctx));
 
     match ret {
         Ok(()) => ExitCode::SUCCESS,
@@ -517,7 +513,7 @@ mod tests {
     use super::*;
 
     fn parse(a: &[&str]) -> std::result::Result<Params, String> {
-        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        cli().config_of(a, read_params)
     }
 
     #[test]

@@ -12,15 +12,16 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use common::cli::{Cli, Opt, Parsed, UsageOnError};
 use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel, UdParam};
-use common::opts::{last, opt_number};
+use common::opts::{last, set_number};
 use common::signals::{install_stop_handler, sleep_unless_stopped, stop_requested};
 use common::verbs::{
-    mtu_to_bytes, Ah, Cq, Mr, Pd, Qp, QpInitAttr, SendOp, ACCESS_LOCAL_WRITE, GRH_SIZE,
-    LINK_LAYER_ETHERNET, SEND_SIGNALED,
+    first_failure, AccessFlags, Ah, Cq, Destroy, LinkLayer, Mr, Pd, Qp, QpInitAttr, QpType,
+    SendFlags, SendOp, GRH_SIZE,
 };
-use common::{sys, Error, Result, ResultExt};
-use mckey::{dgid_text, get_addr};
+use common::{Error, Result, ResultExt};
+use mckey::{dgid_text, get_addr, SEND_TIMEOUT, TICK};
 
 /// `rdma_resolve_addr` timeout of the original.
 const RESOLVE_TIMEOUT_MS: i32 = 2000;
@@ -30,10 +31,6 @@ const SM_PAUSE: Duration = Duration::from_secs(3);
 /// Every join must have completed (or failed) within this; address resolution
 /// alone gives up after 2 s, an IB join without a subnet manager much later.
 const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
-/// The sender waits this long for its sends to leave before it gives up.
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-/// How often waits look at SIGINT/SIGTERM.
-const TICK: Duration = Duration::from_millis(100);
 
 /// The command line (the original's static globals).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,19 +60,32 @@ impl Default for Config {
     }
 }
 
-/// One connection (`struct cmatest_node`). Its verbs objects are released in
-/// the original's order by [`destroy_node`].
+/// One connection (`struct cmatest_node`), in the stages the original fills
+/// it in: its id, then (once the address resolved) its verbs objects, then
+/// (once joined) the group to send to. Released in the original's order by
+/// [`destroy_node`].
 struct CmatestNode {
     id: usize,
     cma_id: CmId,
-    connected: bool,
     /// rdma_join_multicast was called: only such nodes are left at the end.
     joined: bool,
-    pd: Option<Pd>,
-    cq: Option<Cq>,
-    qp: Option<Qp>,
+    verbs: Option<NodeVerbs>,
+    /// The node is connected (the original's `connected`) once this is set.
+    group: Option<Group>,
+}
+
+/// What init_node makes for a node.
+struct NodeVerbs {
+    pd: Pd,
+    cq: Cq,
+    qp: Qp,
+    /// The message buffer; none when no messages are exchanged.
     mr: Option<Mr>,
-    ah: Option<Ah>,
+}
+
+/// What join_handler keeps of the group: where the sends go.
+struct Group {
+    ah: Ah,
     remote_qpn: u32,
     remote_qkey: u32,
 }
@@ -91,19 +101,17 @@ struct Cmatest {
 
 /// create_message (7.4): one buffer per node with room for a message and the
 /// GRH that precedes every UD receive. `-S 0` means no messages at all.
-fn create_message(node: &mut CmatestNode, cfg: &mut Config) -> Result<()> {
+fn create_message(pd: &Pd, cfg: &mut Config) -> Result<Option<Mr>> {
     if cfg.message_size == 0 {
         cfg.message_count = 0;
     }
     if cfg.message_count == 0 {
-        return Ok(());
+        return Ok(None);
     }
-    let pd = node.pd.as_ref().ok_or_else(|| Error::msg("no PD"))?;
     let mr = pd
-        .reg_mr(cfg.message_size + GRH_SIZE, ACCESS_LOCAL_WRITE)
+        .reg_mr(cfg.message_size + GRH_SIZE, AccessFlags::LOCAL_WRITE)
         .context("failed to reg MR")?;
-    node.mr = Some(mr);
-    Ok(())
+    Ok(Some(mr))
 }
 
 /// verify_test_params (7.4): a UD message must fit in the port's active MTU.
@@ -118,13 +126,13 @@ fn verify_test_params(node: &CmatestNode, cfg: &Config) -> Result<()> {
     let port_attr = verbs
         .query_port(port)
         .context(format!("mckey: {} port {port}", verbs.name()))?;
-    if cfg.unmapped_addr && port_attr.link_layer == LINK_LAYER_ETHERNET {
+    if cfg.unmapped_addr && port_attr.link_layer == LinkLayer::Ethernet {
         return Err(Error::msg(format!(
             "mckey: unmapped multicast address (-M) needs an InfiniBand port; {} port {port} is RoCE (Ethernet link layer): use -m",
             verbs.name()
         )));
     }
-    let mtu = mtu_to_bytes(port_attr.active_mtu) as usize;
+    let mtu = port_attr.active_mtu.bytes() as usize;
     if cfg.message_count > 0 && cfg.message_size > mtu {
         return Err(Error::msg(format!(
             "mckey: message_size {} is larger than active mtu {mtu}",
@@ -137,7 +145,7 @@ fn verify_test_params(node: &CmatestNode, cfg: &Config) -> Result<()> {
 /// init_node (7.4): PD, a CQ of twice the message count, a UD QP created
 /// through rdma_cm (which moves it to RTS with the port space's Q_Key), and the
 /// message buffer.
-fn init_node(node: &mut CmatestNode, cfg: &mut Config) -> Result<()> {
+fn init_node(node: &CmatestNode, cfg: &mut Config) -> Result<NodeVerbs> {
     let verbs = node
         .cma_id
         .verbs()
@@ -153,9 +161,9 @@ fn init_node(node: &mut CmatestNode, cfg: &mut Config) -> Result<()> {
         .context("mckey: unable to create CQ")?;
     let wrs = cfg.message_count.max(1) as u32;
     let init_qp_attr = QpInitAttr {
-        qp_type: sys::ibv_qp_type::IBV_QPT_UD,
-        send_cq: &cq,
-        recv_cq: &cq,
+        qp_type: QpType::Ud,
+        send_cq: Some(&cq),
+        recv_cq: Some(&cq),
         srq: None,
         max_send_wr: wrs,
         max_recv_wr: wrs,
@@ -166,27 +174,23 @@ fn init_node(node: &mut CmatestNode, cfg: &mut Config) -> Result<()> {
     };
     let qp = node
         .cma_id
-        .create_qp(&pd, &init_qp_attr)
+        .create_qp(Some(&pd), &init_qp_attr)
         .context("mckey: unable to create QP")?;
-    node.pd = Some(pd);
-    node.cq = Some(cq);
-    node.qp = Some(qp);
-    create_message(node, cfg).context("mckey: failed to create messages")
+    let mr = create_message(&pd, cfg).context("mckey: failed to create messages")?;
+    Ok(NodeVerbs { pd, cq, qp, mr })
 }
 
 /// post_recvs (7.4): `message_count` receives of message + GRH, all into the
 /// node's one buffer (only their number matters).
-fn post_recvs(node: &CmatestNode, cfg: &Config) -> Result<()> {
-    if cfg.message_count == 0 {
+fn post_recvs(id: usize, verbs: &NodeVerbs, cfg: &Config) -> Result<()> {
+    let Some(mr) = &verbs.mr else {
         return Ok(());
-    }
-    let (qp, mr) = match (&node.qp, &node.mr) {
-        (Some(qp), Some(mr)) => (qp, mr),
-        _ => return Err(Error::msg("failed to post receives: node not initialised")),
     };
     let sge = mr.sge(0, cfg.message_size + GRH_SIZE)?;
     for _ in 0..cfg.message_count {
-        qp.post_recv(node.id as u64, &[sge])
+        verbs
+            .qp
+            .post_recv(id as u64, &[sge])
             .context("failed to post receives")?;
     }
     Ok(())
@@ -196,24 +200,29 @@ fn post_recvs(node: &CmatestNode, cfg: &Config) -> Result<()> {
 /// number, sent in network order) to the group's QPN and Q_Key. `signal_flag`
 /// is the original's (0); the last send is signaled as well so that
 /// [`poll_cqs`] can tell when all of them have left.
-fn post_sends(node: &CmatestNode, cfg: &Config, signal_flag: u32) -> Result<()> {
-    if !node.connected || cfg.message_count == 0 {
+fn post_sends(node: &CmatestNode, cfg: &Config, signal_flag: SendFlags) -> Result<()> {
+    let (Some(verbs), Some(group)) = (&node.verbs, &node.group) else {
         return Ok(());
-    }
-    let (qp, mr, ah) = match (&node.qp, &node.mr, &node.ah) {
-        (Some(qp), Some(mr), Some(ah)) => (qp, mr, ah),
-        _ => return Err(Error::msg("failed to post sends: node not joined")),
     };
+    let Some(mr) = &verbs.mr else {
+        return Ok(());
+    };
+    let qp = &verbs.qp;
     let sge = mr.sge(0, cfg.message_size)?;
     let op = SendOp::Ud {
-        ah,
-        remote_qpn: node.remote_qpn,
-        remote_qkey: node.remote_qkey,
+        ah: &group.ah,
+        remote_qpn: group.remote_qpn,
+        remote_qkey: group.remote_qkey,
         imm: Some(qp.qp_num()),
     };
     for i in 0..cfg.message_count {
         let last = i + 1 == cfg.message_count;
-        let flags = signal_flag | if last { SEND_SIGNALED } else { 0 };
+        let flags = signal_flag
+            | if last {
+                SendFlags::SIGNALED
+            } else {
+                SendFlags::empty()
+            };
         qp.post_send(node.id as u64, op, &[sge], flags)
             .context("failed to post sends")?;
     }
@@ -244,9 +253,9 @@ fn addr_handler_steps(test: &mut Cmatest, i: usize, cfg: &mut Config) -> Result<
         .ok_or_else(|| Error::msg("mckey: no multicast address"))?;
     let node = &mut test.nodes[i];
     verify_test_params(node, cfg)?;
-    init_node(node, cfg)?;
+    let verbs = node.verbs.insert(init_node(node, cfg)?);
     if !cfg.is_sender {
-        post_recvs(node, cfg)?;
+        post_recvs(node.id, verbs, cfg)?;
     }
     node.cma_id
         .join_multicast(&dst)
@@ -269,14 +278,19 @@ fn join_handler(test: &mut Cmatest, i: usize, param: &UdParam) -> Result<()> {
 /// join_handler's steps; [`join_handler`] does the node accounting.
 fn join_handler_steps(node: &mut CmatestNode, param: &UdParam) -> Result<()> {
     println!("mckey: joined dgid: {}", dgid_text(&param.ah_attr));
-    node.remote_qpn = param.qp_num;
-    node.remote_qkey = param.qkey;
-    let pd = node.pd.as_ref().ok_or_else(|| Error::msg("no PD"))?;
-    node.ah = Some(
-        pd.create_ah_raw(&param.ah_attr)
-            .context("mckey: failure creating address handle")?,
-    );
-    node.connected = true;
+    let verbs = node
+        .verbs
+        .as_ref()
+        .ok_or_else(|| Error::msg("mckey: joined a group before the node was set up"))?;
+    let ah = verbs
+        .pd
+        .create_ah(&param.ah_attr)
+        .context("mckey: failure creating address handle")?;
+    node.group = Some(Group {
+        ah,
+        remote_qpn: param.qp_num,
+        remote_qkey: param.qkey,
+    });
     Ok(())
 }
 
@@ -312,28 +326,32 @@ fn cma_handler(test: &mut Cmatest, event: &CmEvent, cfg: &mut Config) -> Result<
     }
 }
 
-/// destroy_node (7.4): AH, QP, CQ, MR and buffer, PD, then the id.
+/// destroy_node (7.4): QP, AH, CQ, MR and buffer, PD, then the id; every
+/// step is tried and the first failure returned.
 ///
 /// A QP keeps the AH it sent with until it is destroyed (so no send can name
-/// a freed AH); on the sender `ibv_destroy_ah` therefore runs right after
-/// `rdma_destroy_qp`.
-fn destroy_node(node: CmatestNode) {
+/// a freed AH), so the QP goes before the AH, not after it as in the original.
+fn destroy_node(node: CmatestNode) -> Result<()> {
     let CmatestNode {
         cma_id,
-        pd,
-        cq,
-        qp,
-        mr,
-        ah,
+        verbs,
+        group,
         ..
     } = node;
-    drop(ah);
-    drop(qp);
-    drop(cq);
-    drop(mr);
-    drop(pd);
-    // Destroy the RDMA ID after all device resources.
-    drop(cma_id);
+    let (pd, cq, qp, mr) = match verbs {
+        Some(v) => (Some(v.pd), Some(v.cq), Some(v.qp), v.mr),
+        None => (None, None, None, None),
+    };
+    let ah = group.map(|g| g.ah);
+    first_failure([
+        qp.destroy(),
+        ah.destroy(),
+        cq.destroy(),
+        mr.destroy(),
+        pd.destroy(),
+        // Destroy the RDMA ID after all device resources.
+        cma_id.destroy(),
+    ])
 }
 
 /// alloc_nodes (7.4): one rdma_cm id per connection, all on the test's channel.
@@ -344,25 +362,18 @@ fn alloc_nodes(channel: &EventChannel, cfg: &Config) -> Result<Vec<CmatestNode>>
         nodes.push(CmatestNode {
             id,
             cma_id,
-            connected: false,
             joined: false,
-            pd: None,
-            cq: None,
-            qp: None,
-            mr: None,
-            ah: None,
-            remote_qpn: 0,
-            remote_qkey: 0,
+            verbs: None,
+            group: None,
         });
     }
     Ok(nodes)
 }
 
-/// destroy_nodes (7.4).
-fn destroy_nodes(test: &mut Cmatest) {
-    for node in test.nodes.drain(..) {
-        destroy_node(node);
-    }
+/// destroy_nodes (7.4): every node, then the first failure.
+fn destroy_nodes(test: &mut Cmatest) -> Result<()> {
+    let results: Vec<Result<()>> = test.nodes.drain(..).map(destroy_node).collect();
+    first_failure(results)
 }
 
 /// poll_cqs (7.4): wait until every joined node's CQ gave `want`
@@ -371,8 +382,10 @@ fn destroy_nodes(test: &mut Cmatest) {
 /// end the wait); the sender for its one signaled send, at most `limit`.
 fn poll_cqs(test: &Cmatest, want: usize, limit: Option<Duration>) -> Result<()> {
     let start = Instant::now();
-    for node in test.nodes.iter().filter(|n| n.connected) {
-        let Some(cq) = &node.cq else { continue };
+    for node in test.nodes.iter().filter(|n| n.group.is_some()) {
+        let Some(cq) = node.verbs.as_ref().map(|v| &v.cq) else {
+            continue;
+        };
         let mut done = 0;
         while done < want {
             let wcs = cq.poll(8).context("mckey: failed polling CQ")?;
@@ -382,7 +395,7 @@ fn poll_cqs(test: &Cmatest, want: usize, limit: Option<Duration>) -> Result<()> 
                         "mckey: failed completion on connection {}: {} (status {}, vendor error 0x{:x}) after {done} of {want}",
                         node.id,
                         wc.status_str(),
-                        wc.status,
+                        wc.status.code(),
                         wc.vendor_err
                     )));
                 }
@@ -506,7 +519,7 @@ fn join_and_transfer(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
         if cfg.is_sender {
             println!("initiating data transfers");
             for node in &test.nodes {
-                post_sends(node, cfg, 0)?;
+                post_sends(node, cfg, SendFlags::empty())?;
             }
             // Leaving and destroying the QP right after posting (as the
             // original does) may drop sends still in the queue.
@@ -521,56 +534,45 @@ fn join_and_transfer(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
 }
 
 /// What the command line asks for.
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Run(Config),
-    /// Print the usage and exit 1 (the original has no help option).
-    Usage(String),
-}
-
-/// The original's usage text (`-p` values as `%#x`).
-fn usage(argv0: &str) {
-    println!("usage: {argv0}");
-    println!("\t-m multicast_address");
-    println!("\t[-M unmapped_multicast_address]");
-    println!("\t replaces -m and requires -b");
-    println!("\t[-s(ender)]");
-    println!("\t[-b bind_address]");
-    println!("\t[-c connections]");
-    println!("\t[-C message_count]");
-    println!("\t[-S message_size]");
-    println!(
-        "\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
-        port_space::RDMA_PS_UDP,
-        port_space::RDMA_PS_IPOIB
-    );
-}
-
-/// Parse the command line (7.3.1 step 1), getopt string `m:M:sb:c:C:S:p:`.
-/// As with getopt, a repeated option's last value counts.
-fn parse_args(args: &[String]) -> Command {
-    match parse_config(args) {
-        Ok(c) => Command::Run(c),
-        Err(e) => Command::Usage(e),
+/// The command line (7.3.1 step 1, getopt string `m:M:sb:c:C:S:p:`) and
+/// the original's usage text (`-p` values as `%#x`). The original has no
+/// help option: a refused line prints the usage and exits 1.
+fn cli() -> Cli {
+    Cli {
+        name: "mckey",
+        head: vec!["usage: $0".into()],
+        opts: vec![
+            Opt::value("m", "", "\t-m multicast_address"),
+            Opt::value(
+                "M",
+                "",
+                "\t[-M unmapped_multicast_address]\n\t replaces -m and requires -b",
+            ),
+            Opt::flag("s", "", "\t[-s(ender)]"),
+            Opt::value("b", "", "\t[-b bind_address]"),
+            Opt::value("c", "", "\t[-c connections]"),
+            Opt::value("C", "", "\t[-C message_count]"),
+            Opt::value("S", "", "\t[-S message_size]"),
+            Opt::value(
+                "p",
+                "",
+                format!(
+                    "\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
+                    port_space::RDMA_PS_UDP,
+                    port_space::RDMA_PS_IPOIB
+                ),
+            ),
+        ],
+        operands: 0,
+        on_error: UsageOnError::Stdout,
     }
 }
 
-fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
-    let mut opts = getopts::Options::new();
-    opts.optmulti("m", "", "multicast address", "ADDR");
-    opts.optmulti("M", "", "unmapped multicast address", "ADDR");
-    opts.optflagmulti("s", "", "sender");
-    opts.optmulti("b", "", "bind address", "ADDR");
-    opts.optmulti("c", "", "connections", "N");
-    opts.optmulti("C", "", "message count", "N");
-    opts.optmulti("S", "", "message size", "N");
-    opts.optmulti("p", "", "port space", "PS");
-    let m = opts.parse(args).map_err(|e| e.to_string())?;
-    if let Some(extra) = m.free.first() {
-        return Err(format!("unexpected argument '{extra}'"));
-    }
+/// The configuration the options ask for; `Err` is the one-line reason a
+/// value was refused.
+fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     let mut cfg = Config::default();
-    match (last(&m, "m"), last(&m, "M")) {
+    match (last(m, "m"), last(m, "M")) {
         (Some(_), Some(_)) => return Err("-M replaces -m: give one of them".to_string()),
         (Some(a), None) => cfg.dst_addr = a,
         (None, Some(a)) => {
@@ -580,7 +582,7 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
         (None, None) => return Err("a multicast address (-m or -M) is required".to_string()),
     }
     cfg.is_sender = m.opt_present("s");
-    cfg.src_addr = last(&m, "b");
+    cfg.src_addr = last(m, "b");
     if cfg.unmapped_addr && cfg.src_addr.is_none() {
         return Err(
             "unmapped multicast address requires binding to source address (-b)".to_string(),
@@ -588,16 +590,10 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
     }
     // The counts and sizes become C ints in the verbs (CQ size twice the count).
     let int_max = i32::MAX as u64;
-    if let Some(v) = opt_number(&m, "c", 1, 1024)? {
-        cfg.connections = v as usize;
-    }
-    if let Some(v) = opt_number(&m, "C", 0, int_max / 2)? {
-        cfg.message_count = v as usize;
-    }
-    if let Some(v) = opt_number(&m, "S", 0, int_max - GRH_SIZE as u64)? {
-        cfg.message_size = v as usize;
-    }
-    if let Some(v) = last(&m, "p") {
+    set_number(m, "c", 1, 1024, &mut cfg.connections)?;
+    set_number(m, "C", 0, int_max / 2, &mut cfg.message_count)?;
+    set_number(m, "S", 0, int_max - GRH_SIZE as u64, &mut cfg.message_size)?;
+    if let Some(v) = last(m, "p") {
         let ps = common::opts::parse_c_ulong(&v)
             .filter(|&p| {
                 p == u64::from(port_space::RDMA_PS_UDP) || p == u64::from(port_space::RDMA_PS_IPOIB)
@@ -611,21 +607,15 @@ fn parse_config(args: &[String]) -> std::result::Result<Config, String> {
             })?;
         cfg.port_space = ps as port_space::Type;
     }
-    Ok(cfg)
+    Ok(Parsed::Run(cfg))
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args = common::args();
-    let argv0 = common::program_name(&args, "mckey");
-    let mut cfg = match parse_args(&args[1.min(args.len())..]) {
-        Command::Run(c) => c,
-        Command::Usage(e) => {
-            eprintln!("{argv0}: {e}");
-            usage(&argv0);
-            return ExitCode::FAILURE;
-        }
-    };
+    common::cli::main(&cli(), read_config, run_main)
+}
+
+/// main after the options (7.3.1 steps 2-): set up, run, tear down.
+fn run_main(mut cfg: Config) -> ExitCode {
     if let Err(e) = install_stop_handler() {
         eprintln!("mckey: {e}");
         return ExitCode::FAILURE;
@@ -657,10 +647,13 @@ fn main() -> ExitCode {
         eprintln!("{e}");
     }
     println!("test complete");
-    destroy_nodes(&mut test);
-    drop(test);
+    let torn = destroy_nodes(&mut test).and(test.channel.destroy());
+    // One line on stderr: a teardown failure is news only after a good run.
+    if let (Ok(()), Err(e)) = (&ret, &torn) {
+        eprintln!("{e}");
+    }
 
-    let status = u8::from(ret.is_err());
+    let status = u8::from(ret.is_err() || torn.is_err());
     println!("return status {status}");
     ExitCode::from(status)
 }
@@ -669,22 +662,12 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn parse(a: &[&str]) -> Command {
-        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-    }
-
     fn config(a: &[&str]) -> Config {
-        match parse(a) {
-            Command::Run(c) => c,
-            other => panic!("{a:?}: {other:?}"),
-        }
+        cli().config_of(a, read_config).unwrap()
     }
 
     fn usage_error(a: &[&str]) -> String {
-        match parse(a) {
-            Command::Usage(e) => e,
-            other => panic!("{a:?}: {other:?}"),
-        }
+        cli().config_of(a, read_config).unwrap_err()
     }
 
     #[test]

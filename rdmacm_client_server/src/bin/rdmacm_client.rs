@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::cm::{event_type, port_space, ConnParam, EventChannel};
+use common::cli::{Cli, Matches, Parsed};
+use common::cm::{event_type, port_space, CmEvent, CmId, ConnParam, EventChannel};
+use common::verbs::Destroy;
 use common::{Error, Result};
 
 /// How long the whole exchange may take (it takes milliseconds when the server is there).
@@ -44,11 +46,15 @@ fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
         })
 }
 
-/// on_addr_resolved: build the verbs context, QP and buffers, pre-post the
-/// receive, and resolve the route.
-fn on_addr_resolved(state: &mut State, conn_id: &common::cm::CmId) -> Result<()> {
+/// on_addr_resolved: build the verbs context, QP and buffers on the id,
+/// which the connection owns from now on, pre-post the receive, and resolve
+/// the route.
+fn on_addr_resolved(state: &mut State, conn_id: &mut Option<CmId>) -> Result<()> {
     println!("address resolved.");
-    let conn = state.build_connection(conn_id.clone())?;
+    let id = conn_id
+        .take()
+        .ok_or_else(|| Error::msg("on_addr_resolved: the address was resolved twice"))?;
+    let conn = state.build_connection(id)?;
     conn.id.resolve_route(TIMEOUT_IN_MS)
 }
 
@@ -77,11 +83,7 @@ fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
 }
 
 /// on_event: dispatch the events the active side expects.
-fn on_event(
-    state: &mut State,
-    conn_id: &common::cm::CmId,
-    ev: common::cm::CmEvent,
-) -> Result<bool> {
+fn on_event(state: &mut State, conn_id: &mut Option<CmId>, ev: CmEvent) -> Result<bool> {
     match ev.event {
         event_type::RDMA_CM_EVENT_ADDR_RESOLVED => on_addr_resolved(state, conn_id).map(|_| false),
         event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => on_route_resolved(state, ev.id).map(|_| false),
@@ -97,8 +99,10 @@ fn run(addr: SocketAddr) -> Result<()> {
     let ec = EventChannel::new()?;
     let conn_id = ec.create_id(port_space::RDMA_PS_TCP)?;
     conn_id.resolve_addr(None, &addr, TIMEOUT_IN_MS)?;
+    // The connection takes the id once the address is resolved.
+    let mut conn_id = Some(conn_id);
 
-    let mut state = State::new(Side::Active, ec);
+    let mut state = State::new(Side::Active, ec.clone());
     let start = Instant::now();
     let waiting_for = Cell::new("RDMA_CM_EVENT_ADDR_RESOLVED");
     let result = state.event_loop(
@@ -118,25 +122,26 @@ fn run(addr: SocketAddr) -> Result<()> {
                 event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => "RDMA_CM_EVENT_ESTABLISHED",
                 _ => "the message exchange and RDMA_CM_EVENT_DISCONNECTED",
             });
-            on_event(state, &conn_id, ev)
+            on_event(state, &mut conn_id, ev)
         },
     );
-    state.shutdown();
-    drop(conn_id);
-    result
+    // The connection (and its id), the shared context, an id that never got
+    // a connection, then the channel; a failed run is the error to report,
+    // teardown's comes second.
+    let torn = state.shutdown();
+    drop(state);
+    result.and(torn).and(conn_id.destroy()).and(ec.destroy())
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args: Vec<String> = common::args().into_iter().skip(1).collect();
-    let addr = match parse_args(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("rdmacm_client: {e}; usage: rdmacm_client <server-address> <server-port>");
-            return ExitCode::FAILURE;
-        }
-    };
-    exit_code(run(addr))
+    // Operands only, and the usage in the error line.
+    let cli = Cli::operands_only(
+        "rdmacm_client",
+        "usage: $0 <server-address> <server-port>",
+        2,
+    );
+    let read = |m: &Matches| parse_args(&m.free).map(Parsed::Run);
+    common::cli::main(&cli, read, |addr| exit_code(run(addr)))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
+use common::cli::{Cli, Matches, Parsed};
 use common::cm::{event_type, port_space, ConnParam, EventChannel};
 use common::exit_code;
 use common::signals::{install_stop_handler, stop_requested};
@@ -120,25 +121,20 @@ fn run(addr: SocketAddr) -> Result<()> {
     listener.listen(10)?; // backlog=10 is arbitrary
     println!("listening on port {}.", listener.src_port());
 
-    let mut state = State::new(Side::Passive, ec);
+    let mut state = State::new(Side::Passive, ec.clone());
     let result = state.event_loop(|| Ok(stop_requested()), on_event);
-    // Connections, then the shared context, then the listener, then the channel.
-    state.shutdown();
-    drop(listener);
-    result
+    // Connections, then the shared context, then the listener, then the
+    // channel; a failed run is the error to report, teardown's comes second.
+    let torn = state.shutdown();
+    drop(state);
+    result.and(torn).and(listener.destroy()).and(ec.destroy())
 }
 
 fn main() -> ExitCode {
-    common::signals::default_sigpipe();
-    let args: Vec<String> = common::args().into_iter().skip(1).collect();
-    let addr = match parse_args(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("rdmacm_server: {e}; usage: rdmacm_server [bind-address [port]]");
-            return ExitCode::FAILURE;
-        }
-    };
-    exit_code(run(addr))
+    // Operands only, and the usage in the error line.
+    let cli = Cli::operands_only("rdmacm_server", "usage: $0 [bind-address [port]]", 2);
+    let read = |m: &Matches| parse_args(&m.free).map(Parsed::Run);
+    common::cli::main(&cli, read, |addr| exit_code(run(addr)))
 }
 
 #[cfg(test)]

@@ -17,11 +17,15 @@ fn batch(mode: Mode) -> Batch {
         mode,
         agent_exe: PathBuf::from(env!("CARGO_BIN_EXE_xtask")),
         keep: false,
+        tcg: lab::tcg_from_env(),
     };
     let report = xtask::run_scenarios(&opts, &names);
     if let Ok(r) = &report {
+        let vms = r.vms.as_ref().map_or(String::new(), |v| {
+            format!(" (VMs: {}, boot {:.1} s)", v.accel, v.boot.as_secs_f64())
+        });
         eprintln!(
-            "{} mode: boot + run took {:.1} s",
+            "{} mode: boot + run took {:.1} s{vms}",
             opts.mode.label(),
             r.elapsed.as_secs_f64()
         );

@@ -1,0 +1,104 @@
+//! The examples' choice of a GID on RoCE ports, when the user named none.
+//!
+//! Policy, not a verb: it reads the GID types from sysfs (as
+//! `ibv_query_gid_type` does) and announces its choice on stdout, so it lives
+//! beside the verbs wrappers, not in them.
+
+use crate::error::{Error, Result};
+use crate::verbs::{Context, Gid, LinkLayer, PortAttr};
+
+/// The GID's type as the kernel names it ("RoCE v2", "IB/RoCE v1"), read
+/// from sysfs as `ibv_query_gid_type` does; `None` where sysfs has no entry
+/// (InfiniBand ports, empty slots, old kernels).
+pub fn gid_type(ctx: &Context, port: u8, index: i32) -> Option<String> {
+    let path = format!(
+        "/sys/class/infiniband/{}/ports/{port}/gid_attrs/types/{index}",
+        ctx.name()
+    );
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The GID index a RoCE port should use when the user named none: the
+/// RoCE v2 IPv4-mapped GID (routable, and what rdma_cm picks), else any
+/// IPv4-mapped GID, else any RoCE v2 GID.
+pub fn find_roce_gid(ctx: &Context, port: u8) -> Result<Option<(u8, Gid)>> {
+    let attr = ctx.query_port(port)?;
+    let len = attr.gid_tbl_len.clamp(0, 256);
+    let mut entries = Vec::new();
+    for i in 0..len {
+        if let Ok(gid) = ctx.query_gid(port, i) {
+            if !gid.is_zero() {
+                entries.push((i as u8, gid, gid_type(ctx, port, i)));
+            }
+        }
+    }
+    Ok(choose_roce_gid(&entries))
+}
+
+/// The GID index a verbs-only example uses on `port` when the user gave
+/// none (`-g`): on an Ethernet (RoCE) port, where a GRH is mandatory, the
+/// one [`find_roce_gid`] picks, announced in one line; on InfiniBand
+/// `None`, so the program runs by LID only as its original.
+pub fn default_gid_index(ctx: &Context, port: u8, port_attr: &PortAttr) -> Result<Option<u8>> {
+    if port_attr.link_layer != LinkLayer::Ethernet {
+        return Ok(None);
+    }
+    match find_roce_gid(ctx, port)? {
+        Some((idx, gid)) => {
+            let kind = gid_type(ctx, port, i32::from(idx))
+                .unwrap_or_else(|| "type unknown".to_string());
+            println!(
+                "port {port} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
+                gid.to_ipv6()
+            );
+            Ok(Some(idx))
+        }
+        None => Err(Error::msg(format!(
+            "port {port} of {} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address, or pass -g",
+            ctx.name()
+        ))),
+    }
+}
+
+/// The GID choice of [`find_roce_gid`], on (index, gid, type) entries.
+pub fn choose_roce_gid(entries: &[(u8, Gid, Option<String>)]) -> Option<(u8, Gid)> {
+    let is_v2 = |t: &Option<String>| t.as_deref().is_some_and(|t| t.contains("v2"));
+    entries
+        .iter()
+        .find(|(_, g, t)| g.ipv4_mapped().is_some() && is_v2(t))
+        .or_else(|| entries.iter().find(|(_, g, _)| g.ipv4_mapped().is_some()))
+        .or_else(|| entries.iter().find(|(_, _, t)| is_v2(t)))
+        .map(|(i, g, _)| (*i, *g))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv6Addr;
+
+    fn gid(s: &str) -> Gid {
+        Gid(s.parse::<Ipv6Addr>().unwrap().octets())
+    }
+
+    #[test]
+    fn roce_v2_ipv4_gid_is_preferred() {
+        let link_local = gid("fe80::5054:ff:fe12:3401");
+        let v4 = gid("::ffff:192.0.2.1");
+        let entries = vec![
+            (0, link_local, Some("IB/RoCE v1".to_string())),
+            (1, link_local, Some("RoCE v2".to_string())),
+            (2, v4, Some("IB/RoCE v1".to_string())),
+            (3, v4, Some("RoCE v2".to_string())),
+        ];
+        assert_eq!(choose_roce_gid(&entries), Some((3, v4)));
+        // Without type information, the IPv4-mapped one still wins.
+        let untyped: Vec<_> = entries.iter().map(|(i, g, _)| (*i, *g, None)).collect();
+        assert_eq!(choose_roce_gid(&untyped), Some((2, v4)));
+        // No IPv4 address: the RoCE v2 link-local GID.
+        assert_eq!(choose_roce_gid(&entries[..2]), Some((1, link_local)));
+        assert_eq!(choose_roce_gid(&[]), None);
+    }
+}
