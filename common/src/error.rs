@@ -105,7 +105,17 @@ impl Error {
     }
 
     /// Put what the caller was doing in front: "context: inner message".
+    /// A context the message already starts with (the verb that failed,
+    /// named again by a caller) is not repeated.
     pub fn context(self, context: impl fmt::Display) -> Error {
+        let context = context.to_string();
+        let named = self
+            .msg
+            .strip_prefix(context.as_str())
+            .is_some_and(|rest| rest.starts_with([':', ' ']));
+        if named {
+            return self;
+        }
         Error {
             msg: format!("{context}: {}", self.msg),
             errno: self.errno,
@@ -183,6 +193,18 @@ fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_is_not_repeated() {
+        let e = Error::with_errno("ibv_alloc_pd", libc::ENOMEM);
+        let once = e.to_string();
+        assert_eq!(e.context("ibv_alloc_pd").to_string(), once);
+        let e = Error::with_errno("ibv_alloc_pd", libc::ENOMEM).context("ibv_alloc");
+        assert!(
+            e.to_string().starts_with("ibv_alloc: ibv_alloc_pd failed"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn from_ret_uses_the_returned_errno() {

@@ -302,7 +302,7 @@ impl State {
             // rdma_destroy_id would send the peer, which waits for it to
             // see its own DISCONNECTED, is sent now.
             Some(s) if s.ctx_id.key() == id.key() => match self.side {
-                Side::Passive => id.disconnect().context("rdma_disconnect"),
+                Side::Passive => id.disconnect(),
                 Side::Active => Ok(()),
             },
             _ => id.destroy(),

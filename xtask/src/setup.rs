@@ -19,8 +19,10 @@ use std::process::{Command, Stdio};
 
 /// What every supported distribution installs under the same name.
 /// busybox-static is there because vng builds an initramfs (Debian kernels
-/// have 9p and virtio as modules) and refuses a dynamically linked busybox;
-/// gcc and libc6-dev build the bindings' C wrappers.
+/// have 9p and virtio as modules) and refuses a dynamically linked busybox,
+/// which it checks with `file` (a dependency of Debian's virtme-ng package,
+/// but not of virtme-ng from PyPI: a fresh Debian 12 has no `file`); gcc
+/// and libc6-dev build the bindings' C wrappers.
 pub const COMMON_PACKAGES: &[&str] = &[
     "rdma-core",
     "ibverbs-providers",
@@ -35,6 +37,7 @@ pub const COMMON_PACKAGES: &[&str] = &[
     "iproute2",
     "kmod",
     "busybox-static",
+    "file",
 ];
 
 /// The distribution's QEMU for x86-64 guests.
