@@ -336,13 +336,27 @@ impl Running {
         }
     }
 
-    /// SIGTERM to `timeout`, which passes it on to the command.
-    fn terminate(&mut self) {
-        if let Some(c) = &self.child {
-            let _ = Command::new("kill")
-                .args(["-TERM", &c.id().to_string()])
-                .stdin(Stdio::null())
-                .status();
+    /// SIGTERM to `timeout`, which passes it on to the command. The shell's
+    /// builtin `kill` sends it: a minimal Debian has no `kill` program
+    /// (procps), and without the signal the server would run into its
+    /// time limit. `Err` says why the signal could not be sent.
+    fn terminate(&mut self) -> Result<(), String> {
+        let Some(c) = &self.child else {
+            return Ok(());
+        };
+        let pid = c.id().to_string();
+        let out = Command::new("sh")
+            .args(["-c", "kill -TERM \"$1\"", "sh", &pid])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("sh: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "kill -TERM {pid}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
         }
     }
 
@@ -623,7 +637,9 @@ fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Resu
         if let Some(mut r) = server {
             if s.stop_server {
                 log.say(&format!("{name}: stopping server with SIGTERM"));
-                r.terminate();
+                if let Err(e) = r.terminate() {
+                    log.say(&format!("{name}: could not stop the server: {e}"));
+                }
             }
             let code = r.finish();
             log.say(&format!("{name}: server exited with {code}"));
