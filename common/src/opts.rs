@@ -112,6 +112,18 @@ impl ConnOpts {
         ]
     }
 
+    /// The usage lines before the options, as both verbs-only originals
+    /// print them, each line indented by `indent`.
+    pub fn usage_head(indent: &str) -> Vec<String> {
+        vec![
+            "Usage:".to_string(),
+            format!("{indent}$0            start a server and wait for connection"),
+            format!("{indent}$0 <host>     connect to server at <host>"),
+            String::new(),
+            "Options:".to_string(),
+        ]
+    }
+
     /// Read the shared options and the trailing server name from parsed
     /// arguments; `Err` is the one-line reason a value was refused.
     pub fn read(m: &getopts::Matches, default_port: u16) -> Result<ConnOpts, String> {

@@ -731,15 +731,7 @@ fn cli() -> Cli {
     opts.extend(help);
     Cli {
         name: "ibv_sockets_pingpong",
-        head: [
-            "Usage:",
-            "  $0            start a server and wait for connection",
-            "  $0 <host>     connect to server at <host>",
-            "",
-            "Options:",
-        ]
-        .map(String::from)
-        .to_vec(),
+        head: ConnOpts::usage_head("  "),
         opts,
         operands: 1,
         on_error: UsageOnError::Stdout,

@@ -460,15 +460,7 @@ fn print_config(config: &Config) {
 fn cli() -> Cli {
     Cli {
         name: "rc_example",
-        head: [
-            "Usage:",
-            " $0            start a server and wait for connection",
-            " $0 <host>     connect to server at <host>",
-            "",
-            "Options:",
-        ]
-        .map(String::from)
-        .to_vec(),
+        head: ConnOpts::usage_head(" "),
         opts: ConnOpts::opts([
             format!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
             " -d, --ib-dev <dev>             use IB device <dev> (default first device found)".into(),
