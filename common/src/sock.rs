@@ -227,7 +227,7 @@ mod tests {
         let server = thread::spawn(move || sock_connect(None, port));
         let mut client = None;
         for _ in 0..200 {
-            match sock_connect(Some("localhost"), port) {
+            match sock_connect(Some("127.0.0.1"), port) {
                 Ok(c) => {
                     client = Some(c);
                     break;
