@@ -8,7 +8,7 @@ use std::time::Duration;
 use rdma_core_sys as sys;
 
 use super::id::event_private_data;
-use super::{event_name, event_type, CmId};
+use super::{event_name, CmEventType, CmId, PortSpace};
 use crate::error::{Error, Result};
 use crate::verbs::{destroy_last, wait_readable, AhAttr, Release};
 
@@ -87,7 +87,7 @@ impl EventChannel {
     }
 
     /// `rdma_create_id` on this channel: an event-driven id.
-    pub fn create_id(&self, ps: sys::rdma_port_space::Type) -> Result<CmId> {
+    pub fn create_id(&self, ps: PortSpace) -> Result<CmId> {
         CmId::create(Some(self), ps)
     }
 
@@ -129,8 +129,8 @@ pub struct UdParam {
 
 /// A copy of an rdma_cm event (`struct rdma_cm_event`), already acked.
 pub struct CmEvent {
-    /// `RDMA_CM_EVENT_*` (see [`event_type`]).
-    pub event: sys::rdma_cm_event_type::Type,
+    /// What happened.
+    pub event: CmEventType,
     /// The event's status (0, a negative errno, or a transport reject reason).
     pub status: i32,
     /// Key of the id the event is for (compare with [`CmId::key`]).
@@ -151,14 +151,14 @@ impl CmEvent {
     unsafe fn copy_of(ev: *const sys::rdma_cm_event, channel: &EventChannel) -> CmEvent {
         // SAFETY: the caller guarantees ev is valid.
         let e = unsafe { &*ev };
-        let event = e.event;
+        let event = CmEventType::from_raw(e.event);
         let is_conn = matches!(
             event,
-            event_type::RDMA_CM_EVENT_CONNECT_REQUEST
-                | event_type::RDMA_CM_EVENT_CONNECT_RESPONSE
-                | event_type::RDMA_CM_EVENT_ESTABLISHED
-                | event_type::RDMA_CM_EVENT_REJECTED
-                | event_type::RDMA_CM_EVENT_DISCONNECTED
+            CmEventType::ConnectRequest
+                | CmEventType::ConnectResponse
+                | CmEventType::Established
+                | CmEventType::Rejected
+                | CmEventType::Disconnected
         );
         let private_data = if is_conn {
             // SAFETY: ev is valid and, for connection events, carries `conn`.
@@ -166,10 +166,7 @@ impl CmEvent {
         } else {
             Vec::new()
         };
-        let ud_event = matches!(
-            event,
-            event_type::RDMA_CM_EVENT_MULTICAST_JOIN | event_type::RDMA_CM_EVENT_ESTABLISHED
-        );
+        let ud_event = matches!(event, CmEventType::MulticastJoin | CmEventType::Established);
         // SAFETY: the event's id is valid while the event is.
         let ud_id = !e.id.is_null() && unsafe { (*e.id).qp_type } == sys::ibv_qp_type::IBV_QPT_UD;
         let ud = if ud_event && ud_id {
@@ -185,7 +182,7 @@ impl CmEvent {
         };
         // A connect request creates a new id that the application owns from
         // now on (the listener's channel delivers its events too).
-        let new_id = (event == event_type::RDMA_CM_EVENT_CONNECT_REQUEST && !e.id.is_null())
+        let new_id = (event == CmEventType::ConnectRequest && !e.id.is_null())
             // SAFETY: the request's new id is valid and nobody owns it yet.
             .then(|| unsafe { CmId::from_request(e.id, channel) });
         CmEvent {

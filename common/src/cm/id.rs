@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use rdma_core_sys as sys;
 use socket2::SockAddr;
 
-use super::{event_name, event_type, expect_established, AddrInfo, EventChannel};
+use super::{event_name, expect_established, AddrInfo, CmEventType, EventChannel, PortSpace};
 use crate::error::{Error, Result};
 use crate::verbs::{
     destroy_last, wait_readable, AccessFlags, Context, Cq, Mr, Pd, Qp, QpInitAttr, Release, Srq,
@@ -204,14 +204,11 @@ impl CmId {
     }
 
     /// `rdma_create_id` on `channel`, or synchronous without one.
-    pub(super) fn create(
-        channel: Option<&EventChannel>,
-        ps: sys::rdma_port_space::Type,
-    ) -> Result<CmId> {
+    pub(super) fn create(channel: Option<&EventChannel>, ps: PortSpace) -> Result<CmId> {
         let mut id: *mut sys::rdma_cm_id = ptr::null_mut();
         let ch = channel.map_or(ptr::null_mut(), EventChannel::as_raw);
         // SAFETY: ch is live or NULL (a synchronous id); id is a valid out-pointer.
-        let rc = unsafe { sys::rdma_create_id(ch, &mut id, ptr::null_mut(), ps) };
+        let rc = unsafe { sys::rdma_create_id(ch, &mut id, ptr::null_mut(), ps.code()) };
         if rc != 0 {
             return Err(Error::last_os("rdma_create_id"));
         }
@@ -229,7 +226,7 @@ impl CmId {
 
     /// `rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)`: a synchronous id.
     pub fn create_sync() -> Result<CmId> {
-        CmId::create(None, sys::rdma_port_space::RDMA_PS_TCP)
+        CmId::create(None, PortSpace::Tcp)
     }
 
     /// `rdma_create_ep`: a synchronous id bound (passive `rai`) or with its
@@ -557,7 +554,7 @@ impl CmId {
     }
 
     /// Wait for this id's next event on its channel, at most `timeout`.
-    fn wait_event(&self, what: &str, timeout: Duration) -> Result<(u32, i32, Vec<u8>)> {
+    fn wait_event(&self, what: &str, timeout: Duration) -> Result<(CmEventType, i32, Vec<u8>)> {
         let ch = self.make_async()?;
         let deadline = Instant::now() + timeout;
         loop {
@@ -673,8 +670,7 @@ impl CmId {
                 continue;
             }
             match ev.event {
-                event_type::RDMA_CM_EVENT_ESTABLISHED | event_type::RDMA_CM_EVENT_TIMEWAIT_EXIT => {
-                }
+                CmEventType::Established | CmEventType::TimewaitExit => {}
                 other => {
                     let why = format!(
                         "the peer went away: {} (status {})",

@@ -33,6 +33,7 @@ use std::ffi::CStr;
 use rdma_core_sys as sys;
 
 use crate::error::{Error, Result};
+use crate::verbs::c_enum;
 
 mod addrinfo;
 mod channel;
@@ -42,15 +43,65 @@ pub use addrinfo::AddrInfo;
 pub use channel::{CmEvent, EventChannel, UdParam};
 pub(crate) use id::CompQueue;
 pub use id::{CmId, ConnParam, ConnRequest};
-pub use sys::rdma_cm_event_type as event_type;
-pub use sys::rdma_port_space as port_space;
+
+c_enum! {
+    /// What an rdma_cm event reports (`enum rdma_cm_event_type`).
+    CmEventType: rdma_cm_event_type {
+        /// `RDMA_CM_EVENT_ADDR_RESOLVED`.
+        AddrResolved = RDMA_CM_EVENT_ADDR_RESOLVED,
+        /// `RDMA_CM_EVENT_ADDR_ERROR`.
+        AddrError = RDMA_CM_EVENT_ADDR_ERROR,
+        /// `RDMA_CM_EVENT_ROUTE_RESOLVED`.
+        RouteResolved = RDMA_CM_EVENT_ROUTE_RESOLVED,
+        /// `RDMA_CM_EVENT_ROUTE_ERROR`.
+        RouteError = RDMA_CM_EVENT_ROUTE_ERROR,
+        /// `RDMA_CM_EVENT_CONNECT_REQUEST`.
+        ConnectRequest = RDMA_CM_EVENT_CONNECT_REQUEST,
+        /// `RDMA_CM_EVENT_CONNECT_RESPONSE`.
+        ConnectResponse = RDMA_CM_EVENT_CONNECT_RESPONSE,
+        /// `RDMA_CM_EVENT_CONNECT_ERROR`.
+        ConnectError = RDMA_CM_EVENT_CONNECT_ERROR,
+        /// `RDMA_CM_EVENT_UNREACHABLE`.
+        Unreachable = RDMA_CM_EVENT_UNREACHABLE,
+        /// `RDMA_CM_EVENT_REJECTED`.
+        Rejected = RDMA_CM_EVENT_REJECTED,
+        /// `RDMA_CM_EVENT_ESTABLISHED`.
+        Established = RDMA_CM_EVENT_ESTABLISHED,
+        /// `RDMA_CM_EVENT_DISCONNECTED`.
+        Disconnected = RDMA_CM_EVENT_DISCONNECTED,
+        /// `RDMA_CM_EVENT_DEVICE_REMOVAL`.
+        DeviceRemoval = RDMA_CM_EVENT_DEVICE_REMOVAL,
+        /// `RDMA_CM_EVENT_MULTICAST_JOIN`.
+        MulticastJoin = RDMA_CM_EVENT_MULTICAST_JOIN,
+        /// `RDMA_CM_EVENT_MULTICAST_ERROR`.
+        MulticastError = RDMA_CM_EVENT_MULTICAST_ERROR,
+        /// `RDMA_CM_EVENT_ADDR_CHANGE`.
+        AddrChange = RDMA_CM_EVENT_ADDR_CHANGE,
+        /// `RDMA_CM_EVENT_TIMEWAIT_EXIT`.
+        TimewaitExit = RDMA_CM_EVENT_TIMEWAIT_EXIT,
+    }
+}
+
+c_enum! {
+    /// An id's port space (`enum rdma_port_space`): its transport's ports.
+    PortSpace: rdma_port_space {
+        /// `RDMA_PS_TCP`.
+        Tcp = RDMA_PS_TCP,
+        /// `RDMA_PS_UDP`.
+        Udp = RDMA_PS_UDP,
+        /// `RDMA_PS_IPOIB`.
+        Ipoib = RDMA_PS_IPOIB,
+        /// `RDMA_PS_IB`.
+        Ib = RDMA_PS_IB,
+    }
+}
 
 /// `rdma_event_str`.
-pub fn event_name(event: sys::rdma_cm_event_type::Type) -> String {
+pub fn event_name(event: CmEventType) -> String {
     // SAFETY: returns a static NUL-terminated string for any value.
-    let p = unsafe { sys::rdma_event_str(event) };
+    let p = unsafe { sys::rdma_event_str(event.code()) };
     if p.is_null() {
-        return format!("RDMA_CM_EVENT_{event}");
+        return format!("RDMA_CM_EVENT_{}", event.code());
     }
     // SAFETY: non-null static C string.
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
@@ -58,16 +109,14 @@ pub fn event_name(event: sys::rdma_cm_event_type::Type) -> String {
 
 /// The error of a connect or accept whose outcome was event `ev`, as
 /// librdmacm's synchronous calls report it (they turn events into errnos).
-fn expect_established(what: &str, ev: u32, status: i32) -> Result<()> {
-    if ev == event_type::RDMA_CM_EVENT_ESTABLISHED && status == 0 {
+fn expect_established(what: &str, ev: CmEventType, status: i32) -> Result<()> {
+    if ev == CmEventType::Established && status == 0 {
         return Ok(());
     }
     let errno = match ev {
-        event_type::RDMA_CM_EVENT_REJECTED => libc::ECONNREFUSED,
+        CmEventType::Rejected => libc::ECONNREFUSED,
         _ if status < 0 => -status,
-        event_type::RDMA_CM_EVENT_UNREACHABLE | event_type::RDMA_CM_EVENT_CONNECT_ERROR => {
-            libc::ETIMEDOUT
-        }
+        CmEventType::Unreachable | CmEventType::ConnectError => libc::ETIMEDOUT,
         _ => 0,
     };
     let e = Error::with_errno(what, errno);
@@ -83,19 +132,16 @@ mod tests {
 
     #[test]
     fn event_names_come_from_librdmacm() {
+        assert_eq!(event_name(CmEventType::Rejected), "RDMA_CM_EVENT_REJECTED");
         assert_eq!(
-            event_name(event_type::RDMA_CM_EVENT_REJECTED),
-            "RDMA_CM_EVENT_REJECTED"
-        );
-        assert_eq!(
-            event_name(event_type::RDMA_CM_EVENT_ADDR_ERROR),
+            event_name(CmEventType::AddrError),
             "RDMA_CM_EVENT_ADDR_ERROR"
         );
     }
 
     #[test]
     fn rejected_connect_reads_as_connection_refused() {
-        let e = expect_established("rdma_connect", event_type::RDMA_CM_EVENT_REJECTED, 8)
+        let e = expect_established("rdma_connect", CmEventType::Rejected, 8)
             .unwrap_err()
             .to_string();
         assert!(
@@ -103,6 +149,6 @@ mod tests {
             "{e}"
         );
         assert!(e.ends_with("(RDMA_CM_EVENT_REJECTED, status 8)"), "{e}");
-        assert!(expect_established("x", event_type::RDMA_CM_EVENT_ESTABLISHED, 0).is_ok());
+        assert!(expect_established("x", CmEventType::Established, 0).is_ok());
     }
 }

@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Opt, Parsed, UsageOnError};
-use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel};
+use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace};
 use common::opts::{last, set_number};
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
@@ -130,7 +130,7 @@ fn stop_cm_thread(ctx: &mut Context) {
 /// get_cm_event (8.2): waits for the next CM event and checks that it matches the
 /// expected type. The event comes back already acked (its data copied), so
 /// no error path can leave it unacked.
-fn get_cm_event(channel: &EventChannel, expected: event_type::Type) -> Result<CmEvent> {
+fn get_cm_event(channel: &EventChannel, expected: CmEventType) -> Result<CmEvent> {
     let start = Instant::now();
     let event = loop {
         if stop_requested() {
@@ -185,7 +185,7 @@ fn resolve_addr(ctx: &mut Context) -> Result<()> {
 
     ctx.id
         .resolve_addr(bind_rai.as_ref(), &mcast_rai, RESOLVE_TIMEOUT_MS)?;
-    get_cm_event(&ctx.channel, event_type::RDMA_CM_EVENT_ADDR_RESOLVED)
+    get_cm_event(&ctx.channel, CmEventType::AddrResolved)
         .context(format!("rdma_resolve_addr of {mcast_rai}"))?;
 
     ctx.mcast_sockaddr = Some(mcast_rai);
@@ -354,7 +354,7 @@ fn run(ctx: &mut Context) -> Result<()> {
     ctx.joined = true;
 
     // Verify that we successfully joined the multicast group.
-    let event = get_cm_event(&ctx.channel, event_type::RDMA_CM_EVENT_MULTICAST_JOIN)
+    let event = get_cm_event(&ctx.channel, CmEventType::MulticastJoin)
         .context(format!("rdma_join_multicast of {}", mcast.ip()))?;
     let ud = event
         .ud
@@ -466,7 +466,7 @@ fn run_main(params: Params) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let id = match channel.create_id(port_space::RDMA_PS_UDP) {
+    let id = match channel.create_id(PortSpace::Udp) {
         Ok(id) => id,
         Err(e) => {
             eprintln!("{e}");

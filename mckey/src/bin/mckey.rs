@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Opt, Parsed, UsageOnError};
-use common::cm::{event_type, port_space, CmEvent, CmId, EventChannel, UdParam};
+use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace, UdParam};
 use common::opts::{last, set_number};
 use common::signals::{install_stop_handler, sleep_unless_stopped, stop_requested};
 use common::verbs::{
@@ -42,7 +42,7 @@ struct Config {
     connections: usize,
     message_count: usize,
     message_size: usize,
-    port_space: port_space::Type,
+    port_space: PortSpace,
 }
 
 impl Default for Config {
@@ -55,7 +55,7 @@ impl Default for Config {
             connections: 1,
             message_size: 100,
             message_count: 10,
-            port_space: port_space::RDMA_PS_UDP,
+            port_space: PortSpace::Udp,
         }
     }
 }
@@ -300,8 +300,8 @@ fn cma_handler(test: &mut Cmatest, event: &CmEvent, cfg: &mut Config) -> Result<
         return Ok(());
     };
     match event.event {
-        event_type::RDMA_CM_EVENT_ADDR_RESOLVED => addr_handler(test, i, cfg),
-        event_type::RDMA_CM_EVENT_MULTICAST_JOIN => match &event.ud {
+        CmEventType::AddrResolved => addr_handler(test, i, cfg),
+        CmEventType::MulticastJoin => match &event.ud {
             Some(param) => join_handler(test, i, param),
             None => {
                 connect_error(test);
@@ -310,9 +310,7 @@ fn cma_handler(test: &mut Cmatest, event: &CmEvent, cfg: &mut Config) -> Result<
                 ))
             }
         },
-        event_type::RDMA_CM_EVENT_ADDR_ERROR
-        | event_type::RDMA_CM_EVENT_ROUTE_ERROR
-        | event_type::RDMA_CM_EVENT_MULTICAST_ERROR => {
+        CmEventType::AddrError | CmEventType::RouteError | CmEventType::MulticastError => {
             connect_error(test);
             Err(Error::msg(format!(
                 "mckey: event: {}, error: {}",
@@ -321,7 +319,7 @@ fn cma_handler(test: &mut Cmatest, event: &CmEvent, cfg: &mut Config) -> Result<
             )))
         }
         // Cleanup will occur after the test completes.
-        event_type::RDMA_CM_EVENT_DEVICE_REMOVAL => Ok(()),
+        CmEventType::DeviceRemoval => Ok(()),
         _ => Ok(()),
     }
 }
@@ -558,8 +556,8 @@ fn cli() -> Cli {
                 "",
                 format!(
                     "\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
-                    port_space::RDMA_PS_UDP,
-                    port_space::RDMA_PS_IPOIB
+                    PortSpace::Udp.code(),
+                    PortSpace::Ipoib.code()
                 ),
             ),
         ],
@@ -596,16 +594,16 @@ fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, Stri
     if let Some(v) = last(m, "p") {
         let ps = common::opts::parse_c_ulong(&v)
             .filter(|&p| {
-                p == u64::from(port_space::RDMA_PS_UDP) || p == u64::from(port_space::RDMA_PS_IPOIB)
+                p == u64::from(PortSpace::Udp.code()) || p == u64::from(PortSpace::Ipoib.code())
             })
             .ok_or_else(|| {
                 format!(
                     "invalid port space '{v}' for -p (expected {:#x} for UDP or {:#x} for IPOIB)",
-                    port_space::RDMA_PS_UDP,
-                    port_space::RDMA_PS_IPOIB
+                    PortSpace::Udp.code(),
+                    PortSpace::Ipoib.code()
                 )
             })?;
-        cfg.port_space = ps as port_space::Type;
+        cfg.port_space = PortSpace::from_raw(ps as u32);
     }
     Ok(Parsed::Run(cfg))
 }
@@ -683,7 +681,7 @@ mod tests {
         assert_eq!(c.connections, 1);
         assert_eq!(c.message_count, 10);
         assert_eq!(c.message_size, 100);
-        assert_eq!(c.port_space, port_space::RDMA_PS_UDP);
+        assert_eq!(c.port_space, PortSpace::Udp);
         assert!(!c.is_sender && !c.unmapped_addr && c.src_addr.is_none());
     }
 
@@ -710,7 +708,7 @@ mod tests {
             (c.connections, c.message_count, c.message_size),
             (2, 50, 1000)
         );
-        assert_eq!(c.port_space, port_space::RDMA_PS_IPOIB);
+        assert_eq!(c.port_space, PortSpace::Ipoib);
         let c = config(&[
             "-M",
             "ff0e::1",

@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Matches, Parsed};
-use common::cm::{event_type, port_space, CmEvent, CmId, ConnParam, EventChannel};
+use common::cm::{CmEvent, CmEventType, CmId, ConnParam, EventChannel, PortSpace};
 use common::verbs::Destroy;
 use common::{Error, Result};
 
@@ -85,19 +85,19 @@ fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
 /// on_event: dispatch the events the active side expects.
 fn on_event(state: &mut State, conn_id: &mut Option<CmId>, ev: CmEvent) -> Result<bool> {
     match ev.event {
-        event_type::RDMA_CM_EVENT_ADDR_RESOLVED => on_addr_resolved(state, conn_id).map(|_| false),
-        event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => on_route_resolved(state, ev.id).map(|_| false),
-        event_type::RDMA_CM_EVENT_ESTABLISHED => {
+        CmEventType::AddrResolved => on_addr_resolved(state, conn_id).map(|_| false),
+        CmEventType::RouteResolved => on_route_resolved(state, ev.id).map(|_| false),
+        CmEventType::Established => {
             on_connection(&*state.connection(ev.id)?, Side::Active).map(|_| false)
         }
-        event_type::RDMA_CM_EVENT_DISCONNECTED => on_disconnect(state, ev.id),
+        CmEventType::Disconnected => on_disconnect(state, ev.id),
         _ => Err(unknown_event(&ev)),
     }
 }
 
 fn run(addr: SocketAddr) -> Result<()> {
     let ec = EventChannel::new()?;
-    let conn_id = ec.create_id(port_space::RDMA_PS_TCP)?;
+    let conn_id = ec.create_id(PortSpace::Tcp)?;
     conn_id.resolve_addr(None, &addr, TIMEOUT_IN_MS)?;
     // The connection takes the id once the address is resolved.
     let mut conn_id = Some(conn_id);
@@ -118,8 +118,8 @@ fn run(addr: SocketAddr) -> Result<()> {
         },
         |state, ev| {
             waiting_for.set(match ev.event {
-                event_type::RDMA_CM_EVENT_ADDR_RESOLVED => "RDMA_CM_EVENT_ROUTE_RESOLVED",
-                event_type::RDMA_CM_EVENT_ROUTE_RESOLVED => "RDMA_CM_EVENT_ESTABLISHED",
+                CmEventType::AddrResolved => "RDMA_CM_EVENT_ROUTE_RESOLVED",
+                CmEventType::RouteResolved => "RDMA_CM_EVENT_ESTABLISHED",
                 _ => "the message exchange and RDMA_CM_EVENT_DISCONNECTED",
             });
             on_event(state, &mut conn_id, ev)

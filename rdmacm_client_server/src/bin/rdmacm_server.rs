@@ -9,7 +9,7 @@ use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
 use common::cli::{Cli, Matches, Parsed};
-use common::cm::{event_type, port_space, ConnParam, EventChannel};
+use common::cm::{CmEventType, ConnParam, EventChannel, PortSpace};
 use common::exit_code;
 use common::signals::{install_stop_handler, stop_requested};
 use common::{Error, Result};
@@ -83,23 +83,21 @@ fn drop_on_error(state: &State, id_key: usize, result: Result<()>) -> Result<boo
 /// on_event: dispatch the events the passive side expects.
 fn on_event(state: &mut State, mut ev: common::cm::CmEvent) -> Result<bool> {
     match ev.event {
-        event_type::RDMA_CM_EVENT_CONNECT_REQUEST => {
+        CmEventType::ConnectRequest => {
             let result = on_connect_request(state, &mut ev);
             drop_on_error(state, ev.id, result)
         }
-        event_type::RDMA_CM_EVENT_ESTABLISHED => {
+        CmEventType::Established => {
             let result = on_connection(&*state.connection(ev.id)?, Side::Passive);
             drop_on_error(state, ev.id, result)
         }
-        event_type::RDMA_CM_EVENT_DISCONNECTED => on_disconnect(state, ev.id),
+        CmEventType::Disconnected => on_disconnect(state, ev.id),
         // A connection that the server already released may still report its
         // time-wait end; nothing is left to do for it.
-        event_type::RDMA_CM_EVENT_TIMEWAIT_EXIT => Ok(false),
+        CmEventType::TimewaitExit => Ok(false),
         // A client that went away between its request and the established
         // connection.
-        event_type::RDMA_CM_EVENT_REJECTED
-        | event_type::RDMA_CM_EVENT_UNREACHABLE
-        | event_type::RDMA_CM_EVENT_CONNECT_ERROR
+        CmEventType::Rejected | CmEventType::Unreachable | CmEventType::ConnectError
             if state.connection(ev.id).is_ok() =>
         {
             let e = Error::msg(format!(
@@ -116,7 +114,7 @@ fn on_event(state: &mut State, mut ev: common::cm::CmEvent) -> Result<bool> {
 fn run(addr: SocketAddr) -> Result<()> {
     install_stop_handler()?;
     let ec = EventChannel::new()?;
-    let listener = ec.create_id(port_space::RDMA_PS_TCP)?;
+    let listener = ec.create_id(PortSpace::Tcp)?;
     listener.bind_addr(&addr)?;
     listener.listen(10)?; // backlog=10 is arbitrary
     println!("listening on port {}.", listener.src_port());
