@@ -43,7 +43,7 @@ pub struct AhAttr {
 
 impl AhAttr {
     /// The raw struct the verbs take.
-    pub fn to_raw(&self) -> sys::ibv_ah_attr {
+    pub(crate) fn to_raw(self) -> sys::ibv_ah_attr {
         let grh = self.grh.unwrap_or_default();
         sys::ibv_ah_attr {
             grh: sys::ibv_global_route {
@@ -63,7 +63,7 @@ impl AhAttr {
     }
 
     /// From the raw struct.
-    pub fn from_raw(raw: &sys::ibv_ah_attr) -> AhAttr {
+    pub(crate) fn from_raw(raw: &sys::ibv_ah_attr) -> AhAttr {
         AhAttr {
             dlid: raw.dlid,
             sl: raw.sl,

@@ -168,12 +168,12 @@ impl Gid {
     }
 
     /// The raw union the verbs take.
-    pub fn to_raw(&self) -> sys::ibv_gid {
+    pub(crate) fn to_raw(self) -> sys::ibv_gid {
         sys::ibv_gid { raw: self.0 }
     }
 
     /// From the raw union the verbs fill in.
-    pub fn from_raw(raw: &sys::ibv_gid) -> Gid {
+    pub(crate) fn from_raw(raw: &sys::ibv_gid) -> Gid {
         // SAFETY: every bit pattern of the union is a valid [u8; 16].
         Gid(unsafe { raw.raw })
     }
