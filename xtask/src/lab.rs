@@ -1,7 +1,7 @@
 //! The host side of a lab run: setup, build, boot, collect.
 
 use crate::agent::{AgentConfig, Net, Role};
-use crate::scenarios::{self, Outcome, Params, Scenario, SideOutcome};
+use crate::scenarios::{self, Addrs, Outcome, Params, Scenario, SideOutcome};
 use crate::setup;
 use crate::vm::{self, Vm, VmSpec};
 use std::fs;
@@ -36,6 +36,20 @@ impl Mode {
             Mode::TwoHosts => "two hosts",
             Mode::Local { .. } => "local",
         }
+    }
+
+    /// The server's and the client's addresses on the lab's wire; `None`
+    /// on a real fabric, whose GIDs need not be IPv4-mapped.
+    pub fn addrs(&self) -> Option<Addrs> {
+        let (server, client) = match self {
+            Mode::SingleHost => ("192.0.2.1", "192.0.2.1"),
+            Mode::TwoHosts => ("192.0.2.1", "192.0.2.2"),
+            Mode::Local { .. } => return None,
+        };
+        Some(Addrs {
+            server_ip: server.into(),
+            client_ip: client.into(),
+        })
     }
 }
 
@@ -83,6 +97,18 @@ pub struct LabReport {
     pub elapsed: Duration,
     /// The VMs' accelerator, kernel and boot time (`None` with `--local`).
     pub vms: Option<VmInfo>,
+    /// The sides' addresses, as [`scenarios::check`] takes them.
+    pub addrs: Option<Addrs>,
+}
+
+impl LabReport {
+    /// Every way `o` fell short of its scenario; empty means PASS.
+    pub fn failures(&self, o: &Outcome) -> Vec<String> {
+        scenarios::find(&o.scenario).map_or_else(
+            || vec!["unknown scenario".into()],
+            |s| scenarios::check(s, o, self.addrs.as_ref()),
+        )
+    }
 }
 
 /// The workspace root (xtask lives one level below it).
@@ -405,7 +431,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         && list
             .iter()
             .zip(&outcomes)
-            .all(|(s, o)| scenarios::check(s, o).is_empty());
+            .all(|(s, o)| scenarios::check(s, o, opts.mode.addrs().as_ref()).is_empty());
     if all_pass && !opts.keep {
         let _ = fs::remove_dir_all(&dir);
     }
@@ -420,6 +446,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         notes,
         elapsed,
         vms,
+        addrs: opts.mode.addrs(),
     })
 }
 
@@ -479,9 +506,7 @@ pub fn print_transcripts(outcomes: &[Outcome]) {
 pub fn print_summary(report: &LabReport) -> usize {
     let (mut passed, mut failed) = (0, 0);
     for o in &report.outcomes {
-        let failures = scenarios::find(&o.scenario)
-            .map(|s| scenarios::check(s, o))
-            .unwrap_or_else(|| vec!["unknown scenario".into()]);
+        let failures = report.failures(o);
         if failures.is_empty() {
             passed += 1;
             println!("PASS {}", o.scenario);

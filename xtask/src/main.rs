@@ -1,4 +1,4 @@
-//! `cargo xtask setup | lab | test | list`; see `cargo xtask help`.
+//! `cargo xtask setup | lab | test | list | fmt | bench`; see `cargo xtask help`.
 
 use std::process::ExitCode;
 use xtask::{agent, ci, lab, scenarios, setup, LabOptions, Mode};
@@ -14,6 +14,8 @@ usage: cargo xtask <command>
             the VMs use KVM where the CPU offers it, --tcg (or XTASK_TCG=1)
             forces emulation
   list      list the scenarios
+  fmt [--check]
+            cargo fmt, the scenario files included (build.rs lists them)
   test      setup, fmt, clippy, host tests, then the Soft-RoCE test suite
   bench pingpong [--two-hosts] [--tcg]
             ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
@@ -91,6 +93,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             }
             Ok(true)
         }
+        "fmt" => Ok(ci::fmt(rest.iter().any(|a| a == "--check"))),
         "test" => {
             let failed = ci::run();
             if failed.is_empty() {

@@ -1,6 +1,6 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
 
-use super::{Cmd, Expect, Ready, Scenario};
+use super::{pingpong_summaries, Cmd, Expect, Outcome, Ready, Scenario};
 
 const SERVER: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
@@ -83,6 +83,29 @@ const CLIENT_STDOUT: &[&str] = after_init![
     "[OK] close device *.",
 ];
 
+/// Each side names the other's GID: across two VMs they differ.
+const SERVER_SEES_CLIENT: (&str, usize) = ("remote gid: ::ffff:{client_ip}", 1);
+const CLIENT_SEES_SERVER: (&str, usize) = ("remote gid: ::ffff:{server_ip}", 1);
+
+/// The dying client's peer reports either failure it can meet: a SEND
+/// that exhausts its retries, or an answer that never comes.
+fn peer_dies_named(o: &Outcome) -> Vec<String> {
+    let stderr = o.server.as_ref().map_or("", |s| s.stderr.as_str());
+    let failed_send = "fail to poll cq: wr id 12345 completed with status 12 \
+                       (transport retry counter exceeded)*";
+    let no_answer = "fail to poll cq: no completion within 5 s (is the peer still running?)";
+    if super::has_line(stderr, failed_send) || super::has_line(stderr, no_answer) {
+        Vec::new()
+    } else {
+        vec![format!(
+            "server: stderr names neither a failed SEND nor a missing answer: {stderr}"
+        )]
+    }
+}
+
+/// Refused before any SEND was posted.
+const NO_SEND: &[(&str, usize)] = &[("[OK] post send.", 0), ("[OK] poll cq.", 0)];
+
 /// One process that must refuse its options: usage error, exit 1.
 const fn bad_option(
     name: &'static str,
@@ -110,8 +133,8 @@ pub static SCENARIOS: &[Scenario] = &[
         server: Some(SERVER),
         client: Some(CLIENT),
         ready: Ready::TcpListen(6543),
-        server_expect: Expect::ok(SERVER_STDOUT),
-        client_expect: Expect::ok(CLIENT_STDOUT),
+        server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
+        client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
         pair: true,
         ..Scenario::BASE
     },
@@ -135,12 +158,21 @@ pub static SCENARIOS: &[Scenario] = &[
             "remote gid: ::ffff:*",
             "[OK] post send.",
             "*wr id: 12345, opcode: 0, qp num: *, status: 0",
+        ])
+        // Each side picked its own netdev's address, and saw the peer's.
+        .counts(&[
+            ("*using GID index * (RoCE v2, ::ffff:{server_ip})", 1),
+            SERVER_SEES_CLIENT,
         ]),
         client_expect: Expect::ok(&[
             "port * is Ethernet (RoCE) and no GID index was given: \
              using GID index * (RoCE v2, ::ffff:*)",
             "remote gid: ::ffff:*",
             "*buf: hello from server",
+        ])
+        .counts(&[
+            ("*using GID index * (RoCE v2, ::ffff:{client_ip})", 1),
+            CLIENT_SEES_SERVER,
         ]),
         ..Scenario::BASE
     },
@@ -158,11 +190,13 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::fails(&[
             "fail to exchange mr info: the peer's buffer is 128 bytes \
              and ours 256: give both sides the same -s",
-        ]),
+        ])
+        .counts(NO_SEND),
         client_expect: Expect::fails(&[
             "fail to exchange mr info: the peer's buffer is 256 bytes \
              and ours 128: give both sides the same -s",
-        ]),
+        ])
+        .counts(NO_SEND),
         ..Scenario::BASE
     },
     // The client SIGKILLed in the middle of a long ping-pong. If the server
@@ -188,9 +222,10 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&["fail to poll cq: *"]),
+        server_expect: Expect::fails(&["fail to poll cq: *"]).one_error_line(),
         client_expect: Expect::ok(&["client killed after: [OK] post recv."]),
         timeout_secs: 60,
+        verify: Some(peer_dies_named),
         ..Scenario::BASE
     },
     Scenario {
@@ -241,6 +276,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "[OK] close device *.",
         ]),
         timeout_secs: 60,
+        verify: Some(pingpong_summaries),
         ..Scenario::BASE
     },
     bad_option(
@@ -309,8 +345,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         client_expect: Expect::fails(&["fail to exchange mr info: *"]),
         timeout_secs: 30,
-        pair: false,
-        stop_server: false,
+        ..Scenario::BASE
     },
     Scenario {
         name: "ibv_sockets_pingpong_client_dies",
@@ -324,7 +359,7 @@ pub static SCENARIOS: &[Scenario] = &[
         // The server writes its conn_info first; if that lands after the
         // client's close, Linux answers with a RST, so the read that follows
         // sees ECONNRESET instead of EOF. Both are the peer leaving.
-        server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]),
+        server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]).within(15),
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },

@@ -109,8 +109,8 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-m", "239.255.1.1", "-s"],
         }),
         ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
         timeout_secs: 60,
         pair: true,
         ..Scenario::BASE
@@ -132,12 +132,14 @@ pub static SCENARIOS: &[Scenario] = &[
             "waiting for messages...",
             "received message 1",
             "received message 4",
-        ]),
+        ])
+        .counts(&[("received message *", 4)]),
         client_expect: Expect::ok(&[
             "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
             "sent message 1",
             "sent message 4",
-        ]),
+        ])
+        .counts(&[("sent message *", 4), ("event *, status *", 0)]),
         timeout_secs: 60,
         pair: true,
         ..Scenario::BASE
@@ -154,8 +156,10 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-m", "239.255.1.1", "-s", "-c", "2"],
         }),
         ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
+            .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT)
+            .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
         timeout_secs: 60,
         ..Scenario::BASE
     },
@@ -210,11 +214,10 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
         }),
         ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(C_MCKEY_STDOUT),
+        server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
         timeout_secs: 60,
-        pair: false,
-        stop_server: false,
+        ..Scenario::BASE
     },
     Scenario {
         // rdma-core sender, Rust receiver.
@@ -239,10 +242,9 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-        client_expect: Expect::ok(C_MCKEY_STDOUT),
+        client_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("initiating data transfers", 1)]),
         timeout_secs: 60,
-        pair: false,
-        stop_server: false,
+        ..Scenario::BASE
     },
     Scenario {
         name: "mckey_two_receivers",
@@ -264,6 +266,10 @@ pub static SCENARIOS: &[Scenario] = &[
             "r2: data transfers complete",
             "r2: return status 0",
             "r1 exit 0, r2 exit 0",
+        ])
+        .counts(&[
+            ("r1 exit 0, r2 exit 0", 1),
+            ("r*: data transfers complete", 2),
         ]),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
         timeout_secs: 60,
@@ -290,8 +296,9 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"],
         }),
         ready: Ready::Line("waiting for messages..."),
-        server_expect: Expect::ok(&["waiting for messages...", "received message 20"]),
-        client_expect: Expect::ok(&["sent message 20"]),
+        server_expect: Expect::ok(&["waiting for messages...", "received message 20"])
+            .counts(&[("received message *", 20)]),
+        client_expect: Expect::ok(&["sent message 20"]).counts(&[("sent message *", 20)]),
         timeout_secs: 60,
         ..Scenario::BASE
     },
@@ -331,11 +338,13 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "mckey",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"],
         }),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &["mckey: starting client", "test complete", "return status 1"],
-            stderr: &["mckey: message_size 2000 is larger than active mtu 1024"],
-        },
+        server_expect: Expect::exits(
+            1,
+            &["mckey: starting client", "test complete", "return status 1"],
+            &["mckey: message_size 2000 is larger than active mtu 1024"],
+        )
+        .counts(&[("initiating data transfers", 0)])
+        .one_error_line(),
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },
@@ -346,7 +355,9 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "mc",
             args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"],
         }),
-        server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"]),
+        server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
+            .counts(&[("sent message *", 0)])
+            .one_error_line(),
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },
@@ -377,6 +388,10 @@ pub static SCENARIOS: &[Scenario] = &[
             "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: \
                     mckey: unmapped multicast address (-M) needs an InfiniBand \
                     port; * is RoCE (Ethernet link layer): use -m",
+        ])
+        .counts(&[
+            ("case *: exit 1, * stderr lines 1: *", 8),
+            ("*panicked*", 0),
         ]),
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
@@ -401,6 +416,10 @@ pub static SCENARIOS: &[Scenario] = &[
             "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
                     lines 1: rdma_getaddrinfo (mcast): getaddrinfo failed - \
                     invalid hostname or IP address: no-such-host.invalid (*)",
+        ])
+        .counts(&[
+            ("case *: exit 1, * stderr lines 1: *", 6),
+            ("*panicked*", 0),
         ]),
         client_expect: Expect::NOTHING,
         ..Scenario::BASE

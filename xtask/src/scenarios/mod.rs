@@ -26,6 +26,8 @@ pub struct Scenario {
     /// The server runs until told to stop: send it SIGTERM once the client
     /// side is done (its expected exit status is then the clean-stop one).
     pub stop_server: bool,
+    /// What the expectations above cannot say.
+    pub verify: Option<Verify>,
 }
 
 /// A command line; `args` may hold the placeholders `{server_ip}`, `{dev}`,
@@ -63,6 +65,14 @@ pub struct Expect {
     pub stdout: &'static [&'static str],
     /// Each pattern must match some whole stderr line (`*` is a wildcard).
     pub stderr: &'static [&'static str],
+    /// `(pattern, n)`: exactly `n` stdout lines match the pattern (0: none
+    /// may). Counts say what order cannot: how many messages went each way.
+    pub stdout_counts: &'static [(&'static str, usize)],
+    /// The same for stderr; `("*", 1)` is the "one clear line" rule.
+    pub stderr_counts: &'static [(&'static str, usize)],
+    /// The side must have ended within this many seconds: a failure that
+    /// is noticed at once, not when a timeout finally fires.
+    pub within_secs: Option<u32>,
 }
 
 impl Expect {
@@ -72,22 +82,63 @@ impl Expect {
 
     /// Exit 0 with these stdout lines.
     pub const fn ok(stdout: &'static [&'static str]) -> Expect {
-        Expect {
-            exit: 0,
-            stdout,
-            stderr: &[],
-        }
+        Expect::exits(0, stdout, &[])
     }
 
     /// Exit 1 with these stderr lines.
     pub const fn fails(stderr: &'static [&'static str]) -> Expect {
+        Expect::exits(1, &[], stderr)
+    }
+
+    /// This exit status, these stdout lines in order, these stderr lines.
+    pub const fn exits(
+        exit: i32,
+        stdout: &'static [&'static str],
+        stderr: &'static [&'static str],
+    ) -> Expect {
         Expect {
-            exit: 1,
-            stdout: &[],
+            exit,
+            stdout,
             stderr,
+            stdout_counts: &[],
+            stderr_counts: &[],
+            within_secs: None,
+        }
+    }
+
+    /// With these stdout line counts.
+    pub const fn counts(self, stdout_counts: &'static [(&'static str, usize)]) -> Expect {
+        Expect {
+            stdout_counts,
+            ..self
+        }
+    }
+
+    /// With these stderr line counts.
+    pub const fn stderr_counts(self, stderr_counts: &'static [(&'static str, usize)]) -> Expect {
+        Expect {
+            stderr_counts,
+            ..self
+        }
+    }
+
+    /// With exactly one stderr line: the project's rule for a failure.
+    pub const fn one_error_line(self) -> Expect {
+        self.stderr_counts(&[("*", 1)])
+    }
+
+    /// Ending within `secs` seconds.
+    pub const fn within(self, secs: u32) -> Expect {
+        Expect {
+            within_secs: Some(secs),
+            ..self
         }
     }
 }
+
+/// A check that data cannot say (pids that must match across sides, a
+/// summary that must parse): every way the outcome falls short.
+pub type Verify = fn(&Outcome) -> Vec<String>;
 
 impl Scenario {
     /// The defaults a table entry fills in with `..Scenario::BASE`: no
@@ -104,6 +155,7 @@ impl Scenario {
         timeout_secs: 30,
         pair: false,
         stop_server: false,
+        verify: None,
     };
 }
 
@@ -134,25 +186,8 @@ pub struct Outcome {
 
 /// Exit status of `timeout` when it had to kill the command.
 pub const TIMED_OUT: i32 = 124;
-mod apm;
-mod ibv_sockets_pingpong;
-mod mckey;
-mod peers;
-mod rc_example;
-mod rdmacm_client_server;
-mod srq;
-
-/// Each example's scenarios, in the order the lab runs them; a new example
-/// adds its module above and one line here.
-static TABLES: &[&[Scenario]] = &[
-    rc_example::SCENARIOS,
-    ibv_sockets_pingpong::SCENARIOS,
-    rdmacm_client_server::SCENARIOS,
-    peers::SCENARIOS,
-    srq::SCENARIOS,
-    apm::SCENARIOS,
-    mckey::SCENARIOS,
-];
+// `mod <file>;` and `TABLES` for each scenario file (see build.rs).
+include!(concat!(env!("OUT_DIR"), "/scenario_tables.rs"));
 
 /// Every scenario, in table order.
 pub fn all() -> &'static [&'static Scenario] {
@@ -255,11 +290,79 @@ pub fn has_line(text: &str, pattern: &str) -> bool {
     text.lines().any(|l| glob_match(pattern, l.trim_end()))
 }
 
+/// The lab's addresses, for expected lines that name a side's address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Addrs {
+    /// The server side's address (`{server_ip}`, `{server_ip_hex}`).
+    pub server_ip: String,
+    /// The client side's address (`{client_ip}`, `{client_ip_hex}`).
+    pub client_ip: String,
+}
+
+/// `pattern` with the address placeholders filled in; `None` when it names
+/// an address and none is known (a real fabric's GIDs need not carry the
+/// IPv4 address, so such a line is not checked there).
+pub fn expand(pattern: &str, addrs: Option<&Addrs>) -> Option<String> {
+    let names_addr = |p: &str| p.contains("{server_ip") || p.contains("{client_ip");
+    if !names_addr(pattern) {
+        return Some(pattern.to_string());
+    }
+    // An IPv4-mapped GID prints the address as bytes: 192.0.2.2 is c0:00:02:02.
+    let hex = |ip: &str| {
+        ip.split('.')
+            .map(|o| format!("{:02x}", o.parse::<u8>().unwrap_or(0)))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let filled = match addrs {
+        Some(a) => pattern
+            .replace("{server_ip_hex}", &hex(&a.server_ip))
+            .replace("{client_ip_hex}", &hex(&a.client_ip))
+            .replace("{server_ip}", &a.server_ip)
+            .replace("{client_ip}", &a.client_ip),
+        None => pattern.to_string(),
+    };
+    (!names_addr(&filled)).then_some(filled)
+}
+
+/// The number of lines of `text` (trailing whitespace ignored) that match.
+pub fn count(text: &str, pattern: &str) -> usize {
+    text.lines()
+        .filter(|l| glob_match(pattern, l.trim_end()))
+        .count()
+}
+
+/// A side's stdout, or "" when it did not run.
+pub fn stdout_of(side: &Option<SideOutcome>) -> &str {
+    side.as_ref().map_or("", |s| s.stdout.as_str())
+}
+
+/// The summaries of a 100 x 4096 B ping-pong (`ibv_rc_pingpong -n 100`
+/// and ibv_sockets_pingpong with `-n 100 -s 4096`), read with the bench's
+/// parser: both sides moved it all, at a rate.
+pub(crate) fn pingpong_summaries(o: &Outcome) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (side, out) in [("server", &o.server), ("client", &o.client)] {
+        match crate::bench::parse_summary(stdout_of(out)) {
+            None => failures.push(format!("{side}: no summary lines")),
+            Some(s) if (s.bytes, s.iters) != (819_200, 100) => failures.push(format!(
+                "{side}: summary of {s:?}, expected 819200 B in 100 iters"
+            )),
+            Some(s) if s.usec_per_iter <= 0.0 || s.mbit_per_sec <= 0.0 => {
+                failures.push(format!("{side}: summary without a rate: {s:?}"))
+            }
+            Some(_) => {}
+        }
+    }
+    failures
+}
+
 fn check_side(
     label: &str,
     expect: &Expect,
     side: Option<&SideOutcome>,
     timeout_secs: u32,
+    addrs: Option<&Addrs>,
     failures: &mut Vec<String>,
 ) {
     let Some(side) = side else {
@@ -277,14 +380,42 @@ fn check_side(
         )),
         Some(_) => {}
     }
+    if let Some(secs) = expect.within_secs {
+        match side.elapsed_ms {
+            Some(ms) if ms < u64::from(secs) * 1000 => {}
+            Some(ms) => failures.push(format!(
+                "{label}: took {:.1} s, must end within {secs} s",
+                ms as f64 / 1000.0
+            )),
+            None => failures.push(format!("{label}: no run time, must end within {secs} s")),
+        }
+    }
+    let expanded =
+        |ps: &[&str]| -> Vec<String> { ps.iter().filter_map(|p| expand(p, addrs)).collect() };
+    let stdout = expanded(expect.stdout);
+    let stdout: Vec<&str> = stdout.iter().map(String::as_str).collect();
     failures.extend(
-        missing_in_order(&side.stdout, expect.stdout)
+        missing_in_order(&side.stdout, &stdout)
             .into_iter()
             .map(|f| format!("{label}: stdout {f}")),
     );
-    for p in expect.stderr {
-        if !has_line(&side.stderr, p) {
+    for p in expanded(expect.stderr) {
+        if !has_line(&side.stderr, &p) {
             failures.push(format!("{label}: stderr has no line matching `{p}`"));
+        }
+    }
+    for (stream, text, counts) in [
+        ("stdout", &side.stdout, expect.stdout_counts),
+        ("stderr", &side.stderr, expect.stderr_counts),
+    ] {
+        for (p, want) in counts {
+            let Some(p) = expand(p, addrs) else { continue };
+            let got = count(text, &p);
+            if got != *want {
+                failures.push(format!(
+                    "{label}: {stream} has {got} lines matching `{p}`, expected {want}"
+                ));
+            }
         }
     }
 }
@@ -313,26 +444,37 @@ pub fn missing_in_order(text: &str, patterns: &[&str]) -> Vec<String> {
     failures
 }
 
-/// Every way `outcome` falls short of `scenario`; empty means PASS.
-pub fn check(scenario: &Scenario, outcome: &Outcome) -> Vec<String> {
+/// Every way `outcome` falls short of `scenario` when run with these
+/// addresses (`None`: unknown, see [`expand`]); empty means PASS.
+pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> Vec<String> {
     let mut failures = Vec::new();
-    if scenario.server.is_some() {
-        check_side(
+    for (label, cmd, expect, side) in [
+        (
             "server",
+            &scenario.server,
             &scenario.server_expect,
-            outcome.server.as_ref(),
-            scenario.timeout_secs,
-            &mut failures,
-        );
-    }
-    if scenario.client.is_some() {
-        check_side(
+            &outcome.server,
+        ),
+        (
             "client",
+            &scenario.client,
             &scenario.client_expect,
-            outcome.client.as_ref(),
-            scenario.timeout_secs,
-            &mut failures,
-        );
+            &outcome.client,
+        ),
+    ] {
+        if cmd.is_some() {
+            check_side(
+                label,
+                expect,
+                side.as_ref(),
+                scenario.timeout_secs,
+                addrs,
+                &mut failures,
+            );
+        }
+    }
+    if let Some(verify) = scenario.verify {
+        failures.extend(verify(outcome));
     }
     failures
 }
@@ -400,7 +542,7 @@ mod tests {
     #[test]
     fn good_run_passes() {
         let s = find("rc_example").unwrap();
-        assert_eq!(check(s, &good_rc()), Vec::<String>::new());
+        assert_eq!(check(s, &good_rc(), None), Vec::<String>::new());
     }
 
     #[test]
@@ -408,7 +550,7 @@ mod tests {
         let s = find("rc_example").unwrap();
         let mut o = good_rc();
         o.client.as_mut().unwrap().exit = Some(1);
-        assert_eq!(check(s, &o), ["client: exit status 1, expected 0"]);
+        assert_eq!(check(s, &o, None), ["client: exit status 1, expected 0"]);
     }
 
     #[test]
@@ -418,7 +560,7 @@ mod tests {
         let srv = o.server.as_mut().unwrap();
         srv.stdout = srv.stdout.replace("test result is 0", "test result is 1");
         assert_eq!(
-            check(s, &o),
+            check(s, &o, None),
             ["server: stdout has no line matching `test result is 0`"]
         );
     }
@@ -449,7 +591,7 @@ mod tests {
             server: Some(side(TIMED_OUT, "", "")),
             client: Some(side(0, "", "")),
         };
-        let f = check(s, &o);
+        let f = check(s, &o, None);
         assert!(f[0].contains("timed out"), "{f:?}");
         assert_eq!(f.len(), 2, "{f:?}");
     }
@@ -466,9 +608,92 @@ mod tests {
                 "failed to establish TCP connection to server 1.2.3.4",
             )),
         };
-        assert!(check(s, &o).is_empty());
+        assert!(check(s, &o, None).is_empty());
         o.client = None;
-        assert_eq!(check(s, &o).len(), 1);
+        assert_eq!(check(s, &o, None).len(), 1);
+    }
+
+    fn addrs(server: &str, client: &str) -> Addrs {
+        Addrs {
+            server_ip: server.into(),
+            client_ip: client.into(),
+        }
+    }
+
+    #[test]
+    fn address_patterns_are_filled_per_mode_or_skipped() {
+        let two = addrs("192.0.2.1", "192.0.2.2");
+        assert_eq!(
+            expand("remote gid: ::ffff:{client_ip}", Some(&two)).as_deref(),
+            Some("remote gid: ::ffff:192.0.2.2")
+        );
+        assert_eq!(
+            expand("GID =*ff:ff:{server_ip_hex}", Some(&two)).as_deref(),
+            Some("GID =*ff:ff:c0:00:02:01")
+        );
+        assert_eq!(expand("x {client_ip}", None), None);
+        assert_eq!(expand("no address", None).as_deref(), Some("no address"));
+    }
+
+    #[test]
+    fn counts_bounds_and_address_lines_are_checked() {
+        static S: Scenario = Scenario {
+            name: "t",
+            client: Some(Cmd {
+                program: "t",
+                args: &[],
+            }),
+            client_expect: Expect::ok(&["start"])
+                .counts(&[("sent *", 2), ("peer ::ffff:{server_ip}", 1)])
+                .one_error_line()
+                .within(5),
+            ..Scenario::BASE
+        };
+        let run = |stdout: &str, stderr: &str, ms: u64| Outcome {
+            scenario: "t".into(),
+            server: None,
+            client: Some(SideOutcome {
+                elapsed_ms: Some(ms),
+                ..side(0, stdout, stderr)
+            }),
+        };
+        let lab = addrs("192.0.2.1", "192.0.2.2");
+        let good = run(
+            "start\nsent 1\nsent 2\npeer ::ffff:192.0.2.1\n",
+            "warn\n",
+            10,
+        );
+        assert!(check(&S, &good, Some(&lab)).is_empty());
+        let bad = run("start\nsent 1\npeer ::ffff:192.0.2.2\n", "a\nb\n", 6000);
+        assert_eq!(
+            check(&S, &bad, Some(&lab)),
+            [
+                "client: took 6.0 s, must end within 5 s",
+                "client: stdout has 1 lines matching `sent *`, expected 2",
+                "client: stdout has 0 lines matching `peer ::ffff:192.0.2.1`, expected 1",
+                "client: stderr has 2 lines matching `*`, expected 1",
+            ]
+        );
+        // Without known addresses the address line is not checked.
+        assert_eq!(check(&S, &bad, None).len(), 3);
+    }
+
+    #[test]
+    fn verify_adds_its_failures() {
+        fn never(_: &Outcome) -> Vec<String> {
+            vec!["never".into()]
+        }
+        static S: Scenario = Scenario {
+            name: "t",
+            verify: Some(never),
+            ..Scenario::BASE
+        };
+        let o = Outcome {
+            scenario: "t".into(),
+            server: None,
+            client: None,
+        };
+        assert_eq!(check(&S, &o, None), ["never"]);
     }
 
     #[test]
@@ -515,6 +740,19 @@ mod tests {
                 assert_eq!(s.ready, Ready::None, "{}", s.name);
             }
             assert!((1..=600).contains(&s.timeout_secs), "{}", s.name);
+            // Every placeholder in an expected line is one `expand` fills.
+            let lab = addrs("192.0.2.1", "192.0.2.2");
+            for e in [&s.server_expect, &s.client_expect] {
+                let counted = e.stdout_counts.iter().chain(e.stderr_counts).map(|c| &c.0);
+                for p in e.stdout.iter().chain(e.stderr).chain(counted) {
+                    let filled = expand(p, Some(&lab)).unwrap_or_default();
+                    assert!(
+                        !filled.contains('{'),
+                        "{}: unknown placeholder in `{p}`",
+                        s.name
+                    );
+                }
+            }
         }
         assert!(pairs().count() >= 1);
     }

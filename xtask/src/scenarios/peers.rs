@@ -1,7 +1,7 @@
 //! Independent peers from rdma-core: they check the lab itself (rxe setup,
 //! readiness, two-VM networking) without depending on the examples.
 
-use super::{Cmd, Expect, Ready, Scenario};
+use super::{pingpong_summaries, Cmd, Expect, Ready, Scenario};
 
 /// rdma-core's own test programs.
 pub static SCENARIOS: &[Scenario] = &[
@@ -36,8 +36,11 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         ready: Ready::TcpListen(18515),
-        server_expect: Expect::ok(&["*remote address: *", "100 iters in * seconds = * usec/iter"]),
+        // The server talks to the client's address (VM B's across two VMs).
+        server_expect: Expect::ok(&["*remote address: *", "100 iters in * seconds = * usec/iter"])
+            .counts(&[("*remote address: *GID ::ffff:{client_ip}", 1)]),
         client_expect: Expect::ok(&["*remote address: *", "100 iters in * seconds = * usec/iter"]),
+        verify: Some(pingpong_summaries),
         ..Scenario::BASE
     },
     Scenario {

@@ -27,6 +27,11 @@ pub(crate) const RC_CLIENT_STDOUT: &[&str] = &[
     "test result is 0",
 ];
 
+/// Each side sees the other's GID (c000:0202 is 192.0.2.2): across two
+/// VMs they differ, which shows that the exchange crossed the wire.
+const SERVER_SEES_CLIENT: &[(&str, usize)] = &[("Remote GID =*ff:ff:{client_ip_hex}", 1)];
+const CLIENT_SEES_SERVER: &[(&str, usize)] = &[("Remote GID =*ff:ff:{server_ip_hex}", 1)];
+
 pub(crate) const RC_SERVER: Cmd = Cmd {
     program: "rc_example",
     args: &["-d", "{dev}", "-g", "{gid_idx}"],
@@ -45,8 +50,8 @@ pub static SCENARIOS: &[Scenario] = &[
         server: Some(RC_SERVER),
         client: Some(RC_CLIENT),
         ready: Ready::TcpListen(19875),
-        server_expect: Expect::ok(RC_SERVER_STDOUT),
-        client_expect: Expect::ok(RC_CLIENT_STDOUT),
+        server_expect: Expect::ok(RC_SERVER_STDOUT).counts(SERVER_SEES_CLIENT),
+        client_expect: Expect::ok(RC_CLIENT_STDOUT).counts(CLIENT_SEES_SERVER),
         pair: true,
         ..Scenario::BASE
     },
@@ -70,13 +75,15 @@ pub static SCENARIOS: &[Scenario] = &[
             "Remote GID =*",
             "Contents of server buffer: 'RDMA write operation'",
             "test result is 0",
-        ]),
+        ])
+        .counts(SERVER_SEES_CLIENT),
         client_expect: Expect::ok(&[
             "port * is Ethernet (RoCE) and no GID index was given: \
              using GID index * (RoCE v2, ::ffff:*)",
             "Contents of server's buffer: 'RDMA read operation '",
             "test result is 0",
-        ]),
+        ])
+        .counts(CLIENT_SEES_SERVER),
         ..Scenario::BASE
     },
     Scenario {
@@ -119,7 +126,8 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-c", "exec 3<>/dev/tcp/{server_ip}/19875; exec 3>&-"],
         }),
         ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&["*failed to exchange connection data*"]),
+        // At once, not near the timeout.
+        server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
         ..Scenario::BASE
     },
 ];

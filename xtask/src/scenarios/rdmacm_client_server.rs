@@ -1,6 +1,6 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
-use super::{Cmd, Expect, Ready, Scenario};
+use super::{stdout_of, Cmd, Expect, Outcome, Ready, Scenario};
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
 /// `route resolved.` (it is connecting), then runs a full client. The
@@ -17,6 +17,58 @@ const KILL_FIRST_CLIENT: &str =
 const KILL_SERVER: &str = "f=$(mktemp -u); mkfifo $f; rdmacm_server {server_ip} 12345 >$f & p=$!; \
     while read -r l; do case $l in 'received connection request.') kill -9 $p; break;; esac; \
     done <$f; wait $p; echo \"server killed after: $l\"; rm -f $f";
+
+/// Each message carries the pid of the process that sent it: the server
+/// saw the two clients' pids, in order, and each client the server's.
+fn pids_match(o: &Outcome) -> Vec<String> {
+    let (s, c) = (stdout_of(&o.server), stdout_of(&o.client));
+    let after = |text: &str, prefix: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix(prefix))
+            .map(str::to_string)
+            .collect()
+    };
+    let client_pids = after(c, "client pid ");
+    let server_pid = after(s, "server pid ");
+    let mut failures = Vec::new();
+    if client_pids.len() != 2 || client_pids[0] == client_pids[1] {
+        failures.push(format!(
+            "client: two different client pids expected: {client_pids:?}"
+        ));
+    }
+    let seen = after(
+        s,
+        "received message: message from active/client side with pid ",
+    );
+    if seen != client_pids {
+        failures.push(format!(
+            "server: messages from pids {seen:?}, the clients were {client_pids:?}"
+        ));
+    }
+    let seen = after(
+        c,
+        "received message: message from passive/server side with pid ",
+    );
+    if server_pid.len() != 1 || seen != [server_pid[0].clone(), server_pid[0].clone()] {
+        failures.push(format!(
+            "client: messages from pids {seen:?}, the server was {server_pid:?}"
+        ));
+    }
+    failures
+}
+
+/// Nobody listens: the client is told by a reject or an unreachable
+/// event, whichever the kernel sends, not by a timeout.
+fn refused(o: &Outcome) -> Vec<String> {
+    let stderr = o.client.as_ref().map_or("", |c| c.stderr.as_str());
+    if stderr.contains("RDMA_CM_EVENT_REJECTED") || stderr.contains("RDMA_CM_EVENT_UNREACHABLE") {
+        Vec::new()
+    } else {
+        vec![format!(
+            "client: neither REJECTED nor UNREACHABLE: {stderr}"
+        )]
+    }
+}
 
 /// The pair and its error paths.
 pub static SCENARIOS: &[Scenario] = &[
@@ -51,6 +103,15 @@ pub static SCENARIOS: &[Scenario] = &[
             "connected. posting send...",
             "received message: message from active/client side with pid *",
             "peer disconnected.",
+        ])
+        .counts(&[
+            ("received connection request.", 2),
+            (
+                "received message: message from active/client side with pid *",
+                2,
+            ),
+            ("peer disconnected.", 2),
+            ("send completed successfully.", 2),
         ]),
         client_expect: Expect::ok(&[
             "address resolved.",
@@ -58,9 +119,18 @@ pub static SCENARIOS: &[Scenario] = &[
             "connected. posting send...",
             "received message: message from passive/server side with pid *",
             "disconnected.",
+        ])
+        .counts(&[
+            (
+                "received message: message from passive/server side with pid *",
+                2,
+            ),
+            ("send completed successfully.", 2),
+            ("disconnected.", 2),
         ]),
         pair: true,
         stop_server: true,
+        verify: Some(pids_match),
         ..Scenario::BASE
     },
     // A client killed (SIGKILL) once it has resolved its route, i.e. while
@@ -79,17 +149,21 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         ready: Ready::RdmaCmListen(12345),
         // The send's completion and the client's message come in either
-        // order (the test counts the former).
+        // order (the former is counted). The killed client left no error
+        // behind, and the second client was served in full.
         server_expect: Expect::ok(&[
             "received connection request.",
             "connected. posting send...",
             "received message: message from active/client side with pid *",
-        ]),
+        ])
+        .counts(&[("send completed successfully.", 1)])
+        .stderr_counts(&[("*on_completion: completion for an unknown connection*", 0)]),
         client_expect: Expect::ok(&[
             "first client killed after: route resolved.",
             "received message: message from passive/server side with pid *",
             "disconnected.",
-        ]),
+        ])
+        .counts(&[("disconnected.", 1)]),
         stop_server: true,
         ..Scenario::BASE
     },
@@ -108,11 +182,9 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         ready: Ready::RdmaCmListen(12345),
         server_expect: Expect::ok(&["server killed after: received connection request."]),
-        client_expect: Expect {
-            exit: 1,
-            stdout: &["route resolved."],
-            stderr: &["on_*"],
-        },
+        client_expect: Expect::exits(1, &["route resolved."], &["on_*"])
+            .one_error_line()
+            .within(10),
         ..Scenario::BASE
     },
     Scenario {
@@ -122,11 +194,13 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "rdmacm_client",
             args: &["{server_ip}", "12399"],
         }),
-        client_expect: Expect {
-            exit: 1,
-            stdout: &["address resolved.", "route resolved."],
-            stderr: &["on_event: unexpected event RDMA_CM_EVENT_* (status *)"],
-        },
+        client_expect: Expect::exits(
+            1,
+            &["address resolved.", "route resolved."],
+            &["on_event: unexpected event RDMA_CM_EVENT_* (status *)"],
+        )
+        .within(5),
+        verify: Some(refused),
         ..Scenario::BASE
     },
     // rping posts 16-byte receives (its struct rping_rdma_info): the
@@ -144,16 +218,13 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["{server_ip}", "12346"],
         }),
         ready: Ready::RdmaCmListen(12346),
-        server_expect: Expect {
-            exit: 255,
-            stdout: &[],
-            stderr: &[],
-        },
-        client_expect: Expect {
-            exit: 1,
-            stdout: &["connected. posting send..."],
-            stderr: &["on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*)"],
-        },
+        server_expect: Expect::exits(255, &[], &[]),
+        client_expect: Expect::exits(
+            1,
+            &["connected. posting send..."],
+            &["on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*)"],
+        )
+        .one_error_line(),
         ..Scenario::BASE
     },
     // The same the other way: the server's SEND overruns an rping client's
@@ -170,16 +241,13 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-c", "-a", "{server_ip}", "-p", "12347", "-C", "1"],
         }),
         ready: Ready::RdmaCmListen(12347),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &["received connection request.", "connected. posting send..."],
-            stderr: &["on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*)"],
-        },
-        client_expect: Expect {
-            exit: 255,
-            stdout: &[],
-            stderr: &[],
-        },
+        server_expect: Expect::exits(
+            1,
+            &["received connection request.", "connected. posting send..."],
+            &["on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*)"],
+        )
+        .one_error_line(),
+        client_expect: Expect::exits(255, &[], &[]),
         ..Scenario::BASE
     },
     Scenario {

@@ -5,7 +5,26 @@
 //! The server answers every batch of `max_wr` receives with one send, so it
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
-use super::{Cmd, Expect, Ready, Scenario};
+use super::{stdout_of, Cmd, Expect, Outcome, Ready, Scenario};
+
+/// The server's receives came over `N` different QPs: the shared receive
+/// queue served every connection (its `recv count: C, qp_num: Q` lines).
+fn receives_on<const N: usize>(o: &Outcome) -> Vec<String> {
+    let mut qps: Vec<&str> = stdout_of(&o.server)
+        .lines()
+        .filter_map(|l| l.split_once(", qp_num: ").map(|(_, q)| q.trim()))
+        .collect();
+    qps.sort_unstable();
+    qps.dedup();
+    if qps.len() == N {
+        Vec::new()
+    } else {
+        vec![format!(
+            "server: receives on {} QPs ({qps:?}), expected {N}",
+            qps.len()
+        )]
+    }
+}
 
 /// A long client run, SIGKILLed once the server has answered two batches:
 /// the server must notice the lost peer at once.
@@ -38,10 +57,13 @@ pub static SCENARIOS: &[Scenario] = &[
             "waiting for connection from client...",
             "recv count: 100, qp_num: *",
             "send count: 2",
-        ]),
-        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"]),
+        ])
+        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
+        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
+            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
         timeout_secs: 120,
         pair: true,
+        verify: Some(receives_on::<4>),
         ..Scenario::BASE
     },
     Scenario {
@@ -60,9 +82,12 @@ pub static SCENARIOS: &[Scenario] = &[
             "waiting for connection from client...",
             "recv count: 100, qp_num: *",
             "send count: 2",
-        ]),
-        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"]),
+        ])
+        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
+        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
+            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
         timeout_secs: 90,
+        verify: Some(receives_on::<1>),
         ..Scenario::BASE
     },
     Scenario {
@@ -91,9 +116,12 @@ pub static SCENARIOS: &[Scenario] = &[
             "waiting for connection from client...",
             "recv count: 100, qp_num: *",
             "send count: 7",
-        ]),
-        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 7"]),
+        ])
+        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 7)]),
+        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 7"])
+            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 7)]),
         timeout_secs: 90,
+        verify: Some(receives_on::<8>),
         ..Scenario::BASE
     },
     Scenario {
@@ -122,9 +150,12 @@ pub static SCENARIOS: &[Scenario] = &[
             "waiting for connection from client...",
             "recv count: 10, qp_num: *",
             "send count: 4",
-        ]),
-        client_expect: Expect::ok(&["send count: 10, qp_num: *", "recv count: 4"]),
+        ])
+        .counts(&[("recv count: *, qp_num: *", 10), ("send count: *", 4)]),
+        client_expect: Expect::ok(&["send count: 10, qp_num: *", "recv count: 4"])
+            .counts(&[("send count: *, qp_num: *", 10), ("recv count: *", 4)]),
         timeout_secs: 90,
+        verify: Some(receives_on::<4>),
         ..Scenario::BASE
     },
     Scenario {
@@ -153,9 +184,12 @@ pub static SCENARIOS: &[Scenario] = &[
             "waiting for connection from client...",
             "recv count: 5, qp_num: *",
             "send count: 1",
-        ]),
-        client_expect: Expect::ok(&["send count: 5, qp_num: *", "recv count: 1"]),
+        ])
+        .counts(&[("recv count: *, qp_num: *", 5), ("send count: *", 1)]),
+        client_expect: Expect::ok(&["send count: 5, qp_num: *", "recv count: 1"])
+            .counts(&[("send count: *, qp_num: *", 5), ("recv count: *", 1)]),
         timeout_secs: 90,
+        verify: Some(receives_on::<4>),
         ..Scenario::BASE
     },
     // More QPs than a batch holds: the round-robin goes on across batches,
@@ -195,9 +229,12 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         ready: Ready::RdmaCmListen(51227),
-        server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"]),
-        client_expect: Expect::ok(&["send count: 20, qp_num: *", "recv count: 7"]),
+        server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"])
+            .counts(&[("recv count: *, qp_num: *", 20), ("send count: *", 7)]),
+        client_expect: Expect::ok(&["send count: 20, qp_num: *", "recv count: 7"])
+            .counts(&[("send count: *, qp_num: *", 20), ("recv count: *", 7)]),
         timeout_secs: 90,
+        verify: Some(receives_on::<8>),
         ..Scenario::BASE
     },
     // Fewer messages than QPs: the idle connections must not stall the end.
@@ -213,9 +250,12 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-a", "{server_ip}", "-p", "51228", "-c", "2"],
         }),
         ready: Ready::RdmaCmListen(51228),
-        server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"]),
-        client_expect: Expect::ok(&["send count: 2, qp_num: *", "recv count: 1"]),
+        server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"])
+            .counts(&[("recv count: *, qp_num: *", 2), ("send count: *", 1)]),
+        client_expect: Expect::ok(&["send count: 2, qp_num: *", "recv count: 1"])
+            .counts(&[("send count: *, qp_num: *", 2), ("recv count: *", 1)]),
         timeout_secs: 90,
+        verify: Some(receives_on::<2>),
         ..Scenario::BASE
     },
     Scenario {
@@ -242,14 +282,16 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-c", KILL_CLIENT],
         }),
         ready: Ready::RdmaCmListen(51225),
-        server_expect: Expect {
-            exit: 1,
-            stdout: &["send count: 2"],
+        server_expect: Expect::exits(
+            1,
+            &["send count: 2"],
             // The server may be waiting for a receive (ibv_get_cq_event)
             // or for a send's completion (rdma_get_send_comp) when the
             // client dies: either names its verb, then the disconnect.
-            stderr: &["*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
-        },
+            &["*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
+        )
+        .one_error_line()
+        .within(20),
         client_expect: Expect::ok(&["client killed after: recv count: 2"]),
         timeout_secs: 60,
         ..Scenario::BASE
@@ -278,11 +320,13 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         ready: Ready::RdmaCmListen(51226),
         server_expect: Expect::ok(&["server killed after: recv count: 20, qp_num: *"]),
-        client_expect: Expect {
-            exit: 1,
-            stdout: &["send count: 20, qp_num: *"],
-            stderr: &["*the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
-        },
+        client_expect: Expect::exits(
+            1,
+            &["send count: 20, qp_num: *"],
+            &["*the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
+        )
+        .one_error_line()
+        .within(20),
         timeout_secs: 60,
         ..Scenario::BASE
     },
@@ -295,7 +339,9 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "srq",
             args: &["-a", "192.0.2.99", "-p", "51297"],
         }),
-        client_expect: Expect::fails(&["rdma_resolve_addr*"]),
+        client_expect: Expect::fails(&["rdma_resolve_addr*"])
+            .one_error_line()
+            .within(20),
         ..Scenario::BASE
     },
     Scenario {
@@ -306,7 +352,9 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-a", "{server_ip}", "-p", "51298"],
         }),
         client_expect: Expect::fails(&["rdma_connect failed: Connection refused (ECONNREFUSED) \
-    (RDMA_CM_EVENT_REJECTED, status *)"]),
+    (RDMA_CM_EVENT_REJECTED, status *)"])
+        .one_error_line()
+        .within(10),
         ..Scenario::BASE
     },
 ];

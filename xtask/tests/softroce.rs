@@ -1,0 +1,187 @@
+//! Soft-RoCE tests: every scenario of `xtask::scenarios::all()`, once in one
+//! VM (`<name>_single_host`) and once across two (`<name>_two_hosts`),
+//! judged by `xtask::check` alone: what a scenario expects is declared
+//! with it, so a new scenario is tested without touching this file.
+//!
+//! They boot VMs, so like `#[ignore]`d tests they run only when asked:
+//! `cargo test -p xtask --test softroce -- --ignored` (which `cargo xtask
+//! test` runs). A filter narrows the run, and the VMs run only the
+//! scenarios it selects. Each mode boots once and runs its scenarios in
+//! one batch, so this is its own small harness (`harness = false`) that
+//! takes the libtest options that make sense here.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use xtask::scenarios::{self, Scenario};
+use xtask::{lab, LabOptions, Mode};
+
+/// One test: a scenario in a mode.
+struct Test {
+    name: String,
+    mode: Mode,
+    scenario: &'static Scenario,
+}
+
+/// The libtest options this harness takes.
+#[derive(Default)]
+struct Args {
+    ignored: bool,
+    list: bool,
+    exact: bool,
+    filters: Vec<String>,
+}
+
+fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut a = Args::default();
+    let mut args = args.peekable();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--ignored" | "--include-ignored" => a.ignored = true,
+            "--list" => a.list = true,
+            "--exact" => a.exact = true,
+            // Output is never captured, and a batch runs one scenario at a
+            // time, so these change nothing here.
+            "--nocapture" | "--show-output" | "--quiet" | "-q" => {}
+            "--test-threads" | "--color" | "--format" => {
+                args.next();
+            }
+            o if o.starts_with("--test-threads=")
+                || o.starts_with("--color=")
+                || o.starts_with("--format=") => {}
+            o if o.starts_with('-') => return Err(format!("unknown option {o}")),
+            _ => a.filters.push(arg),
+        }
+    }
+    Ok(a)
+}
+
+/// The tests the filters select, single-host ones first.
+fn selected(args: &Args) -> Vec<Test> {
+    let modes = [
+        (Mode::SingleHost, "single_host"),
+        (Mode::TwoHosts, "two_hosts"),
+    ];
+    modes
+        .into_iter()
+        .flat_map(|(mode, suffix)| {
+            scenarios::all().iter().map(move |&scenario| Test {
+                name: format!("{}_{suffix}", scenario.name),
+                mode: mode.clone(),
+                scenario,
+            })
+        })
+        .filter(|t| {
+            args.filters.is_empty()
+                || args.filters.iter().any(|f| {
+                    if args.exact {
+                        t.name == *f
+                    } else {
+                        t.name.contains(f.as_str())
+                    }
+                })
+        })
+        .collect()
+}
+
+/// Runs `tests` (all of one mode) in one batch; returns how many failed.
+fn run_mode(mode: &Mode, tests: &[&Test]) -> usize {
+    let names: Vec<&str> = tests.iter().map(|t| t.scenario.name).collect();
+    let opts = LabOptions {
+        mode: mode.clone(),
+        agent_exe: PathBuf::from(env!("CARGO_BIN_EXE_xtask")),
+        keep: false,
+        tcg: lab::tcg_from_env(),
+    };
+    let report = match xtask::run_scenarios(&opts, &names) {
+        Ok(r) => r,
+        Err(e) => {
+            for t in tests {
+                println!("test {} ... FAILED (the lab could not run: {e})", t.name);
+            }
+            return tests.len();
+        }
+    };
+    let vms = report.vms.as_ref().map_or(String::new(), |v| {
+        format!(" (VMs: {}, boot {:.1} s)", v.accel, v.boot.as_secs_f64())
+    });
+    println!(
+        "{} mode: boot + run took {:.1} s{vms}",
+        mode.label(),
+        report.elapsed.as_secs_f64()
+    );
+    let mut failed = 0;
+    for t in tests {
+        let outcome = report
+            .outcomes
+            .iter()
+            .find(|o| o.scenario == t.scenario.name);
+        let failures = match outcome {
+            Some(o) => report.failures(o),
+            None => vec!["no outcome: the batch did not run it".into()],
+        };
+        if failures.is_empty() {
+            println!("test {} ... ok", t.name);
+            continue;
+        }
+        failed += 1;
+        println!("test {} ... FAILED\n  {}", t.name, failures.join("\n  "));
+        if let Some(o) = outcome {
+            lab::print_transcripts(std::slice::from_ref(o));
+        }
+    }
+    if failed > 0 {
+        for n in &report.notes {
+            println!("note: {n}");
+        }
+        println!("results in {}", report.dir.display());
+    }
+    failed
+}
+
+fn main() -> ExitCode {
+    let args = match parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("softroce: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let tests = selected(&args);
+    if args.list {
+        for t in &tests {
+            println!("{}: test", t.name);
+        }
+        return ExitCode::SUCCESS;
+    }
+    println!("\nrunning {} tests", tests.len());
+    if !args.ignored {
+        for t in &tests {
+            println!(
+                "test {} ... ignored, boots Soft-RoCE VMs; run by cargo xtask test",
+                t.name
+            );
+        }
+        println!(
+            "\ntest result: ok. 0 passed; 0 failed; {} ignored\n",
+            tests.len()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let mut failed = 0;
+    for mode in [Mode::SingleHost, Mode::TwoHosts] {
+        let batch: Vec<&Test> = tests.iter().filter(|t| t.mode == mode).collect();
+        if !batch.is_empty() {
+            failed += run_mode(&mode, &batch);
+        }
+    }
+    let verdict = if failed == 0 { "ok" } else { "FAILED" };
+    println!(
+        "\ntest result: {verdict}. {} passed; {failed} failed; 0 ignored\n",
+        tests.len() - failed
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(101)
+    }
+}
