@@ -13,8 +13,8 @@
 //! On RoCE ports the kernel accepts no alternate path; the program says so
 //! in one line and does the exchange without APM.
 
-use common::cli::{Cli, Opt, Parsed, UsageOnError};
-use common::opts::{last, opt_number, set_number};
+use common::cli::{Cli, Parsed};
+use common::opts::{opt_number, set_number, ExchangeOpts};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -29,8 +29,6 @@ use common::verbs::{
 use common::{Error, Result, ResultExt};
 
 /// Default parameter values.
-const DEFAULT_PORT: &str = "51216";
-const DEFAULT_MSG_COUNT: u32 = 100;
 const DEFAULT_MSG_LENGTH: usize = 1000000;
 const DEFAULT_MSEC_DELAY: u32 = 500;
 
@@ -45,11 +43,8 @@ const TICK: Duration = Duration::from_millis(100);
 /// User parameters (the first half of `struct context`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Config {
-    server: bool,
-    server_name: Option<String>,
-    server_port: String,
-    msg_count: u32,
-    msg_length: usize,
+    /// `-s`, `-a`, `-p`, `-c`, `-l`, as 8.3 has them.
+    base: ExchangeOpts,
     msec_delay: u32,
     alt_srcport: u8,
     alt_dlid: u16,
@@ -60,11 +55,7 @@ struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            server: false,
-            server_name: None,
-            server_port: DEFAULT_PORT.to_string(),
-            msg_count: DEFAULT_MSG_COUNT,
-            msg_length: DEFAULT_MSG_LENGTH,
+            base: ExchangeOpts::defaults(DEFAULT_MSG_LENGTH),
             msec_delay: DEFAULT_MSEC_DELAY,
             alt_srcport: 0,
             alt_dlid: 0,
@@ -241,27 +232,16 @@ struct Buffers {
 /// 8.1 reg_mem: the send buffer (filled with 0x12) and the receive buffer,
 /// registered with `rdma_reg_msgs`.
 fn reg_mem(cfg: &Config, ctx: &Context) -> Result<Buffers> {
-    let send_mr = ctx.id.reg_msgs(cfg.msg_length)?;
+    let send_mr = ctx.id.reg_msgs(cfg.base.msg_length)?;
     send_mr.fill(0x12);
-    let recv_mr = ctx.id.reg_msgs(cfg.msg_length)?;
+    let recv_mr = ctx.id.reg_msgs(cfg.base.msg_length)?;
     Ok(Buffers { send_mr, recv_mr })
 }
 
 /// The QP attributes of both sides: one send and one receive in flight,
 /// on CQs that librdmacm creates.
 fn qp_init_attr() -> QpInitAttr<'static> {
-    QpInitAttr {
-        qp_type: QpType::Rc,
-        send_cq: None,
-        recv_cq: None,
-        srq: None,
-        max_send_wr: 1,
-        max_recv_wr: 1,
-        max_send_sge: 1,
-        max_recv_sge: 1,
-        max_inline_data: 0,
-        sq_sig_all: false,
-    }
+    QpInitAttr::new(QpType::Rc, 1)
 }
 
 /// 8.1 getaddrinfo_and_create_ep: look the address up and create the
@@ -269,7 +249,11 @@ fn qp_init_attr() -> QpInitAttr<'static> {
 /// QP attributes serve the connection that `rdma_get_request` returns).
 fn getaddrinfo_and_create_ep(cfg: &Config) -> Result<(CmId, Option<Qp>)> {
     println!("rdma_getaddrinfo");
-    let rai = AddrInfo::new(cfg.server_name.as_deref(), &cfg.server_port, cfg.server)?;
+    let rai = AddrInfo::new(
+        cfg.base.server_name.as_deref(),
+        &cfg.base.server_port,
+        cfg.base.server,
+    )?;
     println!("rdma_create_ep");
     CmId::create_ep(&rai, Some(&qp_init_attr()))
 }
@@ -323,7 +307,7 @@ fn establish_connection(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Resu
         ..ConnParam::default()
     };
 
-    if cfg.server {
+    if cfg.base.server {
         println!("rdma_accept");
         ctx.id.accept_sync(Some(&conn_param), CONNECT_TIMEOUT)?;
     } else {
@@ -396,7 +380,7 @@ fn migrate(ctx: &Context, apm_loaded: bool) -> Result<()> {
 fn run(cfg: &Config) -> Result<()> {
     let (id, qp) = getaddrinfo_and_create_ep(cfg)?;
 
-    let mut ctx = if cfg.server {
+    let mut ctx = if cfg.base.server {
         get_connect_request(cfg, id)?
     } else {
         Context {
@@ -465,14 +449,14 @@ fn exchange(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Result<()> {
 
     let mut send_cnt = 0;
     let mut recv_cnt = 0;
-    for i in 0..cfg.msg_count {
+    for i in 0..cfg.base.msg_count {
         // Migrate the path manually if desired, after the given number of
         // iterations.
-        if !cfg.server && cfg.migrate_after == Some(i) {
+        if !cfg.base.server && cfg.migrate_after == Some(i) {
             migrate(ctx, apm_loaded)?;
         }
 
-        if cfg.server {
+        if cfg.base.server {
             recv_msg(cfg, ctx, bufs)?;
             recv_cnt += 1;
             println!("recv: {recv_cnt}");
@@ -486,7 +470,7 @@ fn exchange(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Result<()> {
         send_cnt += 1;
         println!("send: {send_cnt}");
 
-        if !cfg.server {
+        if !cfg.base.server {
             recv_msg(cfg, ctx, bufs)?;
             recv_cnt += 1;
             println!("recv: {recv_cnt}");
@@ -500,39 +484,29 @@ fn exchange(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Result<()> {
 /// string forgets `w:`, so its `-w` case can never be reached) and the
 /// usage text the original prints for it.
 fn cli() -> Cli {
-    Cli {
-        name: "apm",
-        head: vec!["usage: $0 [-s or -a required]".into()],
-        opts: vec![
-            Opt::flag("s", "", "\t[-s[server mode]"),
-            Opt::value("a", "", "\t[-a ip_address]"),
-            Opt::value("p", "", "\t[-p port_number]"),
-            Opt::value("c", "", "\t[-c msg_count]"),
-            Opt::value("l", "", "\t[-l msg_length]"),
-            Opt::value("d", "", "\t[-d alt_dlid] (requires -r)"),
-            Opt::value("r", "", "\t[-r alt_srcport] (requires -d)"),
-            Opt::value("m", "", "\t[-m num_iterations_then_migrate] (client only)"),
-            Opt::value("w", "", "\t[-w msec_wait_between_sends]"),
-        ],
-        operands: 0,
-        on_error: UsageOnError::Stdout,
-    }
+    Cli::getopt(
+        "apm",
+        "sa:p:c:l:d:r:m:w:",
+        "\
+usage: $0 [-s or -a required]
+\t[-s[server mode]
+\t[-a ip_address]
+\t[-p port_number]
+\t[-c msg_count]
+\t[-l msg_length]
+\t[-d alt_dlid] (requires -r)
+\t[-r alt_srcport] (requires -d)
+\t[-m num_iterations_then_migrate] (client only)
+\t[-w msec_wait_between_sends]",
+    )
 }
 
 /// The configuration the options ask for; `Err` is the one-line reason a
 /// value was refused.
 fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     let int_max = i32::MAX as u64;
-    let mut cfg = Config {
-        server: m.opt_present("s"),
-        server_name: last(m, "a"),
-        ..Config::default()
-    };
-    if let Some(p) = opt_number(m, "p", 1, 65535)? {
-        cfg.server_port = p.to_string();
-    }
-    set_number(m, "c", 1, int_max, &mut cfg.msg_count)?;
-    set_number(m, "l", 1, int_max, &mut cfg.msg_length)?;
+    let mut cfg = Config::default();
+    cfg.base = cfg.base.read(m)?;
     set_number(m, "d", 0, 65535, &mut cfg.alt_dlid)?;
     set_number(m, "r", 0, 255, &mut cfg.alt_srcport)?;
     if let Some(v) = opt_number(m, "m", 0, int_max)? {
@@ -543,11 +517,17 @@ fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, Stri
 }
 
 fn print_config(cfg: &Config) {
-    println!("mode:    {}", if cfg.server { "server" } else { "client" });
-    println!("address:  {}", cfg.server_name.as_deref().unwrap_or("NULL"));
-    println!("port:     {}", cfg.server_port);
-    println!("count:    {}", cfg.msg_count);
-    println!("length:   {}", cfg.msg_length);
+    println!(
+        "mode:    {}",
+        if cfg.base.server { "server" } else { "client" }
+    );
+    println!(
+        "address:  {}",
+        cfg.base.server_name.as_deref().unwrap_or("NULL")
+    );
+    println!("port:     {}", cfg.base.server_port);
+    println!("count:    {}", cfg.base.msg_count);
+    println!("length:   {}", cfg.base.msg_length);
     println!("alt_dlid:  {}", cfg.alt_dlid);
     println!("alt_port:  {}", cfg.alt_srcport);
     println!("mig_after: {}", cfg.migrate_after.map_or(-1, i64::from));
@@ -557,7 +537,7 @@ fn print_config(cfg: &Config) {
 
 /// The checks main makes after printing the configuration.
 fn check_config(cfg: &Config) -> std::result::Result<(), String> {
-    if !cfg.server && cfg.server_name.is_none() {
+    if !cfg.base.server && cfg.base.server_name.is_none() {
         return Err("server address must be specified for client mode".into());
     }
     // Both of these must be set or neither should be set.
@@ -566,7 +546,7 @@ fn check_config(cfg: &Config) -> std::result::Result<(), String> {
     if !(both || neither) {
         return Err("-d and -r must be used together".into());
     }
-    if cfg.migrate_after.is_some_and(|m| m >= cfg.msg_count) {
+    if cfg.migrate_after.is_some_and(|m| m >= cfg.base.msg_count) {
         return Err("num_iterations_then_migrate must be less than msg_count".into());
     }
     Ok(())
@@ -575,11 +555,8 @@ fn check_config(cfg: &Config) -> std::result::Result<(), String> {
 fn main() -> ExitCode {
     common::cli::main(&cli(), read_config, |cfg| {
         print_config(&cfg);
-        if let Err(e) = check_config(&cfg) {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-        common::exit_code(run(&cfg))
+        let checked = check_config(&cfg).map_err(Error::msg);
+        common::exit_code(checked.and_then(|()| run(&cfg)))
     })
 }
 
@@ -595,7 +572,7 @@ mod tests {
     fn defaults_and_w_option() {
         let c = parse(&["-a", "192.0.2.1"]).unwrap();
         assert_eq!(
-            (c.msg_count, c.msg_length, c.msec_delay),
+            (c.base.msg_count, c.base.msg_length, c.msec_delay),
             (100, 1000000, 500)
         );
         assert_eq!(c.migrate_after, None);

@@ -92,6 +92,34 @@ impl Cli {
         }
     }
 
+    /// A program whose command line is the original's `getopt` string
+    /// (`"sa:p:"`: letters, `:` after those that take a value) and whose
+    /// usage text is the original's, verbatim (`$0` for its name).
+    pub fn getopt(name: &'static str, optstring: &'static str, usage: &str) -> Cli {
+        let letters: Vec<(usize, char)> = optstring
+            .char_indices()
+            .filter(|(_, c)| *c != ':')
+            .collect();
+        let opts = letters
+            .iter()
+            .map(|&(i, c)| {
+                let short = &optstring[i..i + c.len_utf8()];
+                if optstring[i + c.len_utf8()..].starts_with(':') {
+                    Opt::value(short, "", "")
+                } else {
+                    Opt::flag(short, "", "")
+                }
+            })
+            .collect();
+        Cli {
+            name,
+            head: usage.lines().map(str::to_string).collect(),
+            opts,
+            operands: 0,
+            on_error: UsageOnError::Stdout,
+        }
+    }
+
     /// Read `args` (without argv\[0\]) against the declared options. As with
     /// C's getopt, a repeated option's last value counts
     /// ([`crate::opts::last`]).
@@ -145,6 +173,20 @@ impl Cli {
         );
         lines.map(|l| l.replace("$0", argv0) + "\n").collect()
     }
+}
+
+/// The `main` of a program that takes at most `operands` operands and no
+/// options (the Bedeir programs): `parse` reads the operands, and a refused
+/// line names the usage (`usage`, with `$0`) in its one error line.
+pub fn main_operands<C>(
+    name: &'static str,
+    usage: &str,
+    operands: usize,
+    parse: impl FnOnce(&[String]) -> Result<C, String>,
+    run: impl FnOnce(C) -> ExitCode,
+) -> ExitCode {
+    let cli = Cli::operands_only(name, usage, operands);
+    main(&cli, |m| parse(&m.free).map(Parsed::Run), run)
 }
 
 /// The `main` of an example: `read` turns the parsed options into its
@@ -222,5 +264,25 @@ mod tests {
         assert_eq!(e, "unexpected argument 'b'");
         assert!(cli().parse(&args(&["-x"])).is_err());
         assert!(cli().parse(&args(&["-p"])).is_err());
+    }
+
+    #[test]
+    fn getopt_strings_declare_flags_and_values() {
+        let c = Cli::getopt(
+            "srq",
+            "sa:p:",
+            "usage: $0 -a server_address\n\t[-p port_number]",
+        );
+        let m = c.parse(&args(&["-s", "-a", "h", "-p1"])).unwrap();
+        assert!(m.opt_present("s"));
+        assert_eq!(crate::opts::last(&m, "a").as_deref(), Some("h"));
+        assert_eq!(crate::opts::last(&m, "p").as_deref(), Some("1"));
+        assert!(c.parse(&args(&["-a"])).is_err(), "-a takes a value");
+        assert!(c.parse(&args(&["-sx"])).is_err(), "-s takes none");
+        assert!(c.parse(&args(&["host"])).is_err(), "no operands");
+        assert_eq!(
+            c.usage("./srq"),
+            "usage: ./srq -a server_address\n\t[-p port_number]\n"
+        );
     }
 }

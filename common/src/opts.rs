@@ -79,6 +79,49 @@ pub fn set_number<T: TryFrom<u64>>(
     Ok(())
 }
 
+/// The options the manual's 8.1 (APM) and 8.3 (SRQ) programs share, the
+/// first fields of their `struct context`: `-s`, `-a`, `-p`, `-c`, `-l`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExchangeOpts {
+    /// `-s`: run the server side.
+    pub server: bool,
+    /// `-a`: the address to connect to (or bind to, for the server).
+    pub server_name: Option<String>,
+    /// `-p`: the rdma_cm port, as `rdma_getaddrinfo` takes it.
+    pub server_port: String,
+    /// `-c`: how many messages.
+    pub msg_count: u32,
+    /// `-l`: the length of each.
+    pub msg_length: usize,
+}
+
+impl ExchangeOpts {
+    /// Both originals' defaults, but the message length, which differs.
+    pub fn defaults(msg_length: usize) -> ExchangeOpts {
+        ExchangeOpts {
+            server: false,
+            server_name: None,
+            server_port: "51216".to_string(),
+            msg_count: 100,
+            msg_length,
+        }
+    }
+
+    /// These defaults, with what the command line gives; `Err` is the
+    /// one-line reason a value was refused.
+    pub fn read(mut self, m: &getopts::Matches) -> Result<ExchangeOpts, String> {
+        let int_max = i32::MAX as u64;
+        self.server = m.opt_present("s");
+        self.server_name = last(m, "a");
+        if let Some(p) = opt_number(m, "p", 1, 65535)? {
+            self.server_port = p.to_string();
+        }
+        set_number(m, "c", 1, int_max, &mut self.msg_count)?;
+        set_number(m, "l", 1, int_max, &mut self.msg_length)?;
+        Ok(self)
+    }
+}
+
 /// The options the verbs-only examples share, named as in the manual's
 /// `config`: `-p/--port`, `-d/--ib-dev`, `-i/--ib-port`, `-g/--gid-idx`,
 /// `-h/--help`, and the optional trailing server name that selects client mode.
@@ -97,31 +140,41 @@ pub struct ConnOpts {
 }
 
 impl ConnOpts {
-    /// The shared options (`-p/--port`, `-d/--ib-dev`, `-i/--ib-port`,
-    /// `-g/--gid-idx`, `-h/--help`), each with the program's own usage line,
-    /// in that order.
-    pub fn opts(usage: [String; 5]) -> Vec<crate::cli::Opt> {
+    /// The command line of a verbs-only example: the shared options
+    /// (`-p/--port`, `-d/--ib-dev`, `-i/--ib-port`, `-g/--gid-idx`), then
+    /// the program's own `more`, then `-h/--help`, each with the program's
+    /// usage line (`usage` in that order), after the usage head both
+    /// originals print, indented by `indent`; one optional operand, the
+    /// server's name.
+    pub fn cli(
+        name: &'static str,
+        indent: &str,
+        usage: [String; 5],
+        more: Vec<crate::cli::Opt>,
+    ) -> crate::cli::Cli {
         use crate::cli::Opt;
         let [p, d, i, g, h] = usage;
-        vec![
+        let mut opts = vec![
             Opt::value("p", "port", p),
             Opt::value("d", "ib-dev", d),
             Opt::value("i", "ib-port", i),
             Opt::value("g", "gid-idx", g),
-            Opt::flag("h", "help", h),
-        ]
-    }
-
-    /// The usage lines before the options, as both verbs-only originals
-    /// print them, each line indented by `indent`.
-    pub fn usage_head(indent: &str) -> Vec<String> {
-        vec![
-            "Usage:".to_string(),
-            format!("{indent}$0            start a server and wait for connection"),
-            format!("{indent}$0 <host>     connect to server at <host>"),
-            String::new(),
-            "Options:".to_string(),
-        ]
+        ];
+        opts.extend(more);
+        opts.push(Opt::flag("h", "help", h));
+        crate::cli::Cli {
+            name,
+            head: vec![
+                "Usage:".to_string(),
+                format!("{indent}$0            start a server and wait for connection"),
+                format!("{indent}$0 <host>     connect to server at <host>"),
+                String::new(),
+                "Options:".to_string(),
+            ],
+            opts,
+            operands: 1,
+            on_error: crate::cli::UsageOnError::Stdout,
+        }
     }
 
     /// Read the shared options and the trailing server name from parsed
@@ -172,15 +225,37 @@ mod tests {
 
     fn conn(args: &[&str]) -> Result<ConnOpts, String> {
         let cli = crate::cli::Cli {
-            name: "t",
-            head: Vec::new(),
-            opts: ConnOpts::opts(Default::default()),
             // ConnOpts::read refuses a second operand itself.
             operands: 2,
-            on_error: crate::cli::UsageOnError::Stdout,
+            ..ConnOpts::cli("t", "", Default::default(), Vec::new())
         };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         ConnOpts::read(&cli.parse(&args)?, 19875)
+    }
+
+    #[test]
+    fn shared_options_short_and_long() {
+        let short = conn(&["-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "host1"]);
+        let long = conn(&[
+            "--port",
+            "1234",
+            "--ib-dev",
+            "mlx5_0",
+            "--ib-port",
+            "2",
+            "--gid-idx",
+            "3",
+            "host1",
+        ]);
+        let want = ConnOpts {
+            server_name: Some("host1".into()),
+            tcp_port: 1234,
+            dev_name: Some("mlx5_0".into()),
+            ib_port: 2,
+            gid_idx: Some(3),
+        };
+        assert_eq!(short, Ok(want.clone()));
+        assert_eq!(long, Ok(want));
     }
 
     #[test]

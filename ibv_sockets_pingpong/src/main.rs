@@ -21,7 +21,7 @@ use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::cli::{Cli, Opt, Parsed, UsageOnError};
+use common::cli::{Cli, Opt, Parsed};
 use common::opts::ConnOpts;
 use common::sock::{self, sock_sync_data};
 use common::verbs::{
@@ -209,16 +209,11 @@ fn create_qp(pd: &Pd, cq: &Cq, config: &Config) -> Result<Qp> {
     };
     let qp = pd
         .create_qp(&QpInitAttr {
-            qp_type: QpType::Rc,
-            send_cq: Some(cq),
-            recv_cq: Some(cq),
-            srq: None,
             max_send_wr,
             max_recv_wr,
             max_send_sge: max_sge,
             max_recv_sge: max_sge,
-            max_inline_data: 0,
-            sq_sig_all: false,
+            ..QpInitAttr::new(QpType::Rc, 0).on_cq(cq)
         })
         .context("fail to create qp")?;
     println!("[OK] create qp.");
@@ -715,27 +710,16 @@ fn run(config: &mut Config) -> Result<()> {
 /// The command line and its description, as the original's usage() prints
 /// it, with this port's `-s` and `-n`.
 fn cli() -> Cli {
-    let mut opts = ConnOpts::opts([
+    ConnOpts::cli("ibv_sockets_pingpong", "  ", [
         format!("  -p, --port <port>          listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
         "  -d, --ib-dev <dev>         use IB device <dev> (default the first device, index 0)".into(),
         "  -i, --ib-port <port>       use port <port> of IB device (default 1)".into(),
         "  -g, --gid-idx <gid index>  local port gid index (default none: LID only; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
         "  -h, --help                 print this help".into(),
-    ]);
-    // -h's line comes last, after this port's own options.
-    let help = opts.pop();
-    opts.extend([
+    ], vec![
         Opt::value("s", "size", format!("  -s, --size <size>          size of message to exchange (default {DEFAULT_SIZE})")),
         Opt::value("n", "iters", "  -n, --iters <iters>        ping-pong <iters> times and print the rates (default one message, server to client)"),
-    ]);
-    opts.extend(help);
-    Cli {
-        name: "ibv_sockets_pingpong",
-        head: ConnOpts::usage_head("  "),
-        opts,
-        operands: 1,
-        on_error: UsageOnError::Stdout,
-    }
+    ])
 }
 
 /// The configuration the command line asks for; `Err` carries the
@@ -865,24 +849,12 @@ mod tests {
             ]),
             want
         );
-        assert_eq!(
-            config(&[
-                "--port",
-                "1234",
-                "--ib-dev",
-                "mlx5_0",
-                "--ib-port",
-                "2",
-                "--gid-idx",
-                "3",
-                "--size",
-                "4096",
-                "--iters",
-                "1000",
-                "host1"
-            ]),
-            want
-        );
+        // The shared options' long names are tested with ConnOpts.
+        let own_long = config(&[
+            "-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "--size", "4096", "--iters",
+            "1000", "host1",
+        ]);
+        assert_eq!(own_long, want);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::cli::{Cli, Parsed, UsageOnError};
+use common::cli::{Cli, Parsed};
 use common::opts::ConnOpts;
 use common::sock::{sock_connect, sock_sync_data};
 use common::verbs::{
@@ -247,16 +247,8 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
     // Create the Queue Pair.
     let qp = pd
         .create_qp(&QpInitAttr {
-            qp_type: QpType::Rc,
-            send_cq: Some(&cq),
-            recv_cq: Some(&cq),
-            srq: None,
-            max_send_wr: 1,
-            max_recv_wr: 1,
-            max_send_sge: 1,
-            max_recv_sge: 1,
-            max_inline_data: 0,
             sq_sig_all: true,
+            ..QpInitAttr::new(QpType::Rc, 1).on_cq(&cq)
         })
         .context("failed to create QP")?;
     println!("QP was created, QP number=0x{:x}", qp.qp_num());
@@ -458,19 +450,13 @@ fn print_config(config: &Config) {
 /// The command line (7.1.1) and its description, as the original's usage()
 /// prints it.
 fn cli() -> Cli {
-    Cli {
-        name: "rc_example",
-        head: ConnOpts::usage_head(" "),
-        opts: ConnOpts::opts([
-            format!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
-            " -d, --ib-dev <dev>             use IB device <dev> (default first device found)".into(),
-            " -i, --ib-port <port>           use port <port> of IB device (default 1)".into(),
-            " -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
-            " -h, --help                     print this help".into(),
-        ]),
-        operands: 1,
-        on_error: UsageOnError::Stdout,
-    }
+    ConnOpts::cli("rc_example", " ", [
+        format!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
+        " -d, --ib-dev <dev>             use IB device <dev> (default first device found)".into(),
+        " -i, --ib-port <port>           use port <port> of IB device (default 1)".into(),
+        " -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
+        " -h, --help                     print this help".into(),
+    ], Vec::new())
 }
 
 /// The configuration the command line asks for: options override
@@ -603,8 +589,9 @@ mod tests {
         assert_eq!(c.dev_name, None);
     }
 
+    /// The long names are ConnOpts' own (tested in `common`).
     #[test]
-    fn every_option_short_and_long() {
+    fn every_option() {
         let want = Config {
             dev_name: Some("mlx5_0".into()),
             server_name: Some("host1".into()),
@@ -614,20 +601,6 @@ mod tests {
         };
         assert_eq!(
             parse(&["-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "host1"]),
-            Ok(Parsed::Run(want.clone()))
-        );
-        assert_eq!(
-            parse(&[
-                "--port",
-                "1234",
-                "--ib-dev",
-                "mlx5_0",
-                "--ib-port",
-                "2",
-                "--gid-idx",
-                "3",
-                "host1"
-            ]),
             Ok(Parsed::Run(want))
         );
     }

@@ -377,18 +377,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// build_qp_attr: an RC QP on the shared CQ with room for 10 sends and 10
 /// receives of one scatter/gather entry each.
 pub fn build_qp_attr(cq: &Cq) -> QpInitAttr<'_> {
-    QpInitAttr {
-        qp_type: QpType::Rc,
-        send_cq: Some(cq),
-        recv_cq: Some(cq),
-        srq: None,
-        max_send_wr: 10,
-        max_recv_wr: 10,
-        max_send_sge: 1,
-        max_recv_sge: 1,
-        max_inline_data: 0,
-        sq_sig_all: false,
-    }
+    QpInitAttr::new(QpType::Rc, 10).on_cq(cq)
 }
 
 /// register_memory: a send and a receive buffer of BUFFER_SIZE bytes each.

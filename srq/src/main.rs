@@ -10,8 +10,8 @@
 //! answers each batch with one send on its first connection, which tells the
 //! client to go on. This repeats until `msg_count` sends were made.
 
-use common::cli::{Cli, Opt, Parsed, UsageOnError};
-use common::opts::{last, opt_number, set_number};
+use common::cli::{Cli, Parsed};
+use common::opts::{set_number, ExchangeOpts};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -22,8 +22,6 @@ use common::verbs::{
 use common::{Error, Result, ResultExt};
 
 /// Default parameters values.
-const DEFAULT_PORT: &str = "51216";
-const DEFAULT_MSG_COUNT: u64 = 100;
 const DEFAULT_MSG_LENGTH: usize = 100000;
 const DEFAULT_QP_COUNT: usize = 4;
 const DEFAULT_MAX_WR: u32 = 64;
@@ -41,11 +39,8 @@ const TICK: Duration = Duration::from_millis(100);
 /// User parameters (the first half of `struct context`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Config {
-    server: bool,
-    server_name: Option<String>,
-    server_port: String,
-    msg_count: u64,
-    msg_length: usize,
+    /// `-s`, `-a`, `-p`, `-c`, `-l`, as 8.1 has them.
+    base: ExchangeOpts,
     qp_count: usize,
     max_wr: u32,
 }
@@ -53,11 +48,7 @@ struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            server: false,
-            server_name: None,
-            server_port: DEFAULT_PORT.to_string(),
-            msg_count: DEFAULT_MSG_COUNT,
-            msg_length: DEFAULT_MSG_LENGTH,
+            base: ExchangeOpts::defaults(DEFAULT_MSG_LENGTH),
             qp_count: DEFAULT_QP_COUNT,
             max_wr: DEFAULT_MAX_WR,
         }
@@ -93,13 +84,13 @@ fn init_resources(cfg: &Config, rai: &AddrInfo) -> Result<Context> {
 
     // We need to bind the ID to a particular RDMA device. This is done by
     // resolving the address or binding to the address.
-    if !cfg.server {
+    if !cfg.base.server {
         srq_id.resolve_addr(None, &rai.dst()?, 1000)?;
     } else {
         srq_id.bind_addr(&rai.src()?)?;
     }
     let verbs = srq_id.verbs().ok_or_else(|| {
-        let call = if cfg.server {
+        let call = if cfg.base.server {
             "rdma_bind_addr"
         } else {
             "rdma_resolve_addr"
@@ -111,8 +102,8 @@ fn init_resources(cfg: &Config, rai: &AddrInfo) -> Result<Context> {
     })?;
 
     // Create the memory regions being used in this example.
-    let recv_mr = srq_id.reg_msgs(cfg.msg_length)?;
-    let send_mr = srq_id.reg_msgs(cfg.msg_length)?;
+    let recv_mr = srq_id.reg_msgs(cfg.base.msg_length)?;
+    let send_mr = srq_id.reg_msgs(cfg.base.msg_length)?;
 
     // Create our shared receive queue.
     let srq = srq_id.create_srq(cfg.max_wr, 1)?;
@@ -245,16 +236,9 @@ fn send_and_wait(ctx: &Context, conn: &Conn) -> Result<u32> {
 /// sends complete on a CQ librdmacm creates for the connection.
 fn qp_attr<'a>(cfg: &Config, ctx: &'a Context) -> QpInitAttr<'a> {
     QpInitAttr {
-        qp_type: QpType::Rc,
-        send_cq: None,
         recv_cq: Some(&ctx.srq_cq),
         srq: Some(&ctx.srq),
-        max_send_wr: cfg.max_wr,
-        max_recv_wr: cfg.max_wr,
-        max_send_sge: 1,
-        max_recv_sge: 1,
-        max_inline_data: 0,
-        sq_sig_all: false,
+        ..QpInitAttr::new(QpType::Rc, cfg.max_wr)
     }
 }
 
@@ -289,9 +273,10 @@ fn run_server(cfg: &Config, ctx: &mut Context) -> Result<()> {
 
     let mut send_count: u64 = 0;
     let mut recv_count: u64 = 0;
-    while recv_count < cfg.msg_count {
+    let msg_count = u64::from(cfg.base.msg_count);
+    while recv_count < msg_count {
         let mut i: u64 = 0;
-        while i < u64::from(cfg.max_wr) && recv_count < cfg.msg_count {
+        while i < u64::from(cfg.max_wr) && recv_count < msg_count {
             await_completion(ctx)?;
             drain_srq_cq(ctx, |qp_num| {
                 recv_count += 1;
@@ -320,10 +305,11 @@ fn run_client(cfg: &Config, rai: &AddrInfo, ctx: &mut Context) -> Result<()> {
 
     let mut send_count: u64 = 0;
     let mut recv_count: u64 = 0;
+    let msg_count = u64::from(cfg.base.msg_count);
     let qp_count = ctx.conn_id.len() as u64;
-    while send_count < cfg.msg_count {
+    while send_count < msg_count {
         let mut i: u64 = 0;
-        while i < u64::from(cfg.max_wr) && send_count < cfg.msg_count {
+        while i < u64::from(cfg.max_wr) && send_count < msg_count {
             // Perform our send to the server; the round-robin goes on across
             // batches, so every QP carries messages whatever max_wr is.
             let conn = &ctx.conn_id[(send_count % qp_count) as usize];
@@ -351,37 +337,26 @@ fn run_client(cfg: &Config, rai: &AddrInfo, ctx: &mut Context) -> Result<()> {
 /// 8.3's command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`) and the
 /// usage text the original prints for it.
 fn cli() -> Cli {
-    Cli {
-        name: "srq",
-        head: vec!["usage: $0 -a server_address".into()],
-        opts: vec![
-            Opt::flag("s", "", "\t[-s server mode]"),
-            Opt::value("a", "", ""),
-            Opt::value("p", "", "\t[-p port_number]"),
-            Opt::value("c", "", "\t[-c msg_count]"),
-            Opt::value("l", "", "\t[-l msg_length]"),
-            Opt::value("q", "", "\t[-q qp_count]"),
-            Opt::value("w", "", "\t[-w max_wr]"),
-        ],
-        operands: 0,
-        on_error: UsageOnError::Stdout,
-    }
+    Cli::getopt(
+        "srq",
+        "sa:p:c:l:q:w:",
+        "\
+usage: $0 -a server_address
+\t[-s server mode]
+\t[-p port_number]
+\t[-c msg_count]
+\t[-l msg_length]
+\t[-q qp_count]
+\t[-w max_wr]",
+    )
 }
 
 /// The configuration the options ask for; `Err` is the one-line reason a
 /// value was refused.
 fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     let int_max = i32::MAX as u64;
-    let mut cfg = Config {
-        server: m.opt_present("s"),
-        server_name: last(m, "a"),
-        ..Config::default()
-    };
-    if let Some(p) = opt_number(m, "p", 1, 65535)? {
-        cfg.server_port = p.to_string();
-    }
-    set_number(m, "c", 1, int_max, &mut cfg.msg_count)?;
-    set_number(m, "l", 1, int_max, &mut cfg.msg_length)?;
+    let mut cfg = Config::default();
+    cfg.base = cfg.base.read(m)?;
     set_number(m, "q", 1, int_max, &mut cfg.qp_count)?;
     set_number(m, "w", 1, int_max, &mut cfg.max_wr)?;
     Ok(Parsed::Run(cfg))
@@ -390,9 +365,16 @@ fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, Stri
 /// 8.3 main: read the options, look the address up, run one side, release
 /// everything.
 fn run(cfg: &Config) -> Result<()> {
-    let rai = AddrInfo::new(cfg.server_name.as_deref(), &cfg.server_port, cfg.server)?;
+    if cfg.base.server_name.is_none() {
+        return Err(Error::msg("server address required (use -a)!"));
+    }
+    let rai = AddrInfo::new(
+        cfg.base.server_name.as_deref(),
+        &cfg.base.server_port,
+        cfg.base.server,
+    )?;
     let mut ctx = init_resources(cfg, &rai)?;
-    let ret = if cfg.server {
+    let ret = if cfg.base.server {
         run_server(cfg, &mut ctx)
     } else {
         run_client(cfg, &rai, &mut ctx)
@@ -402,13 +384,7 @@ fn run(cfg: &Config) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    common::cli::main(&cli(), read_config, |cfg| {
-        if cfg.server_name.is_none() {
-            eprintln!("server address required (use -a)!");
-            return ExitCode::FAILURE;
-        }
-        common::exit_code(run(&cfg))
-    })
+    common::cli::main(&cli(), read_config, |cfg| common::exit_code(run(&cfg)))
 }
 
 #[cfg(test)]
@@ -422,13 +398,13 @@ mod tests {
     #[test]
     fn defaults_are_the_manuals() {
         let c = parse(&["-a", "192.0.2.1"]).unwrap();
-        assert_eq!(c.server_port, "51216");
+        assert_eq!(c.base.server_port, "51216");
         assert_eq!(
-            (c.msg_count, c.msg_length, c.qp_count, c.max_wr),
+            (c.base.msg_count, c.base.msg_length, c.qp_count, c.max_wr),
             (100, 100000, 4, 64)
         );
-        assert!(!c.server);
-        assert!(parse(&["-s", "-a", "x"]).unwrap().server);
+        assert!(!c.base.server);
+        assert!(parse(&["-s", "-a", "x"]).unwrap().base.server);
     }
 
     #[test]
@@ -447,7 +423,7 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         // atoi reads decimal: the same text means the same count to a C peer.
-        assert_eq!(parse(&["-c", "010"]).unwrap().msg_count, 10);
+        assert_eq!(parse(&["-c", "010"]).unwrap().base.msg_count, 10);
         assert!(parse(&["-c", "0x10"]).is_err());
     }
 }

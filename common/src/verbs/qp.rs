@@ -97,7 +97,35 @@ pub struct QpInitAttr<'a> {
     pub sq_sig_all: bool,
 }
 
-impl QpInitAttr<'_> {
+impl<'a> QpInitAttr<'a> {
+    /// `max_wr` sends and as many receives, of one scatter/gather entry
+    /// each; no inline data, no SRQ, a completion only for the sends that
+    /// ask for one, and CQs that librdmacm creates (see [`Self::on_cq`]).
+    /// Struct update changes the rest: `QpInitAttr { sq_sig_all: true, ..QpInitAttr::new(..) }`.
+    pub const fn new(qp_type: QpType, max_wr: u32) -> Self {
+        QpInitAttr {
+            qp_type,
+            send_cq: None,
+            recv_cq: None,
+            srq: None,
+            max_send_wr: max_wr,
+            max_recv_wr: max_wr,
+            max_send_sge: 1,
+            max_recv_sge: 1,
+            max_inline_data: 0,
+            sq_sig_all: false,
+        }
+    }
+
+    /// Both queues complete on `cq`.
+    pub fn on_cq(self, cq: &'a Cq) -> Self {
+        QpInitAttr {
+            send_cq: Some(cq),
+            recv_cq: Some(cq),
+            ..self
+        }
+    }
+
     /// The raw struct `ibv_create_qp` and `rdma_create_qp` take.
     pub(crate) fn to_raw(&self) -> sys::ibv_qp_init_attr {
         let mut attr = sys::ibv_qp_init_attr {

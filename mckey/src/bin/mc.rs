@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common::cli::{Cli, Opt, Parsed, UsageOnError};
+use common::cli::{Cli, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace};
 use common::opts::{last, set_number};
 use common::signals::{install_stop_handler, stop_requested};
@@ -210,18 +210,7 @@ fn create_resources(ctx: &Context) -> Result<Resources> {
     let cq = verbs.create_cq(cqe as i32, None)?;
 
     let wrs = ctx.params.msg_count.max(1) as u32;
-    let attr = QpInitAttr {
-        qp_type: QpType::Ud,
-        send_cq: Some(&cq),
-        recv_cq: Some(&cq),
-        srq: None,
-        max_send_wr: wrs,
-        max_recv_wr: wrs,
-        max_send_sge: 1,
-        max_recv_sge: 1,
-        max_inline_data: 0,
-        sq_sig_all: false,
-    };
+    let attr = QpInitAttr::new(QpType::Ud, wrs).on_cq(&cq);
     let qp = ctx.id.create_qp(Some(&pd), &attr)?;
 
     // The receiver must allow enough space in the receive buffer for the GRH.
@@ -411,21 +400,17 @@ fn run(ctx: &mut Context) -> Result<()> {
 /// The command line (getopt string `shb:m:p:c:l:`; `-h` is in it but, as
 /// in the original, only leads to the usage) and the original's usage text.
 fn cli() -> Cli {
-    Cli {
-        name: "mc",
-        head: vec!["usage: $0 -m mc_address".into()],
-        opts: vec![
-            Opt::flag("s", "", "\t-s[ender mode]"),
-            Opt::flag("h", "", ""),
-            Opt::value("b", "", "\t-b bind_address"),
-            Opt::value("m", "", ""),
-            Opt::value("p", "", "\t-p port_number"),
-            Opt::value("c", "", "\t-c msg_count"),
-            Opt::value("l", "", "\t-l msg_length"),
-        ],
-        operands: 0,
-        on_error: UsageOnError::Stdout,
-    }
+    Cli::getopt(
+        "mc",
+        "shb:m:p:c:l:",
+        "\
+usage: $0 -m mc_address
+\t-s[ender mode]
+\t-b bind_address
+\t-p port_number
+\t-c msg_count
+\t-l msg_length",
+    )
 }
 
 /// The parameters the options ask for; `Err` is the one-line reason a
@@ -455,24 +440,14 @@ fn main() -> ExitCode {
 
 /// main after the options: set up, run, leave the group, tear down.
 fn run_main(params: Params) -> ExitCode {
-    if let Err(e) = install_stop_handler() {
-        eprintln!("{e}");
-        return ExitCode::FAILURE;
-    }
-    let channel = match EventChannel::new() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let id = match channel.create_id(PortSpace::Udp) {
-        Ok(id) => id,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    common::exit_code(run_all(params))
+}
+
+/// What main does with the parameters; its error is the one line printed.
+fn run_all(params: Params) -> Result<()> {
+    install_stop_handler()?;
+    let channel = EventChannel::new()?;
+    let id = channel.create_id(PortSpace::Udp)?;
     let mut ctx = Context {
         params,
         mcast_sockaddr: None,
@@ -497,15 +472,7 @@ fn run_main(params: Params) -> ExitCode {
     }
     stop_cm_thread(&mut ctx);
     // A teardown failure is reported only after an otherwise good run.
-    ret = ret.and(destroy_resources(ctx));
-
-    match ret {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    ret.and(destroy_resources(ctx))
 }
 
 #[cfg(test)]

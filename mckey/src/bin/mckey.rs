@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::cli::{Cli, Opt, Parsed, UsageOnError};
+use common::cli::{Cli, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace, UdParam};
 use common::opts::{last, set_number};
 use common::signals::{install_stop_handler, sleep_unless_stopped, stop_requested};
@@ -160,18 +160,7 @@ fn init_node(node: &CmatestNode, cfg: &mut Config) -> Result<NodeVerbs> {
         .create_cq(cqe as i32, None)
         .context("mckey: unable to create CQ")?;
     let wrs = cfg.message_count.max(1) as u32;
-    let init_qp_attr = QpInitAttr {
-        qp_type: QpType::Ud,
-        send_cq: Some(&cq),
-        recv_cq: Some(&cq),
-        srq: None,
-        max_send_wr: wrs,
-        max_recv_wr: wrs,
-        max_send_sge: 1,
-        max_recv_sge: 1,
-        max_inline_data: 0,
-        sq_sig_all: false,
-    };
+    let init_qp_attr = QpInitAttr::new(QpType::Ud, wrs).on_cq(&cq);
     let qp = node
         .cma_id
         .create_qp(Some(&pd), &init_qp_attr)
@@ -531,39 +520,26 @@ fn join_and_transfer(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
     Ok(())
 }
 
-/// What the command line asks for.
 /// The command line (7.3.1 step 1, getopt string `m:M:sb:c:C:S:p:`) and
 /// the original's usage text (`-p` values as `%#x`). The original has no
 /// help option: a refused line prints the usage and exits 1.
 fn cli() -> Cli {
-    Cli {
-        name: "mckey",
-        head: vec!["usage: $0".into()],
-        opts: vec![
-            Opt::value("m", "", "\t-m multicast_address"),
-            Opt::value(
-                "M",
-                "",
-                "\t[-M unmapped_multicast_address]\n\t replaces -m and requires -b",
-            ),
-            Opt::flag("s", "", "\t[-s(ender)]"),
-            Opt::value("b", "", "\t[-b bind_address]"),
-            Opt::value("c", "", "\t[-c connections]"),
-            Opt::value("C", "", "\t[-C message_count]"),
-            Opt::value("S", "", "\t[-S message_size]"),
-            Opt::value(
-                "p",
-                "",
-                format!(
-                    "\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
-                    PortSpace::Udp.code(),
-                    PortSpace::Ipoib.code()
-                ),
-            ),
-        ],
-        operands: 0,
-        on_error: UsageOnError::Stdout,
-    }
+    let usage = format!(
+        "\
+usage: $0
+\t-m multicast_address
+\t[-M unmapped_multicast_address]
+\t replaces -m and requires -b
+\t[-s(ender)]
+\t[-b bind_address]
+\t[-c connections]
+\t[-C message_count]
+\t[-S message_size]
+\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
+        PortSpace::Udp.code(),
+        PortSpace::Ipoib.code()
+    );
+    Cli::getopt("mckey", "m:M:sb:c:C:S:p:", &usage)
 }
 
 /// The configuration the options ask for; `Err` is the one-line reason a

@@ -14,7 +14,6 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::cli::{Cli, Matches, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, ConnParam, EventChannel, PortSpace};
 use common::verbs::Destroy;
 use common::{Error, Result};
@@ -25,25 +24,21 @@ use common::exit_code;
 use rdmacm_client_server::{on_connection, unknown_event, Side, State, TIMEOUT_IN_MS};
 
 /// Parse `<server-address> <server-port>` and resolve them (the paper's getaddrinfo).
-fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
-    if args.len() != 2 {
+fn parse_args(args: &[impl AsRef<str>]) -> std::result::Result<SocketAddr, String> {
+    let [host, port] = args else {
         return Err("expected exactly two arguments".to_string());
-    }
-    let port = args[1]
+    };
+    let (host, port) = (host.as_ref(), port.as_ref());
+    let port = port
         .parse::<u16>()
         .ok()
         .filter(|p| *p != 0)
-        .ok_or_else(|| format!("invalid port '{}' (expected 1..65535)", args[1]))?;
-    (args[0].as_str(), port)
+        .ok_or_else(|| format!("invalid port '{port}' (expected 1..65535)"))?;
+    (host, port)
         .to_socket_addrs()
         .ok()
         .and_then(|mut a| a.find(SocketAddr::is_ipv4))
-        .ok_or_else(|| {
-            format!(
-                "getaddrinfo failed for '{}': not a resolvable IPv4 address",
-                args[0]
-            )
-        })
+        .ok_or_else(|| format!("getaddrinfo failed for '{host}': not a resolvable IPv4 address"))
 }
 
 /// on_addr_resolved: build the verbs context, QP and buffers on the id,
@@ -134,35 +129,27 @@ fn run(addr: SocketAddr) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    // Operands only, and the usage in the error line.
-    let cli = Cli::operands_only(
-        "rdmacm_client",
-        "usage: $0 <server-address> <server-port>",
-        2,
-    );
-    let read = |m: &Matches| parse_args(&m.free).map(Parsed::Run);
-    common::cli::main(&cli, read, |addr| exit_code(run(addr)))
+    let usage = "usage: $0 <server-address> <server-port>";
+    common::cli::main_operands("rdmacm_client", usage, 2, parse_args, |addr| {
+        exit_code(run(addr))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(a: &[&str]) -> std::result::Result<SocketAddr, String> {
-        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-    }
-
     #[test]
-    fn arguments() {
+    fn an_address_and_a_port_are_required() {
         assert_eq!(
-            parse(&["192.0.2.1", "12345"]).unwrap(),
+            parse_args(&["192.0.2.1", "12345"]).unwrap(),
             "192.0.2.1:12345".parse().unwrap()
         );
-        assert!(parse(&[]).is_err());
-        assert!(parse(&["192.0.2.1"]).is_err());
-        assert!(parse(&["192.0.2.1", "0"]).is_err());
-        assert!(parse(&["192.0.2.1", "x"]).is_err());
-        assert!(parse(&["192.0.2.1", "1", "2"]).is_err());
-        assert!(parse(&["no-such-host.invalid", "1"]).is_err());
+        assert!(parse_args(&[] as &[&str]).is_err());
+        assert!(parse_args(&["192.0.2.1"]).is_err());
+        assert!(parse_args(&["192.0.2.1", "0"]).is_err());
+        assert!(parse_args(&["192.0.2.1", "x"]).is_err());
+        assert!(parse_args(&["192.0.2.1", "1", "2"]).is_err());
+        assert!(parse_args(&["no-such-host.invalid", "1"]).is_err());
     }
 }

@@ -8,7 +8,6 @@
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
-use common::cli::{Cli, Matches, Parsed};
 use common::cm::{CmEventType, ConnParam, EventChannel, PortSpace};
 use common::exit_code;
 use common::signals::{install_stop_handler, stop_requested};
@@ -16,7 +15,8 @@ use common::{Error, Result};
 use rdmacm_client_server::{on_connection, unknown_event, Side, State};
 
 /// Parse `[bind-address [port]]`.
-fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
+fn parse_args(args: &[impl AsRef<str>]) -> std::result::Result<SocketAddr, String> {
+    let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
     let port = match args.get(1) {
         None => 0,
         Some(p) => p
@@ -36,7 +36,7 @@ fn parse_args(args: &[String]) -> std::result::Result<SocketAddr, String> {
                 "'{host}' is a port, not an address: give the address first (e.g. 0.0.0.0 {host})"
             ))
         }
-        Some(host) => (host.as_str(), port)
+        Some(host) => (*host, port)
             .to_socket_addrs()
             .ok()
             .and_then(|mut a| a.find(SocketAddr::is_ipv4))
@@ -129,36 +129,35 @@ fn run(addr: SocketAddr) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    // Operands only, and the usage in the error line.
-    let cli = Cli::operands_only("rdmacm_server", "usage: $0 [bind-address [port]]", 2);
-    let read = |m: &Matches| parse_args(&m.free).map(Parsed::Run);
-    common::cli::main(&cli, read, |addr| exit_code(run(addr)))
+    let usage = "usage: $0 [bind-address [port]]";
+    common::cli::main_operands("rdmacm_server", usage, 2, parse_args, |addr| {
+        exit_code(run(addr))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(a: &[&str]) -> std::result::Result<SocketAddr, String> {
-        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-    }
-
     #[test]
     fn arguments() {
-        assert_eq!(parse(&[]).unwrap(), "0.0.0.0:0".parse().unwrap());
         assert_eq!(
-            parse(&["192.0.2.1"]).unwrap(),
+            parse_args(&[] as &[&str]).unwrap(),
+            "0.0.0.0:0".parse().unwrap()
+        );
+        assert_eq!(
+            parse_args(&["192.0.2.1"]).unwrap(),
             "192.0.2.1:0".parse().unwrap()
         );
         assert_eq!(
-            parse(&["192.0.2.1", "12345"]).unwrap(),
+            parse_args(&["192.0.2.1", "12345"]).unwrap(),
             "192.0.2.1:12345".parse().unwrap()
         );
-        assert!(parse(&["192.0.2.1", "x"]).is_err());
-        assert!(parse(&["192.0.2.1", "70000"]).is_err());
-        assert!(parse(&["192.0.2.1", "1", "2"]).is_err());
-        assert!(parse(&["no-such-host.invalid"]).is_err());
-        let e = parse(&["12345"]).unwrap_err();
+        assert!(parse_args(&["192.0.2.1", "x"]).is_err());
+        assert!(parse_args(&["192.0.2.1", "70000"]).is_err());
+        assert!(parse_args(&["192.0.2.1", "1", "2"]).is_err());
+        assert!(parse_args(&["no-such-host.invalid"]).is_err());
+        let e = parse_args(&["12345"]).unwrap_err();
         assert!(e.contains("give the address first"), "{e}");
     }
 }
