@@ -13,8 +13,10 @@
 //! On RoCE ports the kernel accepts no alternate path; the program says so
 //! in one line and does the exchange without APM.
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::opts::{opt_number, set_number, ExchangeOpts};
+use common::println;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -484,21 +486,23 @@ fn exchange(cfg: &Config, ctx: &mut Context, bufs: &Buffers) -> Result<()> {
 /// string forgets `w:`, so its `-w` case can never be reached) and the
 /// usage text the original prints for it.
 fn cli() -> Cli {
-    Cli::getopt(
-        "apm",
-        "sa:p:c:l:d:r:m:w:",
+    let d = Config::default();
+    let usage = format!(
         "\
 usage: $0 [-s or -a required]
-\t[-s[server mode]
-\t[-a ip_address]
-\t[-p port_number]
-\t[-c msg_count]
-\t[-l msg_length]
-\t[-d alt_dlid] (requires -r)
-\t[-r alt_srcport] (requires -d)
-\t[-m num_iterations_then_migrate] (client only)
-\t[-w msec_wait_between_sends]",
-    )
+\t[-s[server mode] (default: client)
+\t[-a ip_address] (required for the client; default for the server: any)
+\t[-p port_number] (default {})
+\t[-c msg_count] (default {})
+\t[-l msg_length] (default {})
+\t[-d alt_dlid] (requires -r; default: from the ports and the peer)
+\t[-r alt_srcport] (requires -d; default: another active port)
+\t[-m num_iterations_then_migrate] (client only; default: never)
+\t[-w msec_wait_between_sends] (default {})
+\t[-h] print this help",
+        d.base.server_port, d.base.msg_count, d.base.msg_length, d.msec_delay
+    );
+    Cli::getopt("apm", "sa:p:c:l:d:r:m:w:", &usage)
 }
 
 /// The configuration the options ask for; `Err` is the one-line reason a
@@ -620,5 +624,26 @@ mod tests {
         assert_eq!(get_alt_dlid_from_private_data(&padded).unwrap(), 7);
         let e = get_alt_dlid_from_private_data(&[1]).unwrap_err();
         assert_eq!(e.to_string(), "unexpected private data len: 1");
+    }
+}
+
+/// apm's private data as the peer decodes it: any bytes give a DLID or one
+/// error line, and the two bytes we send (padded by the CM) give ours back.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_private_data_decodes_or_fails_cleanly(b in proptest::collection::vec(any::<u8>(), 0..256)) {
+            prop_assert_eq!(get_alt_dlid_from_private_data(&b).is_ok(), b.len() >= 2);
+        }
+
+        #[test]
+        fn our_dlid_round_trips_through_cm_padding(dlid: u16, pad in proptest::collection::vec(any::<u8>(), 0..54)) {
+            let sent = [&dlid.to_be_bytes()[..], &pad].concat();
+            prop_assert_eq!(get_alt_dlid_from_private_data(&sent).unwrap(), dlid);
+        }
     }
 }

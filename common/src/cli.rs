@@ -104,10 +104,11 @@ impl Cli {
             .iter()
             .map(|&(i, c)| {
                 let short = &optstring[i..i + c.len_utf8()];
+                let long = if short == "h" { "help" } else { "" };
                 if optstring[i + c.len_utf8()..].starts_with(':') {
-                    Opt::value(short, "", "")
+                    Opt::value(short, long, "")
                 } else {
-                    Opt::flag(short, "", "")
+                    Opt::flag(short, long, "")
                 }
             })
             .collect();
@@ -125,6 +126,10 @@ impl Cli {
     /// ([`crate::opts::last`]).
     pub fn parse(&self, args: &[String]) -> Result<getopts::Matches, String> {
         let mut o = getopts::Options::new();
+        // Every program answers -h/--help, whether its original did or not.
+        if !self.opts.iter().any(|opt| opt.short == "h") {
+            o.optflagmulti("h", "help", "");
+        }
         for opt in &self.opts {
             if opt.takes_value {
                 o.optmulti(opt.short, opt.long, "", "VALUE");
@@ -139,13 +144,18 @@ impl Cli {
         Ok(m)
     }
 
-    /// [`Cli::parse`], then `read` for the program's configuration.
+    /// [`Cli::parse`], then `read` for the program's configuration; `-h`
+    /// or `--help` anywhere asks for the usage instead.
     pub fn read<C>(
         &self,
         args: &[String],
         read: impl FnOnce(&getopts::Matches) -> Result<Parsed<C>, String>,
     ) -> Result<Parsed<C>, String> {
-        self.parse(args).and_then(|m| read(&m))
+        let m = self.parse(args)?;
+        if m.opt_present("h") {
+            return Ok(Parsed::Help);
+        }
+        read(&m)
     }
 
     /// The configuration `main` would run with for `args` (without
@@ -203,14 +213,14 @@ pub fn main<C>(
     match cli.read(&args[1.min(args.len())..], read) {
         Ok(Parsed::Run(c)) => run(c),
         Ok(Parsed::Help) => {
-            print!("{}", cli.usage(&argv0));
+            crate::print!("{}", cli.usage(&argv0));
             ExitCode::SUCCESS
         }
         Err(e) => {
             match cli.on_error {
                 UsageOnError::Stdout => {
                     eprintln!("{argv0}: {e}");
-                    print!("{}", cli.usage(&argv0));
+                    crate::print!("{}", cli.usage(&argv0));
                 }
                 UsageOnError::SameLine => {
                     let usage = cli.usage(&argv0);

@@ -50,7 +50,7 @@ pub fn default_gid_index(ctx: &Context, port: u8, port_attr: &PortAttr) -> Resul
         Some((idx, gid)) => {
             let kind = gid_type(ctx, port, i32::from(idx))
                 .unwrap_or_else(|| "type unknown".to_string());
-            println!(
+            crate::println!(
                 "port {port} is Ethernet (RoCE) and no GID index was given: using GID index {idx} ({kind}, {})",
                 gid.to_ipv6()
             );

@@ -9,6 +9,7 @@ pub mod cm;
 pub mod error;
 pub mod gid;
 pub mod opts;
+pub mod out;
 pub mod signals;
 pub mod sock;
 #[cfg(feature = "testkit")]

@@ -5,7 +5,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use socket2::{Domain, Socket, Type};
 
@@ -109,39 +109,75 @@ fn accept_one(port: u16) -> Result<TcpStream> {
 /// (manual 7.1.9 `sock_sync_data`).
 ///
 /// Both sides call it in the same order, so each write is matched by the
-/// peer's read. A peer that closes early, or sends less, is an error.
-pub fn sock_sync_data<S: Read + Write>(
-    sock: &mut S,
+/// peer's read. A peer that closes early, or sends less, is an error, and
+/// so is one that has not sent the whole message within [`SYNC_TIMEOUT`]:
+/// the bound is for the message, so a peer that trickles a byte at a time
+/// cannot stretch it.
+pub fn sock_sync_data(sock: &mut TcpStream, local: &[u8], remote: &mut [u8]) -> Result<()> {
+    sync_within(sock, local, remote, SYNC_TIMEOUT)
+}
+
+/// [`sock_sync_data`] with the bound `limit` for the whole exchange.
+fn sync_within(
+    sock: &mut TcpStream,
     local: &[u8],
     remote: &mut [u8],
+    limit: Duration,
 ) -> Result<()> {
-    sock.write_all(local).map_err(|e| sync_error("write", &e))?;
-    sock.flush().map_err(|e| sync_error("write", &e))?;
+    let deadline = Instant::now() + limit;
+    let want = remote.len();
+    let timeout = |what: &str, got: usize| sync_timeout(what, got, want, limit);
+    // The socket's own timeouts bound each call; the deadline bounds them all.
+    let time_left = |what: &str, got: usize| {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(timeout(what, got))
+        } else {
+            Ok(Some(left))
+        }
+    };
+    let timed_out =
+        |e: &std::io::Error| matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut);
+    let set = |r: std::io::Result<()>| {
+        r.map_err(|e| Error::io("setsockopt(SO_SNDTIMEO/SO_RCVTIMEO)", &e))
+    };
+
+    set(sock.set_write_timeout(time_left("write", 0)?))?;
+    sock.write_all(local)
+        .and_then(|()| sock.flush())
+        .map_err(|e| {
+            if timed_out(&e) {
+                timeout("write", 0)
+            } else {
+                Error::io("write", &e)
+            }
+        })?;
     let mut got = 0;
-    while got < remote.len() {
+    while got < want {
+        set(sock.set_read_timeout(time_left("read", got)?))?;
         match sock.read(&mut remote[got..]) {
             Ok(0) => {
                 return Err(Error::msg(format!(
-                    "read failed: the peer closed the connection after {got} of {} bytes",
-                    remote.len()
+                    "read failed: the peer closed the connection after {got} of {want} bytes"
                 )))
             }
             Ok(n) => got += n,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) => return Err(sync_error("read", &e)),
+            Err(e) if timed_out(&e) => return Err(timeout("read", got)),
+            Err(e) => return Err(Error::io("read", &e)),
         }
     }
     Ok(())
 }
 
-fn sync_error(what: &str, e: &std::io::Error) -> Error {
-    match e.kind() {
-        ErrorKind::WouldBlock | ErrorKind::TimedOut => Error::timed_out(format!(
-            "{what} failed: no answer from the peer within {} s",
-            SYNC_TIMEOUT.as_secs()
-        )),
-        _ => Error::io(what, e),
-    }
+fn sync_timeout(what: &str, got: usize, want: usize, limit: Duration) -> Error {
+    let secs = limit.as_secs_f64();
+    Error::timed_out(match (what, got) {
+        ("read", 1..) => {
+            format!("read failed: the peer sent {got} of {want} bytes and no more within {secs} s")
+        }
+        _ => format!("{what} failed: no answer from the peer within {secs} s"),
+    })
 }
 
 #[cfg(test)]
@@ -186,6 +222,32 @@ mod tests {
         let mut got = [0u8; 6];
         sock_sync_data(&mut a, b"Q", &mut got).unwrap();
         assert_eq!(&got, b"abcdef");
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn the_bound_is_per_message_not_per_read() {
+        let (mut a, mut b) = pair();
+        let t = thread::spawn(move || {
+            // A byte every 100 ms: each read is quick, the message never ends.
+            for _ in 0..20 {
+                if b.write_all(b"x").is_err() {
+                    break;
+                }
+                thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let start = Instant::now();
+        let mut got = [0u8; 34];
+        let e = sync_within(&mut a, b"Q", &mut got, Duration::from_millis(350)).unwrap_err();
+        let elapsed = start.elapsed();
+        assert!(elapsed < Duration::from_millis(1000), "{elapsed:?}");
+        assert!(
+            e.to_string()
+                .contains("of 34 bytes and no more within 0.35 s"),
+            "{e}"
+        );
+        drop(a);
         t.join().unwrap();
     }
 

@@ -80,6 +80,58 @@ pub fn one_line_error(out: &Output, what: &str) -> String {
     err
 }
 
+/// Assert that `bin -h` and `bin --help` print the usage on stdout and exit
+/// 0, with a line for each option of `letters` that gives its default (or
+/// says it is required), on that line or the one after it.
+#[track_caller]
+pub fn help_lists_every_option(bin: &str, letters: &str) {
+    for flag in ["-h", "--help"] {
+        let out = run(bin, &[flag]);
+        let usage = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", text(&out.stderr));
+        assert!(out.stderr.is_empty(), "{flag}: {}", text(&out.stderr));
+        let lines: Vec<&str> = usage.lines().collect();
+        for l in letters.chars() {
+            let mentions = |line: &str| {
+                line.match_indices(&format!("-{l}")).any(|(i, m)| {
+                    !line[i + m.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                })
+            };
+            let has_default = |i: usize| {
+                lines[i..(i + 2).min(lines.len())].iter().any(|t| {
+                    ["default", "required", "replaces"]
+                        .iter()
+                        .any(|w| t.contains(w))
+                })
+            };
+            assert!(
+                (0..lines.len()).any(|i| mentions(lines[i]) && has_default(i)),
+                "{flag}: no line gives -{l}'s default:\n{usage}"
+            );
+        }
+    }
+}
+
+/// Assert that `bin -h` with a stdout that cannot be written (`> /dev/full`)
+/// fails as every failure does: exit 1, one line naming the write, no panic.
+#[track_caller]
+pub fn full_stdout_is_one_error_line(bin: &str) {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full opens");
+    let out = std::process::Command::new(bin)
+        .arg("-h")
+        .stdout(full)
+        .output()
+        .expect("the binary runs");
+    let line = one_line_error(&out, "-h > /dev/full");
+    assert!(
+        line.starts_with("write to stdout failed: No space left on device"),
+        "{line}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

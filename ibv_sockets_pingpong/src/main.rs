@@ -21,6 +21,7 @@ use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Opt, Parsed};
 use common::opts::ConnOpts;
 use common::sock::{self, sock_sync_data};
@@ -30,6 +31,7 @@ use common::verbs::{
     WorkCompletion,
 };
 use common::wire::{ConnInfo, MrInfo};
+use common::{print, println};
 use common::{Error, Result, ResultExt};
 use socket2::Socket;
 
@@ -726,9 +728,6 @@ fn cli() -> Cli {
 /// one-line reason.
 fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     use common::opts::{last, parse_in_range};
-    if m.opt_present("h") {
-        return Ok(Parsed::Help);
-    }
     let c = ConnOpts::read(m, DEFAULT_TCP_PORT)?;
     let mut config = Config {
         server_name: c.server_name,

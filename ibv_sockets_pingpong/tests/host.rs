@@ -130,3 +130,11 @@ fn client_to_a_closed_port_fails_clearly() {
 fn assert_clean_failure(what: &str, out: &Output) -> String {
     one_line_error(out, what)
 }
+
+/// `-h` and `--help` print the usage, with every option with its default, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn ibv_sockets_pingpong_help_lists_every_option() {
+    common::testkit::help_lists_every_option(BIN, "pdigsn");
+    common::testkit::full_stdout_is_one_error_line(BIN);
+}

@@ -9,7 +9,7 @@ const MCKEY: &str = env!("CARGO_BIN_EXE_mckey");
 const MC: &str = env!("CARGO_BIN_EXE_mc");
 
 #[test]
-fn mckey_usage_errors_print_the_originals_usage() {
+fn mckey_usage_errors_print_the_usage() {
     for args in [
         &[][..],
         &["-s"],
@@ -30,7 +30,10 @@ fn mckey_usage_errors_print_the_originals_usage() {
         assert_one_line_error(&out, &format!("{args:?}"), "mckey: ");
         let usage = text(&out.stdout);
         assert!(usage.starts_with("usage: mckey\n"), "{args:?}: {usage}");
-        assert!(usage.contains("\t-m multicast_address\n"), "{usage}");
+        assert!(
+            usage.contains("\t-m multicast_address (required, or -M)\n"),
+            "{usage}"
+        );
         assert!(
             usage.contains("\t replaces -m and requires -b\n"),
             "{usage}"
@@ -52,11 +55,10 @@ fn mckey_names_the_missing_address_and_bind() {
 }
 
 #[test]
-fn mc_usage_errors_print_the_originals_usage() {
+fn mc_usage_errors_print_the_usage() {
     for args in [
         &[][..],
         &["-s"],
-        &["-h"],
         &["-m", "239.255.1.1", "-c", "x"],
         &["-m", "239.255.1.1", "-c", "-2"],
         &["-m", "239.255.1.1", "-l", "x"],
@@ -69,7 +71,7 @@ fn mc_usage_errors_print_the_originals_usage() {
         let usage = text(&out.stdout);
         assert_eq!(
             usage,
-            "usage: mc -m mc_address\n\t-s[ender mode]\n\t-b bind_address\n\t-p port_number\n\t-c msg_count\n\t-l msg_length\n",
+            "usage: mc -m mc_address\n\t-m mc_address (required)\n\t-s[ender mode] (default: receiver)\n\t-b bind_address (default: the device the route to the group takes)\n\t-p port_number (default 51216)\n\t-c msg_count (default 4)\n\t-l msg_length (default 64)\n\t-h print this help\n",
             "{args:?}"
         );
     }
@@ -113,4 +115,20 @@ fn without_rdma_both_fail_with_one_clear_line() {
 fn assert_one_line_error(out: &Output, what: &str, contains: &str) {
     let err = one_line_error(out, what);
     assert!(err.contains(contains), "{what}: {err}");
+}
+
+/// `-h` and `--help` print the usage, with every option with its default, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn mckey_help_lists_every_option() {
+    common::testkit::help_lists_every_option(MCKEY, "mMsbcCSp");
+    common::testkit::full_stdout_is_one_error_line(MCKEY);
+}
+
+/// `-h` and `--help` print the usage, with every option with its default, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn mc_help_lists_every_option() {
+    common::testkit::help_lists_every_option(MC, "sbmpcl");
+    common::testkit::full_stdout_is_one_error_line(MC);
 }

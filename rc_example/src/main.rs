@@ -12,12 +12,14 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::opts::ConnOpts;
+use common::println;
 use common::sock::{sock_connect, sock_sync_data};
 use common::verbs::{
-    c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr,
-    Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp,
+    c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr,
+    LinkLayer, Mr, Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp,
 };
 use common::wire::CmConData;
 use common::{Error, Result, ResultExt};
@@ -374,6 +376,8 @@ fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
     if config.gid_idx >= 0 {
         println!("Remote GID = {}", remote_con_data.gid);
     }
+    let roce = res.port_attr.link_layer == LinkLayer::Ethernet;
+    check_remote_con_data(&remote_con_data, roce)?;
 
     modify_qp_to_init(&res.qp, config).context("change QP state to INIT failed")?;
 
@@ -394,9 +398,41 @@ fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
     println!("QP state was change to RTS");
 
     // Sync to make sure that both sides are in states that they can connect to prevent packet loss.
-    let mut temp_char = [0u8; 1];
-    sock_sync_data(&mut res.sock, b"Q", &mut temp_char)
-        .context("sync error after QPs are were moved to RTS")?;
+    sync_byte(&mut res.sock, b'Q').context("sync error after QPs are were moved to RTS")
+}
+
+/// What the manual takes on trust from the peer's `cm_con_data_t`: a QP
+/// number is 24 bits and never 0, and RoCE addresses by GID, so a peer
+/// without one (no `-g` on its side) cannot be reached.
+fn check_remote_con_data(remote: &CmConData, roce: bool) -> Result<()> {
+    if remote.qp_num == 0 || remote.qp_num > 0xff_ffff {
+        return Err(Error::msg(format!(
+            "the peer's QP number 0x{:x} is not a QP number (24 bits, not 0): \
+             is the peer this program?",
+            remote.qp_num
+        )));
+    }
+    if roce && remote.gid == Gid::default() {
+        return Err(Error::msg(
+            "the peer sent no GID, which a RoCE port needs: give the peer -g",
+        ));
+    }
+    Ok(())
+}
+
+/// The manual's one-byte syncs ('Q', 'R', 'W'): both sides send the same
+/// byte at the same point, so another byte means the two sides are not at
+/// the same step, and the barrier must not be passed.
+fn sync_byte(sock: &mut TcpStream, byte: u8) -> Result<()> {
+    let mut peer = [0u8; 1];
+    sock_sync_data(sock, &[byte], &mut peer)?;
+    if peer[0] != byte {
+        return Err(Error::msg(format!(
+            "the peer sent {:?} where both sides send {:?}: the two sides are out of step",
+            char::from(peer[0]),
+            char::from(byte)
+        )));
+    }
     Ok(())
 }
 
@@ -463,9 +499,6 @@ fn cli() -> Cli {
 /// `config`'s defaults; a trailing server name selects client mode. `Err`
 /// carries the one-line reason.
 fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
-    if m.opt_present("h") {
-        return Ok(Parsed::Help);
-    }
     let c = ConnOpts::read(m, DEFAULT_TCP_PORT)?;
     Ok(Parsed::Run(Config {
         dev_name: c.dev_name,
@@ -507,8 +540,7 @@ fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
     }
 
     // Sync so we are sure server side has data ready before client tries to read it.
-    let mut temp_char = [0u8; 1];
-    sock_sync_data(&mut res.sock, b"R", &mut temp_char).context("sync error before RDMA ops")?;
+    sync_byte(&mut res.sock, b'R').context("sync error before RDMA ops")?;
 
     // Now the client performs an RDMA read and then write on server.
     // Note that the server has no idea these events have occurred.
@@ -530,7 +562,7 @@ fn run_test(res: &mut Resources, config: &mut Config) -> Result<()> {
     }
 
     // Sync so server will know that client is done mucking with its memory.
-    sock_sync_data(&mut res.sock, b"W", &mut temp_char).context("sync error after RDMA ops")?;
+    sync_byte(&mut res.sock, b'W').context("sync error after RDMA ops")?;
     if config.server_name.is_none() {
         println!(
             "Contents of server buffer: '{}'",
@@ -567,6 +599,51 @@ fn run_main(mut config: Config) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_con_data_is_checked() {
+        let good = CmConData {
+            qp_num: 0x11,
+            gid: Gid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1]),
+            ..CmConData::default()
+        };
+        assert!(check_remote_con_data(&good, true).is_ok());
+        let no_gid = CmConData {
+            gid: Gid::default(),
+            ..good
+        };
+        assert!(
+            check_remote_con_data(&no_gid, false).is_ok(),
+            "IB needs no GID"
+        );
+        let e = check_remote_con_data(&no_gid, true).unwrap_err();
+        assert!(e.to_string().contains("give the peer -g"), "{e}");
+        for qp_num in [0, 0x100_0000, u32::MAX] {
+            let bad = CmConData { qp_num, ..good };
+            let e = check_remote_con_data(&bad, false).unwrap_err();
+            assert!(e.to_string().contains("is not a QP number"), "{e}");
+        }
+    }
+
+    #[test]
+    fn sync_bytes_must_match() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (mut s, _) = l.accept().unwrap();
+        let peer = std::thread::spawn(move || {
+            sync_byte(&mut s, b'Q').unwrap();
+            // Out of step: 'W' where the other side is at 'R'.
+            let _ = sync_byte(&mut s, b'W');
+        });
+        sync_byte(&mut c, b'Q').unwrap();
+        let e = sync_byte(&mut c, b'R').unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the peer sent 'W' where both sides send 'R'"),
+            "{e}"
+        );
+        peer.join().unwrap();
+    }
 
     fn parse(args: &[&str]) -> std::result::Result<Parsed<Config>, String> {
         cli().read(

@@ -164,3 +164,11 @@ fn no_usable_device_is_a_clear_error_on_both_sides() {
         assert!(!err.contains("panicked"), "{side}: {err}");
     }
 }
+
+/// `-h` and `--help` print the usage, with every option with its default, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn rc_example_help_lists_every_option() {
+    common::testkit::help_lists_every_option(BIN, "pdig");
+    common::testkit::full_stdout_is_one_error_line(BIN);
+}

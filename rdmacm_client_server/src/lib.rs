@@ -14,7 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cm::{CmEvent, CmId, EventChannel};
+use common::println;
 use common::verbs::{
     c_str_lossy, first_failure, AccessFlags, CompChannel, Context, Cq, Mr, Pd, Qp, QpInitAttr,
     QpType, SendFlags, WcOpcode, WcStatus,
@@ -73,6 +75,10 @@ pub struct Connection {
     pub outstanding: AtomicU32,
     /// Set once the peer disconnected: flushed work is then expected.
     pub disconnecting: AtomicBool,
+    /// The first failed completion after the peer disconnected, which the
+    /// event loop reports (the poller thread prints no error of its own, so
+    /// that a failure comes out as one line).
+    pub failure: Mutex<Option<String>>,
 }
 
 /// Live connections by the key of their id, shared with the poller thread.
@@ -212,6 +218,7 @@ impl State {
             num_completions: AtomicU32::new(0),
             outstanding: AtomicU32::new(0),
             disconnecting: AtomicBool::new(false),
+            failure: Mutex::new(None),
         });
         post_receives(&conn)?;
         lock(&self.conns).insert(conn.id.key() as u64, conn.clone());
@@ -231,17 +238,20 @@ impl State {
     /// still be on its way when DISCONNECTED arrives), and if it does not
     /// finish within DRAIN_TIMEOUT, flush it as [`State::drop_connection`]
     /// does; then forget the connection, which releases its QP, MRs and id
-    /// once the poller lets go of it too.
-    pub fn release_connection(&self, id_key: usize) -> Result<()> {
+    /// once the poller lets go of it too. Returns the failed completion the
+    /// connection's last work met, if any, for the caller to report.
+    pub fn release_connection(&self, id_key: usize) -> Result<Option<String>> {
         let Some(conn) = lock(&self.conns).get(&(id_key as u64)).cloned() else {
-            return Ok(());
+            return Ok(None);
         };
         conn.disconnecting.store(true, Ordering::SeqCst);
         if self.drain(&conn)? {
             lock(&self.conns).remove(&(id_key as u64));
-            return self.destroy_connection(conn);
+            let failure = lock(&conn.failure).take();
+            self.destroy_connection(conn)?;
+            return Ok(failure);
         }
-        self.drop_connection(id_key)
+        self.drop_connection(id_key).map(|()| None)
     }
 
     /// Give up on a connection at once: move its QP to the error state so
@@ -478,7 +488,7 @@ pub fn on_completion(
             // keeps serving the others.
             Some(c) if c.disconnecting.load(Ordering::SeqCst) => {
                 if !flushed {
-                    eprintln!("{text}; the peer had disconnected");
+                    lock(&c.failure).get_or_insert(text);
                 }
                 Ok(())
             }
@@ -561,5 +571,29 @@ mod tests {
         assert_eq!(BUFFER_SIZE, 1024);
         assert_eq!(TIMEOUT_IN_MS, 500);
         assert_eq!(CQ_ENTRIES, 10);
+    }
+}
+
+/// The message buffer as the peer decodes it: whatever the text, the buffer
+/// is BUFFER_SIZE bytes, NUL-terminated, and gives the text back (cut to fit).
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn message_buffers_round_trip(text in proptest::collection::vec(1u8..=127, 0..1500)) {
+            let text = String::from_utf8(text).expect("ASCII");
+            let buf = message_buffer(&text);
+            prop_assert_eq!(buf.len(), BUFFER_SIZE);
+            prop_assert_eq!(buf[BUFFER_SIZE - 1], 0);
+            prop_assert_eq!(c_str_lossy(&buf), &text[..text.len().min(BUFFER_SIZE - 1)]);
+        }
+
+        #[test]
+        fn any_received_buffer_prints_without_panic(b in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            prop_assert!(!c_str_lossy(&b).contains('\0'));
+        }
     }
 }

@@ -95,3 +95,19 @@ fn assert_one_line_error(out: &Output, starts: &str, contains: &str) {
     assert!(err.starts_with(starts), "{err}");
     assert!(err.contains(contains), "{err}");
 }
+
+/// `-h` and `--help` print the usage, with its operands with their defaults, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn rdmacm_server_help_lists_its_operands() {
+    common::testkit::help_lists_every_option(SERVER, "");
+    common::testkit::full_stdout_is_one_error_line(SERVER);
+}
+
+/// `-h` and `--help` print the usage, with its operands with their defaults, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn rdmacm_client_help_lists_its_operands() {
+    common::testkit::help_lists_every_option(CLIENT, "");
+    common::testkit::full_stdout_is_one_error_line(CLIENT);
+}

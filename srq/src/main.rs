@@ -10,8 +10,10 @@
 //! answers each batch with one send on its first connection, which tells the
 //! client to go on. This repeats until `msg_count` sends were made.
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::opts::{set_number, ExchangeOpts};
+use common::println;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -337,18 +339,21 @@ fn run_client(cfg: &Config, rai: &AddrInfo, ctx: &mut Context) -> Result<()> {
 /// 8.3's command line (`getopt(argc, argv, "sa:p:c:l:q:w:")`) and the
 /// usage text the original prints for it.
 fn cli() -> Cli {
-    Cli::getopt(
-        "srq",
-        "sa:p:c:l:q:w:",
+    let d = Config::default();
+    let usage = format!(
         "\
 usage: $0 -a server_address
-\t[-s server mode]
-\t[-p port_number]
-\t[-c msg_count]
-\t[-l msg_length]
-\t[-q qp_count]
-\t[-w max_wr]",
-    )
+\t-a server_address (required, on either side)
+\t[-s server mode] (default: client)
+\t[-p port_number] (default {})
+\t[-c msg_count] (default {})
+\t[-l msg_length] (default {})
+\t[-q qp_count] (default {})
+\t[-w max_wr] (default {})
+\t[-h] print this help",
+        d.base.server_port, d.base.msg_count, d.base.msg_length, d.qp_count, d.max_wr
+    );
+    Cli::getopt("srq", "sa:p:c:l:q:w:", &usage)
 }
 
 /// The configuration the options ask for; `Err` is the one-line reason a

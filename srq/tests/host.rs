@@ -59,3 +59,11 @@ fn assert_one_line_error(out: &Output, starts: &str) {
     let err = one_line_error(out, starts);
     assert!(err.starts_with(starts), "{err}");
 }
+
+/// `-h` and `--help` print the usage, with every option with its default, and exit 0;
+/// a stdout that cannot be written gives one error line instead.
+#[test]
+fn srq_help_lists_every_option() {
+    common::testkit::help_lists_every_option(SRQ, "sapclqw");
+    common::testkit::full_stdout_is_one_error_line(SRQ);
+}

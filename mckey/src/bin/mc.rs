@@ -18,9 +18,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace};
 use common::opts::{last, set_number};
+use common::println;
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
     first_failure, AccessFlags, Ah, Cq, Destroy, Mr, Pd, Qp, QpInitAttr, QpType, SendFlags, SendOp,
@@ -400,25 +402,23 @@ fn run(ctx: &mut Context) -> Result<()> {
 /// The command line (getopt string `shb:m:p:c:l:`; `-h` is in it but, as
 /// in the original, only leads to the usage) and the original's usage text.
 fn cli() -> Cli {
-    Cli::getopt(
-        "mc",
-        "shb:m:p:c:l:",
+    let usage = format!(
         "\
 usage: $0 -m mc_address
-\t-s[ender mode]
-\t-b bind_address
-\t-p port_number
-\t-c msg_count
-\t-l msg_length",
-    )
+\t-m mc_address (required)
+\t-s[ender mode] (default: receiver)
+\t-b bind_address (default: the device the route to the group takes)
+\t-p port_number (default {DEFAULT_PORT})
+\t-c msg_count (default {DEFAULT_MSG_COUNT})
+\t-l msg_length (default {DEFAULT_MSG_LENGTH})
+\t-h print this help"
+    );
+    Cli::getopt("mc", "shb:m:p:c:l:", &usage)
 }
 
 /// The parameters the options ask for; `Err` is the one-line reason a
 /// value was refused.
 fn read_params(m: &getopts::Matches) -> std::result::Result<Parsed<Params>, String> {
-    if m.opt_present("h") {
-        return Err("invalid option -- 'h'".to_string());
-    }
     let int_max = i32::MAX as u64;
     let mut p = Params {
         sender: m.opt_present("s"),

@@ -12,9 +12,11 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace, UdParam};
 use common::opts::{last, set_number};
+use common::println;
 use common::signals::{install_stop_handler, sleep_unless_stopped, stop_requested};
 use common::verbs::{
     first_failure, AccessFlags, Ah, Cq, Destroy, LinkLayer, Mr, Pd, Qp, QpInitAttr, QpType,
@@ -524,18 +526,23 @@ fn join_and_transfer(test: &mut Cmatest, cfg: &mut Config) -> Result<()> {
 /// the original's usage text (`-p` values as `%#x`). The original has no
 /// help option: a refused line prints the usage and exits 1.
 fn cli() -> Cli {
+    let d = Config::default();
     let usage = format!(
         "\
 usage: $0
-\t-m multicast_address
+\t-m multicast_address (required, or -M)
 \t[-M unmapped_multicast_address]
 \t replaces -m and requires -b
-\t[-s(ender)]
-\t[-b bind_address]
-\t[-c connections]
-\t[-C message_count]
-\t[-S message_size]
-\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]",
+\t[-s(ender)] (default: receiver)
+\t[-b bind_address] (default: the device the route to the group takes)
+\t[-c connections] (default {})
+\t[-C message_count] (default {})
+\t[-S message_size] (default {})
+\t[-p port_space - {:#x} for UDP (default), {:#x} for IPOIB]
+\t[-h] print this help",
+        d.connections,
+        d.message_count,
+        d.message_size,
         PortSpace::Udp.code(),
         PortSpace::Ipoib.code()
     );

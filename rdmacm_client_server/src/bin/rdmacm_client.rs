@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cm::{CmEvent, CmEventType, CmId, ConnParam, EventChannel, PortSpace};
+use common::println;
 use common::verbs::Destroy;
 use common::{Error, Result};
 
@@ -61,20 +63,22 @@ fn on_route_resolved(state: &State, id_key: usize) -> Result<()> {
 
 /// on_disconnect: release the connection and end the event loop. The client
 /// disconnects after its two completions; a disconnect before them is the
-/// server's, and the exchange failed.
+/// server's, and the exchange failed: with the failed completion, if the
+/// server's leaving made one fail (one line either way).
 fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
     println!("disconnected.");
     let done = state
         .connection(id_key)?
         .num_completions
         .load(Ordering::SeqCst);
-    state.release_connection(id_key)?;
-    if done < 2 {
-        return Err(Error::msg(
+    let failure = state.release_connection(id_key)?;
+    match failure {
+        Some(failure) => Err(Error::msg(failure)),
+        None if done < 2 => Err(Error::msg(
             "on_disconnect: the server disconnected before the exchange completed",
-        ));
+        )),
+        None => Ok(true),
     }
-    Ok(true)
 }
 
 /// on_event: dispatch the events the active side expects.
@@ -129,7 +133,9 @@ fn run(addr: SocketAddr) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let usage = "usage: $0 <server-address> <server-port>";
+    let usage = "usage: $0 <server-address> <server-port>
+  server-address  the server's address (required)
+  server-port     the port the server printed (required)";
     common::cli::main_operands("rdmacm_client", usage, 2, parse_args, |addr| {
         exit_code(run(addr))
     })

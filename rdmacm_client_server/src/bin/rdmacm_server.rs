@@ -8,8 +8,10 @@
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::cm::{CmEventType, ConnParam, EventChannel, PortSpace};
 use common::exit_code;
+use common::println;
 use common::signals::{install_stop_handler, stop_requested};
 use common::{Error, Result};
 use rdmacm_client_server::{on_connection, unknown_event, Side, State};
@@ -65,7 +67,9 @@ fn on_connect_request(state: &mut State, ev: &mut common::cm::CmEvent) -> Result
 /// on_disconnect: release the connection (QP, buffers, id) and keep serving.
 fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
     println!("peer disconnected.");
-    state.release_connection(id_key)?;
+    if let Some(failure) = state.release_connection(id_key)? {
+        eprintln!("{failure}; the peer had disconnected");
+    }
     Ok(false)
 }
 
@@ -129,7 +133,9 @@ fn run(addr: SocketAddr) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let usage = "usage: $0 [bind-address [port]]";
+    let usage = "usage: $0 [bind-address [port]]
+  bind-address  the address to listen on (default: any)
+  port          the port to listen on (default: one the kernel picks, printed)";
     common::cli::main_operands("rdmacm_server", usage, 2, parse_args, |addr| {
         exit_code(run(addr))
     })

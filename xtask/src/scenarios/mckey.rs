@@ -89,7 +89,7 @@ rm -rf $d"#;
 
 /// Each bad command line of mc, as above.
 const MC_BAD_INPUT: &str = r#"d=$(mktemp -d)
-for a in '' '-s' '-h' '-m 239.255.1.1 -c x' '-m 239.255.1.1 -l x' '-m no-such-host.invalid'; do
+for a in '' '-s' '-z' '-m 239.255.1.1 -c x' '-m 239.255.1.1 -l x' '-m no-such-host.invalid'; do
   mc $a >$d/o 2>$d/e
   echo "case [$a]: exit $?, usage $(grep -c '^usage: mc -m mc_address$' $d/o), stderr lines $(wc -l <$d/e): $(head -n1 $d/e)"
 done
@@ -408,7 +408,7 @@ pub static SCENARIOS: &[Scenario] = &[
                     address must be specified with -m",
             "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast \
                     address must be specified with -m",
-            "case [-h]: exit 1, usage 1, stderr lines 1: mc: invalid option -- 'h'",
+            "case [-z]: exit 1, usage 1, stderr lines 1: mc: Unrecognized option: 'z'",
             "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
                     1: mc: invalid value 'x' for -c *",
             "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines \

@@ -68,11 +68,26 @@ pub struct Expect {
     /// `(pattern, n)`: exactly `n` stdout lines match the pattern (0: none
     /// may). Counts say what order cannot: how many messages went each way.
     pub stdout_counts: &'static [(&'static str, usize)],
-    /// The same for stderr; `("*", 1)` is the "one clear line" rule.
+    /// The same for stderr.
     pub stderr_counts: &'static [(&'static str, usize)],
+    /// How many lines stderr may have in all.
+    pub stderr_lines: StderrLines,
     /// The side must have ended within this many seconds: a failure that
     /// is noticed at once, not when a timeout finally fires.
     pub within_secs: Option<u32>,
+}
+
+/// How many stderr lines a side may print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StderrLines {
+    /// The project's promise, by exit status: none on success (0), one
+    /// clear line on failure (1); other statuses (a killed process, another
+    /// program's convention) are not checked.
+    ByExit,
+    /// Exactly this many.
+    Exactly(usize),
+    /// Any number: a program that is not ours, or a shell around several.
+    Any,
 }
 
 impl Expect {
@@ -102,6 +117,7 @@ impl Expect {
             stderr,
             stdout_counts: &[],
             stderr_counts: &[],
+            stderr_lines: StderrLines::ByExit,
             within_secs: None,
         }
     }
@@ -122,9 +138,20 @@ impl Expect {
         }
     }
 
-    /// With exactly one stderr line: the project's rule for a failure.
+    /// With exactly one stderr line, whatever the exit status.
     pub const fn one_error_line(self) -> Expect {
-        self.stderr_counts(&[("*", 1)])
+        Expect {
+            stderr_lines: StderrLines::Exactly(1),
+            ..self
+        }
+    }
+
+    /// With any number of stderr lines (see [`StderrLines::Any`]).
+    pub const fn any_stderr(self) -> Expect {
+        Expect {
+            stderr_lines: StderrLines::Any,
+            ..self
+        }
     }
 
     /// Ending within `secs` seconds.
@@ -404,6 +431,19 @@ fn check_side(
             failures.push(format!("{label}: stderr has no line matching `{p}`"));
         }
     }
+    let want_lines = match (expect.stderr_lines, expect.exit) {
+        (StderrLines::Exactly(n), _) => Some(n),
+        (StderrLines::ByExit, 0) => Some(0),
+        (StderrLines::ByExit, 1) => Some(1),
+        _ => None,
+    };
+    let got_lines = side.stderr.lines().count();
+    if want_lines.is_some_and(|n| n != got_lines) {
+        failures.push(format!(
+            "{label}: stderr has {got_lines} lines, expected {}",
+            want_lines.unwrap_or_default()
+        ));
+    }
     for (stream, text, counts) in [
         ("stdout", &side.stdout, expect.stdout_counts),
         ("stderr", &side.stderr, expect.stderr_counts),
@@ -593,7 +633,7 @@ mod tests {
         };
         let f = check(s, &o, None);
         assert!(f[0].contains("timed out"), "{f:?}");
-        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(f.len(), 3, "{f:?}");
     }
 
     #[test]
@@ -669,13 +709,42 @@ mod tests {
             check(&S, &bad, Some(&lab)),
             [
                 "client: took 6.0 s, must end within 5 s",
+                "client: stderr has 2 lines, expected 1",
                 "client: stdout has 1 lines matching `sent *`, expected 2",
                 "client: stdout has 0 lines matching `peer ::ffff:192.0.2.1`, expected 1",
-                "client: stderr has 2 lines matching `*`, expected 1",
             ]
         );
         // Without known addresses the address line is not checked.
         assert_eq!(check(&S, &bad, None).len(), 3);
+    }
+
+    #[test]
+    fn stderr_lines_follow_the_exit_status_unless_declared() {
+        let lines = |expect: Expect, exit: i32, stderr: &str| {
+            let mut f = Vec::new();
+            check_side(
+                "s",
+                &expect,
+                Some(&side(exit, "", stderr)),
+                30,
+                None,
+                &mut f,
+            );
+            f
+        };
+        assert!(lines(Expect::ok(&[]), 0, "").is_empty());
+        assert_eq!(
+            lines(Expect::ok(&[]), 0, "noise\n"),
+            ["s: stderr has 1 lines, expected 0"]
+        );
+        assert!(lines(Expect::fails(&[]), 1, "why\n").is_empty());
+        assert_eq!(
+            lines(Expect::fails(&[]), 1, "why\nand again\n"),
+            ["s: stderr has 2 lines, expected 1"]
+        );
+        assert!(lines(Expect::exits(9, &[], &[]), 9, "a\nb\n").is_empty());
+        assert!(lines(Expect::ok(&[]).any_stderr(), 0, "a\nb\n").is_empty());
+        assert!(lines(Expect::exits(9, &[], &[]).one_error_line(), 9, "a\n").is_empty());
     }
 
     #[test]
