@@ -13,9 +13,9 @@
 //! On RoCE ports the kernel accepts no alternate path; the program says so
 //! in one line and does the exchange without APM.
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::opts::{opt_number, set_number, ExchangeOpts};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -380,6 +380,8 @@ fn migrate(ctx: &Context, apm_loaded: bool) -> Result<()> {
 /// 8.1 main, after the checks of the options: connect, load the alternate
 /// path, exchange `msg_count` messages, migrate on request, disconnect.
 fn run(cfg: &Config) -> Result<()> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    cfg.base.check_memory(&meminfo).map_err(Error::msg)?;
     let (id, qp) = getaddrinfo_and_create_ep(cfg)?;
 
     let mut ctx = if cfg.base.server {

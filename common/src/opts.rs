@@ -120,6 +120,34 @@ impl ExchangeOpts {
         set_number(m, "l", 1, int_max, &mut self.msg_length)?;
         Ok(self)
     }
+
+    /// Whether this host has the memory for the two `-l` byte buffers both
+    /// programs register: they are pinned whole, so a length the host
+    /// cannot hold would get the program killed (by the OOM killer, after
+    /// seconds of paging) instead of refused. `meminfo` is
+    /// `/proc/meminfo`'s text; without a `MemAvailable` line nothing is
+    /// checked.
+    pub fn check_memory(&self, meminfo: &str) -> Result<(), String> {
+        let available_kib = meminfo.lines().find_map(|l| {
+            let rest = l.strip_prefix("MemAvailable:")?;
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        });
+        let need = 2 * self.msg_length as u64;
+        match available_kib {
+            Some(kib) if need > kib.saturating_mul(1024) => Err(format!(
+                "-l {} needs two buffers of that size, {} MiB of pinned memory, \
+                 and this host has {} MiB available: give a smaller -l",
+                self.msg_length,
+                need >> 20,
+                kib >> 10
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The options the verbs-only examples share, named as in the manual's
@@ -231,6 +259,21 @@ mod tests {
         };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         ConnOpts::read(&cli.parse(&args)?, 19875)
+    }
+
+    #[test]
+    fn lengths_the_host_cannot_hold_are_refused() {
+        let meminfo = "MemTotal:        2000000 kB\nMemAvailable:    1000000 kB\n";
+        let fits = ExchangeOpts::defaults(400_000_000);
+        assert!(fits.check_memory(meminfo).is_ok());
+        let too_big = ExchangeOpts::defaults(600_000_000);
+        let e = too_big.check_memory(meminfo).unwrap_err();
+        assert!(e.contains("1144 MiB of pinned memory"), "{e}");
+        assert!(e.contains("976 MiB available"), "{e}");
+        assert!(
+            too_big.check_memory("MemTotal: 1 kB\n").is_ok(),
+            "unknown: not checked"
+        );
     }
 
     #[test]

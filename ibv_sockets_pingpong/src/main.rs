@@ -21,7 +21,6 @@ use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Opt, Parsed};
 use common::opts::ConnOpts;
 use common::sock::{self, sock_sync_data};
@@ -31,6 +30,7 @@ use common::verbs::{
     WorkCompletion,
 };
 use common::wire::{ConnInfo, MrInfo};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::{print, println};
 use common::{Error, Result, ResultExt};
 use socket2::Socket;

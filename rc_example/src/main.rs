@@ -12,9 +12,9 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::opts::ConnOpts;
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::sock::{sock_connect, sock_sync_data};
 use common::verbs::{
@@ -164,43 +164,30 @@ fn post_receive(res: &Resources) -> Result<()> {
     Ok(())
 }
 
-/// 7.1.4 resources_create: connect the TCP socket, open the device, query
-/// the port, and create the PD, CQ, registered buffer and QP.
+/// 7.1.4 resources_create: open the device and query the port (first, so
+/// that a bad device never waits for a peer), connect the TCP socket, and
+/// create the PD, CQ, registered buffer and QP.
 ///
 /// (7.1.3 resources_init has nothing to do here: this returns either all the
 /// resources or none, and what was built before a failure is released by Drop.)
 fn resources_create(config: &mut Config) -> Result<Resources> {
-    let sock = match &config.server_name {
-        Some(server) => sock_connect(Some(server), config.tcp_port).context(format!(
-            "failed to establish TCP connection to server {server}, port {}",
-            config.tcp_port
-        ))?,
-        None => {
-            println!("waiting on port {} for TCP connection", config.tcp_port);
-            sock_connect(None, config.tcp_port).context(format!(
-                "failed to establish TCP connection with client on port {}",
-                config.tcp_port
-            ))?
-        }
-    };
-    println!("TCP connection was established");
-    println!("searching for IB devices in host");
-
+    // The device and its port are opened before the TCP wait, so that a
+    // misspelt -d or a host without RDMA fails at once rather than once a
+    // peer has connected; the manual's lines still come in its order.
     // Get device names in the system.
     let dev_list = DeviceList::new().context("failed to get IB devices list")?;
     // If there isn't any IB device in host.
     if dev_list.is_empty() {
         return Err(Error::msg("found 0 device(s)"));
     }
-    println!("found {} device(s)", dev_list.len());
-
+    let found = dev_list.len();
     // Search for the specific device we want to work with.
-    if config.dev_name.is_none() {
-        if let Some(first) = dev_list.get(0) {
-            let name = first.name();
-            println!("device not specified, using first one found: {name}");
-            config.dev_name = Some(name);
-        }
+    let first_found = match (&config.dev_name, dev_list.get(0)) {
+        (None, Some(first)) => Some(first.name()),
+        _ => None,
+    };
+    if let Some(name) = &first_found {
+        config.dev_name = Some(name.clone());
     }
     let dev_name = config.dev_name.clone().unwrap_or_default();
     let ib_dev = dev_list
@@ -218,6 +205,26 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
     let port_attr = ib_ctx
         .query_port(config.ib_port)
         .context(format!("ibv_query_port on port {} failed", config.ib_port))?;
+
+    let sock = match &config.server_name {
+        Some(server) => sock_connect(Some(server), config.tcp_port).context(format!(
+            "failed to establish TCP connection to server {server}, port {}",
+            config.tcp_port
+        ))?,
+        None => {
+            println!("waiting on port {} for TCP connection", config.tcp_port);
+            sock_connect(None, config.tcp_port).context(format!(
+                "failed to establish TCP connection with client on port {}",
+                config.tcp_port
+            ))?
+        }
+    };
+    println!("TCP connection was established");
+    println!("searching for IB devices in host");
+    println!("found {found} device(s)");
+    if let Some(name) = first_found {
+        println!("device not specified, using first one found: {name}");
+    }
 
     // Allocate Protection Domain.
     let pd = ib_ctx.alloc_pd().context("ibv_alloc_pd failed")?;

@@ -70,82 +70,34 @@ fn arguments_that_are_not_utf8_are_refused_without_a_panic() {
     }
 }
 
+/// Each side looks for its device before it waits for, or connects to, a
+/// peer: on a host without RDMA (like CI's), or with a device name that does
+/// not exist, the server fails at once instead of listening, and the client
+/// before it connects. One line, exit 1, within seconds.
 #[test]
-fn client_to_a_closed_port_fails_clearly() {
-    let port = free_port().to_string();
-    let out = run(&["-p", &port, "127.0.0.1"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains(&format!(
-            "failed to establish TCP connection to server 127.0.0.1, port {port}"
-        )),
-        "{err}"
-    );
-    assert!(err.contains("Connection refused"), "{err}");
-    assert!(text(&out.stdout).contains("test result is 1"));
-}
-
-#[test]
-fn unresolvable_server_name_fails_clearly() {
-    let out = run(&["no-such-host.invalid"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("getaddrinfo failed for no-such-host.invalid"),
-        "{err}"
-    );
-}
-
-/// Both sides connect over loopback TCP and then look for a device. On a host
-/// without RDMA (like CI's) both must say so and exit 1; on a host with a
-/// device, a device name that does not exist must be reported instead.
-#[test]
-fn no_usable_device_is_a_clear_error_on_both_sides() {
+fn a_bad_device_fails_before_any_peer() {
     let has_rdma = Path::new("/sys/class/infiniband")
         .read_dir()
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
     let port = free_port().to_string();
-    let mut common: Vec<String> = vec!["-p".into(), port];
+    let mut args: Vec<&str> = vec!["-p", &port];
     if has_rdma {
-        common.extend(["-d".into(), "no_such_dev9".into()]);
+        args.extend(["-d", "no_such_dev9"]);
     }
-    let server = Command::new(BIN)
-        .args(&common)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the server");
-    // The client connects once the server listens.
-    let port: u16 = common[1].parse().unwrap();
-    assert!(
-        testkit::wait_tcp_listen(port, Duration::from_secs(20)),
-        "the server never listened on port {port}"
-    );
-    let mut client_args: Vec<&str> = common.iter().map(String::as_str).collect();
-    client_args.push("127.0.0.1");
-    let client = run(&client_args);
-    let server = server.wait_with_output().unwrap();
-    for (side, out) in [("server", &server), ("client", &client)] {
-        let err = text(&out.stderr);
+    let client_args = [&args[..], &["127.0.0.1"]].concat();
+    for (side, args) in [("server", &args[..]), ("client", &client_args[..])] {
+        let started = std::time::Instant::now();
+        let out = run(args);
+        let err = testkit::one_line_error(&out, side);
         let stdout = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(1), "{side}: {stdout}{err}");
         assert!(
-            stdout.contains("TCP connection was established"),
-            "{side}: {stdout}"
+            started.elapsed() < Duration::from_secs(10),
+            "{side}: waited"
         );
-        assert!(
-            stdout.contains("searching for IB devices in host"),
-            "{side}: {stdout}"
-        );
+        assert!(!stdout.contains("waiting on port"), "{side}: {stdout}");
+        assert!(!stdout.contains("TCP connection"), "{side}: {stdout}");
         assert!(stdout.contains("test result is 1"), "{side}: {stdout}");
-        assert_eq!(
-            err.lines().count(),
-            1,
-            "{side}: one error line expected: {err}"
-        );
         assert!(
             err.starts_with("failed to create resources: "),
             "{side}: {err}"
@@ -161,7 +113,6 @@ fn no_usable_device_is_a_clear_error_on_both_sides() {
                 "{side}: {err}"
             );
         }
-        assert!(!err.contains("panicked"), "{side}: {err}");
     }
 }
 

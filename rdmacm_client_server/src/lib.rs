@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cm::{CmEvent, CmId, EventChannel};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::verbs::{
     c_str_lossy, first_failure, AccessFlags, CompChannel, Context, Cq, Mr, Pd, Qp, QpInitAttr,
@@ -483,16 +483,34 @@ pub fn on_completion(
             wc.vendor_err
         );
         let flushed = wc.status == WcStatus::WrFlushErr;
-        return match &conn {
+        // The line is reported by the event loop when the connection is
+        // released, so that one failure comes out as one line.
+        let note = |c: &Connection, note: &str| {
+            lock(&c.failure).get_or_insert(format!("{text}{note}"));
+        };
+        return match (&conn, side) {
             // The peer left; its QP's work fails or is flushed. A server
             // keeps serving the others.
-            Some(c) if c.disconnecting.load(Ordering::SeqCst) => {
+            (Some(c), _) if c.disconnecting.load(Ordering::SeqCst) => {
                 if !flushed {
-                    lock(&c.failure).get_or_insert(text);
+                    let why = if side == Side::Passive {
+                        "; the peer had disconnected"
+                    } else {
+                        ""
+                    };
+                    note(c, why);
                 }
                 Ok(())
             }
-            None if flushed => Ok(()),
+            // Work that fails on a live connection ends that connection,
+            // not the server: disconnect it, and its DISCONNECTED event
+            // releases it and reports the line.
+            (Some(c), Side::Passive) => {
+                c.disconnecting.store(true, Ordering::SeqCst);
+                note(c, "; connection dropped");
+                c.id.disconnect().context("on_completion")
+            }
+            (None, _) if flushed => Ok(()),
             _ => Err(Error::msg(text)),
         };
     }

@@ -10,9 +10,9 @@
 //! answers each batch with one send on its first connection, which tells the
 //! client to go on. This repeats until `msg_count` sends were made.
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::opts::{set_number, ExchangeOpts};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -373,6 +373,8 @@ fn run(cfg: &Config) -> Result<()> {
     if cfg.base.server_name.is_none() {
         return Err(Error::msg("server address required (use -a)!"));
     }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    cfg.base.check_memory(&meminfo).map_err(Error::msg)?;
     let rai = AddrInfo::new(
         cfg.base.server_name.as_deref(),
         &cfg.base.server_port,

@@ -3,57 +3,118 @@
 use std::process::ExitCode;
 use xtask::{agent, ci, lab, scenarios, setup, LabOptions, Mode};
 
-const USAGE: &str = "\
-usage: cargo xtask <command>
-
-  setup     install what the lab needs (as root; otherwise print the commands)
-  lab [NAME...] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep] [--tcg]
-            run scenarios (default: every example pair) in a Soft-RoCE VM,
+/// Each command: its name, its synopsis and what it does.
+const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "setup",
+        "setup",
+        "install what the lab needs (as root; otherwise print the commands)",
+    ),
+    (
+        "lab",
+        "lab [NAME...] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep] [--tcg]",
+        "run scenarios (default: every example pair) in a Soft-RoCE VM,
             in two VMs (--two-hosts) or on this host's RDMA device (--local);
             results go to target/lab/<run>/, kept on failure or with --keep;
             the VMs use KVM where the CPU offers it, --tcg (or XTASK_TCG=1)
-            forces emulation
-  list      list the scenarios
-  fmt [--check]
-            cargo fmt, the scenario files included (build.rs lists them)
-  test      setup, fmt, clippy, host tests, then the Soft-RoCE test suite
-  bench pingpong [--two-hosts] [--tcg]
-            ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
-            alternating runs in one boot; medians and their ratio
+            forces emulation",
+    ),
+    ("list", "list", "list the scenarios"),
+    (
+        "fmt",
+        "fmt [--check]",
+        "cargo fmt, the scenario files included (build.rs lists them)",
+    ),
+    (
+        "test",
+        "test",
+        "setup, fmt, clippy, host tests, then the Soft-RoCE test suite",
+    ),
+    (
+        "bench",
+        "bench pingpong [--two-hosts] [--tcg]",
+        "ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
+            alternating runs in one boot; medians and their ratio",
+    ),
+];
 
-  (agent ...  internal: the runner inside the VMs)";
-
-fn lab_cmd(args: &[String]) -> Result<bool, String> {
-    let mut names = Vec::new();
-    let (mut two, mut local, mut keep, mut tcg) = (false, false, false, xtask::lab::tcg_from_env());
-    let (mut dev, mut ip, mut gid_idx) = (None, "127.0.0.1".to_string(), 1);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{a} needs a value"))
-        };
-        match a.as_str() {
-            "--two-hosts" => two = true,
-            "--local" => local = true,
-            "--keep" => keep = true,
-            "--tcg" => tcg = true,
-            "--dev" => dev = Some(value()?),
-            "--ip" => ip = value()?,
-            "--gid-idx" => gid_idx = value()?.parse().map_err(|e| format!("--gid-idx: {e}"))?,
-            s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
-            s => names.push(s.to_string()),
+/// The usage of every command, or of one.
+fn usage(only: Option<&str>) -> String {
+    let mut text = String::from("usage: cargo xtask <command> [--help]\n\n");
+    for (_, synopsis, what) in COMMANDS.iter().filter(|c| only.map_or(true, |o| o == c.0)) {
+        if synopsis.len() <= 8 {
+            text += &format!("  {synopsis:9} {what}\n");
+        } else {
+            text += &format!("  {synopsis}\n            {what}\n");
         }
     }
+    if only.is_none() {
+        text += "\n  (agent ...  internal: the runner inside the VMs)\n";
+    }
+    text
+}
+
+/// `args` read against `opts` (each command's own, plus `--help`); `None`
+/// when `--help` asked for the command's usage, which is then printed.
+fn parse(
+    cmd: &str,
+    mut opts: getopts::Options,
+    args: &[String],
+) -> Result<Option<getopts::Matches>, String> {
+    opts.optflag("h", "help", "");
+    let m = opts
+        .parse(args)
+        .map_err(|e| format!("{e}\n{}", usage(Some(cmd))))?;
+    if m.opt_present("help") {
+        print!("{}", usage(Some(cmd)));
+        return Ok(None);
+    }
+    Ok(Some(m))
+}
+
+/// `args` of a command that takes no option and no operand.
+fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse(cmd, getopts::Options::new(), args)? else {
+        return Ok(false);
+    };
+    match m.free.first() {
+        Some(extra) => Err(format!(
+            "unexpected argument `{extra}`\n{}",
+            usage(Some(cmd))
+        )),
+        None => Ok(true),
+    }
+}
+
+fn lab_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    for flag in ["two-hosts", "local", "keep", "tcg"] {
+        opts.optflag("", flag, "");
+    }
+    for value in ["dev", "ip", "gid-idx"] {
+        opts.optopt("", value, "", "");
+    }
+    let Some(m) = parse("lab", opts, args)? else {
+        return Ok(true);
+    };
+    let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
     if two && local {
         return Err("--two-hosts and --local exclude each other".into());
     }
-    if !local && (dev.is_some() || ip != "127.0.0.1") {
+    let (dev, ip) = (m.opt_str("dev"), m.opt_str("ip"));
+    if !local && (dev.is_some() || ip.is_some()) {
         return Err("--dev and --ip go with --local".into());
     }
+    let gid_idx = match m.opt_str("gid-idx") {
+        Some(v) => v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?,
+        None => 1,
+    };
     let mode = if local {
-        Mode::Local { dev, ip, gid_idx }
+        Mode::Local {
+            dev,
+            ip: ip.unwrap_or_else(|| "127.0.0.1".into()),
+            gid_idx,
+        }
     } else if two {
         Mode::TwoHosts
     } else {
@@ -63,38 +124,71 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let opts = LabOptions {
         mode,
         agent_exe,
-        keep,
-        tcg,
+        keep: m.opt_present("keep"),
+        tcg: m.opt_present("tcg") || xtask::lab::tcg_from_env(),
     };
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let names: Vec<&str> = m.free.iter().map(String::as_str).collect();
     let report = xtask::run_scenarios(&opts, &names)?;
     lab::print_transcripts(&report.outcomes);
     let failed = lab::print_summary(&report);
     Ok(failed == 0 && report.notes.is_empty())
 }
 
+fn bench_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("", "two-hosts", "");
+    opts.optflag("", "tcg", "");
+    let Some(m) = parse("bench", opts, args)? else {
+        return Ok(true);
+    };
+    if m.free != ["pingpong"] {
+        return Err(format!("which bench? pingpong\n{}", usage(Some("bench"))));
+    }
+    let mode = if m.opt_present("two-hosts") {
+        Mode::TwoHosts
+    } else {
+        Mode::SingleHost
+    };
+    xtask::bench::pingpong(mode, m.opt_present("tcg") || xtask::lab::tcg_from_env())
+}
+
 fn real_main(args: &[String]) -> Result<bool, String> {
     let Some(cmd) = args.first() else {
-        println!("{USAGE}");
+        print!("{}", usage(None));
         return Ok(false);
     };
     let rest = &args[1..];
     match cmd.as_str() {
         "setup" => {
+            if !no_args("setup", rest)? {
+                return Ok(true);
+            }
             let t = setup::ensure()?;
             println!("setup: ok; VMs boot {}", t.kernel.image.display());
             Ok(true)
         }
         "lab" => lab_cmd(rest),
         "list" => {
-            for s in scenarios::all() {
-                let kind = if s.pair { "pair" } else { "test-only" };
-                println!("{:28} {kind}", s.name);
+            if no_args("list", rest)? {
+                for s in scenarios::all() {
+                    let kind = if s.pair { "pair" } else { "test-only" };
+                    println!("{:28} {kind}", s.name);
+                }
             }
             Ok(true)
         }
-        "fmt" => Ok(ci::fmt(rest.iter().any(|a| a == "--check"))),
+        "fmt" => {
+            let mut opts = getopts::Options::new();
+            opts.optflag("", "check", "");
+            match parse("fmt", opts, rest)? {
+                Some(m) => Ok(ci::fmt(m.opt_present("check"))),
+                None => Ok(true),
+            }
+        }
         "test" => {
+            if !no_args("test", rest)? {
+                return Ok(true);
+            }
             let failed = ci::run();
             if failed.is_empty() {
                 println!("all steps passed");
@@ -103,27 +197,13 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             }
             Ok(failed.is_empty())
         }
-        "bench" => match rest.first().map(String::as_str) {
-            Some("pingpong") => {
-                let two = rest.iter().any(|a| a == "--two-hosts");
-                let tcg = rest.iter().any(|a| a == "--tcg") || xtask::lab::tcg_from_env();
-                let mode = if two {
-                    Mode::TwoHosts
-                } else {
-                    Mode::SingleHost
-                };
-                xtask::bench::pingpong(mode, tcg)
-            }
-            _ => Err(format!(
-                "usage: cargo xtask bench pingpong [--two-hosts] [--tcg]\n{USAGE}"
-            )),
-        },
+        "bench" => bench_cmd(rest),
         "agent" => agent::run(agent::AgentConfig::from_cli(rest)?).map(|()| true),
         "help" | "-h" | "--help" => {
-            println!("{USAGE}");
+            print!("{}", usage(None));
             Ok(true)
         }
-        other => Err(format!("unknown command `{other}`\n{USAGE}")),
+        other => Err(format!("unknown command `{other}`\n{}", usage(None))),
     }
 }
 
@@ -139,5 +219,52 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn every_command_answers_help_without_running() {
+        for (name, _, _) in COMMANDS {
+            assert_eq!(real_main(&args(&[name, "--help"])), Ok(true), "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_options_and_arguments_print_the_usage() {
+        for bad in [
+            &["lab", "--bogus"][..],
+            &["lab", "--gid-idx"],
+            &["lab", "--two-hosts", "--local"],
+            &["bench"],
+            &["bench", "pingpong", "--keep"],
+            &["fmt", "--two-hosts"],
+            &["list", "extra"],
+            &["test", "--tcg"],
+            &["nope"],
+        ] {
+            let e = real_main(&args(bad)).unwrap_err();
+            assert!(
+                e.contains("usage: cargo xtask") || e.contains("exclude each other"),
+                "{bad:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_usage_lists_every_command() {
+        let text = usage(None);
+        for (name, synopsis, _) in COMMANDS {
+            assert!(text.contains(synopsis), "{name}");
+        }
+        assert!(usage(Some("lab")).contains("--two-hosts"));
+        assert!(!usage(Some("lab")).contains("bench pingpong"));
     }
 }

@@ -14,19 +14,19 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace};
 use common::opts::{last, set_number};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::signals::{install_stop_handler, stop_requested};
 use common::verbs::{
-    first_failure, AccessFlags, Ah, Cq, Destroy, Mr, Pd, Qp, QpInitAttr, QpType, SendFlags, SendOp,
-    GRH_SIZE,
+    first_failure, AccessFlags, Ah, CompChannel, Cq, Destroy, Mr, Pd, Qp, QpInitAttr, QpType,
+    SendFlags, SendOp, GRH_SIZE,
 };
 use common::{Error, Result, ResultExt};
 use mckey::{dgid_text, get_addr, SEND_TIMEOUT, TICK};
@@ -58,8 +58,13 @@ struct Params {
 /// The cm_thread and the flag that stops it.
 struct CmThread {
     stop: Arc<AtomicBool>,
+    /// Set by the thread when an event ends the exchange.
+    fatal: Fatal,
     handle: JoinHandle<()>,
 }
+
+/// Why the cm_thread ended the exchange, for get_completion to report.
+type Fatal = Arc<Mutex<Option<String>>>;
 
 /// Resources used in the example (`struct context`).
 struct Context {
@@ -82,6 +87,8 @@ struct Context {
 /// What create_resources makes.
 struct Resources {
     pd: Pd,
+    /// The CQ's completion channel: get_completion sleeps on it.
+    comp_channel: CompChannel,
     cq: Cq,
     qp: Qp,
     mr: Mr,
@@ -96,29 +103,46 @@ struct Group<'a> {
 
 /// cm_thread (8.2): reads any CM events that occur during the sending of data and
 /// prints out the details of the event, until [`stop_cm_thread`] asks it to
-/// end (the original's thread ran until the process exited).
-fn cm_thread(channel: EventChannel, stop: Arc<AtomicBool>) {
+/// end (the original's thread ran until the process exited). An event that
+/// ends the group or the device (MULTICAST_ERROR, DEVICE_REMOVAL), or a
+/// failure to read events, ends the exchange: the original printed it and
+/// went on waiting for messages that could no longer come.
+fn cm_thread(channel: EventChannel, stop: Arc<AtomicBool>, fatal: Fatal) {
     while !stop.load(Ordering::SeqCst) {
-        match channel.get_event(Some(TICK)) {
-            Ok(Some(event)) => println!("event {}, status {}", event.name(), event.status),
-            Ok(None) => {}
-            Err(e) => {
-                eprintln!("{e}");
-                break;
+        let why = match channel.get_event(Some(TICK)) {
+            Ok(Some(event)) => {
+                println!("event {}, status {}", event.name(), event.status);
+                match event.event {
+                    CmEventType::MulticastError | CmEventType::DeviceRemoval => format!(
+                        "the exchange cannot go on: {} (status {})",
+                        event.name(),
+                        event.status
+                    ),
+                    _ => continue,
+                }
             }
-        }
+            Ok(None) => continue,
+            Err(e) => e.to_string(),
+        };
+        *fatal.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        break;
     }
 }
 
 /// Start [`cm_thread`] (`pthread_create`).
 fn start_cm_thread(channel: &EventChannel) -> Result<CmThread> {
     let stop = Arc::new(AtomicBool::new(false));
-    let (channel, flag) = (channel.clone(), stop.clone());
+    let fatal = Fatal::default();
+    let (channel, flag, why) = (channel.clone(), stop.clone(), fatal.clone());
     let handle = std::thread::Builder::new()
         .name("cm_thread".into())
-        .spawn(move || cm_thread(channel, flag))
+        .spawn(move || cm_thread(channel, flag, why))
         .map_err(|e| Error::io("pthread_create", &e))?;
-    Ok(CmThread { stop, handle })
+    Ok(CmThread {
+        stop,
+        fatal,
+        handle,
+    })
 }
 
 /// Stop and join the cm_thread, if it runs.
@@ -209,7 +233,10 @@ fn create_resources(ctx: &Context) -> Result<Resources> {
 
     // Room for every receive's completion: the receiver may fall behind.
     let cqe = ctx.params.msg_count.max(2);
-    let cq = verbs.create_cq(cqe as i32, None)?;
+    // With a completion channel, so that waiting for a message sleeps
+    // instead of spinning on ibv_poll_cq as the original does.
+    let comp_channel = verbs.create_comp_channel()?;
+    let cq = verbs.create_cq(cqe as i32, Some(&comp_channel))?;
 
     let wrs = ctx.params.msg_count.max(1) as u32;
     let attr = QpInitAttr::new(QpType::Ud, wrs).on_cq(&cq);
@@ -221,7 +248,13 @@ fn create_resources(ctx: &Context) -> Result<Resources> {
     let mr = pd
         .reg_mr(buf_size.max(1), AccessFlags::LOCAL_WRITE)
         .context("rdma_reg_msgs")?;
-    Ok(Resources { pd, cq, qp, mr })
+    Ok(Resources {
+        pd,
+        comp_channel,
+        cq,
+        qp,
+        mr,
+    })
 }
 
 /// destroy_resources (8.2): QP, AH, CQ, MR and buffer, PD, then the id and
@@ -239,9 +272,15 @@ fn destroy_resources(ctx: Context) -> Result<()> {
         ah,
         ..
     } = ctx;
-    let (pd, cq, qp, mr) = match res {
-        Some(r) => (Some(r.pd), Some(r.cq), Some(r.qp), Some(r.mr)),
-        None => (None, None, None, None),
+    let (pd, comp_channel, cq, qp, mr) = match res {
+        Some(r) => (
+            Some(r.pd),
+            Some(r.comp_channel),
+            Some(r.cq),
+            Some(r.qp),
+            Some(r.mr),
+        ),
+        None => (None, None, None, None, None),
     };
     // The lent PD is one more handle on the id's: let it go first.
     drop(bound_pd);
@@ -249,6 +288,7 @@ fn destroy_resources(ctx: Context) -> Result<()> {
         qp.destroy(),
         ah.destroy(),
         cq.destroy(),
+        comp_channel.destroy(),
         mr.destroy(),
         pd.destroy(),
         id.destroy(),
@@ -277,13 +317,17 @@ fn post_send(params: &Params, res: &Resources, group: &Group<'_>) -> Result<()> 
 }
 
 /// get_completion (8.2): waits for a completion and verifies that the operation
-/// was successful. The receiver waits as long as it takes (SIGINT/SIGTERM end
-/// the wait), the sender at most SEND_TIMEOUT.
-fn get_completion(params: &Params, cq: &Cq) -> Result<()> {
+/// was successful. The receiver waits as long as it takes (SIGINT/SIGTERM, or
+/// an event that ends the group, end the wait), the sender at most
+/// SEND_TIMEOUT. It sleeps on the CQ's channel between completions.
+fn get_completion(params: &Params, cq: &Cq, fatal: &Mutex<Option<String>>) -> Result<()> {
     let start = Instant::now();
     let wc = loop {
         if let Some(wc) = cq.poll_one()? {
             break wc;
+        }
+        if let Some(why) = fatal.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Err(Error::msg(why));
         }
         if stop_requested() {
             return Err(Error::msg("interrupted (SIGINT/SIGTERM)"));
@@ -294,9 +338,13 @@ fn get_completion(params: &Params, cq: &Cq) -> Result<()> {
                 SEND_TIMEOUT.as_secs()
             )));
         }
-        // Other processes (a peer on this host, rxe's kernel threads) need
-        // the CPU more than an empty CQ does.
-        std::thread::yield_now();
+        // Arm the CQ, look once more (a completion may have come in
+        // between), then sleep until one comes or a tick passes.
+        cq.req_notify(false)?;
+        if let Some(wc) = cq.poll_one()? {
+            break wc;
+        }
+        cq.wait_event(Some(TICK))?;
     };
     if !wc.is_success() {
         return Err(Error::msg(format!(
@@ -370,7 +418,7 @@ fn run(ctx: &mut Context) -> Result<()> {
     };
 
     // Create a thread to handle any CM events while messages are exchanged.
-    ctx.cm_thread = Some(start_cm_thread(&ctx.channel)?);
+    let fatal = start_cm_thread(&ctx.channel).map(|t| ctx.cm_thread.insert(t).fatal.clone())?;
 
     if !ctx.params.sender {
         println!("waiting for messages...");
@@ -385,7 +433,7 @@ fn run(ctx: &mut Context) -> Result<()> {
         } else {
             "receiving"
         };
-        get_completion(&ctx.params, &res.cq).context(format!(
+        get_completion(&ctx.params, &res.cq, &fatal).context(format!(
             "{what} message {} of {}",
             i + 1,
             ctx.params.msg_count

@@ -12,15 +12,15 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cli::{Cli, Parsed};
 use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace, UdParam};
 use common::opts::{last, set_number};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::signals::{install_stop_handler, sleep_unless_stopped, stop_requested};
 use common::verbs::{
-    first_failure, AccessFlags, Ah, Cq, Destroy, LinkLayer, Mr, Pd, Qp, QpInitAttr, QpType,
-    SendFlags, SendOp, GRH_SIZE,
+    first_failure, AccessFlags, Ah, CompChannel, Cq, Destroy, LinkLayer, Mr, Pd, Qp, QpInitAttr,
+    QpType, SendFlags, SendOp, GRH_SIZE,
 };
 use common::{Error, Result, ResultExt};
 use mckey::{dgid_text, get_addr, SEND_TIMEOUT, TICK};
@@ -79,6 +79,8 @@ struct CmatestNode {
 /// What init_node makes for a node.
 struct NodeVerbs {
     pd: Pd,
+    /// The CQ's completion channel: poll_cqs sleeps on it.
+    comp_channel: CompChannel,
     cq: Cq,
     qp: Qp,
     /// The message buffer; none when no messages are exchanged.
@@ -158,8 +160,13 @@ fn init_node(node: &CmatestNode, cfg: &mut Config) -> Result<NodeVerbs> {
     } else {
         2
     };
+    // With a completion channel, so that waiting for messages sleeps
+    // instead of spinning on ibv_poll_cq as the original does.
+    let comp_channel = verbs
+        .create_comp_channel()
+        .context("mckey: unable to create CQ")?;
     let cq = verbs
-        .create_cq(cqe as i32, None)
+        .create_cq(cqe as i32, Some(&comp_channel))
         .context("mckey: unable to create CQ")?;
     let wrs = cfg.message_count.max(1) as u32;
     let init_qp_attr = QpInitAttr::new(QpType::Ud, wrs).on_cq(&cq);
@@ -168,7 +175,13 @@ fn init_node(node: &CmatestNode, cfg: &mut Config) -> Result<NodeVerbs> {
         .create_qp(Some(&pd), &init_qp_attr)
         .context("mckey: unable to create QP")?;
     let mr = create_message(&pd, cfg).context("mckey: failed to create messages")?;
-    Ok(NodeVerbs { pd, cq, qp, mr })
+    Ok(NodeVerbs {
+        pd,
+        comp_channel,
+        cq,
+        qp,
+        mr,
+    })
 }
 
 /// post_recvs (7.4): `message_count` receives of message + GRH, all into the
@@ -327,15 +340,22 @@ fn destroy_node(node: CmatestNode) -> Result<()> {
         group,
         ..
     } = node;
-    let (pd, cq, qp, mr) = match verbs {
-        Some(v) => (Some(v.pd), Some(v.cq), Some(v.qp), v.mr),
-        None => (None, None, None, None),
+    let (pd, comp_channel, cq, qp, mr) = match verbs {
+        Some(v) => (
+            Some(v.pd),
+            Some(v.comp_channel),
+            Some(v.cq),
+            Some(v.qp),
+            v.mr,
+        ),
+        None => (None, None, None, None, None),
     };
     let ah = group.map(|g| g.ah);
     first_failure([
         qp.destroy(),
         ah.destroy(),
         cq.destroy(),
+        comp_channel.destroy(),
         mr.destroy(),
         pd.destroy(),
         // Destroy the RDMA ID after all device resources.
@@ -404,10 +424,32 @@ fn poll_cqs(test: &Cmatest, want: usize, limit: Option<Duration>) -> Result<()> 
                         limit.map_or(0, |l| l.as_secs())
                     )));
                 }
-                // Other processes (a peer on this host, rxe's kernel
-                // threads) need the CPU more than an empty CQ does.
-                std::thread::yield_now();
+                check_transfer_events(test)?;
+                // Sleep until a completion comes, or a tick passes: one that
+                // came in before the CQ was armed raises no event, and the
+                // next round polls it.
+                cq.req_notify(false)?;
+                cq.wait_event(Some(TICK))?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// The events that end the exchange while messages flow: the group or the
+/// device went away, so no message can come (the original read no event
+/// once joined, and a receiver waited for ever).
+fn check_transfer_events(test: &Cmatest) -> Result<()> {
+    while let Some(event) = test.channel.get_event(Some(Duration::ZERO))? {
+        if matches!(
+            event.event,
+            CmEventType::MulticastError | CmEventType::DeviceRemoval
+        ) {
+            return Err(Error::msg(format!(
+                "mckey: event: {}, error: {}",
+                event.name(),
+                event.status
+            )));
         }
     }
     Ok(())

@@ -14,8 +14,8 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cm::{CmEvent, CmEventType, CmId, ConnParam, EventChannel, PortSpace};
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::verbs::Destroy;
 use common::{Error, Result};

@@ -8,9 +8,9 @@
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
-// stdout that cannot be written ends the program in one line, not a panic.
 use common::cm::{CmEventType, ConnParam, EventChannel, PortSpace};
 use common::exit_code;
+// stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::signals::{install_stop_handler, stop_requested};
 use common::{Error, Result};
@@ -68,7 +68,7 @@ fn on_connect_request(state: &mut State, ev: &mut common::cm::CmEvent) -> Result
 fn on_disconnect(state: &mut State, id_key: usize) -> Result<bool> {
     println!("peer disconnected.");
     if let Some(failure) = state.release_connection(id_key)? {
-        eprintln!("{failure}; the peer had disconnected");
+        eprintln!("{failure}");
     }
     Ok(false)
 }
@@ -110,6 +110,11 @@ fn on_event(state: &mut State, mut ev: common::cm::CmEvent) -> Result<bool> {
                 ev.status
             ));
             drop_on_error(state, ev.id, Err(e))
+        }
+        // Any other event about one connection (ADDR_CHANGE, ...) ends that
+        // connection, not the server.
+        _ if state.connection(ev.id).is_ok() => {
+            drop_on_error(state, ev.id, Err(unknown_event(&ev)))
         }
         _ => Err(unknown_event(&ev)),
     }

@@ -110,6 +110,25 @@ pub static SCENARIOS: &[Scenario] = &[
         timeout_secs: 60,
         ..Scenario::BASE
     },
+    // As srq_length_beyond_memory.
+    Scenario {
+        name: "apm_length_beyond_memory",
+        package: "apm",
+        server: Some(Cmd {
+            program: "apm",
+            args: &["-s", "-p", "51295", "-l", "2000000000", "-c", "2"],
+        }),
+        server_expect: Expect::exits(
+            1,
+            &["mode:    server"],
+            &[
+                "-l 2000000000 needs two buffers of that size, 3814 MiB of pinned \
+               memory, and this host has * MiB available: give a smaller -l",
+            ],
+        )
+        .within(5),
+        ..Scenario::BASE
+    },
     Scenario {
         name: "apm_no_server",
         package: "apm",

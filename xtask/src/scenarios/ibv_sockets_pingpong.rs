@@ -88,13 +88,21 @@ const SERVER_SEES_CLIENT: (&str, usize) = ("remote gid: ::ffff:{client_ip}", 1);
 const CLIENT_SEES_SERVER: (&str, usize) = ("remote gid: ::ffff:{server_ip}", 1);
 
 /// The dying client's peer reports either failure it can meet: a SEND
-/// that exhausts its retries, or an answer that never comes.
+/// that fails (its retries run out, or the peer's kernel answers that the
+/// QP is gone), or an answer that never comes.
 fn peer_dies_named(o: &Outcome) -> Vec<String> {
     let stderr = o.server.as_ref().map_or("", |s| s.stderr.as_str());
-    let failed_send = "fail to poll cq: wr id 12345 completed with status 12 \
-                       (transport retry counter exceeded)*";
+    let failed_send = [
+        "fail to poll cq: wr id 12345 completed with status 12 \
+         (transport retry counter exceeded)*",
+        "fail to poll cq: wr id 12345 completed with status 11 (remote operation error)*",
+    ];
     let no_answer = "fail to poll cq: no completion within 5 s (is the peer still running?)";
-    if super::has_line(stderr, failed_send) || super::has_line(stderr, no_answer) {
+    if failed_send
+        .iter()
+        .chain([&no_answer])
+        .any(|p| super::has_line(stderr, p))
+    {
         Vec::new()
     } else {
         vec![format!(

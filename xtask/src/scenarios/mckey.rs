@@ -78,6 +78,20 @@ echo "r1 exit $s1, r2 exit $s2"
 rm -rf $d
 [ $s1 = 0 ] && [ $s2 = 0 ]"#;
 
+/// A receiver of `$1` (mckey or mc) whose device is removed while it waits
+/// for messages: it must end at once with one line, which lets the removal
+/// finish (the kernel waits for the program to let go). The device is then
+/// added back on its netdev for the scenarios that follow.
+const DEVICE_REMOVED: &str = r#"d=$(mktemp -d)
+nd=$(cat /sys/class/infiniband/{dev}/parent)
+"$@" >$d/o 2>$d/e & p=$!
+until grep -qE 'receiving data transfers|waiting for messages' $d/o; do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+echo "receiver waiting"
+timeout 20 rdma link delete {dev}; echo "rdma link delete exit $?"
+wait $p; echo "receiver exit $?, stderr lines $(wc -l <$d/e): $(head -n1 $d/e)"
+rdma link add {dev} type rxe netdev $nd && echo "{dev} added back on $nd"
+rm -rf $d"#;
+
 /// Each bad command line of mckey, with its exit status, whether the usage
 /// was printed and the stderr line.
 const MCKEY_BAD_INPUT: &str = r#"d=$(mktemp -d)
@@ -359,6 +373,62 @@ pub static SCENARIOS: &[Scenario] = &[
             .counts(&[("sent message *", 0)])
             .one_error_line(),
         client_expect: Expect::NOTHING,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "mckey_device_removed",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                DEVICE_REMOVED,
+                "sh",
+                "mckey",
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+            ],
+        }),
+        server_expect: Expect::ok(&[
+            "receiver waiting",
+            "rdma link delete exit 0",
+            "receiver exit 1, stderr lines 1: mckey: event: \
+             RDMA_CM_EVENT_DEVICE_REMOVAL, error: *",
+            "* added back on *",
+        ])
+        .any_stderr()
+        .within(40),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "mc_device_removed",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                DEVICE_REMOVED,
+                "sh",
+                "mc",
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+            ],
+        }),
+        server_expect: Expect::ok(&[
+            "receiver waiting",
+            "rdma link delete exit 0",
+            "receiver exit 1, stderr lines 1: receiving message 1 of 4: \
+             the exchange cannot go on: RDMA_CM_EVENT_DEVICE_REMOVAL (status *)",
+            "* added back on *",
+        ])
+        .any_stderr()
+        .within(40),
+        timeout_secs: 60,
         ..Scenario::BASE
     },
     Scenario {

@@ -86,6 +86,8 @@ pub static SCENARIOS: &[Scenario] = &[
         .counts(CLIENT_SEES_SERVER),
         ..Scenario::BASE
     },
+    // A misspelt -d fails at once, before the server listens; the client
+    // then finds no server.
     Scenario {
         name: "rc_example_wrong_device",
         package: "rc_example",
@@ -95,8 +97,20 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         client: Some(RC_CLIENT),
         ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"]),
-        client_expect: Expect::fails(&["*failed to exchange connection data*"]),
+        server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"])
+            .counts(&[("waiting on port *", 0)])
+            .within(5),
+        client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "rc_example_no_such_host",
+        package: "rc_example",
+        client: Some(Cmd {
+            program: "rc_example",
+            args: &["-d", "{dev}", "-g", "{gid_idx}", "no-such-host.invalid"],
+        }),
+        client_expect: Expect::fails(&["*getaddrinfo failed for no-such-host.invalid*"]),
         ..Scenario::BASE
     },
     Scenario {

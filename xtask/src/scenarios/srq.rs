@@ -344,6 +344,31 @@ pub static SCENARIOS: &[Scenario] = &[
             .within(20),
         ..Scenario::BASE
     },
+    // Two buffers of 2 GB each in a 2 GiB VM: refused at once, in one line,
+    // where pinning them would get the program killed after a while.
+    Scenario {
+        name: "srq_length_beyond_memory",
+        package: "srq",
+        server: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51296",
+                "-l",
+                "2000000000",
+                "-c",
+                "2",
+            ],
+        }),
+        server_expect: Expect::fails(&["-l 2000000000 needs two buffers of that size, \
+                                        3814 MiB of pinned memory, and this host has \
+                                        * MiB available: give a smaller -l"])
+        .within(5),
+        ..Scenario::BASE
+    },
     Scenario {
         name: "srq_no_server",
         package: "srq",
