@@ -33,7 +33,8 @@ pub enum Role {
 }
 
 impl Role {
-    fn as_str(self) -> &'static str {
+    /// The role's name in arguments and result files.
+    pub fn as_str(self) -> &'static str {
         match self {
             Role::Both => "both",
             Role::Server => "server",
@@ -644,8 +645,44 @@ fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Resu
             let code = r.finish();
             log.say(&format!("{name}: server exited with {code}"));
         }
+        // The VMs run nothing else, so every user object left in the kernel
+        // is the scenario's; on a real host (--local) others' may be there.
+        if cfg.net != Net::None {
+            let left = leftovers();
+            if !left.is_empty() {
+                log.say(&format!("{name}: left in the kernel:\n{left}"));
+            }
+            let _ = fs::write(
+                result_file(&cfg.out, name, cfg.role.as_str(), "leftover"),
+                left,
+            );
+        }
     }
     Ok(())
+}
+
+/// What user processes left in the kernel's RDMA resource tracking: the
+/// `rdma res show` lines that carry a `pid` (the kernel's own carry none),
+/// once the kernel has had up to 5 s to finish releasing a dead process's.
+fn leftovers() -> String {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut left = String::new();
+        for kind in ["qp", "cq", "mr", "pd", "cm_id"] {
+            let Ok(out) = Command::new("rdma").args(["res", "show", kind]).output() else {
+                continue;
+            };
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                if line.contains(" pid ") {
+                    left += &format!("{kind}: {}\n", line.trim());
+                }
+            }
+        }
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn save_dmesg(cfg: &AgentConfig) {

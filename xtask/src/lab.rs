@@ -217,6 +217,16 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
                 .client
                 .as_ref()
                 .and_then(|_| read_side(client_dir, s.name, "client")),
+            leftover: [
+                (server_dir, "server"),
+                (server_dir, "both"),
+                (client_dir, "client"),
+            ]
+            .iter()
+            .filter_map(|(dir, role)| {
+                fs::read_to_string(crate::agent::result_file(dir, s.name, role, "leftover")).ok()
+            })
+            .collect(),
         })
         .collect()
 }

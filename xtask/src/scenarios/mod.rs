@@ -209,6 +209,9 @@ pub struct Outcome {
     pub server: Option<SideOutcome>,
     /// Client side, when the scenario has one.
     pub client: Option<SideOutcome>,
+    /// The user objects (`rdma res show` lines) the run left in the kernel
+    /// once both sides had ended: none, for every scenario.
+    pub leftover: String,
 }
 
 /// Exit status of `timeout` when it had to kill the command.
@@ -516,6 +519,12 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
     if let Some(verify) = scenario.verify {
         failures.extend(verify(outcome));
     }
+    if let Some(first) = outcome.leftover.lines().next() {
+        failures.push(format!(
+            "left {} object(s) in the kernel after both sides ended, first: {first}",
+            outcome.leftover.lines().count()
+        ));
+    }
     failures
 }
 
@@ -543,6 +552,7 @@ mod tests {
         let client = RC_CLIENT_STDOUT.join("\n");
         Outcome {
             scenario: "rc_example".into(),
+            leftover: String::new(),
             server: Some(side(0, &server, "")),
             client: Some(side(0, &client, "")),
         }
@@ -628,6 +638,7 @@ mod tests {
         let s = find("rc_example_client_dies").unwrap();
         let o = Outcome {
             scenario: s.name.into(),
+            leftover: String::new(),
             server: Some(side(TIMED_OUT, "", "")),
             client: Some(side(0, "", "")),
         };
@@ -641,6 +652,7 @@ mod tests {
         let s = find("rc_example_closed_port").unwrap();
         let mut o = Outcome {
             scenario: s.name.into(),
+            leftover: String::new(),
             server: None,
             client: Some(side(
                 1,
@@ -691,6 +703,7 @@ mod tests {
         };
         let run = |stdout: &str, stderr: &str, ms: u64| Outcome {
             scenario: "t".into(),
+            leftover: String::new(),
             server: None,
             client: Some(SideOutcome {
                 elapsed_ms: Some(ms),
@@ -748,6 +761,22 @@ mod tests {
     }
 
     #[test]
+    fn objects_left_in_the_kernel_fail_the_run() {
+        let s = find("rc_example").unwrap();
+        let mut o = good_rc();
+        o.leftover = "qp: link rxe0/1 lqpn 17 type RC state RTS comm rc_example pid 99\n\
+                      mr: dev rxe0 mrn 3 comm rc_example pid 99\n"
+            .into();
+        assert_eq!(
+            check(s, &o, None),
+            [
+                "left 2 object(s) in the kernel after both sides ended, first: \
+              qp: link rxe0/1 lqpn 17 type RC state RTS comm rc_example pid 99"
+            ]
+        );
+    }
+
+    #[test]
     fn verify_adds_its_failures() {
         fn never(_: &Outcome) -> Vec<String> {
             vec!["never".into()]
@@ -759,6 +788,7 @@ mod tests {
         };
         let o = Outcome {
             scenario: "t".into(),
+            leftover: String::new(),
             server: None,
             client: None,
         };
