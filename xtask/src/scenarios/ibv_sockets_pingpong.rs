@@ -1,6 +1,6 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
 
-use super::{pingpong_summaries, Cmd, Expect, Outcome, Ready, Scenario};
+use super::{pingpong_summaries, signalled, Cmd, Expect, Outcome, Ready, Scenario, SIGNAL_AT};
 
 const SERVER: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
@@ -371,4 +371,40 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },
+    // The fault matrix's signal cells: SIGTERM and SIGINT while the server
+    // waits for its first peer.
+    signalled(
+        "ibv_sockets_pingpong_sigterm_waiting",
+        "ibv_sockets_pingpong",
+        &[
+            "-c",
+            SIGNAL_AT,
+            "sh",
+            "TERM",
+            "start to listen...",
+            "ibv_sockets_pingpong",
+            "-d",
+            "{dev}",
+            "-g",
+            "{gid_idx}",
+        ],
+        Expect::exits(143, &["start to listen...", "exit 143 after TERM"], &[]),
+    ),
+    signalled(
+        "ibv_sockets_pingpong_sigint_waiting",
+        "ibv_sockets_pingpong",
+        &[
+            "-c",
+            SIGNAL_AT,
+            "sh",
+            "INT",
+            "start to listen...",
+            "ibv_sockets_pingpong",
+            "-d",
+            "{dev}",
+            "-g",
+            "{gid_idx}",
+        ],
+        Expect::exits(130, &["start to listen...", "exit 130 after INT"], &[]),
+    ),
 ];

@@ -186,6 +186,47 @@ impl Scenario {
     };
 }
 
+/// `sh -c SIGNAL_AT sh SIG LINE PROGRAM ARGS...`: runs the program, passes
+/// its stdout on, sends it SIG once it prints a line that matches LINE (a
+/// shell pattern), then prints `exit N after SIG` and exits with the
+/// program's status N. The fault matrix's signals in a given phase. (A
+/// shell starts background commands with SIGINT ignored; `env` gives the
+/// program SIGINT's default action back, as a terminal's Ctrl-C finds it.)
+pub const SIGNAL_AT: &str = r#"sig=$1 line=$2; shift 2
+f=$(mktemp -u); mkfifo $f
+env --default-signal=INT "$@" >$f & p=$!
+exec 3<$f
+while IFS= read -r l <&3; do
+  printf '%s\n' "$l"
+  case $l in $line) kill -$sig $p; break;; esac
+done
+cat <&3
+wait $p; s=$?; rm -f $f
+echo "exit $s after $sig"
+exit $s"#;
+
+/// The fault matrix's signal cells: a server, run under [`SIGNAL_AT`] (its
+/// `args` start with `-c`, `SIGNAL_AT`, `sh`, the signal and the line), and
+/// what it must do: end with its documented status, in one line or none,
+/// at once, and leave nothing in the kernel (as every scenario).
+pub const fn signalled(
+    name: &'static str,
+    package: &'static str,
+    args: &'static [&'static str],
+    expect: Expect,
+) -> Scenario {
+    Scenario {
+        name,
+        package,
+        server: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        server_expect: expect.within(15),
+        ..Scenario::BASE
+    }
+}
+
 /// What one side did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SideOutcome {

@@ -1,6 +1,6 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
-use super::{stdout_of, Cmd, Expect, Outcome, Ready, Scenario};
+use super::{signalled, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, SIGNAL_AT};
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
 /// `route resolved.` (it is connecting), then runs a full client. The
@@ -288,4 +288,36 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         ..Scenario::BASE
     },
+    // The fault matrix's signal cells: SIGTERM and SIGINT while the server
+    // waits for its first peer: it stops cleanly, as documented.
+    signalled(
+        "rdmacm_server_sigterm_waiting",
+        "rdmacm_client_server",
+        &[
+            "-c",
+            SIGNAL_AT,
+            "sh",
+            "TERM",
+            "listening on port *.",
+            "rdmacm_server",
+            "{server_ip}",
+            "12348",
+        ],
+        Expect::exits(0, &["listening on port *.", "exit 0 after TERM"], &[]),
+    ),
+    signalled(
+        "rdmacm_server_sigint_waiting",
+        "rdmacm_client_server",
+        &[
+            "-c",
+            SIGNAL_AT,
+            "sh",
+            "INT",
+            "listening on port *.",
+            "rdmacm_server",
+            "{server_ip}",
+            "12348",
+        ],
+        Expect::exits(0, &["listening on port *.", "exit 0 after INT"], &[]),
+    ),
 ];
