@@ -2,7 +2,7 @@
 //! the kernel refuses alternate paths: both sides must say so in one line
 //! and still exchange every message; `-m` then has nothing to migrate.
 
-use super::{signalled, Cmd, Expect, Ready, Scenario, SIGNAL_AT};
+use super::{memlocked, signalled, Cmd, Expect, Ready, Scenario, MEMLOCKED, SIGNAL_AT};
 
 /// The one line each side prints when the port cannot take an alternate path.
 const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
@@ -211,5 +211,21 @@ pub static SCENARIOS: &[Scenario] = &[
             "51291",
         ],
         Expect::exits(130, &["rdma_listen", "exit 130 after INT"], &[]),
+    ),
+    // The fault matrix's `ulimit -l` cells: the first registration fails
+    // with the hint, in one line, before any peer is needed.
+    memlocked(
+        "apm_memlock",
+        "apm",
+        &[
+            "-c",
+            MEMLOCKED,
+            "sh",
+            "apm",
+            "-a",
+            "{server_ip}",
+            "-p",
+            "51293",
+        ],
     ),
 ];

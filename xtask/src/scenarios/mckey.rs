@@ -6,7 +6,7 @@
 //! `/usr/bin/mckey` is rdma-core's mckey (rdmacm-utils), named by its path
 //! because the workspace's bin dir comes first on PATH.
 
-use super::{signalled, Cmd, Expect, Ready, Scenario, SIGNAL_AT};
+use super::{memlocked, signalled, Cmd, Expect, Ready, Scenario, MEMLOCKED, SIGNAL_AT};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
 /// right after posting its unsignaled sends, so a kernel whose rxe sends
@@ -589,5 +589,35 @@ pub static SCENARIOS: &[Scenario] = &[
             &["waiting for messages...", "exit 1 after INT"],
             &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
         ),
+    ),
+    // The fault matrix's `ulimit -l` cells: the first registration fails
+    // with the hint, in one line, before any peer is needed.
+    memlocked(
+        "mckey_memlock",
+        "mckey",
+        &[
+            "-c",
+            MEMLOCKED,
+            "sh",
+            "mckey",
+            "-m",
+            "239.255.1.1",
+            "-b",
+            "{server_ip}",
+        ],
+    ),
+    memlocked(
+        "mc_memlock",
+        "mckey",
+        &[
+            "-c",
+            MEMLOCKED,
+            "sh",
+            "mc",
+            "-m",
+            "239.255.1.1",
+            "-b",
+            "{server_ip}",
+        ],
     ),
 ];

@@ -227,6 +227,36 @@ pub const fn signalled(
     }
 }
 
+/// `sh -c MEMLOCKED sh PROGRAM ARGS`: the program without CAP_IPC_LOCK and
+/// with a locked-memory limit of 0, so that its first memory registration
+/// fails (ENOMEM) as on a host whose `ulimit -l` is too low.
+pub const MEMLOCKED: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
+                             sh -c 'ulimit -l 0 && exec \"$@\"' sh \"$@\"";
+
+/// The one line a failed registration must end in: the `ulimit -l` hint.
+pub const MEMLOCK_HINT: &str = "*(hint: memory registration pins pages: the locked-memory \
+                                 limit may be too low, check `ulimit -l`)";
+
+/// The fault matrix's `ulimit -l` cells: one side run under [`MEMLOCKED`]
+/// (`args` start with `-c`, `MEMLOCKED`, `sh`), which must fail at once
+/// with the hint, in one line.
+pub const fn memlocked(
+    name: &'static str,
+    package: &'static str,
+    args: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name,
+        package,
+        server: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        server_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
+        ..Scenario::BASE
+    }
+}
+
 /// What one side did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SideOutcome {

@@ -1,6 +1,6 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
-use super::{signalled, Cmd, Expect, Ready, Scenario, SIGNAL_AT};
+use super::{signalled, Cmd, Expect, Ready, Scenario, MEMLOCKED, MEMLOCK_HINT, SIGNAL_AT};
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
     "waiting on port 19875 for TCP connection",
@@ -191,4 +191,29 @@ pub static SCENARIOS: &[Scenario] = &[
             &[],
         ),
     ),
+    // The fault matrix's `ulimit -l` cell: the client's registration fails
+    // with the hint, in one line; the server then finds its peer gone.
+    Scenario {
+        name: "rc_example_memlock",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                MEMLOCKED,
+                "sh",
+                "rc_example",
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "{server_ip}",
+            ],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect::fails(&["*failed to exchange connection data*"]),
+        client_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
+        ..Scenario::BASE
+    },
 ];

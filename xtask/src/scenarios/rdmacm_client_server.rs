@@ -1,6 +1,8 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
-use super::{signalled, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, SIGNAL_AT};
+use super::{
+    memlocked, signalled, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, MEMLOCKED, SIGNAL_AT,
+};
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
 /// `route resolved.` (it is connecting), then runs a full client. The
@@ -319,5 +321,19 @@ pub static SCENARIOS: &[Scenario] = &[
             "12348",
         ],
         Expect::exits(0, &["listening on port *.", "exit 0 after INT"], &[]),
+    ),
+    // The fault matrix's `ulimit -l` cells: the first registration fails
+    // with the hint, in one line, before any peer is needed.
+    memlocked(
+        "rdmacm_client_memlock",
+        "rdmacm_client_server",
+        &[
+            "-c",
+            MEMLOCKED,
+            "sh",
+            "rdmacm_client",
+            "{server_ip}",
+            "12349",
+        ],
     ),
 ];

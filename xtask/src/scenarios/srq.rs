@@ -5,7 +5,9 @@
 //! The server answers every batch of `max_wr` receives with one send, so it
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
-use super::{signalled, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, SIGNAL_AT};
+use super::{
+    memlocked, signalled, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, MEMLOCKED, SIGNAL_AT,
+};
 
 /// The server's receives came over `N` different QPs: the shared receive
 /// queue served every connection (its `recv count: C, qp_num: Q` lines).
@@ -433,5 +435,22 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
             &[],
         ),
+    ),
+    // The fault matrix's `ulimit -l` cells: the first registration fails
+    // with the hint, in one line, before any peer is needed.
+    memlocked(
+        "srq_memlock",
+        "srq",
+        &[
+            "-c",
+            MEMLOCKED,
+            "sh",
+            "srq",
+            "-s",
+            "-a",
+            "{server_ip}",
+            "-p",
+            "51292",
+        ],
     ),
 ];
