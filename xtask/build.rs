@@ -1,5 +1,6 @@
 //! Registers every `src/scenarios/*.rs` but `mod.rs` as a module whose
-//! `SCENARIOS` table the lab runs: adding an example's scenario file is all
+//! `SCENARIOS` table (and `WAITING` declarations, where it has them) the lab
+//! runs: adding an example's scenario file is all
 //! the lab and the Soft-RoCE tests need. The files are not in the module
 //! tree `cargo fmt` walks, so `cargo xtask fmt` names them.
 
@@ -30,6 +31,14 @@ fn main() {
     out += "\n/// Each scenario file's table, in file-name order.\nstatic TABLES: &[&[Scenario]] = &[\n";
     for n in &names {
         out += &format!("    {n}::SCENARIOS,\n");
+    }
+    out += "];\n";
+    out += "\n/// The files' `WAITING` declarations (the fault matrix's signal cells).\nstatic WAITINGS: &[&[Waiting]] = &[\n";
+    for n in &names {
+        let text = fs::read_to_string(dir.join(format!("{n}.rs"))).expect("readable file");
+        if text.contains("pub static WAITING:") {
+            out += &format!("    {n}::WAITING,\n");
+        }
     }
     out += "];\n";
     let dest = Path::new(&env::var("OUT_DIR").expect("set by cargo")).join("scenario_tables.rs");

@@ -17,6 +17,7 @@ use common::cli::{Cli, Parsed};
 use common::opts::{opt_number, set_number, ExchangeOpts};
 // stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
+use common::signals::TICK;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -39,8 +40,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a completion is awaited, on top of the peer's `-w` pause: the
 /// manual warns that a migration after a pulled cable may take up to a minute.
 const COMPLETION_TIMEOUT: Duration = Duration::from_secs(120);
-/// How often the async event thread looks at its stop flag.
-const TICK: Duration = Duration::from_millis(100);
 
 /// User parameters (the first half of `struct context`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,6 +13,11 @@ use crate::error::{Error, Result};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
+/// How often a wait wakes to look at what may end it early: the stop flag
+/// (SIGINT/SIGTERM), a peer that went away, a deadline. Short enough that
+/// Ctrl-C feels immediate, long enough to cost nothing.
+pub const TICK: std::time::Duration = std::time::Duration::from_millis(100);
+
 extern "C" fn on_signal(_sig: c_int) {
     STOP.store(true, Ordering::SeqCst);
 }

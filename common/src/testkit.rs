@@ -82,9 +82,11 @@ pub fn one_line_error(out: &Output, what: &str) -> String {
 
 /// Assert that `bin -h` and `bin --help` print the usage on stdout and exit
 /// 0, with a line for each option of `letters` that gives its default (or
-/// says it is required), on that line or the one after it.
+/// says it is required), on that line or the one after it; and that a
+/// stdout that cannot be written makes `-h` fail in one line instead.
 #[track_caller]
 pub fn help_lists_every_option(bin: &str, letters: &str) {
+    full_stdout_is_one_error_line(bin);
     for flag in ["-h", "--help"] {
         let out = run(bin, &[flag]);
         let usage = text(&out.stdout);

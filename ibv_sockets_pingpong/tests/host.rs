@@ -136,5 +136,4 @@ fn assert_clean_failure(what: &str, out: &Output) -> String {
 #[test]
 fn ibv_sockets_pingpong_help_lists_every_option() {
     common::testkit::help_lists_every_option(BIN, "pdigsn");
-    common::testkit::full_stdout_is_one_error_line(BIN);
 }

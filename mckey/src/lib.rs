@@ -10,9 +10,7 @@ use common::verbs::AhAttr;
 /// A signaled UD send completes as soon as it has left; a sender that waits
 /// longer than this for its sends gives up (the originals waited forever).
 pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-/// How often the programs' waits look at SIGINT/SIGTERM (and mc's cm_thread
-/// at its stop flag).
-pub const TICK: Duration = Duration::from_millis(100);
+pub use common::signals::TICK;
 
 /// The first address `getaddrinfo(name, NULL, ...)` gives, as the C programs
 /// take `res->ai_addr`; when the name does not resolve, the original's

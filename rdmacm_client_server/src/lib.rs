@@ -29,8 +29,7 @@ pub const BUFFER_SIZE: usize = 1024;
 pub const TIMEOUT_IN_MS: i32 = 500;
 /// Completion queue entries.
 pub const CQ_ENTRIES: i32 = 10;
-/// How often the loops look at the stop flag and at the poller's errors.
-pub const TICK: Duration = Duration::from_millis(100);
+pub use common::signals::TICK;
 /// How long a disconnected connection's posted work may take to complete on
 /// its own (the peer's ACK of our last send can trail its DREQ) before its QP
 /// is moved to the error state to flush the rest, and how long the flush may

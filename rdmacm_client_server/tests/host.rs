@@ -101,7 +101,6 @@ fn assert_one_line_error(out: &Output, starts: &str, contains: &str) {
 #[test]
 fn rdmacm_server_help_lists_its_operands() {
     common::testkit::help_lists_every_option(SERVER, "");
-    common::testkit::full_stdout_is_one_error_line(SERVER);
 }
 
 /// `-h` and `--help` print the usage, with its operands with their defaults, and exit 0;
@@ -109,5 +108,4 @@ fn rdmacm_server_help_lists_its_operands() {
 #[test]
 fn rdmacm_client_help_lists_its_operands() {
     common::testkit::help_lists_every_option(CLIENT, "");
-    common::testkit::full_stdout_is_one_error_line(CLIENT);
 }

@@ -14,6 +14,7 @@ use common::cli::{Cli, Parsed};
 use common::opts::{set_number, ExchangeOpts};
 // stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
+use common::signals::TICK;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -35,8 +36,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long any completion is awaited before giving up.
 const COMPLETION_TIMEOUT: Duration = Duration::from_secs(60);
-/// How often a completion wait checks that the peer is still there.
-const TICK: Duration = Duration::from_millis(100);
 
 /// User parameters (the first half of `struct context`).
 #[derive(Debug, Clone, PartialEq, Eq)]

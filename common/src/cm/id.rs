@@ -28,8 +28,7 @@ use crate::verbs::{
     WeakPd, WorkCompletion,
 };
 
-/// How often a bounded wait looks at the connection's event channel.
-const TICK: Duration = Duration::from_millis(100);
+use crate::signals::TICK;
 
 /// How the id was made, which decides how it is destroyed.
 #[derive(Clone, Copy, PartialEq, Eq)]

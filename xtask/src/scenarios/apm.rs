@@ -2,7 +2,7 @@
 //! the kernel refuses alternate paths: both sides must say so in one line
 //! and still exchange every message; `-m` then has nothing to migrate.
 
-use super::{memlocked, signalled, Cmd, Expect, Ready, Scenario, MEMLOCKED, SIGNAL_AT};
+use super::{memlocked, Cmd, Expect, Ready, Scenario, Waiting, MEMLOCKED};
 
 /// The one line each side prints when the port cannot take an alternate path.
 const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
@@ -178,40 +178,6 @@ pub static SCENARIOS: &[Scenario] = &[
         timeout_secs: 60,
         ..Scenario::BASE
     },
-    // The fault matrix's signal cells: SIGTERM and SIGINT while the server
-    // waits for its first peer.
-    signalled(
-        "apm_sigterm_waiting",
-        "apm",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "TERM",
-            "rdma_listen",
-            "apm",
-            "-s",
-            "-p",
-            "51291",
-        ],
-        Expect::exits(143, &["rdma_listen", "exit 143 after TERM"], &[]),
-    ),
-    signalled(
-        "apm_sigint_waiting",
-        "apm",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "INT",
-            "rdma_listen",
-            "apm",
-            "-s",
-            "-p",
-            "51291",
-        ],
-        Expect::exits(130, &["rdma_listen", "exit 130 after INT"], &[]),
-    ),
     // The fault matrix's `ulimit -l` cells: the first registration fails
     // with the hint, in one line, before any peer is needed.
     memlocked(
@@ -229,3 +195,14 @@ pub static SCENARIOS: &[Scenario] = &[
         ],
     ),
 ];
+
+/// The server, for the fault matrix's signal cells: killed by either.
+pub static WAITING: &[Waiting] = &[Waiting {
+    name: "apm",
+    package: "apm",
+    cmd: &["apm", "-s", "-p", "51291"],
+    line: "rdma_listen",
+    exits: [143, 130],
+    stdout: &[],
+    stderr: &[],
+}];

@@ -1,6 +1,6 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
 
-use super::{pingpong_summaries, signalled, Cmd, Expect, Outcome, Ready, Scenario, SIGNAL_AT};
+use super::{pingpong_summaries, Cmd, Expect, Outcome, Ready, Scenario, Waiting};
 
 const SERVER: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
@@ -371,40 +371,15 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },
-    // The fault matrix's signal cells: SIGTERM and SIGINT while the server
-    // waits for its first peer.
-    signalled(
-        "ibv_sockets_pingpong_sigterm_waiting",
-        "ibv_sockets_pingpong",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "TERM",
-            "start to listen...",
-            "ibv_sockets_pingpong",
-            "-d",
-            "{dev}",
-            "-g",
-            "{gid_idx}",
-        ],
-        Expect::exits(143, &["start to listen...", "exit 143 after TERM"], &[]),
-    ),
-    signalled(
-        "ibv_sockets_pingpong_sigint_waiting",
-        "ibv_sockets_pingpong",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "INT",
-            "start to listen...",
-            "ibv_sockets_pingpong",
-            "-d",
-            "{dev}",
-            "-g",
-            "{gid_idx}",
-        ],
-        Expect::exits(130, &["start to listen...", "exit 130 after INT"], &[]),
-    ),
 ];
+
+/// The server, for the fault matrix's signal cells: killed by either.
+pub static WAITING: &[Waiting] = &[Waiting {
+    name: "ibv_sockets_pingpong",
+    package: "ibv_sockets_pingpong",
+    cmd: &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "{gid_idx}"],
+    line: "start to listen...",
+    exits: [143, 130],
+    stdout: &[],
+    stderr: &[],
+}];

@@ -6,7 +6,7 @@
 //! `/usr/bin/mckey` is rdma-core's mckey (rdmacm-utils), named by its path
 //! because the workspace's bin dir comes first on PATH.
 
-use super::{memlocked, signalled, Cmd, Expect, Ready, Scenario, MEMLOCKED, SIGNAL_AT};
+use super::{memlocked, Cmd, Expect, Ready, Scenario, Waiting, MEMLOCKED};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
 /// right after posting its unsignaled sends, so a kernel whose rxe sends
@@ -494,102 +494,6 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },
-    // The fault matrix's signal cells: SIGTERM and SIGINT while a receiver
-    // waits for messages: it says so in one line and exits 1.
-    signalled(
-        "mckey_sigterm_waiting",
-        "mckey",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "TERM",
-            "receiving data transfers",
-            "mckey",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-        ],
-        Expect::exits(
-            1,
-            &[
-                "receiving data transfers",
-                "test complete",
-                "return status 1",
-                "exit 1 after TERM",
-            ],
-            &["mckey: interrupted on connection 0 after 0 of 10 completions"],
-        ),
-    ),
-    signalled(
-        "mckey_sigint_waiting",
-        "mckey",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "INT",
-            "receiving data transfers",
-            "mckey",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-        ],
-        Expect::exits(
-            1,
-            &[
-                "receiving data transfers",
-                "test complete",
-                "return status 1",
-                "exit 1 after INT",
-            ],
-            &["mckey: interrupted on connection 0 after 0 of 10 completions"],
-        ),
-    ),
-    signalled(
-        "mc_sigterm_waiting",
-        "mckey",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "TERM",
-            "waiting for messages...",
-            "mc",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-        ],
-        Expect::exits(
-            1,
-            &["waiting for messages...", "exit 1 after TERM"],
-            &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
-        ),
-    ),
-    signalled(
-        "mc_sigint_waiting",
-        "mckey",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "INT",
-            "waiting for messages...",
-            "mc",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-        ],
-        Expect::exits(
-            1,
-            &["waiting for messages...", "exit 1 after INT"],
-            &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
-        ),
-    ),
     // The fault matrix's `ulimit -l` cells: the first registration fails
     // with the hint, in one line, before any peer is needed.
     memlocked(
@@ -620,4 +524,27 @@ pub static SCENARIOS: &[Scenario] = &[
             "{server_ip}",
         ],
     ),
+];
+
+/// The receivers, for the fault matrix's signal cells: either ends the
+/// wait in one line, exit 1.
+pub static WAITING: &[Waiting] = &[
+    Waiting {
+        name: "mckey",
+        package: "mckey",
+        cmd: &["mckey", "-m", "239.255.1.1", "-b", "{server_ip}"],
+        line: "receiving data transfers",
+        exits: [1, 1],
+        stdout: &["test complete", "return status 1"],
+        stderr: &["mckey: interrupted on connection 0 after 0 of 10 completions"],
+    },
+    Waiting {
+        name: "mc",
+        package: "mckey",
+        cmd: &["mc", "-m", "239.255.1.1", "-b", "{server_ip}"],
+        line: "waiting for messages...",
+        exits: [1, 1],
+        stdout: &[],
+        stderr: &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
+    },
 ];

@@ -205,25 +205,57 @@ wait $p; s=$?; rm -f $f
 echo "exit $s after $sig"
 exit $s"#;
 
-/// The fault matrix's signal cells: a server, run under [`SIGNAL_AT`] (its
-/// `args` start with `-c`, `SIGNAL_AT`, `sh`, the signal and the line), and
-/// what it must do: end with its documented status, in one line or none,
-/// at once, and leave nothing in the kernel (as every scenario).
-pub const fn signalled(
-    name: &'static str,
-    package: &'static str,
-    args: &'static [&'static str],
-    expect: Expect,
-) -> Scenario {
-    Scenario {
-        name,
-        package,
-        server: Some(Cmd {
-            program: "sh",
-            args,
-        }),
-        server_expect: expect.within(15),
-        ..Scenario::BASE
+/// A server or receiver as the fault matrix's signal cells need it: how it
+/// runs, the line it prints when it waits for its first peer, and what it
+/// does on SIGTERM and SIGINT there (its documented status, and the lines
+/// it prints). A scenario file declares its programs' in `WAITING`; each
+/// gives two scenarios, `<name>_sigterm_waiting` and `<name>_sigint_waiting`,
+/// which must also end at once and leave nothing in the kernel.
+#[derive(Debug)]
+pub struct Waiting {
+    /// The program, as the cells' names start.
+    pub name: &'static str,
+    /// Its workspace package.
+    pub package: &'static str,
+    /// The program and its arguments.
+    pub cmd: &'static [&'static str],
+    /// The line (a shell pattern) it prints when it waits.
+    pub line: &'static str,
+    /// Its exit status after SIGTERM, and after SIGINT.
+    pub exits: [i32; 2],
+    /// The stdout lines it prints after the signal.
+    pub stdout: &'static [&'static str],
+    /// The stderr lines it prints after the signal.
+    pub stderr: &'static [&'static str],
+}
+
+impl Waiting {
+    /// The two cells, run under [`SIGNAL_AT`].
+    pub fn cells(&self) -> Vec<Scenario> {
+        fn leak<T>(v: Vec<T>) -> &'static [T] {
+            Box::leak(v.into_boxed_slice())
+        }
+        let text = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        [("TERM", self.exits[0]), ("INT", self.exits[1])]
+            .into_iter()
+            .map(|(sig, exit)| {
+                let args = ["-c", SIGNAL_AT, "sh", sig, self.line];
+                let stdout = std::iter::once(self.line)
+                    .chain(self.stdout.iter().copied())
+                    .chain([text(format!("exit {exit} after {sig}"))]);
+                Scenario {
+                    name: text(format!("{}_sig{}_waiting", self.name, sig.to_lowercase())),
+                    package: self.package,
+                    server: Some(Cmd {
+                        program: "sh",
+                        args: leak(args.iter().chain(self.cmd).copied().collect()),
+                    }),
+                    server_expect: Expect::exits(exit, leak(stdout.collect()), self.stderr)
+                        .within(15),
+                    ..Scenario::BASE
+                }
+            })
+            .collect()
     }
 }
 
@@ -290,10 +322,18 @@ pub const TIMED_OUT: i32 = 124;
 // `mod <file>;` and `TABLES` for each scenario file (see build.rs).
 include!(concat!(env!("OUT_DIR"), "/scenario_tables.rs"));
 
-/// Every scenario, in table order.
+/// Every scenario, in table order, then the signal cells of every
+/// [`Waiting`] declaration.
 pub fn all() -> &'static [&'static Scenario] {
     static ALL: std::sync::OnceLock<Vec<&'static Scenario>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| TABLES.iter().flat_map(|t| t.iter()).collect())
+    ALL.get_or_init(|| {
+        let cells = WAITINGS
+            .iter()
+            .flat_map(|w| w.iter())
+            .flat_map(Waiting::cells);
+        let cells: &'static [Scenario] = Box::leak(cells.collect::<Vec<_>>().into_boxed_slice());
+        TABLES.iter().flat_map(|t| t.iter()).chain(cells).collect()
+    })
 }
 
 /// The scenario with this name.
@@ -829,6 +869,38 @@ mod tests {
         assert!(lines(Expect::exits(9, &[], &[]), 9, "a\nb\n").is_empty());
         assert!(lines(Expect::ok(&[]).any_stderr(), 0, "a\nb\n").is_empty());
         assert!(lines(Expect::exits(9, &[], &[]).one_error_line(), 9, "a\n").is_empty());
+    }
+
+    #[test]
+    fn waiting_declarations_give_two_signal_cells() {
+        let w = Waiting {
+            name: "prog",
+            package: "pkg",
+            cmd: &["prog", "-s"],
+            line: "waiting *",
+            exits: [143, 130],
+            stdout: &["bye"],
+            stderr: &[],
+        };
+        let cells = w.cells();
+        let names: Vec<&str> = cells.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["prog_sigterm_waiting", "prog_sigint_waiting"]);
+        let int = &cells[1];
+        let args = int.server.as_ref().unwrap().args;
+        assert_eq!(
+            args,
+            ["-c", SIGNAL_AT, "sh", "INT", "waiting *", "prog", "-s"]
+        );
+        assert_eq!(int.server_expect.exit, 130);
+        assert_eq!(
+            int.server_expect.stdout,
+            ["waiting *", "bye", "exit 130 after INT"]
+        );
+        assert_eq!(int.server_expect.within_secs, Some(15));
+        assert!(
+            find("srq_sigint_waiting").is_some(),
+            "declared cells are in the table"
+        );
     }
 
     #[test]

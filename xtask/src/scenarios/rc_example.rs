@@ -1,6 +1,6 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
-use super::{signalled, Cmd, Expect, Ready, Scenario, MEMLOCKED, MEMLOCK_HINT, SIGNAL_AT};
+use super::{Cmd, Expect, Ready, Scenario, Waiting, MEMLOCKED, MEMLOCK_HINT};
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
     "waiting on port 19875 for TCP connection",
@@ -144,53 +144,6 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
         ..Scenario::BASE
     },
-    // The fault matrix's signal cells: SIGTERM and SIGINT while the server
-    // waits for its first peer.
-    signalled(
-        "rc_example_sigterm_waiting",
-        "rc_example",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "TERM",
-            "waiting on port * for TCP connection",
-            "rc_example",
-            "-d",
-            "{dev}",
-            "-g",
-            "{gid_idx}",
-        ],
-        Expect::exits(
-            143,
-            &[
-                "waiting on port * for TCP connection",
-                "exit 143 after TERM",
-            ],
-            &[],
-        ),
-    ),
-    signalled(
-        "rc_example_sigint_waiting",
-        "rc_example",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "INT",
-            "waiting on port * for TCP connection",
-            "rc_example",
-            "-d",
-            "{dev}",
-            "-g",
-            "{gid_idx}",
-        ],
-        Expect::exits(
-            130,
-            &["waiting on port * for TCP connection", "exit 130 after INT"],
-            &[],
-        ),
-    ),
     // The fault matrix's `ulimit -l` cell: the client's registration fails
     // with the hint, in one line; the server then finds its peer gone.
     Scenario {
@@ -217,3 +170,14 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
 ];
+
+/// The server, for the fault matrix's signal cells: killed by either.
+pub static WAITING: &[Waiting] = &[Waiting {
+    name: "rc_example",
+    package: "rc_example",
+    cmd: &["rc_example", "-d", "{dev}", "-g", "{gid_idx}"],
+    line: "waiting on port * for TCP connection",
+    exits: [143, 130],
+    stdout: &[],
+    stderr: &[],
+}];

@@ -5,9 +5,7 @@
 //! The server answers every batch of `max_wr` receives with one send, so it
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
-use super::{
-    memlocked, signalled, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, MEMLOCKED, SIGNAL_AT,
-};
+use super::{memlocked, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, Waiting, MEMLOCKED};
 
 /// The server's receives came over `N` different QPs: the shared receive
 /// queue served every connection (its `recv count: C, qp_num: Q` lines).
@@ -384,58 +382,6 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(10),
         ..Scenario::BASE
     },
-    // The fault matrix's signal cells: SIGTERM and SIGINT while the server
-    // waits for its first peer.
-    signalled(
-        "srq_sigterm_waiting",
-        "srq",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "TERM",
-            "waiting for connection from client...",
-            "srq",
-            "-s",
-            "-a",
-            "{server_ip}",
-            "-p",
-            "51290",
-        ],
-        Expect::exits(
-            143,
-            &[
-                "waiting for connection from client...",
-                "exit 143 after TERM",
-            ],
-            &[],
-        ),
-    ),
-    signalled(
-        "srq_sigint_waiting",
-        "srq",
-        &[
-            "-c",
-            SIGNAL_AT,
-            "sh",
-            "INT",
-            "waiting for connection from client...",
-            "srq",
-            "-s",
-            "-a",
-            "{server_ip}",
-            "-p",
-            "51290",
-        ],
-        Expect::exits(
-            130,
-            &[
-                "waiting for connection from client...",
-                "exit 130 after INT",
-            ],
-            &[],
-        ),
-    ),
     // The fault matrix's `ulimit -l` cells: the first registration fails
     // with the hint, in one line, before any peer is needed.
     memlocked(
@@ -454,3 +400,14 @@ pub static SCENARIOS: &[Scenario] = &[
         ],
     ),
 ];
+
+/// The server, for the fault matrix's signal cells: killed by either.
+pub static WAITING: &[Waiting] = &[Waiting {
+    name: "srq",
+    package: "srq",
+    cmd: &["srq", "-s", "-a", "{server_ip}", "-p", "51290"],
+    line: "waiting for connection from client...",
+    exits: [143, 130],
+    stdout: &[],
+    stderr: &[],
+}];
