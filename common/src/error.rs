@@ -174,6 +174,11 @@ fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
         (v, libc::ENOMEM) if v.contains("reg_mr") || v.contains("reg_msgs") => Some(
             "memory registration pins pages: the locked-memory limit may be too low, check `ulimit -l`",
         ),
+        // The kernel answers EPERM, not ENOMEM, when the limit is 0 and the
+        // process lacks CAP_IPC_LOCK (as in many containers).
+        (v, libc::EPERM) if v.contains("reg_mr") || v.contains("reg_msgs") => Some(
+            "memory registration pins pages, and this process may pin none: raise `ulimit -l` (it is 0?) or grant CAP_IPC_LOCK",
+        ),
         (v, libc::ENOSYS) if v.contains("get_device_list") => {
             Some("this kernel has no RDMA support: load an HCA driver or rdma_rxe (Soft-RoCE)")
         }
@@ -247,6 +252,11 @@ mod tests {
         let s = e.to_string();
         assert!(s.starts_with("ibv_reg_mr failed: Cannot allocate memory (ENOMEM)"));
         assert!(s.contains("ulimit -l"), "{s}");
+        let e = Error::with_errno("ibv_reg_mr", libc::EPERM);
+        assert!(
+            e.to_string().contains("may pin none: raise `ulimit -l`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -265,9 +265,11 @@ impl Waiting {
 pub const MEMLOCKED: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
                              sh -c 'ulimit -l 0 && exec \"$@\"' sh \"$@\"";
 
-/// The one line a failed registration must end in: the `ulimit -l` hint.
-pub const MEMLOCK_HINT: &str = "*(hint: memory registration pins pages: the locked-memory \
-                                 limit may be too low, check `ulimit -l`)";
+/// The one line a failed registration must end in: the `ulimit -l` hint
+/// (EPERM's, as the kernel answers for a limit of 0; ENOMEM's says the
+/// limit may be too low).
+pub const MEMLOCK_HINT: &str = "*(hint: memory registration pins pages, and this process may \
+                                 pin none: raise `ulimit -l` (it is 0?) or grant CAP_IPC_LOCK)";
 
 /// The fault matrix's `ulimit -l` cells: one side run under [`MEMLOCKED`]
 /// (`args` start with `-c`, `MEMLOCKED`, `sh`), which must fail at once
