@@ -1,6 +1,6 @@
 //! Registers every `src/scenarios/*.rs` but `mod.rs` as a module whose
-//! `SCENARIOS` table (and `WAITING` declarations, where it has them) the lab
-//! runs: adding an example's scenario file is all
+//! `SCENARIOS` table (and `WAITING` and `MIDWAY` declarations, where it has
+//! them) the lab runs: adding an example's scenario file is all
 //! the lab and the Soft-RoCE tests need. The files are not in the module
 //! tree `cargo fmt` walks, so `cargo xtask fmt` names them.
 
@@ -33,14 +33,21 @@ fn main() {
         out += &format!("    {n}::SCENARIOS,\n");
     }
     out += "];\n";
-    out += "\n/// The files' `WAITING` declarations (the fault matrix's signal cells).\nstatic WAITINGS: &[&[Waiting]] = &[\n";
-    for n in &names {
-        let text = fs::read_to_string(dir.join(format!("{n}.rs"))).expect("readable file");
-        if text.contains("pub static WAITING:") {
-            out += &format!("    {n}::WAITING,\n");
+    // The fault matrix's declarations, where a file has them.
+    for (table, ty, item) in [
+        ("WAITINGS", "Waiting", "WAITING"),
+        ("MIDWAYS", "Midway", "MIDWAY"),
+    ] {
+        out +=
+            &format!("\n/// The files' `{item}` declarations.\nstatic {table}: &[&[{ty}]] = &[\n");
+        for n in &names {
+            let text = fs::read_to_string(dir.join(format!("{n}.rs"))).expect("readable file");
+            if text.contains(&format!("pub static {item}:")) {
+                out += &format!("    {n}::{item},\n");
+            }
         }
+        out += "];\n";
     }
-    out += "];\n";
     let dest = Path::new(&env::var("OUT_DIR").expect("set by cargo")).join("scenario_tables.rs");
     fs::write(dest, out).expect("OUT_DIR is writable");
 }

@@ -5,6 +5,19 @@ use byteorder::{BigEndian, ByteOrder};
 use crate::error::{Error, Result};
 use crate::verbs::Gid;
 
+/// A QP number from a peer is 24 bits and never 0 (what the C programs
+/// take on trust): anything else means the peer is not the program it
+/// should be, and must be refused before the QP is touched.
+pub fn check_qp_num(qp_num: u32) -> Result<()> {
+    if qp_num == 0 || qp_num > 0xff_ffff {
+        return Err(Error::msg(format!(
+            "the peer's QP number 0x{qp_num:x} is not a QP number (24 bits, not 0): \
+             is the peer this program?"
+        )));
+    }
+    Ok(())
+}
+
 /// `struct cm_con_data_t` of the manual's RDMA_RC_example (7.2): what each side
 /// needs to connect its QP to the peer's and to reach the peer's buffer.
 ///
@@ -398,6 +411,11 @@ mod properties {
             let b = c.encode();
             prop_assert_eq!(b.len(), ConnInfo::wire_size(gid.is_some()));
             prop_assert_eq!(ConnInfo::decode(&b).unwrap(), c);
+        }
+
+        #[test]
+        fn qp_numbers_are_24_bits_and_not_0(qp_num: u32) {
+            prop_assert_eq!(check_qp_num(qp_num).is_ok(), (1..=0xff_ffff).contains(&qp_num));
         }
 
         #[test]

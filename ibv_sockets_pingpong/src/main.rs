@@ -342,6 +342,7 @@ fn exchange_conn_info(sock: &mut TcpStream, config: &Config, local: &ConnInfo) -
     if let Some(gid) = remote.gid {
         println!("remote gid: {}", gid.to_ipv6());
     }
+    common::wire::check_qp_num(remote.qp_num).context("fail to exchange conn info")?;
     Ok(remote)
 }
 

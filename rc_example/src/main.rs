@@ -412,13 +412,7 @@ fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
 /// number is 24 bits and never 0, and RoCE addresses by GID, so a peer
 /// without one (no `-g` on its side) cannot be reached.
 fn check_remote_con_data(remote: &CmConData, roce: bool) -> Result<()> {
-    if remote.qp_num == 0 || remote.qp_num > 0xff_ffff {
-        return Err(Error::msg(format!(
-            "the peer's QP number 0x{:x} is not a QP number (24 bits, not 0): \
-             is the peer this program?",
-            remote.qp_num
-        )));
-    }
+    common::wire::check_qp_num(remote.qp_num)?;
     if roce && remote.gid == Gid::default() {
         return Err(Error::msg(
             "the peer sent no GID, which a RoCE port needs: give the peer -g",

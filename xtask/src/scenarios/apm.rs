@@ -2,7 +2,7 @@
 //! the kernel refuses alternate paths: both sides must say so in one line
 //! and still exchange every message; `-m` then has nothing to migrate.
 
-use super::{memlocked, Cmd, Expect, Ready, Scenario, Waiting, MEMLOCKED};
+use super::{memlocked, Cmd, Expect, Midway, Ready, Scenario, Waiting, MEMLOCKED};
 
 /// The one line each side prints when the port cannot take an alternate path.
 const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
@@ -205,4 +205,26 @@ pub static WAITING: &[Waiting] = &[Waiting {
     exits: [143, 130],
     stdout: &[],
     stderr: &[],
+}];
+
+/// A long run, for the fault matrix's mid-exchange cells.
+pub static MIDWAY: &[Midway] = &[Midway {
+    name: "apm",
+    package: "apm",
+    server: &["apm", "-s", "-p", "51282", "-c", "100", "-w", "200"],
+    client: &[
+        "apm",
+        "-a",
+        "{server_ip}",
+        "-p",
+        "51282",
+        "-c",
+        "100",
+        "-w",
+        "200",
+    ],
+    ready: Ready::RdmaCmListen(51282),
+    line: "recv: 2",
+    server_error: "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
+    within_secs: 20,
 }];

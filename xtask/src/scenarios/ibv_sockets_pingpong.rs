@@ -1,6 +1,6 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
 
-use super::{pingpong_summaries, Cmd, Expect, Outcome, Ready, Scenario, Waiting};
+use super::{pingpong_summaries, Cmd, Expect, Midway, Outcome, Ready, Scenario, Waiting};
 
 const SERVER: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
@@ -371,6 +371,42 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::NOTHING,
         ..Scenario::BASE
     },
+    // The fault matrix's side-channel cells, as rc_example's: 7 bytes and
+    // a close, then a whole conn_info (with GID) of 0xff bytes.
+    Scenario {
+        name: "ibv_sockets_pingpong_garbage_then_close",
+        package: "ibv_sockets_pingpong",
+        server: Some(SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &[
+                "-c",
+                "exec 3<>/dev/tcp/{server_ip}/6543; head -c 7 /dev/urandom >&3; exec 3>&-",
+            ],
+        }),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]).within(15),
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "ibv_sockets_pingpong_garbage_struct",
+        package: "ibv_sockets_pingpong",
+        server: Some(SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &[
+                "-c",
+                "exec 3<>/dev/tcp/{server_ip}/6543; head -c 24 /dev/zero | tr '\\0' '\\377' >&3; \
+                 timeout 20 cat <&3 >/dev/null",
+            ],
+        }),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&[
+            "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
+        ])
+        .within(15),
+        ..Scenario::BASE
+    },
 ];
 
 /// The server, for the fault matrix's signal cells: killed by either.
@@ -382,4 +418,35 @@ pub static WAITING: &[Waiting] = &[Waiting {
     exits: [143, 130],
     stdout: &[],
     stderr: &[],
+}];
+
+/// A long ping-pong, for the fault matrix's mid-exchange cells: the server
+/// meets a failed SEND or a missing answer, and says so in one line.
+pub static MIDWAY: &[Midway] = &[Midway {
+    name: "ibv_sockets_pingpong",
+    package: "ibv_sockets_pingpong",
+    server: &[
+        "ibv_sockets_pingpong",
+        "-d",
+        "{dev}",
+        "-g",
+        "{gid_idx}",
+        "-n",
+        "100000000",
+    ],
+    client: &[
+        "ibv_sockets_pingpong",
+        "-d",
+        "{dev}",
+        "-g",
+        "{gid_idx}",
+        "-n",
+        "100000000",
+        "{server_ip}",
+    ],
+    ready: Ready::TcpListen(6543),
+    // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
+    line: "*post recv.",
+    server_error: "fail to poll cq: *",
+    within_secs: 20,
 }];

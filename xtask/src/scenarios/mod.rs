@@ -188,7 +188,8 @@ impl Scenario {
 
 /// `sh -c SIGNAL_AT sh SIG LINE PROGRAM ARGS...`: runs the program, passes
 /// its stdout on, sends it SIG once it prints a line that matches LINE (a
-/// shell pattern), then prints `exit N after SIG` and exits with the
+/// shell pattern; the cells use `*` only, so that it is also the glob their
+/// expectations check), then prints `exit N after SIG` and exits with the
 /// program's status N. The fault matrix's signals in a given phase. (A
 /// shell starts background commands with SIGINT ignored; `env` gives the
 /// program SIGINT's default action back, as a terminal's Ctrl-C finds it.)
@@ -229,13 +230,82 @@ pub struct Waiting {
     pub stderr: &'static [&'static str],
 }
 
+/// Generated cells live as long as the table that holds them.
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+/// As [`leak`], for a generated name or line.
+fn text(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// A pair with a long exchange, as the fault matrix's mid-exchange cells
+/// need it: the client is sent SIGKILL, SIGTERM or SIGINT when it prints
+/// `line`, and the server must then fail in one line, within `within_secs`
+/// (it notices the lost peer; it does not wait out a timeout). Each gives
+/// `<name>_client_sig{kill,term,int}_midway`.
+#[derive(Debug)]
+pub struct Midway {
+    /// The program, as the cells' names start.
+    pub name: &'static str,
+    /// Its workspace package.
+    pub package: &'static str,
+    /// The server: a long run.
+    pub server: &'static [&'static str],
+    /// The client of that run.
+    pub client: &'static [&'static str],
+    /// When the server is ready.
+    pub ready: Ready,
+    /// The client line (a shell pattern) at which it is signalled.
+    pub line: &'static str,
+    /// The server's one error line then.
+    pub server_error: &'static str,
+    /// The bound on the server's run.
+    pub within_secs: u32,
+}
+
+impl Midway {
+    /// The three cells: the client run under [`SIGNAL_AT`].
+    pub fn cells(&self) -> Vec<Scenario> {
+        [("KILL", 137), ("TERM", 143), ("INT", 130)]
+            .into_iter()
+            .map(|(sig, exit)| {
+                let wrapper = ["-c", SIGNAL_AT, "sh", sig, self.line];
+                Scenario {
+                    name: text(format!(
+                        "{}_client_sig{}_midway",
+                        self.name,
+                        sig.to_lowercase()
+                    )),
+                    package: self.package,
+                    server: Some(Cmd {
+                        program: self.server[0],
+                        args: &self.server[1..],
+                    }),
+                    client: Some(Cmd {
+                        program: "sh",
+                        args: leak(wrapper.iter().chain(self.client).copied().collect()),
+                    }),
+                    ready: self.ready,
+                    server_expect: Expect::fails(leak(vec![self.server_error]))
+                        .within(self.within_secs),
+                    client_expect: Expect::exits(
+                        exit,
+                        leak(vec![self.line, text(format!("exit {exit} after {sig}"))]),
+                        &[],
+                    ),
+                    timeout_secs: 60,
+                    ..Scenario::BASE
+                }
+            })
+            .collect()
+    }
+}
+
 impl Waiting {
     /// The two cells, run under [`SIGNAL_AT`].
     pub fn cells(&self) -> Vec<Scenario> {
-        fn leak<T>(v: Vec<T>) -> &'static [T] {
-            Box::leak(v.into_boxed_slice())
-        }
-        let text = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
         [("TERM", self.exits[0]), ("INT", self.exits[1])]
             .into_iter()
             .map(|(sig, exit)| {
@@ -324,16 +394,20 @@ pub const TIMED_OUT: i32 = 124;
 // `mod <file>;` and `TABLES` for each scenario file (see build.rs).
 include!(concat!(env!("OUT_DIR"), "/scenario_tables.rs"));
 
-/// Every scenario, in table order, then the signal cells of every
-/// [`Waiting`] declaration.
+/// Every scenario, in table order, then the fault matrix's cells of every
+/// [`Waiting`] and [`Midway`] declaration.
 pub fn all() -> &'static [&'static Scenario] {
     static ALL: std::sync::OnceLock<Vec<&'static Scenario>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let cells = WAITINGS
+        let waiting = WAITINGS
             .iter()
             .flat_map(|w| w.iter())
             .flat_map(Waiting::cells);
-        let cells: &'static [Scenario] = Box::leak(cells.collect::<Vec<_>>().into_boxed_slice());
+        let midway = MIDWAYS
+            .iter()
+            .flat_map(|m| m.iter())
+            .flat_map(Midway::cells);
+        let cells = leak(waiting.chain(midway).collect());
         TABLES.iter().flat_map(|t| t.iter()).chain(cells).collect()
     })
 }

@@ -144,6 +144,44 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
         ..Scenario::BASE
     },
+    // The fault matrix's side-channel cells: a peer that sends 10 bytes
+    // and closes, and one that sends a whole cm_con_data_t of 0xff bytes
+    // and waits. The first is a short read, the second a QP number that is
+    // none; both fail at once, in one line.
+    Scenario {
+        name: "rc_example_garbage_then_close",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &[
+                "-c",
+                "exec 3<>/dev/tcp/{server_ip}/19875; head -c 10 /dev/urandom >&3; exec 3>&-",
+            ],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "rc_example_garbage_struct",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &[
+                "-c",
+                "exec 3<>/dev/tcp/{server_ip}/19875; head -c 34 /dev/zero | tr '\\0' '\\377' >&3; \
+                 timeout 20 cat <&3 >/dev/null",
+            ],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect::fails(&[
+            "failed to connect QPs: the peer's QP number 0xffffffff is not a QP number *",
+        ])
+        .within(15),
+        ..Scenario::BASE
+    },
     // The fault matrix's `ulimit -l` cell: the client's registration fails
     // with the hint, in one line; the server then finds its peer gone.
     Scenario {

@@ -5,7 +5,9 @@
 //! The server answers every batch of `max_wr` receives with one send, so it
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
-use super::{memlocked, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, Waiting, MEMLOCKED};
+use super::{
+    memlocked, stdout_of, Cmd, Expect, Midway, Outcome, Ready, Scenario, Waiting, MEMLOCKED,
+};
 
 /// The server's receives came over `N` different QPs: the shared receive
 /// queue served every connection (its `recv count: C, qp_num: Q` lines).
@@ -410,4 +412,42 @@ pub static WAITING: &[Waiting] = &[Waiting {
     exits: [143, 130],
     stdout: &[],
     stderr: &[],
+}];
+
+/// A long run, for the fault matrix's mid-exchange cells: the server
+/// notices its lost client at once, in whichever wait it is.
+pub static MIDWAY: &[Midway] = &[Midway {
+    name: "srq",
+    package: "srq",
+    server: &[
+        "srq",
+        "-s",
+        "-a",
+        "{server_ip}",
+        "-p",
+        "51281",
+        "-c",
+        "100000",
+        "-l",
+        "1000",
+        "-w",
+        "8",
+    ],
+    client: &[
+        "srq",
+        "-a",
+        "{server_ip}",
+        "-p",
+        "51281",
+        "-c",
+        "100000",
+        "-l",
+        "1000",
+        "-w",
+        "8",
+    ],
+    ready: Ready::RdmaCmListen(51281),
+    line: "recv count: 2",
+    server_error: "*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
+    within_secs: 20,
 }];
