@@ -225,6 +225,7 @@ pub static MIDWAY: &[Midway] = &[Midway {
     ],
     ready: Ready::RdmaCmListen(51282),
     line: "recv: 2",
+    delay: "0",
     server_error: "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
     within_secs: 20,
 }];

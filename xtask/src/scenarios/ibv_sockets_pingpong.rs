@@ -447,6 +447,9 @@ pub static MIDWAY: &[Midway] = &[Midway {
     ready: Ready::TcpListen(6543),
     // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
     line: "*post recv.",
+    // The client prints nothing once the ping-pong runs; a second after its
+    // receive is posted, the MR info is exchanged and the loop has begun.
+    delay: "1",
     server_error: "fail to poll cq: *",
     within_secs: 20,
 }];

@@ -186,20 +186,20 @@ impl Scenario {
     };
 }
 
-/// `sh -c SIGNAL_AT sh SIG LINE PROGRAM ARGS...`: runs the program, passes
-/// its stdout on, sends it SIG once it prints a line that matches LINE (a
-/// shell pattern; the cells use `*` only, so that it is also the glob their
-/// expectations check), then prints `exit N after SIG` and exits with the
+/// `sh -c SIGNAL_AT sh SIG LINE DELAY PROGRAM ARGS...`: runs the program,
+/// passes its stdout on, sends it SIG DELAY seconds after it prints a line
+/// that matches LINE (a shell pattern; the cells use `*` only, so that it is
+/// also the glob their expectations check), then prints `exit N after SIG` and exits with the
 /// program's status N. The fault matrix's signals in a given phase. (A
 /// shell starts background commands with SIGINT ignored; `env` gives the
 /// program SIGINT's default action back, as a terminal's Ctrl-C finds it.)
-pub const SIGNAL_AT: &str = r#"sig=$1 line=$2; shift 2
+pub const SIGNAL_AT: &str = r#"sig=$1 line=$2 delay=$3; shift 3
 f=$(mktemp -u); mkfifo $f
 env --default-signal=INT "$@" >$f & p=$!
 exec 3<$f
 while IFS= read -r l <&3; do
   printf '%s\n' "$l"
-  case $l in $line) kill -$sig $p; break;; esac
+  case $l in $line) sleep $delay; kill -$sig $p; break;; esac
 done
 cat <&3
 wait $p; s=$?; rm -f $f
@@ -257,8 +257,11 @@ pub struct Midway {
     pub client: &'static [&'static str],
     /// When the server is ready.
     pub ready: Ready,
-    /// The client line (a shell pattern) at which it is signalled.
+    /// The client line (a shell pattern) after which it is signalled.
     pub line: &'static str,
+    /// Seconds from that line to the signal: a client that prints nothing
+    /// while the exchange runs is signalled a moment into it.
+    pub delay: &'static str,
     /// The server's one error line then.
     pub server_error: &'static str,
     /// The bound on the server's run.
@@ -271,7 +274,7 @@ impl Midway {
         [("KILL", 137), ("TERM", 143), ("INT", 130)]
             .into_iter()
             .map(|(sig, exit)| {
-                let wrapper = ["-c", SIGNAL_AT, "sh", sig, self.line];
+                let wrapper = ["-c", SIGNAL_AT, "sh", sig, self.line, self.delay];
                 Scenario {
                     name: text(format!(
                         "{}_client_sig{}_midway",
@@ -309,7 +312,7 @@ impl Waiting {
         [("TERM", self.exits[0]), ("INT", self.exits[1])]
             .into_iter()
             .map(|(sig, exit)| {
-                let args = ["-c", SIGNAL_AT, "sh", sig, self.line];
+                let args = ["-c", SIGNAL_AT, "sh", sig, self.line, "0"];
                 let stdout = std::iter::once(self.line)
                     .chain(self.stdout.iter().copied())
                     .chain([text(format!("exit {exit} after {sig}"))]);
@@ -965,7 +968,7 @@ mod tests {
         let args = int.server.as_ref().unwrap().args;
         assert_eq!(
             args,
-            ["-c", SIGNAL_AT, "sh", "INT", "waiting *", "prog", "-s"]
+            ["-c", SIGNAL_AT, "sh", "INT", "waiting *", "0", "prog", "-s"]
         );
         assert_eq!(int.server_expect.exit, 130);
         assert_eq!(

@@ -448,6 +448,7 @@ pub static MIDWAY: &[Midway] = &[Midway {
     ],
     ready: Ready::RdmaCmListen(51281),
     line: "recv count: 2",
+    delay: "0",
     server_error: "*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
     within_secs: 20,
 }];
