@@ -134,6 +134,35 @@ pub fn full_stdout_is_one_error_line(bin: &str) {
     );
 }
 
+/// Assert that each numeric option of `cases` (`("-x", lowest, highest)`)
+/// takes its lowest and highest value and refuses the values just past
+/// them with a reason that names it, `base` being given too.
+#[track_caller]
+pub fn assert_limits<C>(
+    cli: &crate::cli::Cli,
+    read: impl Fn(&crate::cli::Matches) -> Result<crate::cli::Parsed<C>, String> + Copy,
+    base: &[&str],
+    cases: &[(&str, u64, u64)],
+) {
+    for &(opt, lo, hi) in cases {
+        let with = |v: u64| {
+            let v = v.to_string();
+            let args: Vec<&str> = base.iter().copied().chain([opt, v.as_str()]).collect();
+            cli.config_of(&args, read).map(drop)
+        };
+        for v in [lo, hi] {
+            assert_eq!(with(v), Ok(()), "{opt} {v} must be taken");
+        }
+        for v in lo.checked_sub(1).into_iter().chain([hi + 1]) {
+            let e = with(v).expect_err(&format!("{opt} {v} must be refused"));
+            assert!(
+                e.contains(opt),
+                "{opt} {v}: the reason must name {opt}: {e}"
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

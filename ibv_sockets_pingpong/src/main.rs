@@ -782,6 +782,25 @@ fn format_summary(size: u64, iters: u64, elapsed: Duration) -> String {
 mod tests {
     use super::*;
 
+    /// Every number at and just past its limits: taken, or refused with a
+    /// reason that names the option (the fault matrix's limits row).
+    #[test]
+    fn every_number_at_and_past_its_limits() {
+        let max = i32::MAX as u64;
+        common::testkit::assert_limits(
+            &cli(),
+            read_config,
+            &[],
+            &[
+                ("-p", 1, 65535),
+                ("-i", 1, 255),
+                ("-g", 0, 255),
+                ("-s", 1, MAX_MSG_SIZE),
+                ("-n", 1, max),
+            ],
+        );
+    }
+
     #[test]
     fn summary_lines_are_rc_pingpongs() {
         let text = format_summary(4096, 1000, Duration::from_micros(90_000));

@@ -601,6 +601,18 @@ fn run_main(mut config: Config) -> ExitCode {
 mod tests {
     use super::*;
 
+    /// Every number at and just past its limits: taken, or refused with a
+    /// reason that names the option (the fault matrix's limits row).
+    #[test]
+    fn every_number_at_and_past_its_limits() {
+        common::testkit::assert_limits(
+            &cli(),
+            read_config,
+            &[],
+            &[("-p", 1, 65535), ("-i", 1, 255), ("-g", 0, 255)],
+        );
+    }
+
     #[test]
     fn remote_con_data_is_checked() {
         let good = CmConData {

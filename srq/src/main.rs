@@ -397,6 +397,25 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
+    /// Every number at and just past its limits: taken, or refused with a
+    /// reason that names the option (the fault matrix's limits row).
+    #[test]
+    fn every_number_at_and_past_its_limits() {
+        let max = i32::MAX as u64;
+        common::testkit::assert_limits(
+            &cli(),
+            read_config,
+            &["-a", "h"],
+            &[
+                ("-p", 1, 65535),
+                ("-c", 1, max),
+                ("-l", 1, max),
+                ("-q", 1, max),
+                ("-w", 1, max),
+            ],
+        );
+    }
+
     fn parse(a: &[&str]) -> std::result::Result<Config, String> {
         cli().config_of(a, read_config)
     }

@@ -527,6 +527,19 @@ fn run_all(params: Params) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// Every number at and just past its limits: taken, or refused with a
+    /// reason that names the option (the fault matrix's limits row).
+    #[test]
+    fn every_number_at_and_past_its_limits() {
+        let max = i32::MAX as u64;
+        common::testkit::assert_limits(
+            &cli(),
+            read_params,
+            &["-m", "239.255.1.1"],
+            &[("-c", 0, max), ("-l", 0, max - GRH_SIZE as u64)],
+        );
+    }
+
     fn parse(a: &[&str]) -> std::result::Result<Params, String> {
         cli().config_of(a, read_params)
     }

@@ -685,6 +685,23 @@ fn run_main(mut cfg: Config) -> ExitCode {
 mod tests {
     use super::*;
 
+    /// Every number at and just past its limits: taken, or refused with a
+    /// reason that names the option (the fault matrix's limits row).
+    #[test]
+    fn every_number_at_and_past_its_limits() {
+        let max = i32::MAX as u64;
+        common::testkit::assert_limits(
+            &cli(),
+            read_config,
+            &["-m", "239.255.1.1"],
+            &[
+                ("-c", 1, 1024),
+                ("-C", 0, max / 2),
+                ("-S", 0, max - GRH_SIZE as u64),
+            ],
+        );
+    }
+
     fn config(a: &[&str]) -> Config {
         cli().config_of(a, read_config).unwrap()
     }
