@@ -44,7 +44,8 @@ pub const STEPS: &[&[&str]] = &[
         "warnings",
     ],
     &["test", "--workspace"],
-    // The VM tests are #[ignore]d so that plain `cargo test` stays host-only.
+    // The VM tests run only with --ignored (their harness treats them as
+    // #[ignore]d ones), so that plain `cargo test` stays host-only.
     &[
         "test",
         "-p",

@@ -28,6 +28,12 @@ pub enum Mode {
     },
 }
 
+/// The server side's address in the VMs (VM A's across two), on TEST-NET-1:
+/// it never leaves this machine.
+pub const SERVER_IP: &str = "192.0.2.1";
+/// The client side's address in VM B across two VMs.
+pub const CLIENT_IP: &str = "192.0.2.2";
+
 impl Mode {
     /// Short name for messages and test names.
     pub fn label(&self) -> &'static str {
@@ -42,8 +48,8 @@ impl Mode {
     /// on a real fabric, whose GIDs need not be IPv4-mapped.
     pub fn addrs(&self) -> Option<Addrs> {
         let (server, client) = match self {
-            Mode::SingleHost => ("192.0.2.1", "192.0.2.1"),
-            Mode::TwoHosts => ("192.0.2.1", "192.0.2.2"),
+            Mode::SingleHost => (SERVER_IP, SERVER_IP),
+            Mode::TwoHosts => (SERVER_IP, CLIENT_IP),
             Mode::Local { .. } => return None,
         };
         Some(Addrs {
@@ -347,7 +353,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             fs::create_dir_all(&out).map_err(|e| e.to_string())?;
             let cfg = agent(
                 Role::Both,
-                "192.0.2.1",
+                SERVER_IP,
                 Net::Dummy,
                 out.clone(),
                 Params::default(),
@@ -383,14 +389,14 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             };
             let cfg_a = agent(
                 Role::Server,
-                "192.0.2.1",
+                SERVER_IP,
                 Net::Mac(vm::MAC_A.into()),
                 a.clone(),
                 Params::default(),
             );
             let cfg_b = agent(
                 Role::Client,
-                "192.0.2.2",
+                CLIENT_IP,
                 Net::Mac(vm::MAC_B.into()),
                 b.clone(),
                 Params::default(),

@@ -142,7 +142,6 @@ pub static SCENARIOS: &[Scenario] = &[
             &["rdma_connect failed: Connection refused (ECONNREFUSED) \
                        (RDMA_CM_EVENT_REJECTED, status *)"],
         )
-        .one_error_line()
         .within(10),
         ..Scenario::BASE
     },
@@ -173,7 +172,6 @@ pub static SCENARIOS: &[Scenario] = &[
             &["rdma_get_*_comp: the peer went away: \
                        RDMA_CM_EVENT_DISCONNECTED (status *)"],
         )
-        .one_error_line()
         .within(20),
         timeout_secs: 60,
         ..Scenario::BASE

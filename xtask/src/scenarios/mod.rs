@@ -189,10 +189,11 @@ impl Scenario {
 /// `sh -c SIGNAL_AT sh SIG LINE DELAY PROGRAM ARGS...`: runs the program,
 /// passes its stdout on, sends it SIG DELAY seconds after it prints a line
 /// that matches LINE (a shell pattern; the cells use `*` only, so that it is
-/// also the glob their expectations check), then prints `exit N after SIG` and exits with the
-/// program's status N. The fault matrix's signals in a given phase. (A
-/// shell starts background commands with SIGINT ignored; `env` gives the
-/// program SIGINT's default action back, as a terminal's Ctrl-C finds it.)
+/// also the glob their expectations check), then prints `exit N after SIG`
+/// and exits with the program's status N. The fault matrix's signals in a
+/// given phase. (A shell starts background commands with SIGINT ignored;
+/// `env` gives the program SIGINT's default action back, as a terminal's
+/// Ctrl-C finds it.)
 pub const SIGNAL_AT: &str = r#"sig=$1 line=$2 delay=$3; shift 3
 f=$(mktemp -u); mkfifo $f
 env --default-signal=INT "$@" >$f & p=$!
@@ -240,6 +241,22 @@ fn text(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
+/// `cmd` run under [`SIGNAL_AT`], and the line the wrapper ends with.
+fn signalled(
+    sig: &'static str,
+    line: &'static str,
+    delay: &'static str,
+    cmd: &[&'static str],
+    exit: i32,
+) -> (Cmd, &'static str) {
+    let wrapper = ["-c", SIGNAL_AT, "sh", sig, line, delay];
+    let cmd = Cmd {
+        program: "sh",
+        args: leak(wrapper.into_iter().chain(cmd.iter().copied()).collect()),
+    };
+    (cmd, text(format!("exit {exit} after {sig}")))
+}
+
 /// A pair with a long exchange, as the fault matrix's mid-exchange cells
 /// need it: the client is sent SIGKILL, SIGTERM or SIGINT when it prints
 /// `line`, and the server must then fail in one line, within `within_secs`
@@ -274,7 +291,7 @@ impl Midway {
         [("KILL", 137), ("TERM", 143), ("INT", 130)]
             .into_iter()
             .map(|(sig, exit)| {
-                let wrapper = ["-c", SIGNAL_AT, "sh", sig, self.line, self.delay];
+                let (client, ended) = signalled(sig, self.line, self.delay, self.client, exit);
                 Scenario {
                     name: text(format!(
                         "{}_client_sig{}_midway",
@@ -286,18 +303,11 @@ impl Midway {
                         program: self.server[0],
                         args: &self.server[1..],
                     }),
-                    client: Some(Cmd {
-                        program: "sh",
-                        args: leak(wrapper.iter().chain(self.client).copied().collect()),
-                    }),
+                    client: Some(client),
                     ready: self.ready,
                     server_expect: Expect::fails(leak(vec![self.server_error]))
                         .within(self.within_secs),
-                    client_expect: Expect::exits(
-                        exit,
-                        leak(vec![self.line, text(format!("exit {exit} after {sig}"))]),
-                        &[],
-                    ),
+                    client_expect: Expect::exits(exit, leak(vec![self.line, ended]), &[]),
                     timeout_secs: 60,
                     ..Scenario::BASE
                 }
@@ -312,17 +322,14 @@ impl Waiting {
         [("TERM", self.exits[0]), ("INT", self.exits[1])]
             .into_iter()
             .map(|(sig, exit)| {
-                let args = ["-c", SIGNAL_AT, "sh", sig, self.line, "0"];
+                let (server, ended) = signalled(sig, self.line, "0", self.cmd, exit);
                 let stdout = std::iter::once(self.line)
                     .chain(self.stdout.iter().copied())
-                    .chain([text(format!("exit {exit} after {sig}"))]);
+                    .chain([ended]);
                 Scenario {
                     name: text(format!("{}_sig{}_waiting", self.name, sig.to_lowercase())),
                     package: self.package,
-                    server: Some(Cmd {
-                        program: "sh",
-                        args: leak(args.iter().chain(self.cmd).copied().collect()),
-                    }),
+                    server: Some(server),
                     server_expect: Expect::exits(exit, leak(stdout.collect()), self.stderr)
                         .within(15),
                     ..Scenario::BASE
@@ -334,7 +341,8 @@ impl Waiting {
 
 /// `sh -c MEMLOCKED sh PROGRAM ARGS`: the program without CAP_IPC_LOCK and
 /// with a locked-memory limit of 0, so that its first memory registration
-/// fails (ENOMEM) as on a host whose `ulimit -l` is too low.
+/// fails (EPERM, as the kernel answers for a limit of 0), as on a host or
+/// in a container whose `ulimit -l` is too low.
 pub const MEMLOCKED: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
                              sh -c 'ulimit -l 0 && exec \"$@\"' sh \"$@\"";
 
@@ -461,7 +469,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
-            server_ip: "192.0.2.1".into(),
+            server_ip: crate::lab::SERVER_IP.into(),
             dev: "rxe0".into(),
             gid_idx: 1,
             ib_port: 1,

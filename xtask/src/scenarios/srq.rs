@@ -292,7 +292,6 @@ pub static SCENARIOS: &[Scenario] = &[
             // client dies: either names its verb, then the disconnect.
             &["*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
         )
-        .one_error_line()
         .within(20),
         client_expect: Expect::ok(&["client killed after: recv count: 2"]).any_stderr(),
         timeout_secs: 60,
@@ -327,7 +326,6 @@ pub static SCENARIOS: &[Scenario] = &[
             &["send count: 20, qp_num: *"],
             &["*the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
         )
-        .one_error_line()
         .within(20),
         timeout_secs: 60,
         ..Scenario::BASE
@@ -341,9 +339,7 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "srq",
             args: &["-a", "192.0.2.99", "-p", "51297"],
         }),
-        client_expect: Expect::fails(&["rdma_resolve_addr*"])
-            .one_error_line()
-            .within(20),
+        client_expect: Expect::fails(&["rdma_resolve_addr*"]).within(20),
         ..Scenario::BASE
     },
     // Two buffers of 2 GB each in a 2 GiB VM: refused at once, in one line,
@@ -380,7 +376,6 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         client_expect: Expect::fails(&["rdma_connect failed: Connection refused (ECONNREFUSED) \
     (RDMA_CM_EVENT_REJECTED, status *)"])
-        .one_error_line()
         .within(10),
         ..Scenario::BASE
     },
