@@ -396,6 +396,20 @@ fn run(cfg: &Config) -> Result<()> {
         }
     };
 
+    // Before any memory is pinned: a message the port cannot carry. (The
+    // device handle goes out of scope here: it holds the id, which
+    // destroy_resources must find free.)
+    {
+        let verbs = ctx
+            .id
+            .verbs()
+            .ok_or_else(|| Error::msg("the connection has no RDMA device"))?;
+        let port = verbs.query_port(ctx.id.port_num())?;
+        cfg.base
+            .check_max_msg(port.max_msg_sz)
+            .map_err(Error::msg)?;
+    }
+
     // Only query for the alternate port if the information was not
     // specified on the command line.
     if !cfg.alt_path_given() {

@@ -116,6 +116,19 @@ impl Error {
         if named {
             return self;
         }
+        // "ibv_query_port on port 9 failed" over "ibv_query_port failed: X"
+        // says the verb and "failed" once: "... on port 9 failed: X".
+        let verb = context.split_whitespace().next().unwrap_or_default();
+        let repeated = format!("{verb} failed: ");
+        if let (true, Some(rest)) = (
+            context.ends_with(" failed"),
+            self.msg.strip_prefix(&repeated),
+        ) {
+            return Error {
+                msg: format!("{context}: {rest}"),
+                errno: self.errno,
+            };
+        }
         Error {
             msg: format!("{context}: {}", self.msg),
             errno: self.errno,
@@ -188,6 +201,9 @@ fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
         (v, libc::ENODEV | libc::EADDRNOTAVAIL) if v.starts_with("rdma_") => {
             Some("no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?")
         }
+        // Every event channel, completion channel and device context is a
+        // file descriptor: many connections run out of them first.
+        (_, libc::EMFILE) => Some("each channel is a file descriptor: raise `ulimit -n`"),
         (v, libc::EINVAL) if v.contains("query_gid") => {
             Some("the GID index is beyond the port's GID table: see `ibv_devinfo -v`")
         }
@@ -209,6 +225,17 @@ mod tests {
             e.to_string().starts_with("ibv_alloc: ibv_alloc_pd failed"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_context_that_names_the_verb_and_failed_says_them_once() {
+        let e = Error::with_errno("ibv_query_port", libc::EINVAL)
+            .context("ibv_query_port on port 255 failed");
+        assert_eq!(
+            e.to_string(),
+            "ibv_query_port on port 255 failed: Invalid argument (EINVAL)"
+        );
+        assert_eq!(e.errno(), Some(libc::EINVAL));
     }
 
     #[test]

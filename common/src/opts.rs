@@ -148,6 +148,20 @@ impl ExchangeOpts {
             _ => Ok(()),
         }
     }
+
+    /// Refuses a `-l` longer than the port carries in one message (its
+    /// `max_msg_sz`: 1 GiB on many HCAs), which would otherwise fail only
+    /// at the first send, after both sides had connected.
+    pub fn check_max_msg(&self, max_msg_sz: u32) -> Result<(), String> {
+        if self.msg_length as u64 > u64::from(max_msg_sz) {
+            return Err(format!(
+                "-l {} is longer than the largest message the port carries \
+                 (max_msg_sz {max_msg_sz}): give a smaller -l",
+                self.msg_length
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The options the verbs-only examples share, named as in the manual's
@@ -259,6 +273,20 @@ mod tests {
         };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         ConnOpts::read(&cli.parse(&args)?, 19875)
+    }
+
+    #[test]
+    fn lengths_the_port_cannot_carry_are_refused() {
+        let gib = 1 << 30;
+        assert!(ExchangeOpts::defaults(gib).check_max_msg(1 << 30).is_ok());
+        let e = ExchangeOpts::defaults(gib + 1)
+            .check_max_msg(1 << 30)
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "-l 1073741825 is longer than the largest message the port carries \
+             (max_msg_sz 1073741824): give a smaller -l"
+        );
     }
 
     #[test]

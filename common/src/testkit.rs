@@ -145,21 +145,28 @@ pub fn assert_limits<C>(
     cases: &[(&str, u64, u64)],
 ) {
     for &(opt, lo, hi) in cases {
-        let with = |v: u64| {
+        assert_value_limits(opt, lo, hi, |v| {
             let v = v.to_string();
             let args: Vec<&str> = base.iter().copied().chain([opt, v.as_str()]).collect();
             cli.config_of(&args, read).map(drop)
-        };
-        for v in [lo, hi] {
-            assert_eq!(with(v), Ok(()), "{opt} {v} must be taken");
-        }
-        for v in lo.checked_sub(1).into_iter().chain([hi + 1]) {
-            let e = with(v).expect_err(&format!("{opt} {v} must be refused"));
-            assert!(
-                e.contains(opt),
-                "{opt} {v}: the reason must name {opt}: {e}"
-            );
-        }
+        });
+    }
+}
+
+/// Assert that `with` takes the values `lo` and `hi` (of the option or
+/// operand `name`) and refuses the values just past them with a reason
+/// that names it.
+#[track_caller]
+pub fn assert_value_limits(name: &str, lo: u64, hi: u64, with: impl Fn(u64) -> Result<(), String>) {
+    for v in [lo, hi] {
+        assert_eq!(with(v), Ok(()), "{name} {v} must be taken");
+    }
+    for v in lo.checked_sub(1).into_iter().chain([hi + 1]) {
+        let e = with(v).expect_err(&format!("{name} {v} must be refused"));
+        assert!(
+            e.contains(name),
+            "{name} {v}: the reason must name {name}: {e}"
+        );
     }
 }
 

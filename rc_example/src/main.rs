@@ -205,6 +205,10 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
     let port_attr = ib_ctx
         .query_port(config.ib_port)
         .context(format!("ibv_query_port on port {} failed", config.ib_port))?;
+    // So does a -g that names no GID.
+    if config.gid_idx >= 0 {
+        check_gid(&ib_ctx, config)?;
+    }
 
     let sock = match &config.server_name {
         Some(server) => sock_connect(Some(server), config.tcp_port).context(format!(
@@ -332,6 +336,26 @@ fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
     .context("failed to modify QP state to RTS")
 }
 
+/// The GID that `-g` names, which must be there (not all zeros).
+fn check_gid(ib_ctx: &IbContext, config: &Config) -> Result<Gid> {
+    let context = || {
+        format!(
+            "could not get gid for port {}, index {}",
+            config.ib_port, config.gid_idx
+        )
+    };
+    let gid = ib_ctx
+        .query_gid(config.ib_port, config.gid_idx)
+        .context(context())?;
+    if gid.is_zero() {
+        return Err(Error::msg(format!(
+            "{}: the entry is empty (see `ibv_devinfo -v` for the port's GIDs)",
+            context()
+        )));
+    }
+    Ok(gid)
+}
+
 /// On a RoCE port the QP needs a GID; when the user gave none, pick the
 /// RoCE v2 IPv4-mapped one and say so.
 fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
@@ -350,12 +374,7 @@ fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
 fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
     choose_gid_for_roce(res, config)?;
     let my_gid = if config.gid_idx >= 0 {
-        res.ib_ctx
-            .query_gid(config.ib_port, config.gid_idx)
-            .context(format!(
-                "could not get gid for port {}, index {}",
-                config.ib_port, config.gid_idx
-            ))?
+        check_gid(&res.ib_ctx, config)?
     } else {
         Gid::default()
     };

@@ -101,6 +101,11 @@ fn init_resources(cfg: &Config, rai: &AddrInfo) -> Result<Context> {
             rai.what()
         ))
     })?;
+    // Before any memory is pinned: a message the port cannot carry.
+    let port = verbs.query_port(srq_id.port_num())?;
+    cfg.base
+        .check_max_msg(port.max_msg_sz)
+        .map_err(Error::msg)?;
 
     // Create the memory regions being used in this example.
     let recv_mr = srq_id.reg_msgs(cfg.base.msg_length)?;

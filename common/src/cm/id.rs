@@ -493,15 +493,31 @@ impl CmId {
                 "rdma_get_request: the id is event-driven; read its CONNECT_REQUEST events",
             ));
         }
-        if !wait_readable(self.channel_fd(), timeout, "poll(rdma_cm listen channel)")? {
-            return Ok(None);
-        }
+        // librdmacm swallows a request it cannot set up (a new channel for
+        // the child, say, when the process is out of file descriptors) and
+        // reads the channel again; on a blocking fd that read would outlast
+        // `timeout`. Non-blocking for the call, it answers EAGAIN instead,
+        // and the wait goes on until the deadline.
+        let fd = self.channel_fd();
+        let _nonblocking = NonBlocking::set(fd, "fcntl(rdma_cm listen channel, O_NONBLOCK)")?;
+        let deadline = timeout.map(|t| Instant::now() + t);
         let mut id: *mut sys::rdma_cm_id = ptr::null_mut();
-        // SAFETY: self is a live synchronous listening id; the channel is
-        // readable, so this does not block.
-        let rc = unsafe { sys::rdma_get_request(self.inner.id, &mut id) };
-        if rc != 0 {
-            return Err(Error::last_os("rdma_get_request"));
+        loop {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if !wait_readable(fd, left, "poll(rdma_cm listen channel)")? {
+                return Ok(None);
+            }
+            // SAFETY: self is a live synchronous listening id; its channel
+            // is non-blocking, so this does not block.
+            let rc = unsafe { sys::rdma_get_request(self.inner.id, &mut id) };
+            if rc == 0 {
+                break;
+            }
+            let err = std::io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EAGAIN) {
+                let errno = err.raw_os_error().unwrap_or(0);
+                return Err(Error::with_errno("rdma_get_request", errno));
+            }
         }
         // SAFETY: rdma_get_request left the request in id->event until the
         // next call on the id; the private data is copied now.
@@ -800,6 +816,32 @@ pub(super) unsafe fn event_private_data(ev: *const sys::rdma_cm_event) -> Vec<u8
         )
     }
     .to_vec()
+}
+
+/// O_NONBLOCK on a descriptor for as long as this lives; the flags it had
+/// come back on drop.
+struct NonBlocking {
+    fd: c_int,
+    flags: c_int,
+}
+
+impl NonBlocking {
+    fn set(fd: c_int, what: &str) -> Result<NonBlocking> {
+        // SAFETY: fd is an open descriptor that the caller's object owns.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        // SAFETY: as above.
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(Error::last_os(what));
+        }
+        Ok(NonBlocking { fd, flags })
+    }
+}
+
+impl Drop for NonBlocking {
+    fn drop(&mut self) {
+        // SAFETY: the descriptor outlives this guard (its owner holds both).
+        unsafe { libc::fcntl(self.fd, libc::F_SETFL, self.flags) };
+    }
 }
 
 #[cfg(test)]

@@ -270,7 +270,7 @@ impl Cq {
         // SAFETY: ctx and channel (if any) are live.
         let cq = unsafe { sys::ibv_create_cq(ctx.as_ptr(), cqe, ptr::null_mut(), ch, 0) };
         if cq.is_null() {
-            return Err(Error::last_os("ibv_create_cq").context(format!("{cqe} entries")));
+            return Err(Error::last_os(&format!("ibv_create_cq of {cqe} entries")));
         }
         Ok(Cq {
             inner: Arc::new(CqInner {

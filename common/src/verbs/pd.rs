@@ -176,31 +176,43 @@ impl Pd {
     }
 }
 
-/// Page-aligned zeroed memory that this crate owns.
+/// Page-aligned zeroed memory that this crate owns: an anonymous mapping,
+/// so that the kernel supplies zero pages as they are first touched (by
+/// the registration that pins them) instead of the program writing zeros
+/// over the whole length first.
 struct Buffer {
     ptr: *mut u8,
     len: usize,
-    layout: std::alloc::Layout,
 }
 
 impl Buffer {
     fn new(len: usize) -> Result<Buffer> {
-        let layout = std::alloc::Layout::from_size_align(len.max(1), 4096)
-            .map_err(|_| Error::msg(format!("cannot allocate a {len}-byte buffer")))?;
-        // SAFETY: layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(Error::with_errno("malloc", libc::ENOMEM)
-                .context(format!("allocating {len} bytes")));
+        let map_len = len.max(1);
+        // SAFETY: a fresh private anonymous mapping; no existing memory is named.
+        let ptr = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(Error::last_os("mmap").context(format!("allocating {len} bytes")));
         }
-        Ok(Buffer { ptr, len, layout })
+        Ok(Buffer {
+            ptr: ptr.cast(),
+            len,
+        })
     }
 }
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        // SAFETY: allocated in Buffer::new with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+        // SAFETY: mapped in Buffer::new with this length, and unmapped once.
+        unsafe { libc::munmap(self.ptr.cast(), self.len.max(1)) };
     }
 }
 
@@ -376,5 +388,33 @@ impl Sge<'_> {
             length: self.length,
             lkey: self.mr.lkey(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Buffer;
+
+    /// This process's resident set, in bytes (`/proc/self/statm`).
+    fn resident() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+        // SAFETY: sysconf has no preconditions.
+        pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize
+    }
+
+    /// A large `-l` costs nothing until the registration pins it: the
+    /// buffer is not written over first (issue 12, item 4).
+    #[test]
+    fn a_buffer_takes_memory_only_as_it_is_touched() {
+        const LEN: usize = 256 << 20;
+        let before = resident();
+        let buf = Buffer::new(LEN).unwrap();
+        let grew = resident().saturating_sub(before);
+        assert!(grew < LEN / 16, "a fresh buffer made {grew} bytes resident");
+        // SAFETY: the buffer is LEN bytes long and ours.
+        let (first, last) = unsafe { (*buf.ptr, *buf.ptr.add(LEN - 1)) };
+        assert_eq!((first, last), (0, 0), "zeroed");
+        assert_eq!(buf.ptr as usize % 4096, 0, "page-aligned");
     }
 }

@@ -171,4 +171,12 @@ mod tests {
         let e = parse_args(&["12345"]).unwrap_err();
         assert!(e.contains("give the address first"), "{e}");
     }
+
+    /// The fault matrix's limits row for the port operand (0 lets rdma_cm pick the port, as in the paper).
+    #[test]
+    fn the_port_at_and_past_its_limits() {
+        common::testkit::assert_value_limits("port", 0, 65535, |p| {
+            parse_args(&["192.0.2.1".to_string(), p.to_string()]).map(drop)
+        });
+    }
 }
