@@ -1,5 +1,5 @@
 //! Registers every `src/scenarios/*.rs` but `mod.rs` as a module whose
-//! `SCENARIOS` table (and `WAITING` and `MIDWAY` declarations, where it has
+//! `SCENARIOS` table (and `WAITING` and `KILLS` declarations, where it has
 //! them) the lab runs: adding an example's scenario file is all
 //! the lab and the Soft-RoCE tests need. The files are not in the module
 //! tree `cargo fmt` walks, so `cargo xtask fmt` names them.
@@ -36,7 +36,7 @@ fn main() {
     // The fault matrix's declarations, where a file has them.
     for (table, ty, item) in [
         ("WAITINGS", "Waiting", "WAITING"),
-        ("MIDWAYS", "Midway", "MIDWAY"),
+        ("KILLS", "Kill", "KILLS"),
     ] {
         out +=
             &format!("\n/// The files' `{item}` declarations.\nstatic {table}: &[&[{ty}]] = &[\n");

@@ -517,18 +517,38 @@ pub fn print_transcripts(outcomes: &[Outcome]) {
     }
 }
 
-/// Prints a PASS/FAIL line per scenario and `N passed, N failed`; returns
+/// Prints a PASS/FAIL line per scenario, grouped by example, with each
+/// example's fault matrix rows counted, then `N passed, N failed`; returns
 /// the number failed.
 pub fn print_summary(report: &LabReport) -> usize {
     let (mut passed, mut failed) = (0, 0);
-    for o in &report.outcomes {
-        let failures = report.failures(o);
-        if failures.is_empty() {
-            passed += 1;
-            println!("PASS {}", o.scenario);
-        } else {
-            failed += 1;
-            println!("FAIL {}: {}", o.scenario, failures.join("; "));
+    for (package, outcomes) in by_example(&report.outcomes) {
+        println!("{package}:");
+        let mut rows: Vec<(scenarios::Fault, usize, usize)> = Vec::new();
+        for o in outcomes {
+            let failures = report.failures(o);
+            let ok = failures.is_empty();
+            if ok {
+                passed += 1;
+                println!("  PASS {}", o.scenario);
+            } else {
+                failed += 1;
+                println!("  FAIL {}: {}", o.scenario, failures.join("; "));
+            }
+            if let Some(fault) = scenarios::find(&o.scenario).and_then(|s| s.fault) {
+                match rows.iter_mut().find(|r| r.0 == fault) {
+                    Some(r) => (r.1, r.2) = (r.1 + usize::from(ok), r.2 + 1),
+                    None => rows.push((fault, usize::from(ok), 1)),
+                }
+            }
+        }
+        if !rows.is_empty() {
+            rows.sort();
+            let rows: Vec<String> = rows
+                .iter()
+                .map(|(f, ok, all)| format!("{} {ok}/{all}", f.label()))
+                .collect();
+            println!("  fault matrix: {}", rows.join(", "));
         }
     }
     for n in &report.notes {
@@ -550,6 +570,20 @@ pub fn print_summary(report: &LabReport) -> usize {
         println!("results kept in {}", report.dir.display());
     }
     failed
+}
+
+/// The outcomes grouped by their scenario's package, in order of first
+/// appearance (a scenario that is not known goes under its own name).
+fn by_example(outcomes: &[Outcome]) -> Vec<(&str, Vec<&Outcome>)> {
+    let mut groups: Vec<(&str, Vec<&Outcome>)> = Vec::new();
+    for o in outcomes {
+        let package = scenarios::find(&o.scenario).map_or(o.scenario.as_str(), |s| s.package);
+        match groups.iter_mut().find(|g| g.0 == package) {
+            Some(g) => g.1.push(o),
+            None => groups.push((package, vec![o])),
+        }
+    }
+    groups
 }
 
 #[cfg(test)]

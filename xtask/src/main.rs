@@ -12,8 +12,9 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "lab",
-        "lab [NAME...] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep] [--tcg]",
-        "run scenarios (default: every example pair) in a Soft-RoCE VM,
+        "lab [NAME...] [--faults] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep] [--tcg]",
+        "run scenarios (default: every example pair; --faults: the fault
+            matrix, of every example or of those NAMEd) in a Soft-RoCE VM,
             in two VMs (--two-hosts) or on this host's RDMA device (--local);
             results go to target/lab/<run>/, kept on failure or with --keep;
             the VMs use KVM where the CPU offers it, --tcg (or XTASK_TCG=1)
@@ -88,7 +89,7 @@ fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
 
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
-    for flag in ["two-hosts", "local", "keep", "tcg"] {
+    for flag in ["two-hosts", "local", "keep", "tcg", "faults"] {
         opts.optflag("", flag, "");
     }
     for value in ["dev", "ip", "gid-idx"] {
@@ -127,7 +128,13 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
         keep: m.opt_present("keep"),
         tcg: m.opt_present("tcg") || xtask::lab::tcg_from_env(),
     };
-    let names: Vec<&str> = m.free.iter().map(String::as_str).collect();
+    let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
+    if m.opt_present("faults") {
+        names = xtask::scenarios::faults(&names)?
+            .iter()
+            .map(|s| s.name)
+            .collect();
+    }
     let report = xtask::run_scenarios(&opts, &names)?;
     lab::print_transcripts(&report.outcomes);
     let failed = lab::print_summary(&report);
@@ -170,9 +177,18 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "lab" => lab_cmd(rest),
         "list" => {
             if no_args("list", rest)? {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
                 for s in scenarios::all() {
-                    let kind = if s.pair { "pair" } else { "test-only" };
-                    println!("{:28} {kind}", s.name);
+                    let kind = match (s.pair, s.fault) {
+                        (true, _) => "pair".to_string(),
+                        (false, Some(f)) => format!("fault: {}", f.label()),
+                        (false, None) => "test-only".to_string(),
+                    };
+                    // A closed pipe (`| head`) ends the listing, quietly.
+                    if writeln!(out, "{:28} {kind}", s.name).is_err() {
+                        break;
+                    }
                 }
             }
             Ok(true)

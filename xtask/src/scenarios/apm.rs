@@ -2,7 +2,10 @@
 //! the kernel refuses alternate paths: both sides must say so in one line
 //! and still exchange every message; `-m` then has nothing to migrate.
 
-use super::{memlocked, Cmd, Expect, Midway, Ready, Scenario, Waiting, MEMLOCKED};
+use super::{
+    memlocked, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting, KILL_TERM_INT, MEMLOCKED,
+    PAST_MAX_MSG_SZ, SIGSTOP,
+};
 
 /// The one line each side prints when the port cannot take an alternate path.
 const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
@@ -127,6 +130,7 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         )
         .within(5),
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     },
     Scenario {
@@ -143,37 +147,7 @@ pub static SCENARIOS: &[Scenario] = &[
                        (RDMA_CM_EVENT_REJECTED, status *)"],
         )
         .within(10),
-        ..Scenario::BASE
-    },
-    // The server is killed (SIGKILL) after its second receive: the client
-    // must notice the disconnect at once and fail with one line.
-    Scenario {
-        name: "apm_peer_dies",
-        package: "apm",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                "apm -s -p 51232 -c 100 -w 200 > /tmp/apm_peer_dies.out & p=$!; \
-                 until grep -q '^recv: 2$' /tmp/apm_peer_dies.out; do \
-                 kill -0 $p 2>/dev/null || break; sleep 0.1; done; \
-                 kill -KILL $p; cat /tmp/apm_peer_dies.out; echo killed; exit 9",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "apm",
-            args: &["-a", "{server_ip}", "-p", "51232", "-c", "100", "-w", "200"],
-        }),
-        ready: Ready::RdmaCmListen(51232),
-        server_expect: Expect::exits(9, &["rdma_accept", "recv: 2", "killed"], &[]),
-        client_expect: Expect::exits(
-            1,
-            &["send: 2"],
-            &["rdma_get_*_comp: the peer went away: \
-                       RDMA_CM_EVENT_DISCONNECTED (status *)"],
-        )
-        .within(20),
-        timeout_secs: 60,
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
@@ -192,6 +166,94 @@ pub static SCENARIOS: &[Scenario] = &[
             "51293",
         ],
     ),
+    // The limits row, in the VM: a -l just past the port's max_msg_sz, as
+    // srq's (see there); and the lowest of every number (one message of one byte, no
+    // wait) runs the exchange.
+    // The client alone: it knows its device once its route is resolved,
+    // and fails there, before it connects.
+    Scenario {
+        name: "apm_l_past_max_msg_sz",
+        package: "apm",
+        client: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                PAST_MAX_MSG_SZ,
+                "sh",
+                "apm",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51286",
+            ],
+        }),
+        client_expect: Expect::fails_one_of(&[
+            "-l * is longer than the largest message the port carries (max_msg_sz *): \
+             give a smaller -l",
+            "*-l*2147483649*",
+        ])
+        .within(5),
+        fault: Some(Fault::Limits),
+        single_host_only: true,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "apm_lowest_values",
+        package: "apm",
+        server: Some(Cmd {
+            program: "apm",
+            args: &["-s", "-p", "51287", "-c", "1", "-l", "1", "-w", "0"],
+        }),
+        client: Some(Cmd {
+            program: "apm",
+            args: &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51287",
+                "-c",
+                "1",
+                "-l",
+                "1",
+                "-w",
+                "0",
+            ],
+        }),
+        ready: Ready::RdmaCmListen(51287),
+        server_expect: Expect::ok(&["recv: 1", "send: 1"]),
+        client_expect: Expect::ok(&["send: 1", "recv: 1"]),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    },
+    // CM private data of the wrong size: rping's connect request carries
+    // none. Over InfiniBand and RoCE the CM pads a request's private data to
+    // 56 bytes, so no size reaches the server, only zeros: it takes DLID 0
+    // and goes on; rping's 16-byte receive then cannot take apm's message,
+    // which the server reports in one line.
+    Scenario {
+        name: "apm_private_data_from_rping",
+        package: "apm",
+        server: Some(Cmd {
+            program: "apm",
+            args: &["-s", "-p", "51289", "-c", "2"],
+        }),
+        client: Some(Cmd {
+            program: "rping",
+            args: &["-c", "-a", "{server_ip}", "-p", "51289", "-C", "1", "-v"],
+        }),
+        ready: Ready::RdmaCmListen(51289),
+        server_expect: Expect {
+            stdout: &["loading alt path - local port: *, dlid: 0", "recv: 1"],
+            ..Expect::fails_one_of(&[
+                "rdma_get_send_comp: work completion status remote operation error",
+                "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
+            ])
+        }
+        .within(15),
+        client_expect: Expect::exits(255, &[], &[]).any_stderr(),
+        fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    },
 ];
 
 /// The server, for the fault matrix's signal cells: killed by either.
@@ -205,25 +267,78 @@ pub static WAITING: &[Waiting] = &[Waiting {
     stderr: &[],
 }];
 
-/// A long run, for the fault matrix's mid-exchange cells.
-pub static MIDWAY: &[Midway] = &[Midway {
+/// A long run (100 messages, 200 ms apart), for the fault matrix's kill
+/// cells.
+const LONG_SERVER: &[&str] = &["apm", "-s", "-p", "51282", "-c", "100", "-w", "200"];
+
+/// The client of [`LONG_SERVER`].
+const LONG_CLIENT: &[&str] = &[
+    "apm",
+    "-a",
+    "{server_ip}",
+    "-p",
+    "51282",
+    "-c",
+    "100",
+    "-w",
+    "200",
+];
+
+/// How either side learns that its peer is gone: the disconnect that the
+/// peer's kernel sends when the process dies, in the completion wait.
+const PEER_GONE: &str =
+    "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)";
+
+/// The pair the kill cells run.
+const PAIR: Kill = Kill {
     name: "apm",
     package: "apm",
-    server: &["apm", "-s", "-p", "51282", "-c", "100", "-w", "200"],
-    client: &[
-        "apm",
-        "-a",
-        "{server_ip}",
-        "-p",
-        "51282",
-        "-c",
-        "100",
-        "-w",
-        "200",
-    ],
+    server: LONG_SERVER,
+    client: LONG_CLIENT,
     ready: Ready::RdmaCmListen(51282),
-    line: "recv: 2",
-    delay: "0",
-    server_error: "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
-    within_secs: 20,
-}];
+    ..Kill::BASE
+};
+
+/// The fault matrix's kill cells. "Connected" is the alternate path line,
+/// which each side prints once connected and 200 ms before its first
+/// message; mid-exchange is the second receive; and a server stopped while
+/// it listens leaves the client's connect unanswered.
+pub static KILLS: &[Kill] = &[
+    Kill {
+        phase: "connected",
+        victim: Side::Client,
+        line: "loading alt path*",
+        survivor: Expect::fails(&[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Server,
+        line: "loading alt path*",
+        survivor: Expect::fails(&[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "midway",
+        victim: Side::Client,
+        line: "recv: 2",
+        signals: KILL_TERM_INT,
+        survivor: Expect::fails(&[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "midway",
+        victim: Side::Server,
+        line: "recv: 2",
+        survivor: Expect::exits(1, &["send: 2"], &[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "listening",
+        victim: Side::Server,
+        line: "rdma_get_request",
+        signals: &[SIGSTOP],
+        survivor: Expect::fails(&["rdma_connect*"]).within(40),
+        ..PAIR
+    },
+];

@@ -1,6 +1,9 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
 
-use super::{pingpong_summaries, Cmd, Expect, Midway, Outcome, Ready, Scenario, Waiting};
+use super::{
+    pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting,
+    KILL_TERM_INT,
+};
 
 const SERVER: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
@@ -87,29 +90,25 @@ const CLIENT_STDOUT: &[&str] = after_init![
 const SERVER_SEES_CLIENT: (&str, usize) = ("remote gid: ::ffff:{client_ip}", 1);
 const CLIENT_SEES_SERVER: (&str, usize) = ("remote gid: ::ffff:{server_ip}", 1);
 
-/// The dying client's peer reports either failure it can meet: a SEND
-/// that fails (its retries run out, or the peer's kernel answers that the
-/// QP is gone), or an answer that never comes.
-fn peer_dies_named(o: &Outcome) -> Vec<String> {
-    let stderr = o.server.as_ref().map_or("", |s| s.stderr.as_str());
-    let failed_send = [
-        "fail to poll cq: wr id 12345 completed with status 12 \
-         (transport retry counter exceeded)*",
-        "fail to poll cq: wr id 12345 completed with status 11 (remote operation error)*",
-    ];
-    let no_answer = "fail to poll cq: no completion within 5 s (is the peer still running?)";
-    if failed_send
-        .iter()
-        .chain([&no_answer])
-        .any(|p| super::has_line(stderr, p))
-    {
-        Vec::new()
-    } else {
-        vec![format!(
-            "server: stderr names neither a failed SEND nor a missing answer: {stderr}"
-        )]
-    }
-}
+/// A side whose peer dies in the middle of the ping-pong reports either
+/// failure it can meet: a SEND that fails (its retries run out, or the
+/// peer's kernel answers that the QP is gone), or an answer that never
+/// comes.
+const PEER_DIES: &[&str] = &[
+    "fail to poll cq: wr id * completed with status 12 (transport retry counter exceeded)*",
+    "fail to poll cq: wr id * completed with status 11 (remote operation error)*",
+    "fail to poll cq: no completion within 5 s (is the peer still running?)",
+];
+
+/// A side whose peer dies once connected: it is in one of the two
+/// exchanges on the side channel or, as the peer sends its structs at once,
+/// already in the ping-pong.
+const PEER_DIES_CONNECTED: &[&str] = &[
+    "fail to exchange * info: *",
+    "fail to poll cq: wr id * completed with status 12 (transport retry counter exceeded)*",
+    "fail to poll cq: wr id * completed with status 11 (remote operation error)*",
+    "fail to poll cq: no completion within 5 s (is the peer still running?)",
+];
 
 /// Refused before any SEND was posted.
 const NO_SEND: &[(&str, usize)] = &[("[OK] post send.", 0), ("[OK] poll cq.", 0)];
@@ -128,6 +127,7 @@ const fn bad_option(
             args,
         }),
         client_expect: Expect::fails(stderr),
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     }
 }
@@ -205,35 +205,7 @@ pub static SCENARIOS: &[Scenario] = &[
              and ours 128: give both sides the same -s",
         ])
         .counts(NO_SEND),
-        ..Scenario::BASE
-    },
-    // The client SIGKILLed in the middle of a long ping-pong. If the server
-    // was sending, its SEND finds no QP at the other end and fails its
-    // retries (a failed completion, reported with its status); if it was
-    // waiting for the answer, its poll times out. Either way: one line,
-    // exit 1, within seconds.
-    Scenario {
-        name: "ibv_sockets_pingpong_peer_dies",
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &["-d", "{dev}", "-g", "{gid_idx}", "-n", "100000000"],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                "f=$(mktemp -u); mkfifo $f; \
-                 ibv_sockets_pingpong -d {dev} -g {gid_idx} -n 100000000 {server_ip} >$f & p=$!; \
-                 while read -r l; do case $l in '[OK] post recv.') break;; esac; done <$f; \
-                 sleep 1; kill -9 $p; wait $p; echo \"client killed after: $l\"; rm -f $f",
-            ],
-        }),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&["fail to poll cq: *"]),
-        client_expect: Expect::ok(&["client killed after: [OK] post recv."]).any_stderr(),
-        timeout_secs: 60,
-        verify: Some(peer_dies_named),
+        fault: Some(Fault::BadPeer),
         ..Scenario::BASE
     },
     Scenario {
@@ -316,6 +288,7 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::fails(&[
             "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
         ]),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     Scenario {
@@ -353,6 +326,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         client_expect: Expect::fails(&["fail to exchange mr info: *"]),
         timeout_secs: 30,
+        fault: Some(Fault::Memlock),
         ..Scenario::BASE
     },
     Scenario {
@@ -369,6 +343,30 @@ pub static SCENARIOS: &[Scenario] = &[
         // sees ECONNRESET instead of EOF. Both are the peer leaving.
         server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]).within(15),
         client_expect: Expect::NOTHING,
+        fault: Some(Fault::PeerKilled),
+        ..Scenario::BASE
+    },
+    // The fault matrix's silent peer, as rc_example's: the server gives up
+    // on the conn info at the side channel's 60 s bound.
+    Scenario {
+        name: "ibv_sockets_pingpong_silent_client",
+        package: "ibv_sockets_pingpong",
+        server: Some(SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &[
+                "-c",
+                "exec 3<>/dev/tcp/{server_ip}/6543; timeout 80 cat <&3 >/dev/null",
+            ],
+        }),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&[
+            "fail to exchange conn info: read failed: no answer from the peer within 60 s*",
+        ])
+        .within(70),
+        timeout_secs: 90,
+        single_host_only: true,
+        fault: Some(Fault::SilentPeer),
         ..Scenario::BASE
     },
     // The fault matrix's side-channel cells, as rc_example's: 7 bytes and
@@ -386,6 +384,7 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]).within(15),
+        fault: Some(Fault::BadPeer),
         ..Scenario::BASE
     },
     Scenario {
@@ -405,6 +404,64 @@ pub static SCENARIOS: &[Scenario] = &[
             "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
         ])
         .within(15),
+        fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    },
+    // The limits row, in the VM: the highest IB port and GID index are
+    // refused at once; the smallest ping-pong (one iteration of one byte)
+    // and the highest TCP port run.
+    refused(
+        "ibv_sockets_pingpong_ib_port_255",
+        "ibv_sockets_pingpong",
+        Fault::Limits,
+        &["ibv_sockets_pingpong", "-d", "{dev}", "-i", "255"],
+        &["fail to query port: ibv_query_port failed: Invalid argument (EINVAL)"],
+    ),
+    refused(
+        "ibv_sockets_pingpong_gid_255",
+        "ibv_sockets_pingpong",
+        Fault::Limits,
+        &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "255"],
+        &["fail to query gid: GID index 255 of port 1 is empty (see `ibv_devinfo -v`)"],
+    ),
+    Scenario {
+        name: "ibv_sockets_pingpong_n1_s1_port_65535",
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd {
+            program: "ibv_sockets_pingpong",
+            args: &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "1",
+                "-s",
+                "1",
+                "-p",
+                "65535",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "ibv_sockets_pingpong",
+            args: &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "1",
+                "-s",
+                "1",
+                "-p",
+                "65535",
+                "{server_ip}",
+            ],
+        }),
+        ready: Ready::TcpListen(65535),
+        server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+        client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     },
 ];
@@ -420,36 +477,67 @@ pub static WAITING: &[Waiting] = &[Waiting {
     stderr: &[],
 }];
 
-/// A long ping-pong, for the fault matrix's mid-exchange cells: the server
-/// meets a failed SEND or a missing answer, and says so in one line.
-pub static MIDWAY: &[Midway] = &[Midway {
+/// A long ping-pong, for the fault matrix's kill cells.
+const LONG_SERVER: &[&str] = &[
+    "ibv_sockets_pingpong",
+    "-d",
+    "{dev}",
+    "-g",
+    "{gid_idx}",
+    "-n",
+    "100000000",
+];
+
+/// The client of [`LONG_SERVER`].
+const LONG_CLIENT: &[&str] = &[
+    "ibv_sockets_pingpong",
+    "-d",
+    "{dev}",
+    "-g",
+    "{gid_idx}",
+    "-n",
+    "100000000",
+    "{server_ip}",
+];
+
+/// The pair the kill cells run.
+const PAIR: Kill = Kill {
     name: "ibv_sockets_pingpong",
     package: "ibv_sockets_pingpong",
-    server: &[
-        "ibv_sockets_pingpong",
-        "-d",
-        "{dev}",
-        "-g",
-        "{gid_idx}",
-        "-n",
-        "100000000",
-    ],
-    client: &[
-        "ibv_sockets_pingpong",
-        "-d",
-        "{dev}",
-        "-g",
-        "{gid_idx}",
-        "-n",
-        "100000000",
-        "{server_ip}",
-    ],
+    server: LONG_SERVER,
+    client: LONG_CLIENT,
     ready: Ready::TcpListen(6543),
-    // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
-    line: "*post recv.",
-    // The client prints nothing once the ping-pong runs; a second after its
-    // receive is posted, the MR info is exchanged and the loop has begun.
-    delay: "1",
-    server_error: "fail to poll cq: *",
-    within_secs: 20,
-}];
+    ..Kill::BASE
+};
+
+/// The fault matrix's kill cells: each side killed as soon as it has its
+/// TCP connection, and the client in the middle of the ping-pong.
+pub static KILLS: &[Kill] = &[
+    Kill {
+        phase: "connected",
+        victim: Side::Client,
+        line: "successfully connect to server, ip: *, port: *",
+        survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+        ..PAIR
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Server,
+        line: "successfully accept client, ip: *, port: *",
+        survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+        ..PAIR
+    },
+    Kill {
+        phase: "midway",
+        victim: Side::Client,
+        // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
+        line: "*post recv.",
+        // The client prints nothing once the ping-pong runs; a second after
+        // its receive is posted, the MR info is exchanged and the loop has
+        // begun.
+        delay: "1",
+        signals: KILL_TERM_INT,
+        survivor: Expect::fails_one_of(PEER_DIES).within(20),
+        ..PAIR
+    },
+];

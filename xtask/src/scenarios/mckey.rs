@@ -6,7 +6,10 @@
 //! `/usr/bin/mckey` is rdma-core's mckey (rdmacm-utils), named by its path
 //! because the workspace's bin dir comes first on PATH.
 
-use super::{memlocked, Cmd, Expect, Ready, Scenario, Waiting, MEMLOCKED};
+use super::{
+    memlocked, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Sig, Waiting, MEMLOCKED,
+    SIGKILL,
+};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
 /// right after posting its unsignaled sends, so a kernel whose rxe sends
@@ -359,6 +362,7 @@ pub static SCENARIOS: &[Scenario] = &[
         )
         .counts(&[("initiating data transfers", 0)]),
         client_expect: Expect::NOTHING,
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     },
     Scenario {
@@ -371,6 +375,7 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
             .counts(&[("sent message *", 0)]),
         client_expect: Expect::NOTHING,
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     },
     Scenario {
@@ -399,6 +404,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .any_stderr()
         .within(40),
         timeout_secs: 60,
+        fault: Some(Fault::Device),
         ..Scenario::BASE
     },
     Scenario {
@@ -427,6 +433,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .any_stderr()
         .within(40),
         timeout_secs: 60,
+        fault: Some(Fault::Device),
         ..Scenario::BASE
     },
     Scenario {
@@ -462,6 +469,7 @@ pub static SCENARIOS: &[Scenario] = &[
             ("*panicked*", 0),
         ]),
         client_expect: Expect::NOTHING,
+        fault: Some(Fault::CommandLine),
         ..Scenario::BASE
     },
     Scenario {
@@ -490,6 +498,7 @@ pub static SCENARIOS: &[Scenario] = &[
             ("*panicked*", 0),
         ]),
         client_expect: Expect::NOTHING,
+        fault: Some(Fault::CommandLine),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
@@ -522,6 +531,117 @@ pub static SCENARIOS: &[Scenario] = &[
             "{server_ip}",
         ],
     ),
+    // The limits row, in the VM: the highest message counts ask for a CQ
+    // larger than the device makes, refused at once; no messages, and
+    // messages of 0 bytes, run.
+    refused(
+        "mckey_count_max",
+        "mckey",
+        Fault::Limits,
+        &[
+            "mckey",
+            "-m",
+            "239.255.1.1",
+            "-b",
+            "{server_ip}",
+            "-C",
+            "1073741823",
+        ],
+        &[
+            "mckey: unable to create CQ: ibv_create_cq of 2147483646 entries failed: \
+           Invalid argument (EINVAL)",
+        ],
+    ),
+    refused(
+        "mc_count_max",
+        "mckey",
+        Fault::Limits,
+        &[
+            "mc",
+            "-m",
+            "239.255.1.1",
+            "-b",
+            "{server_ip}",
+            "-c",
+            "2147483647",
+        ],
+        &["ibv_create_cq of 2147483647 entries failed: Invalid argument (EINVAL)"],
+    ),
+    Scenario {
+        name: "mckey_no_messages",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s", "-C", "0"],
+        }),
+        ready: Ready::Line("mckey: joined dgid: *"),
+        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("receiving data transfers", 0)]),
+        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("initiating data transfers", 0)]),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    },
+    // As in the original, -S 0 means no message at all (create_message
+    // sets message_count to 0): both sides join and end.
+    Scenario {
+        name: "mckey_empty_messages",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mckey",
+            args: &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-S",
+                "0",
+                "-C",
+                "2",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "mckey",
+            args: &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"],
+        }),
+        ready: Ready::Line("mckey: joined dgid: *"),
+        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("receiving data transfers", 0)]),
+        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("initiating data transfers", 0)]),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "mc_empty_messages",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "mc",
+            args: &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-c",
+                "2",
+                "-l",
+                "0",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "mc",
+            args: &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"],
+        }),
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect::ok(&["received message 1", "received message 2"]),
+        client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    },
 ];
 
 /// The receivers, for the fault matrix's signal cells: either ends the
@@ -544,5 +664,130 @@ pub static WAITING: &[Waiting] = &[
         exits: [1, 1],
         stdout: &[],
         stderr: &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
+    },
+];
+
+/// A receiver of 10 messages and senders of 10 and of 5, for the kill
+/// cells.
+const MCKEY_RECEIVER: &[&str] = &["mckey", "-m", "239.255.1.1", "-b", "{server_ip}"];
+const MCKEY_SENDER: &[&str] = &["mckey", "-m", "239.255.1.1", "-s"];
+const MCKEY_SENDER_OF_5: &[&str] = &["mckey", "-m", "239.255.1.1", "-s", "-C", "5"];
+const MC_RECEIVER: &[&str] = &["mc", "-m", "239.255.1.1", "-b", "{server_ip}", "-c", "10"];
+const MC_SENDER: &[&str] = &["mc", "-m", "239.255.1.1", "-s"];
+const MC_SENDER_OF_5: &[&str] = &["mc", "-m", "239.255.1.1", "-s", "-c", "5"];
+
+/// A receiver stopped by SIGTERM or SIGINT after 5 of its 10 messages.
+const MCKEY_HALFWAY: &[&str] = &["mckey: interrupted on connection 0 after 5 of 10 completions"];
+const MC_HALFWAY: &[&str] = &["receiving message 6 of 10: interrupted (SIGINT/SIGTERM)"];
+
+/// The mckey receiver the kill cells run, and its sender.
+const MCKEY: Kill = Kill {
+    name: "mckey",
+    package: "mckey",
+    server: MCKEY_RECEIVER,
+    ready: Ready::Line("receiving data transfers"),
+    client: MCKEY_SENDER,
+    ..Kill::BASE
+};
+
+/// The mc receiver the kill cells run, and its sender.
+const MC: Kill = Kill {
+    name: "mc",
+    package: "mckey",
+    server: MC_RECEIVER,
+    ready: Ready::Line("waiting for messages..."),
+    client: MC_SENDER,
+    ..Kill::BASE
+};
+
+/// The fault matrix's kill cells. Multicast has no connection: a receiver
+/// cannot tell a dead sender from a slow one, so it waits on (a sender
+/// killed as it joins, before its first message) until SIGTERM ends it in
+/// one line that counts what came; and a sender does not depend on any
+/// receiver, so it runs to its end when the receiver is killed as it
+/// waits, or halfway through the messages (the receiver of 10 has had the
+/// 5 a sender sent, and SIGTERM and SIGINT say so).
+pub static KILLS: &[Kill] = &[
+    Kill {
+        phase: "connected",
+        victim: Side::Client,
+        // The sender pauses 3 s after joining (the original's SM pause).
+        line: "mckey: joined dgid: *",
+        survivor: Expect::exits(
+            1,
+            &["test complete", "return status 1"],
+            &["mckey: interrupted on connection 0 after 0 of 10 completions"],
+        ),
+        stop_server: true,
+        ..MCKEY
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Server,
+        line: "receiving data transfers",
+        survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
+        ..MCKEY
+    },
+    Kill {
+        phase: "midway",
+        client: MCKEY_SENDER_OF_5,
+        victim: Side::Server,
+        line: "receiving data transfers",
+        // The receiver prints nothing per message: the sender's 3 s pause
+        // and its 5 messages are over well within 12 s.
+        delay: "12",
+        signals: &[
+            SIGKILL,
+            Sig {
+                name: "TERM",
+                exit: 1,
+                stderr: MCKEY_HALFWAY,
+            },
+            Sig {
+                name: "INT",
+                exit: 1,
+                stderr: MCKEY_HALFWAY,
+            },
+        ],
+        survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
+        ..MCKEY
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Client,
+        line: "joined dgid: *",
+        // The sender may have sent some of its 4 when it died: fewer
+        // than the receiver's 10 in any case.
+        survivor: Expect::fails(&["receiving message * of 10: interrupted (SIGINT/SIGTERM)"]),
+        stop_server: true,
+        ..MC
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Server,
+        line: "waiting for messages...",
+        survivor: Expect::ok(&["sent message 4"]),
+        ..MC
+    },
+    Kill {
+        phase: "midway",
+        client: MC_SENDER_OF_5,
+        victim: Side::Server,
+        line: "received message 5",
+        signals: &[
+            SIGKILL,
+            Sig {
+                name: "TERM",
+                exit: 1,
+                stderr: MC_HALFWAY,
+            },
+            Sig {
+                name: "INT",
+                exit: 1,
+                stderr: MC_HALFWAY,
+            },
+        ],
+        survivor: Expect::ok(&["sent message 5"]),
+        ..MC
     },
 ];

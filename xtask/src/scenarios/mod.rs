@@ -28,6 +28,53 @@ pub struct Scenario {
     pub stop_server: bool,
     /// What the expectations above cannot say.
     pub verify: Option<Verify>,
+    /// The Soft-RoCE suite runs it in one VM only: a fault that is not
+    /// about the wire and waits out a long bound.
+    pub single_host_only: bool,
+    /// The fault matrix's row, for a scenario that is one of its cells
+    /// (`cargo xtask lab --faults` runs those, and the summary groups them).
+    pub fault: Option<Fault>,
+}
+
+/// The fault matrix's rows (issue 12's table), as the summary names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    /// A peer killed (SIGKILL) once connected, or mid-exchange.
+    PeerKilled,
+    /// SIGTERM or SIGINT while waiting for a peer, or mid-exchange.
+    Signal,
+    /// A peer that is there and says nothing.
+    SilentPeer,
+    /// A peer that sends the wrong thing: garbage, a short message and a
+    /// close, a size that disagrees, more than was asked for.
+    BadPeer,
+    /// `ulimit -l` too low for the registration.
+    Memlock,
+    /// Values at and past the limits.
+    Limits,
+    /// A server address that nobody answers or that does not exist.
+    Address,
+    /// A device that is misnamed, or removed under the program.
+    Device,
+    /// A bad command line.
+    CommandLine,
+}
+
+impl Fault {
+    /// The row's name in the summary.
+    pub fn label(self) -> &'static str {
+        match self {
+            Fault::PeerKilled => "peer killed",
+            Fault::Signal => "SIGTERM/SIGINT",
+            Fault::SilentPeer => "silent peer",
+            Fault::BadPeer => "bad peer data",
+            Fault::Memlock => "ulimit -l",
+            Fault::Limits => "limits",
+            Fault::Address => "address",
+            Fault::Device => "device",
+            Fault::CommandLine => "command line",
+        }
+    }
 }
 
 /// A command line; `args` may hold the placeholders `{server_ip}`, `{dev}`,
@@ -56,7 +103,7 @@ pub enum Ready {
 }
 
 /// Expected behaviour of one side.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Expect {
     /// Exit status.
     pub exit: i32,
@@ -70,6 +117,10 @@ pub struct Expect {
     pub stdout_counts: &'static [(&'static str, usize)],
     /// The same for stderr.
     pub stderr_counts: &'static [(&'static str, usize)],
+    /// Some stderr line must match one of these: a side whose peer dies
+    /// meets that in whichever step it has reached, and each step says so
+    /// in its own words.
+    pub stderr_one_of: &'static [&'static str],
     /// How many lines stderr may have in all.
     pub stderr_lines: StderrLines,
     /// The side must have ended within this many seconds: a failure that
@@ -117,6 +168,7 @@ impl Expect {
             stderr,
             stdout_counts: &[],
             stderr_counts: &[],
+            stderr_one_of: &[],
             stderr_lines: StderrLines::ByExit,
             within_secs: None,
         }
@@ -135,6 +187,14 @@ impl Expect {
         Expect {
             stderr_counts,
             ..self
+        }
+    }
+
+    /// Exit 1 with one stderr line, which matches one of `patterns`.
+    pub const fn fails_one_of(patterns: &'static [&'static str]) -> Expect {
+        Expect {
+            stderr_one_of: patterns,
+            ..Expect::fails(&[])
         }
     }
 
@@ -183,25 +243,29 @@ impl Scenario {
         pair: false,
         stop_server: false,
         verify: None,
+        single_host_only: false,
+        fault: None,
     };
 }
 
-/// `sh -c SIGNAL_AT sh SIG LINE DELAY PROGRAM ARGS...`: runs the program,
-/// passes its stdout on, sends it SIG DELAY seconds after it prints a line
-/// that matches LINE (a shell pattern; the cells use `*` only, so that it is
-/// also the glob their expectations check), then prints `exit N after SIG`
-/// and exits with the program's status N. The fault matrix's signals in a
+/// `sh -c SIGNAL_AT sh SIG LINE DELAY HOLD PROGRAM ARGS...`: runs the
+/// program, passes its stdout on, sends it SIG DELAY seconds after it prints
+/// a line that matches LINE (a shell pattern; the cells use `*` only, so
+/// that it is also the glob their expectations check), then prints `exit N
+/// after SIG` and exits with the program's status N. A program sent STOP is
+/// held stopped for HOLD seconds, then killed. The fault matrix's signals in a
 /// given phase. (A shell starts background commands with SIGINT ignored;
 /// `env` gives the program SIGINT's default action back, as a terminal's
 /// Ctrl-C finds it.)
-pub const SIGNAL_AT: &str = r#"sig=$1 line=$2 delay=$3; shift 3
+pub const SIGNAL_AT: &str = r#"sig=$1 line=$2 delay=$3 hold=$4; shift 4
 f=$(mktemp -u); mkfifo $f
 env --default-signal=INT "$@" >$f & p=$!
 exec 3<$f
 while IFS= read -r l <&3; do
   printf '%s\n' "$l"
-  case $l in $line) sleep $delay; kill -$sig $p; break;; esac
+  case $l in $line) [ "$delay" = 0 ] || sleep $delay; kill -$sig $p; break;; esac
 done
+[ $sig = STOP ] && { sleep $hold; kill -KILL $p; }
 cat <&3
 wait $p; s=$?; rm -f $f
 echo "exit $s after $sig"
@@ -246,10 +310,19 @@ fn signalled(
     sig: &'static str,
     line: &'static str,
     delay: &'static str,
+    hold: u32,
     cmd: &[&'static str],
     exit: i32,
 ) -> (Cmd, &'static str) {
-    let wrapper = ["-c", SIGNAL_AT, "sh", sig, line, delay];
+    let wrapper = [
+        "-c",
+        SIGNAL_AT,
+        "sh",
+        sig,
+        line,
+        delay,
+        text(hold.to_string()),
+    ];
     let cmd = Cmd {
         program: "sh",
         args: leak(wrapper.into_iter().chain(cmd.iter().copied()).collect()),
@@ -257,58 +330,174 @@ fn signalled(
     (cmd, text(format!("exit {exit} after {sig}")))
 }
 
-/// A pair with a long exchange, as the fault matrix's mid-exchange cells
-/// need it: the client is sent SIGKILL, SIGTERM or SIGINT when it prints
-/// `line`, and the server must then fail in one line, within `within_secs`
-/// (it notices the lost peer; it does not wait out a timeout). Each gives
-/// `<name>_client_sig{kill,term,int}_midway`.
+/// A signal the fault matrix sends, and what the signalled program does
+/// then: its exit status and its stderr lines.
+#[derive(Debug, Clone, Copy)]
+pub struct Sig {
+    /// The signal's name without `SIG`, as `kill -NAME` takes it.
+    pub name: &'static str,
+    /// The program's exit status then.
+    pub exit: i32,
+    /// Its stderr lines then.
+    pub stderr: &'static [&'static str],
+}
+
+/// SIGKILL: no program can answer it.
+pub const SIGKILL: Sig = Sig {
+    name: "KILL",
+    exit: 137,
+    stderr: &[],
+};
+
+/// SIGTERM to a program that keeps its default action.
+pub const SIGTERM: Sig = Sig {
+    name: "TERM",
+    exit: 143,
+    stderr: &[],
+};
+
+/// SIGINT to a program that keeps its default action.
+pub const SIGINT: Sig = Sig {
+    name: "INT",
+    exit: 130,
+    stderr: &[],
+};
+
+/// The three, to a program that keeps the default actions.
+pub const KILL_TERM_INT: &[Sig] = &[SIGKILL, SIGTERM, SIGINT];
+
+/// SIGSTOP: the program stays, and its kernel objects with it, but it says
+/// nothing more: a peer that is there and silent. [`SIGNAL_AT`] holds it
+/// stopped until the other side is done, then kills it.
+pub const SIGSTOP: Sig = Sig {
+    name: "STOP",
+    exit: 137,
+    stderr: &[],
+};
+
+/// Which side of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The server (or receiver).
+    Server,
+    /// The client (or sender).
+    Client,
+}
+
+/// A fault matrix row of one pair: one side (the victim) is sent each of
+/// `signals` when it prints `line`, in a given phase of the exchange, and
+/// the other side (the survivor) must do what `survivor` says, which for a
+/// lost peer is one line within a bound. Each signal gives a cell
+/// `<name>_<victim>_sig<signal>_<phase>`.
 #[derive(Debug)]
-pub struct Midway {
+pub struct Kill {
     /// The program, as the cells' names start.
     pub name: &'static str,
     /// Its workspace package.
     pub package: &'static str,
-    /// The server: a long run.
+    /// The phase, as the cells' names end: `connected` (before any data),
+    /// `midway` (a long exchange under way), `listening` (the server waits).
+    pub phase: &'static str,
+    /// The server and its arguments.
     pub server: &'static [&'static str],
-    /// The client of that run.
+    /// The client and its arguments.
     pub client: &'static [&'static str],
     /// When the server is ready.
     pub ready: Ready,
-    /// The client line (a shell pattern) after which it is signalled.
+    /// The side that is signalled.
+    pub victim: Side,
+    /// The victim's line (a shell pattern and a glob alike) at which it is.
     pub line: &'static str,
-    /// Seconds from that line to the signal: a client that prints nothing
+    /// Seconds from that line to the signal: a side that prints nothing
     /// while the exchange runs is signalled a moment into it.
     pub delay: &'static str,
-    /// The server's one error line then.
-    pub server_error: &'static str,
-    /// The bound on the server's run.
-    pub within_secs: u32,
+    /// The signals, one cell each.
+    pub signals: &'static [Sig],
+    /// What the other side must do.
+    pub survivor: Expect,
+    /// The survivor is a server that runs until told to stop (see
+    /// [`Scenario::stop_server`]).
+    pub stop_server: bool,
+    /// What `survivor` cannot say.
+    pub verify: Option<Verify>,
 }
 
-impl Midway {
-    /// The three cells: the client run under [`SIGNAL_AT`].
+impl Kill {
+    /// The defaults a declaration fills in with `..Kill::BASE`: SIGKILL
+    /// at the line, and a survivor that ends by itself.
+    pub const BASE: Kill = Kill {
+        name: "",
+        package: "",
+        phase: "",
+        server: &[],
+        client: &[],
+        ready: Ready::None,
+        victim: Side::Client,
+        line: "",
+        delay: "0",
+        signals: &[SIGKILL],
+        survivor: Expect::NOTHING,
+        stop_server: false,
+        verify: None,
+    };
+}
+
+impl Kill {
+    /// One cell per signal: the victim run under [`SIGNAL_AT`].
     pub fn cells(&self) -> Vec<Scenario> {
-        [("KILL", 137), ("TERM", 143), ("INT", 130)]
-            .into_iter()
-            .map(|(sig, exit)| {
-                let (client, ended) = signalled(sig, self.line, self.delay, self.client, exit);
+        self.signals
+            .iter()
+            .map(|sig| {
+                let victim_cmd = match self.victim {
+                    Side::Server => self.server,
+                    Side::Client => self.client,
+                };
+                // A stopped victim is held until the survivor's bound is
+                // past, so that it is silent for as long as that matters.
+                let hold = match sig.name {
+                    "STOP" => self.survivor.within_secs.unwrap_or(30) + 5,
+                    _ => 0,
+                };
+                let (victim, ended) =
+                    signalled(sig.name, self.line, self.delay, hold, victim_cmd, sig.exit);
+                let victim_expect =
+                    Expect::exits(sig.exit, leak(vec![self.line, ended]), sig.stderr);
+                let plain = |argv: &'static [&'static str]| Cmd {
+                    program: argv[0],
+                    args: &argv[1..],
+                };
+                let (server, client, server_expect, client_expect) = match self.victim {
+                    Side::Server => (victim, plain(self.client), victim_expect, self.survivor),
+                    Side::Client => (plain(self.server), victim, self.survivor, victim_expect),
+                };
+                let victim_name = match self.victim {
+                    Side::Server => "server",
+                    Side::Client => "client",
+                };
                 Scenario {
                     name: text(format!(
-                        "{}_client_sig{}_midway",
+                        "{}_{victim_name}_sig{}_{}",
                         self.name,
-                        sig.to_lowercase()
+                        sig.name.to_lowercase(),
+                        self.phase
                     )),
                     package: self.package,
-                    server: Some(Cmd {
-                        program: self.server[0],
-                        args: &self.server[1..],
-                    }),
+                    server: Some(server),
                     client: Some(client),
                     ready: self.ready,
-                    server_expect: Expect::fails(leak(vec![self.server_error]))
-                        .within(self.within_secs),
-                    client_expect: Expect::exits(exit, leak(vec![self.line, ended]), &[]),
-                    timeout_secs: 60,
+                    server_expect,
+                    client_expect,
+                    timeout_secs: 60.max(hold + 20),
+                    stop_server: self.stop_server,
+                    verify: self.verify,
+                    // Silence is not about the wire, and a silent cell waits
+                    // out a bound: one VM is enough.
+                    single_host_only: sig.name == "STOP",
+                    fault: Some(match sig.name {
+                        "STOP" => Fault::SilentPeer,
+                        "TERM" | "INT" => Fault::Signal,
+                        _ => Fault::PeerKilled,
+                    }),
                     ..Scenario::BASE
                 }
             })
@@ -322,7 +511,7 @@ impl Waiting {
         [("TERM", self.exits[0]), ("INT", self.exits[1])]
             .into_iter()
             .map(|(sig, exit)| {
-                let (server, ended) = signalled(sig, self.line, "0", self.cmd, exit);
+                let (server, ended) = signalled(sig, self.line, "0", 0, self.cmd, exit);
                 let stdout = std::iter::once(self.line)
                     .chain(self.stdout.iter().copied())
                     .chain([ended]);
@@ -332,6 +521,7 @@ impl Waiting {
                     server: Some(server),
                     server_expect: Expect::exits(exit, leak(stdout.collect()), self.stderr)
                         .within(15),
+                    fault: Some(Fault::Signal),
                     ..Scenario::BASE
                 }
             })
@@ -352,6 +542,13 @@ pub const MEMLOCKED: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-i
 pub const MEMLOCK_HINT: &str = "*(hint: memory registration pins pages, and this process may \
                                  pin none: raise `ulimit -l` (it is 0?) or grant CAP_IPC_LOCK)";
 
+/// `sh -c PAST_MAX_MSG_SZ sh PROGRAM ARGS`: the program with `-l` one
+/// byte past the largest message the port carries, as `ibv_devinfo` reports
+/// it (8 MiB on older kernels' Soft-RoCE, 2 GiB on newer ones, past what
+/// `-l` takes at all).
+pub const PAST_MAX_MSG_SZ: &str = r#"m=$(ibv_devinfo -v -d {dev} -i {ib_port} | awk '$1 == "max_msg_sz:" { print $2; exit }')
+exec "$@" -l $((m + 1))"#;
+
 /// The fault matrix's `ulimit -l` cells: one side run under [`MEMLOCKED`]
 /// (`args` start with `-c`, `MEMLOCKED`, `sh`), which must fail at once
 /// with the hint, in one line.
@@ -361,13 +558,36 @@ pub const fn memlocked(
     args: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        name,
-        package,
         server: Some(Cmd {
             program: "sh",
             args,
         }),
         server_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
+        ..refused(name, package, Fault::Memlock, &[], &[])
+    }
+}
+
+/// A cell of one program that is refused at once, before it would wait
+/// for any peer: `argv` (the program and its arguments) must fail within
+/// 5 s, in one line matching `error`. Not about the wire: one VM.
+pub const fn refused(
+    name: &'static str,
+    package: &'static str,
+    fault: Fault,
+    argv: &'static [&'static str],
+    error: &'static [&'static str],
+) -> Scenario {
+    let (program, args) = match argv {
+        [program, args @ ..] => (*program, args),
+        [] => ("", argv),
+    };
+    Scenario {
+        name,
+        package,
+        server: Some(Cmd { program, args }),
+        server_expect: Expect::fails(error).within(5),
+        fault: Some(fault),
+        single_host_only: true,
         ..Scenario::BASE
     }
 }
@@ -406,7 +626,7 @@ pub const TIMED_OUT: i32 = 124;
 include!(concat!(env!("OUT_DIR"), "/scenario_tables.rs"));
 
 /// Every scenario, in table order, then the fault matrix's cells of every
-/// [`Waiting`] and [`Midway`] declaration.
+/// [`Waiting`] and [`Kill`] declaration.
 pub fn all() -> &'static [&'static Scenario] {
     static ALL: std::sync::OnceLock<Vec<&'static Scenario>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
@@ -414,11 +634,8 @@ pub fn all() -> &'static [&'static Scenario] {
             .iter()
             .flat_map(|w| w.iter())
             .flat_map(Waiting::cells);
-        let midway = MIDWAYS
-            .iter()
-            .flat_map(|m| m.iter())
-            .flat_map(Midway::cells);
-        let cells = leak(waiting.chain(midway).collect());
+        let kills = KILLS.iter().flat_map(|k| k.iter()).flat_map(Kill::cells);
+        let cells = leak(waiting.chain(kills).collect());
         TABLES.iter().flat_map(|t| t.iter()).chain(cells).collect()
     })
 }
@@ -435,6 +652,29 @@ pub fn find(name: &str) -> Option<&'static Scenario> {
 /// The main example pairs, in table order.
 pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
     all().iter().copied().filter(|s| s.pair)
+}
+
+/// The fault matrix's cells, of every example or of those named (by
+/// package, or by the program that starts the cells' names), in table order.
+pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, String> {
+    let named = |s: &Scenario| {
+        examples.is_empty()
+            || examples.iter().any(|e| {
+                s.package == *e
+                    || s.name
+                        .strip_prefix(e)
+                        .is_some_and(|rest| rest.starts_with('_'))
+            })
+    };
+    let cells: Vec<_> = all()
+        .iter()
+        .copied()
+        .filter(|s| s.fault.is_some() && named(s))
+        .collect();
+    if cells.is_empty() {
+        return Err(format!("no fault cells for {}", examples.join(", ")));
+    }
+    Ok(cells)
 }
 
 /// Resolves names (empty = every pair) to scenarios, or names the unknown one.
@@ -631,6 +871,13 @@ fn check_side(
         if !has_line(&side.stderr, &p) {
             failures.push(format!("{label}: stderr has no line matching `{p}`"));
         }
+    }
+    let one_of = expanded(expect.stderr_one_of);
+    if !one_of.is_empty() && !one_of.iter().any(|p| has_line(&side.stderr, p)) {
+        failures.push(format!(
+            "{label}: stderr has no line matching any of `{}`",
+            one_of.join("`, `")
+        ));
     }
     let want_lines = match (expect.stderr_lines, expect.exit) {
         (StderrLines::Exactly(n), _) => Some(n),
@@ -976,7 +1223,17 @@ mod tests {
         let args = int.server.as_ref().unwrap().args;
         assert_eq!(
             args,
-            ["-c", SIGNAL_AT, "sh", "INT", "waiting *", "0", "prog", "-s"]
+            [
+                "-c",
+                SIGNAL_AT,
+                "sh",
+                "INT",
+                "waiting *",
+                "0",
+                "0",
+                "prog",
+                "-s"
+            ]
         );
         assert_eq!(int.server_expect.exit, 130);
         assert_eq!(
@@ -987,6 +1244,75 @@ mod tests {
         assert!(
             find("srq_sigint_waiting").is_some(),
             "declared cells are in the table"
+        );
+    }
+
+    #[test]
+    fn kill_declarations_give_a_cell_per_signal() {
+        static SURVIVOR: Expect = Expect::fails(&["peer gone"]).within(20);
+        let k = Kill {
+            name: "prog",
+            package: "pkg",
+            phase: "midway",
+            server: &["prog", "-s"],
+            client: &["prog", "host"],
+            ready: Ready::TcpListen(1),
+            victim: Side::Server,
+            line: "recv *",
+            signals: &[SIGKILL, SIGSTOP],
+            survivor: SURVIVOR,
+            ..Kill::BASE
+        };
+        let cells = k.cells();
+        let names: Vec<&str> = cells.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            ["prog_server_sigkill_midway", "prog_server_sigstop_midway"]
+        );
+        let (kill, stop) = (&cells[0], &cells[1]);
+        // The victim runs under the wrapper; the survivor as declared.
+        let server = kill.server.as_ref().unwrap();
+        assert_eq!(server.program, "sh");
+        assert_eq!(
+            server.args,
+            ["-c", SIGNAL_AT, "sh", "KILL", "recv *", "0", "0", "prog", "-s"]
+        );
+        assert_eq!(kill.server_expect.exit, 137);
+        assert_eq!(kill.server_expect.stdout, ["recv *", "exit 137 after KILL"]);
+        let client = kill.client.as_ref().unwrap();
+        assert_eq!((client.program, client.args), ("prog", &["host"][..]));
+        assert_eq!(kill.client_expect.stderr, ["peer gone"]);
+        assert_eq!(kill.client_expect.within_secs, Some(20));
+        assert_eq!(kill.fault, Some(Fault::PeerKilled));
+        assert!(!kill.single_host_only);
+        // A stopped victim is held past the survivor's bound, in one VM.
+        assert_eq!(stop.server.as_ref().unwrap().args[6], "25");
+        assert_eq!(stop.fault, Some(Fault::SilentPeer));
+        assert!(stop.single_host_only);
+        assert!(
+            find("srq_client_sigterm_midway").is_some_and(|c| c.fault == Some(Fault::Signal)),
+            "declared cells are in the table"
+        );
+    }
+
+    #[test]
+    fn one_of_takes_any_of_its_lines_and_names_them_all_when_none_matches() {
+        static ONE_OF: Scenario = Scenario {
+            name: "one_of",
+            client: Some(RC_CLIENT),
+            client_expect: Expect::fails_one_of(&["a: *", "b: *"]),
+            ..Scenario::BASE
+        };
+        let run = |stderr: &str| Outcome {
+            scenario: "one_of".into(),
+            leftover: String::new(),
+            server: None,
+            client: Some(side(1, "", stderr)),
+        };
+        assert!(check(&ONE_OF, &run("b: gone"), None).is_empty());
+        assert_eq!(
+            check(&ONE_OF, &run("c: gone"), None),
+            ["client: stderr has no line matching any of `a: *`, `b: *`"]
         );
     }
 

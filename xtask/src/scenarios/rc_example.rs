@@ -1,6 +1,6 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
-use super::{Cmd, Expect, Ready, Scenario, Waiting, MEMLOCKED, MEMLOCK_HINT};
+use super::{refused, Cmd, Expect, Fault, Ready, Scenario, Waiting, MEMLOCKED, MEMLOCK_HINT};
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
     "waiting on port 19875 for TCP connection",
@@ -41,6 +41,32 @@ pub(crate) const RC_CLIENT: Cmd = Cmd {
     program: "rc_example",
     args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
 };
+
+/// `python3 -c ACCEPT_AND_CLOSE ADDR`: a server on rc_example's port
+/// that reads a client's cm_con_data_t and closes without a word.
+const ACCEPT_AND_CLOSE: &str = "import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 19875))
+s.listen(1)
+c, _ = s.accept()
+print('accepted', flush=True)
+c.recv(34)
+c.close()
+print('closed')";
+
+/// A client that does the side channel's part of the exchange and leaves:
+/// the server's struct in, one of its own out (rkey 1, QP number 0xfffff0,
+/// the server's own GID, so that RTR resolves), the sync after RTS, gone.
+const CONNECT_AND_LEAVE: &str = r#"exec 3<>/dev/tcp/{server_ip}/19875
+head -c 34 <&3 >/dev/null
+IFS=. read -r a b c d <<< "{server_ip}"
+z8='\x00\x00\x00\x00\x00\x00\x00\x00'
+printf "$z8\x00\x00\x00\x01\x00\xff\xff\xf0\x00\x00$z8\x00\x00\xff\xff$(printf '\\x%02x' $a $b $c $d)" >&3
+head -c 1 <&3 >/dev/null
+printf Q >&3
+exec 3>&-
+echo "left after the QPs were connected""#;
 
 /// The pair and its error paths.
 pub static SCENARIOS: &[Scenario] = &[
@@ -101,6 +127,7 @@ pub static SCENARIOS: &[Scenario] = &[
             .counts(&[("waiting on port *", 0)])
             .within(5),
         client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
+        fault: Some(Fault::Device),
         ..Scenario::BASE
     },
     Scenario {
@@ -111,6 +138,7 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-d", "{dev}", "-g", "{gid_idx}", "no-such-host.invalid"],
         }),
         client_expect: Expect::fails(&["*getaddrinfo failed for no-such-host.invalid*"]),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     Scenario {
@@ -129,6 +157,7 @@ pub static SCENARIOS: &[Scenario] = &[
             ],
         }),
         client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     Scenario {
@@ -142,6 +171,52 @@ pub static SCENARIOS: &[Scenario] = &[
         ready: Ready::TcpListen(19875),
         // At once, not near the timeout.
         server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
+        fault: Some(Fault::PeerKilled),
+        ..Scenario::BASE
+    },
+    // The server gone once connected, before any data: a stand-in that
+    // accepts, reads the client's struct and closes. (The real server is
+    // too quick to kill there: a signal at its printed line lands after
+    // the whole exchange, which takes about a millisecond.)
+    Scenario {
+        name: "rc_example_server_dies",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "python3",
+            args: &["-c", ACCEPT_AND_CLOSE, "{server_ip}"],
+        }),
+        client: Some(RC_CLIENT),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect::ok(&["accepted", "closed"]),
+        client_expect: Expect::fails(&["failed to connect QPs: failed to exchange connection \
+                                        data between sides: *"])
+        .within(15),
+        fault: Some(Fault::PeerKilled),
+        ..Scenario::BASE
+    },
+    // The client gone mid-exchange: a stand-in that sends a valid struct
+    // (a QP number nobody has), passes the sync after RTS, and leaves. The
+    // server's SEND then finds no QP at the other end, and the completion
+    // it waits for does not come within its bound (or comes failed).
+    Scenario {
+        name: "rc_example_client_leaves_midway",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &["-c", CONNECT_AND_LEAVE],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect {
+            stdout: &["QP state was change to RTS", "Send Request was posted"],
+            ..Expect::fails_one_of(&[
+                "poll completion failed: completion wasn't found in the CQ after timeout",
+                "poll completion failed: got bad completion with status: *",
+            ])
+        }
+        .within(15),
+        client_expect: Expect::ok(&["left after the QPs were connected"]),
+        fault: Some(Fault::PeerKilled),
         ..Scenario::BASE
     },
     // The fault matrix's side-channel cells: a peer that sends 10 bytes
@@ -161,6 +236,7 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         ready: Ready::TcpListen(19875),
         server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
+        fault: Some(Fault::BadPeer),
         ..Scenario::BASE
     },
     Scenario {
@@ -180,6 +256,31 @@ pub static SCENARIOS: &[Scenario] = &[
             "failed to connect QPs: the peer's QP number 0xffffffff is not a QP number *",
         ])
         .within(15),
+        fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    },
+    // The fault matrix's silent peer: connected, and not a byte more. The
+    // server gives up on the side-channel message at its 60 s bound, in one
+    // line; the peer then sees its close.
+    Scenario {
+        name: "rc_example_silent_client",
+        package: "rc_example",
+        server: Some(RC_SERVER),
+        client: Some(Cmd {
+            program: "bash",
+            args: &[
+                "-c",
+                "exec 3<>/dev/tcp/{server_ip}/19875; timeout 80 cat <&3 >/dev/null",
+            ],
+        }),
+        ready: Ready::TcpListen(19875),
+        server_expect: Expect::fails(&["failed to connect QPs: failed to exchange connection \
+                                        data between sides: read failed: no answer from the \
+                                        peer within 60 s*"])
+        .within(70),
+        timeout_secs: 90,
+        single_host_only: true,
+        fault: Some(Fault::SilentPeer),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cell: the client's registration fails
@@ -205,6 +306,44 @@ pub static SCENARIOS: &[Scenario] = &[
         ready: Ready::TcpListen(19875),
         server_expect: Expect::fails(&["*failed to exchange connection data*"]),
         client_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
+        fault: Some(Fault::Memlock),
+        ..Scenario::BASE
+    },
+    // The limits row, in the VM: the highest port and GID index are no
+    // port and no GID of a Soft-RoCE device, and are refused at once, before
+    // the TCP wait; the lowest TCP port runs the whole exchange.
+    refused(
+        "rc_example_ib_port_255",
+        "rc_example",
+        Fault::Limits,
+        &["rc_example", "-d", "{dev}", "-i", "255"],
+        &[
+            "failed to create resources: ibv_query_port on port 255 failed: \
+           Invalid argument (EINVAL)",
+        ],
+    ),
+    refused(
+        "rc_example_gid_255",
+        "rc_example",
+        Fault::Limits,
+        &["rc_example", "-d", "{dev}", "-g", "255"],
+        &["failed to create resources: could not get gid for port 1, index 255: *"],
+    ),
+    Scenario {
+        name: "rc_example_tcp_port_1",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "rc_example",
+            args: &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1"],
+        }),
+        client: Some(Cmd {
+            program: "rc_example",
+            args: &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1", "{server_ip}"],
+        }),
+        ready: Ready::TcpListen(1),
+        server_expect: Expect::ok(&["waiting on port 1 for TCP connection", "test result is 0"]),
+        client_expect: Expect::ok(&["test result is 0"]),
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     },
 ];

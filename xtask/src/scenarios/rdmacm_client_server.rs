@@ -1,6 +1,9 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
-use super::{memlocked, stdout_of, Cmd, Expect, Outcome, Ready, Scenario, Waiting, MEMLOCKED};
+use super::{
+    memlocked, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side, Waiting,
+    KILL_TERM_INT, MEMLOCKED, SIGSTOP,
+};
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
 /// `route resolved.` (it is connecting), then runs a full client. The
@@ -11,12 +14,6 @@ const KILL_FIRST_CLIENT: &str =
     while read -r l; do case $l in 'route resolved.') kill -9 $p; break;; esac; done <$f; \
     wait $p; echo \"first client killed after: $l\"; rm -f $f; \
     rdmacm_client {server_ip} 12345";
-
-/// Starts the server in the background and SIGKILLs it the moment a
-/// connection request reached it (see KILL_FIRST_CLIENT).
-const KILL_SERVER: &str = "f=$(mktemp -u); mkfifo $f; rdmacm_server {server_ip} 12345 >$f & p=$!; \
-    while read -r l; do case $l in 'received connection request.') kill -9 $p; break;; esac; \
-    done <$f; wait $p; echo \"server killed after: $l\"; rm -f $f";
 
 /// Each message carries the pid of the process that sent it: the server
 /// saw the two clients' pids, in order, and each client the server's.
@@ -55,19 +52,6 @@ fn pids_match(o: &Outcome) -> Vec<String> {
         ));
     }
     failures
-}
-
-/// Nobody listens: the client is told by a reject or an unreachable
-/// event, whichever the kernel sends, not by a timeout.
-fn refused(o: &Outcome) -> Vec<String> {
-    let stderr = o.client.as_ref().map_or("", |c| c.stderr.as_str());
-    if stderr.contains("RDMA_CM_EVENT_REJECTED") || stderr.contains("RDMA_CM_EVENT_UNREACHABLE") {
-        Vec::new()
-    } else {
-        vec![format!(
-            "client: neither REJECTED nor UNREACHABLE: {stderr}"
-        )]
-    }
 }
 
 /// The pair and its error paths.
@@ -168,25 +152,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .counts(&[("disconnected.", 1)])
         .any_stderr(),
         stop_server: true,
-        ..Scenario::BASE
-    },
-    // The server killed (SIGKILL) once a client's request reached it: the
-    // client fails at once with one line, whichever event tells it.
-    Scenario {
-        name: "rdmacm_server_dies",
-        package: "rdmacm_client_server",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", KILL_SERVER],
-        }),
-        client: Some(Cmd {
-            program: "rdmacm_client",
-            args: &["{server_ip}", "12345"],
-        }),
-        ready: Ready::RdmaCmListen(12345),
-        server_expect: Expect::ok(&["server killed after: received connection request."])
-            .any_stderr(),
-        client_expect: Expect::exits(1, &["route resolved."], &["on_*"]).within(10),
+        fault: Some(Fault::PeerKilled),
         ..Scenario::BASE
     },
     Scenario {
@@ -196,13 +162,17 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "rdmacm_client",
             args: &["{server_ip}", "12399"],
         }),
-        client_expect: Expect::exits(
-            1,
-            &["address resolved.", "route resolved."],
-            &["on_event: unexpected event RDMA_CM_EVENT_* (status *)"],
-        )
+        // Told by a reject or an unreachable event, whichever the kernel
+        // sends, not by a timeout.
+        client_expect: Expect {
+            stdout: &["address resolved.", "route resolved."],
+            ..Expect::fails_one_of(&[
+                "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
+                "on_event: unexpected event RDMA_CM_EVENT_UNREACHABLE (status *)",
+            ])
+        }
         .within(5),
-        verify: Some(refused),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     // rping posts 16-byte receives (its struct rping_rdma_info): the
@@ -270,6 +240,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ])
         .any_stderr(),
         stop_server: true,
+        fault: Some(Fault::BadPeer),
         ..Scenario::BASE
     },
     Scenario {
@@ -283,6 +254,7 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::fails(&[
             "on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)",
         ]),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
@@ -312,3 +284,60 @@ pub static WAITING: &[Waiting] = &[Waiting {
     stdout: &[],
     stderr: &[],
 }];
+
+/// The server and the client of the kill cells.
+const SERVER_ARGV: &[&str] = &["rdmacm_server", "{server_ip}", "12347"];
+const CLIENT_ARGV: &[&str] = &["rdmacm_client", "{server_ip}", "12347"];
+
+/// A server whose client is gone, in whichever state: it drops that
+/// connection (in one line at most) and keeps serving until SIGTERM.
+const SERVER_SURVIVES: Expect = Expect::ok(&["received connection request."]).any_stderr();
+
+/// The pair the kill cells run.
+const PAIR: Kill = Kill {
+    name: "rdmacm",
+    package: "rdmacm_client_server",
+    server: SERVER_ARGV,
+    client: CLIENT_ARGV,
+    ready: Ready::RdmaCmListen(12347),
+    ..Kill::BASE
+};
+
+/// The fault matrix's kill cells: the client killed once connected, and
+/// once it has the server's message (its exchange is one message each way);
+/// the server killed once a request reached it, and stopped while it
+/// listens, which leaves the client's connect unanswered until its bound.
+pub static KILLS: &[Kill] = &[
+    Kill {
+        phase: "connected",
+        victim: Side::Client,
+        line: "connected. posting send...",
+        survivor: SERVER_SURVIVES,
+        stop_server: true,
+        ..PAIR
+    },
+    Kill {
+        phase: "midway",
+        victim: Side::Client,
+        line: "received message: *",
+        signals: KILL_TERM_INT,
+        survivor: SERVER_SURVIVES,
+        stop_server: true,
+        ..PAIR
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Server,
+        line: "received connection request.",
+        survivor: Expect::exits(1, &["route resolved."], &["on_*"]).within(10),
+        ..PAIR
+    },
+    Kill {
+        phase: "listening",
+        victim: Side::Server,
+        line: "listening on port *.",
+        signals: &[SIGSTOP],
+        survivor: Expect::fails(&["*"]).within(20),
+        ..PAIR
+    },
+];

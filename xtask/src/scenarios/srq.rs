@@ -6,7 +6,8 @@
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
 use super::{
-    memlocked, stdout_of, Cmd, Expect, Midway, Outcome, Ready, Scenario, Waiting, MEMLOCKED,
+    memlocked, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side,
+    Waiting, KILL_TERM_INT, MEMLOCKED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -28,18 +29,53 @@ fn receives_on<const N: usize>(o: &Outcome) -> Vec<String> {
     }
 }
 
-/// A long client run, SIGKILLed once the server has answered two batches:
-/// the server must notice the lost peer at once.
-const KILL_CLIENT: &str = "f=$(mktemp -u); mkfifo $f; \
-    srq -a {server_ip} -p 51225 -c 100000 -l 1000 -w 8 >$f & p=$!; \
-    while read -r l; do case $l in 'recv count: 2') kill -9 $p; break;; esac; done <$f; \
-    wait $p; echo \"client killed after: $l\"; rm -f $f";
+/// A long run (100000 messages of 1000 bytes, batches of 8), for the
+/// fault matrix's kill cells.
+const LONG_SERVER: &[&str] = &[
+    "srq",
+    "-s",
+    "-a",
+    "{server_ip}",
+    "-p",
+    "51281",
+    "-c",
+    "100000",
+    "-l",
+    "1000",
+    "-w",
+    "8",
+];
 
-/// The server of a long run, SIGKILLed after 20 receives.
-const KILL_SERVER: &str = "f=$(mktemp -u); mkfifo $f; \
-    srq -s -a {server_ip} -p 51226 -c 100000 -l 1000 -w 8 >$f & p=$!; \
-    while read -r l; do case $l in 'recv count: 20, '*) kill -9 $p; break;; esac; done <$f; \
-    wait $p; echo \"server killed after: $l\"; rm -f $f";
+/// The client of [`LONG_SERVER`].
+const LONG_CLIENT: &[&str] = &[
+    "srq",
+    "-a",
+    "{server_ip}",
+    "-p",
+    "51281",
+    "-c",
+    "100000",
+    "-l",
+    "1000",
+    "-w",
+    "8",
+];
+
+/// How either side learns that its peer is gone, in whichever wait it is
+/// (a receive's `ibv_get_cq_event` or a send's `rdma_get_send_comp`): the
+/// disconnect that the peer's kernel sends when the process dies.
+const PEER_GONE: &str = "*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)";
+
+/// The clients of `srq_request_swallowed`: one that connects (and whose
+/// messages the server takes only once all connections are there), then,
+/// with the device node closed to others, one whose request is swallowed;
+/// the node is opened again whatever happens.
+const SWALLOWED: &str = "srq -a {server_ip} -p 51288 -q 1 -c 4 & p=$!
+sleep 3; echo 'first client connected'
+chmod o-rw /dev/infiniband/rdma_cm
+srq -a {server_ip} -p 51288 -q 1 -c 4 && echo 'second client served' || echo 'second client rejected'
+sleep 1; chmod o+rw /dev/infiniband/rdma_cm
+wait $p; echo 'first client ended'";
 
 /// The pair, its variants and its error path.
 pub static SCENARIOS: &[Scenario] = &[
@@ -260,76 +296,6 @@ pub static SCENARIOS: &[Scenario] = &[
         verify: Some(receives_on::<2>),
         ..Scenario::BASE
     },
-    Scenario {
-        name: "srq_client_dies",
-        package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51225",
-                "-c",
-                "100000",
-                "-l",
-                "1000",
-                "-w",
-                "8",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", KILL_CLIENT],
-        }),
-        ready: Ready::RdmaCmListen(51225),
-        server_expect: Expect::exits(
-            1,
-            &["send count: 2"],
-            // The server may be waiting for a receive (ibv_get_cq_event)
-            // or for a send's completion (rdma_get_send_comp) when the
-            // client dies: either names its verb, then the disconnect.
-            &["*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
-        )
-        .within(20),
-        client_expect: Expect::ok(&["client killed after: recv count: 2"]).any_stderr(),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "srq_server_dies",
-        package: "srq",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", KILL_SERVER],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &[
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51226",
-                "-c",
-                "100000",
-                "-l",
-                "1000",
-                "-w",
-                "8",
-            ],
-        }),
-        ready: Ready::RdmaCmListen(51226),
-        server_expect: Expect::ok(&["server killed after: recv count: 20, qp_num: *"]).any_stderr(),
-        client_expect: Expect::exits(
-            1,
-            &["send count: 20, qp_num: *"],
-            &["*the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)"],
-        )
-        .within(20),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
     // An address on the lab's subnet that nobody answers: address
     // resolution fails in one line, within its time limit.
     Scenario {
@@ -340,6 +306,7 @@ pub static SCENARIOS: &[Scenario] = &[
             args: &["-a", "192.0.2.99", "-p", "51297"],
         }),
         client_expect: Expect::fails(&["rdma_resolve_addr*"]).within(20),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     // Two buffers of 2 GB each in a 2 GiB VM: refused at once, in one line,
@@ -365,6 +332,7 @@ pub static SCENARIOS: &[Scenario] = &[
                                         3814 MiB of pinned memory, and this host has \
                                         * MiB available: give a smaller -l"])
         .within(5),
+        fault: Some(Fault::Limits),
         ..Scenario::BASE
     },
     Scenario {
@@ -377,6 +345,7 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::fails(&["rdma_connect failed: Connection refused (ECONNREFUSED) \
     (RDMA_CM_EVENT_REJECTED, status *)"])
         .within(10),
+        fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
@@ -396,6 +365,136 @@ pub static SCENARIOS: &[Scenario] = &[
             "51292",
         ],
     ),
+    // The limits row, in the VM: the highest -w asks the device for more
+    // receives than an SRQ holds, refused at once; a -l just past the port's
+    // max_msg_sz (read from ibv_devinfo) is refused before any memory is
+    // pinned, or by -l's own range where the port's limit is past it; and
+    // the lowest of every number runs the exchange.
+    refused(
+        "srq_w_max",
+        "srq",
+        Fault::Limits,
+        &[
+            "srq",
+            "-s",
+            "-a",
+            "{server_ip}",
+            "-p",
+            "51283",
+            "-w",
+            "2147483647",
+        ],
+        &["max_wr 2147483647: rdma_create_srq failed: Invalid argument (EINVAL)"],
+    ),
+    Scenario {
+        name: "srq_l_past_max_msg_sz",
+        package: "srq",
+        server: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                PAST_MAX_MSG_SZ,
+                "sh",
+                "srq",
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51284",
+            ],
+        }),
+        server_expect: Expect::fails_one_of(&[
+            "-l * is longer than the largest message the port carries (max_msg_sz *): \
+             give a smaller -l",
+            "*-l*2147483649*",
+        ])
+        .within(5),
+        fault: Some(Fault::Limits),
+        single_host_only: true,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "srq_lowest_values",
+        package: "srq",
+        server: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51285",
+                "-c",
+                "1",
+                "-q",
+                "1",
+                "-w",
+                "1",
+                "-l",
+                "1",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "srq",
+            args: &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51285",
+                "-c",
+                "1",
+                "-q",
+                "1",
+                "-w",
+                "1",
+                "-l",
+                "1",
+            ],
+        }),
+        ready: Ready::RdmaCmListen(51285),
+        server_expect: Expect::ok(&["recv count: 1, qp_num: *", "send count: 1"]),
+        client_expect: Expect::ok(&["send count: 1, qp_num: *", "recv count: 1"]),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    },
+    // A connection request that librdmacm swallows (issue 12, item 5): the
+    // server runs as nobody, and once its first client is connected the
+    // rdma_cm device node is closed to it, so that librdmacm cannot open
+    // the second connection's channel; it rejects that request and reads
+    // the listener's channel again. The server must still give up on its
+    // second connection at its 30 s bound, not block in that read.
+    Scenario {
+        name: "srq_request_swallowed",
+        package: "srq",
+        server: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                "chmod o+rw /dev/infiniband/*; \
+                 exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+                 srq -s -a {server_ip} -p 51288 -q 2 -c 4",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &["-c", SWALLOWED],
+        }),
+        ready: Ready::RdmaCmListen(51288),
+        server_expect: Expect::fails(&[
+            "rdma_get_request: connection 2 of 2 did not arrive within 30 s",
+        ])
+        .within(45),
+        client_expect: Expect::ok(&[
+            "first client connected",
+            "second client rejected",
+            "first client ended",
+        ])
+        .any_stderr(),
+        timeout_secs: 90,
+        fault: Some(Fault::Device),
+        single_host_only: true,
+        ..Scenario::BASE
+    },
 ];
 
 /// The server, for the fault matrix's signal cells: killed by either.
@@ -409,41 +508,57 @@ pub static WAITING: &[Waiting] = &[Waiting {
     stderr: &[],
 }];
 
-/// A long run, for the fault matrix's mid-exchange cells: the server
-/// notices its lost client at once, in whichever wait it is.
-pub static MIDWAY: &[Midway] = &[Midway {
+/// The pair the kill cells run.
+const PAIR: Kill = Kill {
     name: "srq",
     package: "srq",
-    server: &[
-        "srq",
-        "-s",
-        "-a",
-        "{server_ip}",
-        "-p",
-        "51281",
-        "-c",
-        "100000",
-        "-l",
-        "1000",
-        "-w",
-        "8",
-    ],
-    client: &[
-        "srq",
-        "-a",
-        "{server_ip}",
-        "-p",
-        "51281",
-        "-c",
-        "100000",
-        "-l",
-        "1000",
-        "-w",
-        "8",
-    ],
+    server: LONG_SERVER,
+    client: LONG_CLIENT,
     ready: Ready::RdmaCmListen(51281),
-    line: "recv count: 2",
-    delay: "0",
-    server_error: "*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
-    within_secs: 20,
-}];
+    ..Kill::BASE
+};
+
+/// The fault matrix's kill cells. "Connected" is the first line a side
+/// prints once connected (the client connects all its QPs before its first
+/// message); the server's kill mid-exchange is its 20th receive; and a
+/// server stopped while it listens leaves the client's connect unanswered.
+pub static KILLS: &[Kill] = &[
+    Kill {
+        phase: "connected",
+        victim: Side::Client,
+        line: "send count: 1, qp_num: *",
+        survivor: Expect::fails(&[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "connected",
+        victim: Side::Server,
+        line: "recv count: 1, qp_num: *",
+        survivor: Expect::fails(&[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "midway",
+        victim: Side::Client,
+        line: "recv count: 2",
+        signals: KILL_TERM_INT,
+        // The server had answered two batches.
+        survivor: Expect::exits(1, &["send count: 2"], &[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "midway",
+        victim: Side::Server,
+        line: "recv count: 20, qp_num: *",
+        survivor: Expect::exits(1, &["send count: 20, qp_num: *"], &[PEER_GONE]).within(20),
+        ..PAIR
+    },
+    Kill {
+        phase: "listening",
+        victim: Side::Server,
+        line: "waiting for connection from client...",
+        signals: &[SIGSTOP],
+        survivor: Expect::fails(&["rdma_connect*"]).within(40),
+        ..PAIR
+    },
+];
