@@ -381,6 +381,7 @@ fn migrate(ctx: &Context, apm_loaded: bool) -> Result<()> {
 fn run(cfg: &Config) -> Result<()> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     cfg.base.check_memory(&meminfo).map_err(Error::msg)?;
+    cfg.base.check_memlock().map_err(Error::msg)?;
     let (id, qp) = getaddrinfo_and_create_ep(cfg)?;
 
     let mut ctx = if cfg.base.server {

@@ -203,7 +203,9 @@ fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
         }
         // Every event channel, completion channel and device context is a
         // file descriptor: many connections run out of them first.
-        (_, libc::EMFILE) => Some("each channel is a file descriptor: raise `ulimit -n`"),
+        (v, libc::EMFILE) if v.starts_with("ibv_") || v.starts_with("rdma_") => {
+            Some("each RDMA channel and device context is a file descriptor: raise `ulimit -n`")
+        }
         (v, libc::EINVAL) if v.contains("query_gid") => {
             Some("the GID index is beyond the port's GID table: see `ibv_devinfo -v`")
         }

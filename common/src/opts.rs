@@ -149,6 +149,38 @@ impl ExchangeOpts {
         }
     }
 
+    /// Whether `ulimit -l` lets this process pin the two `-l` byte buffers
+    /// (whole pages each), read from the process itself: its soft
+    /// RLIMIT_MEMLOCK, and CAP_IPC_LOCK, which lifts the limit. Without
+    /// this check the registration fails only after the device is open,
+    /// with an errno that says less.
+    pub fn check_memlock(&self) -> Result<(), String> {
+        use nix::sys::resource::{getrlimit, Resource, RLIM_INFINITY};
+        let limit = getrlimit(Resource::RLIMIT_MEMLOCK)
+            .ok()
+            .map(|(soft, _)| soft)
+            .filter(|soft| *soft != RLIM_INFINITY);
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        self.check_memlock_with(limit, has_cap_ipc_lock(&status))
+    }
+
+    /// [`ExchangeOpts::check_memlock`] for a given soft limit in bytes
+    /// (`None`: unlimited) and capability.
+    pub fn check_memlock_with(&self, limit: Option<u64>, cap_ipc_lock: bool) -> Result<(), String> {
+        const PAGE: u64 = 4096;
+        let need = 2 * (self.msg_length as u64).div_ceil(PAGE) * PAGE;
+        match limit {
+            Some(limit) if !cap_ipc_lock && need > limit => Err(format!(
+                "-l {} needs {} KiB of locked memory for its two buffers, and `ulimit -l` \
+                 is {} KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
+                self.msg_length,
+                need >> 10,
+                limit >> 10
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Refuses a `-l` longer than the port carries in one message (its
     /// `max_msg_sz`: 1 GiB on many HCAs), which would otherwise fail only
     /// at the first send, after both sides had connected.
@@ -261,6 +293,16 @@ impl ConnOpts {
     }
 }
 
+/// Whether `/proc/self/status` (given) grants CAP_IPC_LOCK (bit 14 of
+/// CapEff).
+fn has_cap_ipc_lock(status: &str) -> bool {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << 14) != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +315,24 @@ mod tests {
         };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         ConnOpts::read(&cli.parse(&args)?, 19875)
+    }
+
+    #[test]
+    fn lengths_the_memlock_limit_cannot_pin_are_refused() {
+        let l = ExchangeOpts::defaults(1000);
+        // Two buffers of one page each.
+        assert!(l.check_memlock_with(Some(8192), false).is_ok());
+        let e = l.check_memlock_with(Some(8191), false).unwrap_err();
+        assert_eq!(
+            e,
+            "-l 1000 needs 8 KiB of locked memory for its two buffers, and `ulimit -l` \
+             is 7 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l"
+        );
+        assert!(l.check_memlock_with(Some(0), true).is_ok(), "CAP_IPC_LOCK");
+        assert!(l.check_memlock_with(None, false).is_ok(), "unlimited");
+        assert!(has_cap_ipc_lock("Name:\tx\nCapEff:\t000001ffffffffff\n"));
+        assert!(!has_cap_ipc_lock("CapEff:\t0000000000000000\n"));
+        assert!(!has_cap_ipc_lock(""));
     }
 
     #[test]

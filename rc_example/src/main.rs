@@ -205,7 +205,7 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
     let port_attr = ib_ctx
         .query_port(config.ib_port)
         .context(format!("ibv_query_port on port {} failed", config.ib_port))?;
-    // So does a -g that names no GID.
+    // A -g that names no GID is refused here too, before the TCP wait.
     if config.gid_idx >= 0 {
         check_gid(&ib_ctx, config)?;
     }

@@ -250,6 +250,9 @@ impl State {
             self.destroy_connection(conn)?;
             return Ok(failure);
         }
+        // drop_connection destroys the connection once nothing else holds
+        // it: this handle must not be one.
+        drop(conn);
         self.drop_connection(id_key).map(|()| None)
     }
 

@@ -379,6 +379,7 @@ fn run(cfg: &Config) -> Result<()> {
     }
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     cfg.base.check_memory(&meminfo).map_err(Error::msg)?;
+    cfg.base.check_memlock().map_err(Error::msg)?;
     let rai = AddrInfo::new(
         cfg.base.server_name.as_deref(),
         &cfg.base.server_port,

@@ -139,7 +139,9 @@ impl Pd {
     /// Allocate `len` zeroed bytes (page aligned) and register them with `access`
     /// (`ibv_reg_mr`).
     pub fn reg_mr(&self, len: usize, access: AccessFlags) -> Result<Mr> {
-        let buf = Buffer::new(len)?;
+        // Without LOCAL_WRITE the pinning would not fault in private pages
+        // (it could pin the shared zero page): fault them in at once.
+        let buf = Buffer::new(len, !access.contains(AccessFlags::LOCAL_WRITE))?;
         let bits = access.bits() as c_int;
         // SAFETY: pd is live; buf is `len` valid bytes that MrInner frees only
         // after deregistering.
@@ -186,15 +188,17 @@ struct Buffer {
 }
 
 impl Buffer {
-    fn new(len: usize) -> Result<Buffer> {
+    /// `populate`: fault every page in now (`MAP_POPULATE`).
+    fn new(len: usize, populate: bool) -> Result<Buffer> {
         let map_len = len.max(1);
+        let populate = if populate { libc::MAP_POPULATE } else { 0 };
         // SAFETY: a fresh private anonymous mapping; no existing memory is named.
         let ptr = unsafe {
             libc::mmap(
                 ptr::null_mut(),
                 map_len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | populate,
                 -1,
                 0,
             )
@@ -409,12 +413,21 @@ mod tests {
     fn a_buffer_takes_memory_only_as_it_is_touched() {
         const LEN: usize = 256 << 20;
         let before = resident();
-        let buf = Buffer::new(LEN).unwrap();
+        let buf = Buffer::new(LEN, false).unwrap();
         let grew = resident().saturating_sub(before);
         assert!(grew < LEN / 16, "a fresh buffer made {grew} bytes resident");
         // SAFETY: the buffer is LEN bytes long and ours.
         let (first, last) = unsafe { (*buf.ptr, *buf.ptr.add(LEN - 1)) };
         assert_eq!((first, last), (0, 0), "zeroed");
         assert_eq!(buf.ptr as usize % 4096, 0, "page-aligned");
+        drop(buf);
+        // A registration without LOCAL_WRITE gets its pages up front.
+        let before = resident();
+        let _populated = Buffer::new(LEN, true).unwrap();
+        let grew = resident().saturating_sub(before);
+        assert!(
+            grew >= LEN / 2,
+            "a populated buffer made only {grew} bytes resident"
+        );
     }
 }

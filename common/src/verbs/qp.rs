@@ -344,6 +344,18 @@ impl Qp {
     /// send CQ: the next send completion, waiting at most `timeout` and
     /// failing early if the peer disconnects. The status is the caller's to
     /// check, as in C.
+    ///
+    /// The CQs it polls are the QP's, which `rdma_destroy_qp` frees: a
+    /// completion can be asked for only while the QP is there (issue 12,
+    /// item 6), so this does not compile:
+    ///
+    /// ```compile_fail
+    /// fn after_destroy(qp: common::verbs::Qp) {
+    ///     let same = &qp;
+    ///     qp.destroy().unwrap();
+    ///     let _ = same.get_send_comp(std::time::Duration::ZERO);
+    /// }
+    /// ```
     pub fn get_send_comp(&self, timeout: Duration) -> Result<WorkCompletion> {
         self.cm_id("rdma_get_send_comp")?
             .get_comp(self, CompQueue::Send, timeout)

@@ -125,6 +125,14 @@ fn run(addr: SocketAddr) -> Result<()> {
     let ec = EventChannel::new()?;
     let listener = ec.create_id(PortSpace::Tcp)?;
     listener.bind_addr(&addr)?;
+    // An address given must be an RDMA device's: rdma_cm would listen on
+    // any (127.0.0.1, say), where no client could ever connect.
+    if !addr.ip().is_unspecified() && listener.verbs().is_none() {
+        return Err(Error::msg(format!(
+            "rdma_bind_addr to {addr} found no RDMA device: give the address of an RDMA \
+             device's interface, or none to listen on all"
+        )));
+    }
     listener.listen(10)?; // backlog=10 is arbitrary
     println!("listening on port {}.", listener.src_port());
 
