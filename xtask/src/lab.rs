@@ -273,7 +273,18 @@ pub fn guest_can_see(p: &Path) -> bool {
 /// Runs the named scenarios (empty = every pair) in `opts.mode`: setup
 /// check, build, boot, run, collect. `Err` only when nothing could run.
 pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, String> {
-    let list = scenarios::select(names)?;
+    let mut list = scenarios::select(names)?;
+    if let Mode::Local { .. } = opts.mode {
+        list.retain(|s| {
+            if s.vm_only {
+                println!(
+                    "lab: skipped {}: it changes the machine it runs on (VMs only)",
+                    s.name
+                );
+            }
+            !s.vm_only
+        });
+    }
     let tools = match opts.mode {
         Mode::Local { .. } => None,
         _ => Some(setup::ensure()?),
@@ -589,6 +600,35 @@ fn by_example(outcomes: &[Outcome]) -> Vec<(&str, Vec<&Outcome>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outcomes_are_grouped_by_example_in_order() {
+        let o = |name: &str| Outcome {
+            scenario: name.into(),
+            server: None,
+            client: None,
+            leftover: String::new(),
+        };
+        let outcomes = [
+            o("srq"),
+            o("mc_memlock"),
+            o("srq_memlock"),
+            o("mckey"),
+            o("nosuch"),
+        ];
+        let groups: Vec<(&str, Vec<&str>)> = by_example(&outcomes)
+            .into_iter()
+            .map(|(p, os)| (p, os.iter().map(|o| o.scenario.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("srq", vec!["srq", "srq_memlock"]),
+                ("mckey", vec!["mc_memlock", "mckey"]),
+                ("nosuch", vec!["nosuch"]),
+            ]
+        );
+    }
 
     #[test]
     fn guest_visibility() {

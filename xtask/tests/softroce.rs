@@ -1,6 +1,6 @@
 //! Soft-RoCE tests: every scenario of `xtask::scenarios::all()`, once in one
 //! VM (`<name>_single_host`) and once across two (`<name>_two_hosts`, but
-//! for the few that say `single_host_only`),
+//! for those that say `single_host_only`, not being about the wire),
 //! judged by `xtask::check` alone: what a scenario expects is declared
 //! with it, so a new scenario is tested without touching this file.
 //!

@@ -3,8 +3,8 @@
 //! and still exchange every message; `-m` then has nothing to migrate.
 
 use super::{
-    memlocked, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting, KILL_TERM_INT, MEMLOCKED,
-    PAST_MAX_MSG_SZ, SIGSTOP,
+    memlocked, past_max_msg_sz, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting,
+    KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
 /// The one line each side prints when the port cannot take an alternate path.
@@ -152,20 +152,24 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
     // with the hint, in one line, before any peer is needed.
-    memlocked(
-        "apm_memlock",
-        "apm",
-        &[
-            "-c",
-            MEMLOCKED,
-            "sh",
+    // srq and apm check `ulimit -l` before anything else.
+    Scenario {
+        server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(5),
+        ..memlocked(
+            "apm_memlock",
             "apm",
-            "-a",
-            "{server_ip}",
-            "-p",
-            "51293",
-        ],
-    ),
+            &[
+                "-c",
+                MEMLOCKED,
+                "sh",
+                "apm",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51293",
+            ],
+        )
+    },
     // The limits row, in the VM: a -l just past the port's max_msg_sz, as
     // srq's (see there); and the lowest of every number (one message of one byte, no
     // wait) runs the exchange.
@@ -193,6 +197,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "*-l*2147483649*",
         ])
         .within(5),
+        verify: Some(past_max_msg_sz),
         fault: Some(Fault::Limits),
         single_host_only: true,
         ..Scenario::BASE
@@ -223,6 +228,7 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(&["recv: 1", "send: 1"]),
         client_expect: Expect::ok(&["send: 1", "recv: 1"]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
     // CM private data of the wrong size: rping's connect request carries
@@ -252,6 +258,30 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(15),
         client_expect: Expect::exits(255, &[], &[]).any_stderr(),
         fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    },
+    // The address row: 127.0.0.1 is on lo, which no RDMA device serves;
+    // 192.0.2.99 is on the lab's subnet, and nobody answers for it.
+    refused(
+        "apm_client_address_without_rdma",
+        "apm",
+        Fault::Address,
+        &["apm", "-a", "127.0.0.1", "-p", "51294"],
+        &["rdma_create_ep for 127.0.0.1:51294 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+    ),
+    Scenario {
+        name: "apm_no_such_host",
+        package: "apm",
+        client: Some(Cmd {
+            program: "apm",
+            args: &["-a", "192.0.2.99", "-p", "51294"],
+        }),
+        client_expect: Expect::fails(&[
+            "rdma_create_ep for 192.0.2.99:51294 failed: Connection timed out (ETIMEDOUT)",
+        ])
+        .within(15),
+        fault: Some(Fault::Address),
+        single_host_only: true,
         ..Scenario::BASE
     },
 ];
@@ -307,6 +337,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Client,
+        signals: KILL_TERM_INT,
         line: "loading alt path*",
         survivor: Expect::fails(&[PEER_GONE]).within(20),
         ..PAIR
@@ -314,6 +345,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Server,
+        signals: KILL_TERM_INT,
         line: "loading alt path*",
         survivor: Expect::fails(&[PEER_GONE]).within(20),
         ..PAIR
@@ -329,6 +361,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "midway",
         victim: Side::Server,
+        signals: KILL_TERM_INT,
         line: "recv: 2",
         survivor: Expect::exits(1, &["send: 2"], &[PEER_GONE]).within(20),
         ..PAIR
@@ -338,7 +371,7 @@ pub static KILLS: &[Kill] = &[
         victim: Side::Server,
         line: "rdma_get_request",
         signals: &[SIGSTOP],
-        survivor: Expect::fails(&["rdma_connect*"]).within(40),
+        survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"]).within(35),
         ..PAIR
     },
 ];

@@ -2,7 +2,7 @@
 
 use super::{
     pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting,
-    KILL_TERM_INT,
+    ACCEPT_AND_CLOSE, KILL_TERM_INT,
 };
 
 const SERVER: Cmd = Cmd {
@@ -346,6 +346,23 @@ pub static SCENARIOS: &[Scenario] = &[
         fault: Some(Fault::PeerKilled),
         ..Scenario::BASE
     },
+    // The server gone once connected, before any data, as rc_example's:
+    // the client, which reads the server's conn info first, finds the
+    // connection closed.
+    Scenario {
+        name: "ibv_sockets_pingpong_server_dies",
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd {
+            program: "python3",
+            args: &["-c", ACCEPT_AND_CLOSE, "{server_ip}", "6543"],
+        }),
+        client: Some(CLIENT),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&["accepted", "closed"]),
+        client_expect: Expect::fails(&["fail to exchange conn info: *"]).within(15),
+        fault: Some(Fault::PeerKilled),
+        ..Scenario::BASE
+    },
     // The fault matrix's silent peer, as rc_example's: the server gives up
     // on the conn info at the side channel's 60 s bound.
     Scenario {
@@ -462,6 +479,7 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
         client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
 ];
@@ -516,6 +534,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Client,
+        signals: KILL_TERM_INT,
         line: "successfully connect to server, ip: *, port: *",
         survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
         ..PAIR
@@ -523,6 +542,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Server,
+        signals: KILL_TERM_INT,
         line: "successfully accept client, ip: *, port: *",
         survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
         ..PAIR

@@ -405,6 +405,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(40),
         timeout_secs: 60,
         fault: Some(Fault::Device),
+        vm_only: true,
         ..Scenario::BASE
     },
     Scenario {
@@ -434,6 +435,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(40),
         timeout_secs: 60,
         fault: Some(Fault::Device),
+        vm_only: true,
         ..Scenario::BASE
     },
     Scenario {
@@ -584,6 +586,7 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
             .counts(&[("initiating data transfers", 0)]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
     // As in the original, -S 0 means no message at all (create_message
@@ -614,6 +617,7 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
             .counts(&[("initiating data transfers", 0)]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
     Scenario {
@@ -640,8 +644,25 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(&["received message 1", "received message 2"]),
         client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
+    // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
+    refused(
+        "mckey_address_without_rdma",
+        "mckey",
+        Fault::Address,
+        &["mckey", "-m", "239.255.1.1", "-b", "127.0.0.1"],
+        &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: No such \
+           device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+    ),
+    refused(
+        "mc_address_without_rdma",
+        "mckey",
+        Fault::Address,
+        &["mc", "-m", "239.255.1.1", "-b", "127.0.0.1"],
+        &["rdma_resolve_addr to 239.255.1.1:0 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+    ),
 ];
 
 /// The receivers, for the fault matrix's signal cells: either ends the
@@ -675,6 +696,9 @@ const MCKEY_SENDER_OF_5: &[&str] = &["mckey", "-m", "239.255.1.1", "-s", "-C", "
 const MC_RECEIVER: &[&str] = &["mc", "-m", "239.255.1.1", "-b", "{server_ip}", "-c", "10"];
 const MC_SENDER: &[&str] = &["mc", "-m", "239.255.1.1", "-s"];
 const MC_SENDER_OF_5: &[&str] = &["mc", "-m", "239.255.1.1", "-s", "-c", "5"];
+
+/// A sender stopped by SIGTERM or SIGINT in its pause after joining.
+const SENDER_INTERRUPTED: &[&str] = &["mckey: interrupted before the data transfers"];
 
 /// A receiver stopped by SIGTERM or SIGINT after 5 of its 10 messages.
 const MCKEY_HALFWAY: &[&str] = &["mckey: interrupted on connection 0 after 5 of 10 completions"];
@@ -711,8 +735,22 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Client,
-        // The sender pauses 3 s after joining (the original's SM pause).
+        // The sender pauses 3 s after joining (the original's SM pause),
+        // which SIGTERM and SIGINT end in one line.
         line: "mckey: joined dgid: *",
+        signals: &[
+            SIGKILL,
+            Sig {
+                name: "TERM",
+                exit: 1,
+                stderr: SENDER_INTERRUPTED,
+            },
+            Sig {
+                name: "INT",
+                exit: 1,
+                stderr: SENDER_INTERRUPTED,
+            },
+        ],
         survivor: Expect::exits(
             1,
             &["test complete", "return status 1"],
@@ -734,8 +772,8 @@ pub static KILLS: &[Kill] = &[
         victim: Side::Server,
         line: "receiving data transfers",
         // The receiver prints nothing per message: the sender's 3 s pause
-        // and its 5 messages are over well within 12 s.
-        delay: "12",
+        // and its 5 messages are over within about 5 s of this line.
+        delay: "8",
         signals: &[
             SIGKILL,
             Sig {

@@ -29,8 +29,13 @@ pub struct Scenario {
     /// What the expectations above cannot say.
     pub verify: Option<Verify>,
     /// The Soft-RoCE suite runs it in one VM only: a fault that is not
-    /// about the wire and waits out a long bound.
+    /// about the wire (a silent peer that waits out a bound, a program
+    /// refused before it needs any peer, `ulimit -l`).
     pub single_host_only: bool,
+    /// It changes the machine it runs on (removes a device, changes a
+    /// device node's mode): the lab runs it in its VMs only, never with
+    /// `--local`.
+    pub vm_only: bool,
     /// The fault matrix's row, for a scenario that is one of its cells
     /// (`cargo xtask lab --faults` runs those, and the summary groups them).
     pub fault: Option<Fault>,
@@ -137,6 +142,9 @@ pub enum StderrLines {
     ByExit,
     /// Exactly this many.
     Exactly(usize),
+    /// No more than this many: a server that survives a peer's death may
+    /// say, in one line, that it dropped that connection.
+    AtMost(usize),
     /// Any number: a program that is not ours, or a shell around several.
     Any,
 }
@@ -206,6 +214,14 @@ impl Expect {
         }
     }
 
+    /// With at most one stderr line, whatever the exit status.
+    pub const fn at_most_one_error_line(self) -> Expect {
+        Expect {
+            stderr_lines: StderrLines::AtMost(1),
+            ..self
+        }
+    }
+
     /// With any number of stderr lines (see [`StderrLines::Any`]).
     pub const fn any_stderr(self) -> Expect {
         Expect {
@@ -244,6 +260,7 @@ impl Scenario {
         stop_server: false,
         verify: None,
         single_host_only: false,
+        vm_only: false,
         fault: None,
     };
 }
@@ -253,7 +270,8 @@ impl Scenario {
 /// a line that matches LINE (a shell pattern; the cells use `*` only, so
 /// that it is also the glob their expectations check), then prints `exit N
 /// after SIG` and exits with the program's status N. A program sent STOP is
-/// held stopped for HOLD seconds, then killed. The fault matrix's signals in a
+/// held stopped for HOLD seconds, or until the wrapper gets SIGTERM, then
+/// killed. The fault matrix's signals in a
 /// given phase. (A shell starts background commands with SIGINT ignored;
 /// `env` gives the program SIGINT's default action back, as a terminal's
 /// Ctrl-C finds it.)
@@ -265,7 +283,7 @@ while IFS= read -r l <&3; do
   printf '%s\n' "$l"
   case $l in $line) [ "$delay" = 0 ] || sleep $delay; kill -$sig $p; break;; esac
 done
-[ $sig = STOP ] && { sleep $hold; kill -KILL $p; }
+[ $sig = STOP ] && { trap 'kill -KILL $p; kill $h' TERM; sleep $hold & h=$!; wait $h; kill -KILL $p 2>/dev/null; }
 cat <&3
 wait $p; s=$?; rm -f $f
 echo "exit $s after $sig"
@@ -454,6 +472,9 @@ impl Kill {
                 };
                 // A stopped victim is held until the survivor's bound is
                 // past, so that it is silent for as long as that matters.
+                // (Not let go early with SIGTERM: `timeout` would pass that
+                // on with SIGCONT, and the victim's exit would be the
+                // signal's that came first.)
                 let hold = match sig.name {
                     "STOP" => self.survivor.within_secs.unwrap_or(30) + 5,
                     _ => 0,
@@ -490,9 +511,10 @@ impl Kill {
                     timeout_secs: 60.max(hold + 20),
                     stop_server: self.stop_server,
                     verify: self.verify,
-                    // Silence is not about the wire, and a silent cell waits
-                    // out a bound: one VM is enough.
-                    single_host_only: sig.name == "STOP",
+                    // Only a dead peer is about the wire (the survivor learns
+                    // of it from there); silence and a signal's own exit
+                    // status are not, and one VM is enough for them.
+                    single_host_only: sig.name != "KILL",
                     fault: Some(match sig.name {
                         "STOP" => Fault::SilentPeer,
                         "TERM" | "INT" => Fault::Signal,
@@ -522,6 +544,8 @@ impl Waiting {
                     server_expect: Expect::exits(exit, leak(stdout.collect()), self.stderr)
                         .within(15),
                     fault: Some(Fault::Signal),
+                    // One program and a signal: nothing crosses the wire.
+                    single_host_only: true,
                     ..Scenario::BASE
                 }
             })
@@ -542,12 +566,73 @@ pub const MEMLOCKED: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-i
 pub const MEMLOCK_HINT: &str = "*(hint: memory registration pins pages, and this process may \
                                  pin none: raise `ulimit -l` (it is 0?) or grant CAP_IPC_LOCK)";
 
+/// `python3 -c ACCEPT_AND_CLOSE ADDR PORT`: a stand-in server of a TCP
+/// side channel that accepts one client, reads what it sends at once, and
+/// closes without a word: a server gone once connected, before any data
+/// (the real ones are too quick to kill there).
+pub const ACCEPT_AND_CLOSE: &str = "import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+c, _ = s.accept()
+print('accepted', flush=True)
+c.settimeout(1)
+try:
+    c.recv(4096)
+except OSError:
+    pass
+c.close()
+print('closed')";
+
 /// `sh -c PAST_MAX_MSG_SZ sh PROGRAM ARGS`: the program with `-l` one
 /// byte past the largest message the port carries, as `ibv_devinfo` reports
 /// it (8 MiB on older kernels' Soft-RoCE, 2 GiB on newer ones, past what
 /// `-l` takes at all).
 pub const PAST_MAX_MSG_SZ: &str = r#"m=$(ibv_devinfo -v -d {dev} -i {ib_port} | awk '$1 == "max_msg_sz:" { print $2; exit }')
+echo "port max_msg_sz $((m))"
 exec "$@" -l $((m + 1))"#;
+
+/// The line a [`PAST_MAX_MSG_SZ`] run must end in, by the limit it names:
+/// the port's, where `-l` can be one past it, and otherwise `-l`'s own.
+pub(crate) fn past_max_msg_sz(o: &Outcome) -> Vec<String> {
+    let Some(side) = [&o.server, &o.client]
+        .into_iter()
+        .flatten()
+        .find(|s| s.stdout.lines().any(|l| l.starts_with("port max_msg_sz ")))
+    else {
+        return vec!["no side printed the port's max_msg_sz".into()];
+    };
+    let m: u64 = side
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("port max_msg_sz "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    let want = if m < i32::MAX as u64 {
+        format!(
+            "-l {} is longer than the largest message the port carries (max_msg_sz {m}): \
+             give a smaller -l",
+            m + 1
+        )
+    } else {
+        format!("*-l*{}*", m + 1)
+    };
+    if has_line(&side.stderr, &want) {
+        Vec::new()
+    } else {
+        vec![format!(
+            "stderr has no line matching `{want}`: {}",
+            side.stderr
+        )]
+    }
+}
+
+/// The one line srq and apm end in under [`MEMLOCKED`]: they check the
+/// limit before they open a device.
+pub const MEMLOCK_REFUSED: &str = "-l * needs * KiB of locked memory for its two buffers, and \
+                                   `ulimit -l` is 0 KiB: raise it, grant CAP_IPC_LOCK, or give \
+                                   a smaller -l";
 
 /// The fault matrix's `ulimit -l` cells: one side run under [`MEMLOCKED`]
 /// (`args` start with `-c`, `MEMLOCKED`, `sh`), which must fail at once
@@ -569,7 +654,8 @@ pub const fn memlocked(
 
 /// A cell of one program that is refused at once, before it would wait
 /// for any peer: `argv` (the program and its arguments) must fail within
-/// 5 s, in one line matching `error`. Not about the wire: one VM.
+/// 5 s, in one line matching `error`. Not about the wire: one VM (see
+/// [`Scenario::single_host_only`]).
 pub const fn refused(
     name: &'static str,
     package: &'static str,
@@ -655,26 +741,22 @@ pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
 }
 
 /// The fault matrix's cells, of every example or of those named (by
-/// package, or by the program that starts the cells' names), in table order.
+/// package, or by the program that starts the cells' names: `mc`,
+/// `rdmacm`), in table order; a name that selects nothing is an error.
 pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, String> {
-    let named = |s: &Scenario| {
-        examples.is_empty()
-            || examples.iter().any(|e| {
-                s.package == *e
-                    || s.name
-                        .strip_prefix(e)
-                        .is_some_and(|rest| rest.starts_with('_'))
-            })
+    let of = |s: &Scenario, e: &str| {
+        s.package == e
+            || s.name
+                .strip_prefix(e)
+                .is_some_and(|rest| rest.starts_with('_'))
     };
-    let cells: Vec<_> = all()
-        .iter()
-        .copied()
-        .filter(|s| s.fault.is_some() && named(s))
-        .collect();
-    if cells.is_empty() {
-        return Err(format!("no fault cells for {}", examples.join(", ")));
+    let cells = || all().iter().copied().filter(|s| s.fault.is_some());
+    if let Some(e) = examples.iter().find(|e| !cells().any(|s| of(s, e))) {
+        return Err(format!("no fault cells for `{e}`"));
     }
-    Ok(cells)
+    Ok(cells()
+        .filter(|s| examples.is_empty() || examples.iter().any(|e| of(s, e)))
+        .collect())
 }
 
 /// Resolves names (empty = every pair) to scenarios, or names the unknown one.
@@ -886,6 +968,13 @@ fn check_side(
         _ => None,
     };
     let got_lines = side.stderr.lines().count();
+    if let StderrLines::AtMost(n) = expect.stderr_lines {
+        if got_lines > n {
+            failures.push(format!(
+                "{label}: stderr has {got_lines} lines, expected at most {n}"
+            ));
+        }
+    }
     if want_lines.is_some_and(|n| n != got_lines) {
         failures.push(format!(
             "{label}: stderr has {got_lines} lines, expected {}",
@@ -1289,10 +1378,50 @@ mod tests {
         assert_eq!(stop.server.as_ref().unwrap().args[6], "25");
         assert_eq!(stop.fault, Some(Fault::SilentPeer));
         assert!(stop.single_host_only);
+        assert!(!stop.stop_server && !kill.stop_server);
         assert!(
             find("srq_client_sigterm_midway").is_some_and(|c| c.fault == Some(Fault::Signal)),
             "declared cells are in the table"
         );
+    }
+
+    /// The wrapper, on this host: a program signalled at its line, and a
+    /// stopped one let go when the wrapper gets SIGTERM, long before HOLD.
+    #[test]
+    fn signal_at_signals_at_the_line_and_lets_a_stopped_program_go_on_sigterm() {
+        use std::process::{Command, Stdio};
+        use std::time::{Duration, Instant};
+        let program = ["sh", "-c", "echo starting; echo ready; exec sleep 30"];
+        let run = |sig: &str, hold: &str| {
+            Command::new("sh")
+                .args(["-c", SIGNAL_AT, "sh", sig, "rea*", "0", hold])
+                .args(program)
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let t = Instant::now();
+        let out = run("TERM", "0").wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "starting\nready\nexit 143 after TERM\n"
+        );
+        assert_eq!(out.status.code(), Some(143));
+        let stopped = run("STOP", "60");
+        std::thread::sleep(Duration::from_millis(500));
+        // The shell's builtin: a minimal system has no kill program.
+        let term = format!("kill -TERM {}", stopped.id());
+        assert!(Command::new("sh")
+            .args(["-c", &term])
+            .status()
+            .unwrap()
+            .success());
+        let out = stopped.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "starting\nready\nexit 137 after STOP\n"
+        );
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     }
 
     #[test]
@@ -1313,6 +1442,27 @@ mod tests {
         assert_eq!(
             check(&ONE_OF, &run("c: gone"), None),
             ["client: stderr has no line matching any of `a: *`, `b: *`"]
+        );
+    }
+
+    #[test]
+    fn faults_selects_cells_by_example_or_program() {
+        let all_cells = faults(&[]).unwrap();
+        assert!(all_cells.iter().all(|s| s.fault.is_some()));
+        assert!(all_cells
+            .iter()
+            .any(|s| s.name == "srq_client_sigkill_midway"));
+        assert!(
+            !all_cells.iter().any(|s| s.name == "srq"),
+            "pairs are not cells"
+        );
+        let mc = faults(&["mc"]).unwrap();
+        assert!(!mc.is_empty() && mc.iter().all(|s| s.name.starts_with("mc_")));
+        let mckey = faults(&["mckey"]).unwrap();
+        assert!(mckey.len() > mc.len(), "the package has both programs");
+        assert_eq!(
+            faults(&["srq", "nosuch"]).unwrap_err(),
+            "no fault cells for `nosuch`"
         );
     }
 
@@ -1399,7 +1549,13 @@ mod tests {
             let lab = addrs("192.0.2.1", "192.0.2.2");
             for e in [&s.server_expect, &s.client_expect] {
                 let counted = e.stdout_counts.iter().chain(e.stderr_counts).map(|c| &c.0);
-                for p in e.stdout.iter().chain(e.stderr).chain(counted) {
+                for p in e
+                    .stdout
+                    .iter()
+                    .chain(e.stderr)
+                    .chain(e.stderr_one_of)
+                    .chain(counted)
+                {
                     let filled = expand(p, Some(&lab)).unwrap_or_default();
                     assert!(
                         !filled.contains('{'),

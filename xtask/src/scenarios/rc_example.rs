@@ -1,6 +1,9 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
-use super::{refused, Cmd, Expect, Fault, Ready, Scenario, Waiting, MEMLOCKED, MEMLOCK_HINT};
+use super::{
+    refused, Cmd, Expect, Fault, Ready, Scenario, Waiting, ACCEPT_AND_CLOSE, MEMLOCKED,
+    MEMLOCK_HINT,
+};
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
     "waiting on port 19875 for TCP connection",
@@ -41,19 +44,6 @@ pub(crate) const RC_CLIENT: Cmd = Cmd {
     program: "rc_example",
     args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
 };
-
-/// `python3 -c ACCEPT_AND_CLOSE ADDR`: a server on rc_example's port
-/// that reads a client's cm_con_data_t and closes without a word.
-const ACCEPT_AND_CLOSE: &str = "import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[1], 19875))
-s.listen(1)
-c, _ = s.accept()
-print('accepted', flush=True)
-c.recv(34)
-c.close()
-print('closed')";
 
 /// A client that does the side channel's part of the exchange and leaves:
 /// the server's struct in, one of its own out (rkey 1, QP number 0xfffff0,
@@ -183,7 +173,7 @@ pub static SCENARIOS: &[Scenario] = &[
         package: "rc_example",
         server: Some(Cmd {
             program: "python3",
-            args: &["-c", ACCEPT_AND_CLOSE, "{server_ip}"],
+            args: &["-c", ACCEPT_AND_CLOSE, "{server_ip}", "19875"],
         }),
         client: Some(RC_CLIENT),
         ready: Ready::TcpListen(19875),
@@ -344,6 +334,7 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(&["waiting on port 1 for TCP connection", "test result is 0"]),
         client_expect: Expect::ok(&["test result is 0"]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
 ];

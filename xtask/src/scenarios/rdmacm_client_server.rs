@@ -1,8 +1,8 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
 use super::{
-    memlocked, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side, Waiting,
-    KILL_TERM_INT, MEMLOCKED, SIGSTOP,
+    memlocked, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side,
+    Waiting, KILL_TERM_INT, MEMLOCKED, SIGSTOP,
 };
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
@@ -271,6 +271,22 @@ pub static SCENARIOS: &[Scenario] = &[
             "12349",
         ],
     ),
+    // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
+    refused(
+        "rdmacm_server_address_without_rdma",
+        "rdmacm_client_server",
+        Fault::Address,
+        &["rdmacm_server", "127.0.0.1", "12344"],
+        &["rdma_bind_addr to 127.0.0.1:12344 found no RDMA device: give the address of an \
+           RDMA device's interface, or none to listen on all"],
+    ),
+    refused(
+        "rdmacm_client_address_without_rdma",
+        "rdmacm_client_server",
+        Fault::Address,
+        &["rdmacm_client", "127.0.0.1", "12344"],
+        &["rdma_resolve_route failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+    ),
 ];
 
 /// The server, for the fault matrix's signal cells: either stops it
@@ -291,7 +307,8 @@ const CLIENT_ARGV: &[&str] = &["rdmacm_client", "{server_ip}", "12347"];
 
 /// A server whose client is gone, in whichever state: it drops that
 /// connection (in one line at most) and keeps serving until SIGTERM.
-const SERVER_SURVIVES: Expect = Expect::ok(&["received connection request."]).any_stderr();
+const SERVER_SURVIVES: Expect =
+    Expect::ok(&["received connection request.", "peer disconnected."]).at_most_one_error_line();
 
 /// The pair the kill cells run.
 const PAIR: Kill = Kill {
@@ -305,12 +322,13 @@ const PAIR: Kill = Kill {
 
 /// The fault matrix's kill cells: the client killed once connected, and
 /// once it has the server's message (its exchange is one message each way);
-/// the server killed once a request reached it, and stopped while it
-/// listens, which leaves the client's connect unanswered until its bound.
+/// the server killed once a request reached it, and stopped there, a
+/// silent peer that the client gives up on at its bound.
 pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Client,
+        signals: KILL_TERM_INT,
         line: "connected. posting send...",
         survivor: SERVER_SURVIVES,
         stop_server: true,
@@ -329,15 +347,25 @@ pub static KILLS: &[Kill] = &[
         phase: "connected",
         victim: Side::Server,
         line: "received connection request.",
-        survivor: Expect::exits(1, &["route resolved."], &["on_*"]).within(10),
+        survivor: Expect {
+            stdout: &["route resolved."],
+            ..Expect::fails_one_of(&[
+                "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
+                "on_disconnect: the server disconnected before the exchange completed",
+            ])
+        }
+        .within(10),
         ..PAIR
     },
     Kill {
-        phase: "listening",
+        phase: "connected",
         victim: Side::Server,
-        line: "listening on port *.",
+        // Stopped as a request reached it, before or just after it
+        // accepted: the client gives up at its bound either way.
+        line: "received connection request.",
         signals: &[SIGSTOP],
-        survivor: Expect::fails(&["*"]).within(20),
+        survivor: Expect::fails(&["no answer from {server_ip}:12347 within 15 s (waiting for *)"])
+            .within(20),
         ..PAIR
     },
 ];

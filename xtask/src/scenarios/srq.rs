@@ -6,8 +6,8 @@
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
 use super::{
-    memlocked, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side,
-    Waiting, KILL_TERM_INT, MEMLOCKED, PAST_MAX_MSG_SZ, SIGSTOP,
+    memlocked, past_max_msg_sz, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready,
+    Scenario, Side, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -67,11 +67,15 @@ const LONG_CLIENT: &[&str] = &[
 const PEER_GONE: &str = "*: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)";
 
 /// The clients of `srq_request_swallowed`: one that connects (and whose
-/// messages the server takes only once all connections are there), then,
+/// messages the server takes only once all connections are there; the
+/// server's end of it shows in `rdma res show cm_id`), then,
 /// with the device node closed to others, one whose request is swallowed;
 /// the node is opened again whatever happens.
 const SWALLOWED: &str = "srq -a {server_ip} -p 51288 -q 1 -c 4 & p=$!
-sleep 3; echo 'first client connected'
+i=0; until rdma res show cm_id | grep -q 'state CONNECT .*comm srq .*src-addr {server_ip}:51288 dst-addr'; do
+  i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.1
+done
+[ $i -gt 100 ] && echo 'first client not seen' || echo 'first client connected'
 chmod o-rw /dev/infiniband/rdma_cm
 srq -a {server_ip} -p 51288 -q 1 -c 4 && echo 'second client served' || echo 'second client rejected'
 sleep 1; chmod o+rw /dev/infiniband/rdma_cm
@@ -350,21 +354,25 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
     // with the hint, in one line, before any peer is needed.
-    memlocked(
-        "srq_memlock",
-        "srq",
-        &[
-            "-c",
-            MEMLOCKED,
-            "sh",
+    // srq and apm check `ulimit -l` before anything else.
+    Scenario {
+        server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(5),
+        ..memlocked(
+            "srq_memlock",
             "srq",
-            "-s",
-            "-a",
-            "{server_ip}",
-            "-p",
-            "51292",
-        ],
-    ),
+            &[
+                "-c",
+                MEMLOCKED,
+                "sh",
+                "srq",
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51292",
+            ],
+        )
+    },
     // The limits row, in the VM: the highest -w asks the device for more
     // receives than an SRQ holds, refused at once; a -l just past the port's
     // max_msg_sz (read from ibv_devinfo) is refused before any memory is
@@ -409,6 +417,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "*-l*2147483649*",
         ])
         .within(5),
+        verify: Some(past_max_msg_sz),
         fault: Some(Fault::Limits),
         single_host_only: true,
         ..Scenario::BASE
@@ -455,6 +464,7 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(&["recv count: 1, qp_num: *", "send count: 1"]),
         client_expect: Expect::ok(&["send count: 1, qp_num: *", "recv count: 1"]),
         fault: Some(Fault::Limits),
+        single_host_only: true,
         ..Scenario::BASE
     },
     // A connection request that librdmacm swallows (issue 12, item 5): the
@@ -493,8 +503,25 @@ pub static SCENARIOS: &[Scenario] = &[
         timeout_secs: 90,
         fault: Some(Fault::Device),
         single_host_only: true,
+        vm_only: true,
         ..Scenario::BASE
     },
+    // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
+    refused(
+        "srq_server_address_without_rdma",
+        "srq",
+        Fault::Address,
+        &["srq", "-s", "-a", "127.0.0.1", "-p", "51295"],
+        &["rdma_bind_addr to 127.0.0.1:51295 found no RDMA device: -a must be the address \
+           of an RDMA device's interface"],
+    ),
+    refused(
+        "srq_client_address_without_rdma",
+        "srq",
+        Fault::Address,
+        &["srq", "-a", "127.0.0.1", "-p", "51295"],
+        &["rdma_create_ep for 127.0.0.1:51295 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+    ),
 ];
 
 /// The server, for the fault matrix's signal cells: killed by either.
@@ -526,6 +553,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Client,
+        signals: KILL_TERM_INT,
         line: "send count: 1, qp_num: *",
         survivor: Expect::fails(&[PEER_GONE]).within(20),
         ..PAIR
@@ -533,6 +561,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "connected",
         victim: Side::Server,
+        signals: KILL_TERM_INT,
         line: "recv count: 1, qp_num: *",
         survivor: Expect::fails(&[PEER_GONE]).within(20),
         ..PAIR
@@ -549,6 +578,7 @@ pub static KILLS: &[Kill] = &[
     Kill {
         phase: "midway",
         victim: Side::Server,
+        signals: KILL_TERM_INT,
         line: "recv count: 20, qp_num: *",
         survivor: Expect::exits(1, &["send count: 20, qp_num: *"], &[PEER_GONE]).within(20),
         ..PAIR
@@ -558,7 +588,7 @@ pub static KILLS: &[Kill] = &[
         victim: Side::Server,
         line: "waiting for connection from client...",
         signals: &[SIGSTOP],
-        survivor: Expect::fails(&["rdma_connect*"]).within(40),
+        survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"]).within(35),
         ..PAIR
     },
 ];
