@@ -3,8 +3,8 @@
 //! and still exchange every message; `-m` then has nothing to migrate.
 
 use super::{
-    memlocked, past_max_msg_sz, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting,
-    KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
+    memlocked, past_max_msg_sz_cell, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side,
+    Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
 /// The one line each side prints when the port cannot take an alternate path.
@@ -175,33 +175,7 @@ pub static SCENARIOS: &[Scenario] = &[
     // wait) runs the exchange.
     // The client alone: it knows its device once its route is resolved,
     // and fails there, before it connects.
-    Scenario {
-        name: "apm_l_past_max_msg_sz",
-        package: "apm",
-        client: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                PAST_MAX_MSG_SZ,
-                "sh",
-                "apm",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51286",
-            ],
-        }),
-        client_expect: Expect::fails_one_of(&[
-            "-l * is longer than the largest message the port carries (max_msg_sz *): \
-             give a smaller -l",
-            "*-l*2147483649*",
-        ])
-        .within(5),
-        verify: Some(past_max_msg_sz),
-        fault: Some(Fault::Limits),
-        single_host_only: true,
-        ..Scenario::BASE
-    },
+    past_max_msg_sz_cell("apm_l_past_max_msg_sz", "apm", &["-c", PAST_MAX_MSG_SZ, "sh", "apm", "-a", "{server_ip}", "-p", "51286"]),
     Scenario {
         name: "apm_lowest_values",
         package: "apm",

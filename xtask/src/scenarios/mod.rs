@@ -593,6 +593,30 @@ pub const PAST_MAX_MSG_SZ: &str = r#"m=$(ibv_devinfo -v -d {dev} -i {ib_port} | 
 echo "port max_msg_sz $((m))"
 exec "$@" -l $((m + 1))"#;
 
+/// A limits cell: `args` (`-c`, [`PAST_MAX_MSG_SZ`], `sh`, the program and
+/// its arguments, without `-l`) refused at once, in the one line
+/// [`past_max_msg_sz`] names.
+pub const fn past_max_msg_sz_cell(
+    name: &'static str,
+    package: &'static str,
+    args: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        server: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        server_expect: Expect::fails_one_of(&[
+            "-l * is longer than the largest message the port carries (max_msg_sz *): \
+             give a smaller -l",
+            "*-l*2147483649*",
+        ])
+        .within(5),
+        verify: Some(past_max_msg_sz),
+        ..refused(name, package, Fault::Limits, &[], &[])
+    }
+}
+
 /// The line a [`PAST_MAX_MSG_SZ`] run must end in, by the limit it names:
 /// the port's, where `-l` can be one past it, and otherwise `-l`'s own.
 pub(crate) fn past_max_msg_sz(o: &Outcome) -> Vec<String> {

@@ -1,8 +1,8 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
 use super::{
-    refused, Cmd, Expect, Fault, Ready, Scenario, Waiting, ACCEPT_AND_CLOSE, MEMLOCKED,
-    MEMLOCK_HINT,
+    refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting, ACCEPT_AND_CLOSE,
+    KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT,
 };
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
@@ -45,18 +45,25 @@ pub(crate) const RC_CLIENT: Cmd = Cmd {
     args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
 };
 
-/// A client that does the side channel's part of the exchange and leaves:
-/// the server's struct in, one of its own out (rkey 1, QP number 0xfffff0,
-/// the server's own GID, so that RTR resolves), the sync after RTS, gone.
-const CONNECT_AND_LEAVE: &str = r#"exec 3<>/dev/tcp/{server_ip}/19875
+/// `bash -c STAND_IN_CLIENT bash leave|stall`: a client that does the side
+/// channel's part of the exchange: the server's struct in, one of its own
+/// out (rkey 1, QP number 0xfffff0, the server's own GID, so that RTR
+/// resolves). Then `leave`: the sync after RTS, and gone; `stall`: nothing
+/// more, until the server closes the connection.
+const STAND_IN_CLIENT: &str = r#"exec 3<>/dev/tcp/{server_ip}/19875
 head -c 34 <&3 >/dev/null
 IFS=. read -r a b c d <<< "{server_ip}"
 z8='\x00\x00\x00\x00\x00\x00\x00\x00'
 printf "$z8\x00\x00\x00\x01\x00\xff\xff\xf0\x00\x00$z8\x00\x00\xff\xff$(printf '\\x%02x' $a $b $c $d)" >&3
-head -c 1 <&3 >/dev/null
-printf Q >&3
-exec 3>&-
-echo "left after the QPs were connected""#;
+if [ "$1" = stall ]; then
+  cat <&3 >/dev/null
+  echo "the server closed the connection"
+else
+  head -c 1 <&3 >/dev/null
+  printf Q >&3
+  exec 3>&-
+  echo "left after the QPs were connected"
+fi"#;
 
 /// The pair and its error paths.
 pub static SCENARIOS: &[Scenario] = &[
@@ -194,7 +201,7 @@ pub static SCENARIOS: &[Scenario] = &[
         server: Some(RC_SERVER),
         client: Some(Cmd {
             program: "bash",
-            args: &["-c", CONNECT_AND_LEAVE],
+            args: &["-c", STAND_IN_CLIENT, "bash", "leave"],
         }),
         ready: Ready::TcpListen(19875),
         server_expect: Expect {
@@ -348,4 +355,22 @@ pub static WAITING: &[Waiting] = &[Waiting {
     exits: [143, 130],
     stdout: &[],
     stderr: &[],
+}];
+
+/// The fault matrix's mid-exchange signal cells. rc_example's exchange is
+/// over about a millisecond after its lines, so the server's peer is the
+/// stand-in that stalls after its struct: the server, connected up to RTS,
+/// waits for the sync there, and is signalled.
+pub static KILLS: &[Kill] = &[Kill {
+    name: "rc_example",
+    package: "rc_example",
+    phase: "midway",
+    server: &["rc_example", "-d", "{dev}", "-g", "{gid_idx}"],
+    client: &["bash", "-c", STAND_IN_CLIENT, "bash", "stall"],
+    ready: Ready::TcpListen(19875),
+    victim: Side::Server,
+    line: "QP state was change to RTS",
+    signals: KILL_TERM_INT,
+    survivor: Expect::ok(&["the server closed the connection"]).within(15),
+    ..Kill::BASE
 }];

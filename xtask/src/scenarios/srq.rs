@@ -6,7 +6,7 @@
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
 use super::{
-    memlocked, past_max_msg_sz, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready,
+    memlocked, past_max_msg_sz_cell, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready,
     Scenario, Side, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
@@ -394,34 +394,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ],
         &["max_wr 2147483647: rdma_create_srq failed: Invalid argument (EINVAL)"],
     ),
-    Scenario {
-        name: "srq_l_past_max_msg_sz",
-        package: "srq",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                PAST_MAX_MSG_SZ,
-                "sh",
-                "srq",
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51284",
-            ],
-        }),
-        server_expect: Expect::fails_one_of(&[
-            "-l * is longer than the largest message the port carries (max_msg_sz *): \
-             give a smaller -l",
-            "*-l*2147483649*",
-        ])
-        .within(5),
-        verify: Some(past_max_msg_sz),
-        fault: Some(Fault::Limits),
-        single_host_only: true,
-        ..Scenario::BASE
-    },
+    past_max_msg_sz_cell("srq_l_past_max_msg_sz", "srq", &["-c", PAST_MAX_MSG_SZ, "sh", "srq", "-s", "-a", "{server_ip}", "-p", "51284"]),
     Scenario {
         name: "srq_lowest_values",
         package: "srq",
