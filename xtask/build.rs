@@ -1,5 +1,5 @@
 //! Registers every `src/scenarios/*.rs` but `mod.rs` as a module whose
-//! `SCENARIOS` table (and `WAITING` and `KILLS` declarations, where it has
+//! `SCENARIOS` table (and `WAITING`, `KILLS` and `SIDE_CHANNEL` declarations, where it has
 //! them) the lab runs: adding an example's scenario file is all
 //! the lab and the Soft-RoCE tests need. The files are not in the module
 //! tree `cargo fmt` walks, so `cargo xtask fmt` names them.
@@ -37,6 +37,7 @@ fn main() {
     for (table, ty, item) in [
         ("WAITINGS", "Waiting", "WAITING"),
         ("KILLS", "Kill", "KILLS"),
+        ("SIDE_CHANNELS", "SideChannel", "SIDE_CHANNEL"),
     ] {
         out +=
             &format!("\n/// The files' `{item}` declarations.\nstatic {table}: &[&[{ty}]] = &[\n");

@@ -1,8 +1,8 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
 
 use super::{
-    pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting,
-    ACCEPT_AND_CLOSE, KILL_TERM_INT,
+    pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel,
+    Waiting, KILL_TERM_INT,
 };
 
 const SERVER: Cmd = Cmd {
@@ -329,101 +329,6 @@ pub static SCENARIOS: &[Scenario] = &[
         fault: Some(Fault::Memlock),
         ..Scenario::BASE
     },
-    Scenario {
-        name: "ibv_sockets_pingpong_client_dies",
-        package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &["-c", "exec 3<>/dev/tcp/{server_ip}/6543; exec 3>&-"],
-        }),
-        ready: Ready::TcpListen(6543),
-        // The server writes its conn_info first; if that lands after the
-        // client's close, Linux answers with a RST, so the read that follows
-        // sees ECONNRESET instead of EOF. Both are the peer leaving.
-        server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]).within(15),
-        client_expect: Expect::NOTHING,
-        fault: Some(Fault::PeerKilled),
-        ..Scenario::BASE
-    },
-    // The server gone once connected, before any data, as rc_example's:
-    // the client, which reads the server's conn info first, finds the
-    // connection closed.
-    Scenario {
-        name: "ibv_sockets_pingpong_server_dies",
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "python3",
-            args: &["-c", ACCEPT_AND_CLOSE, "{server_ip}", "6543"],
-        }),
-        client: Some(CLIENT),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::ok(&["accepted", "closed"]),
-        client_expect: Expect::fails(&["fail to exchange conn info: *"]).within(15),
-        fault: Some(Fault::PeerKilled),
-        ..Scenario::BASE
-    },
-    // The fault matrix's silent peer, as rc_example's: the server gives up
-    // on the conn info at the side channel's 60 s bound.
-    Scenario {
-        name: "ibv_sockets_pingpong_silent_client",
-        package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &[
-                "-c",
-                "exec 3<>/dev/tcp/{server_ip}/6543; timeout 80 cat <&3 >/dev/null",
-            ],
-        }),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&[
-            "fail to exchange conn info: read failed: no answer from the peer within 60 s*",
-        ])
-        .within(70),
-        timeout_secs: 90,
-        single_host_only: true,
-        fault: Some(Fault::SilentPeer),
-        ..Scenario::BASE
-    },
-    // The fault matrix's side-channel cells, as rc_example's: 7 bytes and
-    // a close, then a whole conn_info (with GID) of 0xff bytes.
-    Scenario {
-        name: "ibv_sockets_pingpong_garbage_then_close",
-        package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &[
-                "-c",
-                "exec 3<>/dev/tcp/{server_ip}/6543; head -c 7 /dev/urandom >&3; exec 3>&-",
-            ],
-        }),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&["fail to exchange conn info: read failed: *"]).within(15),
-        fault: Some(Fault::BadPeer),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "ibv_sockets_pingpong_garbage_struct",
-        package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &[
-                "-c",
-                "exec 3<>/dev/tcp/{server_ip}/6543; head -c 24 /dev/zero | tr '\\0' '\\377' >&3; \
-                 timeout 20 cat <&3 >/dev/null",
-            ],
-        }),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&[
-            "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
-        ])
-        .within(15),
-        fault: Some(Fault::BadPeer),
-        ..Scenario::BASE
-    },
     // The limits row, in the VM: the highest IB port and GID index are
     // refused at once; the smallest ping-pong (one iteration of one byte)
     // and the highest TCP port run.
@@ -561,3 +466,21 @@ pub static KILLS: &[Kill] = &[
         ..PAIR
     },
 ];
+
+/// The side channel, for the fault matrix's side-channel cells. The server
+/// writes its conn_info first; if that lands after a peer's close, Linux
+/// answers with a RST, so the read that follows sees ECONNRESET instead of
+/// EOF: both are the peer leaving.
+pub static SIDE_CHANNEL: &[SideChannel] = &[SideChannel {
+    name: "ibv_sockets_pingpong",
+    package: "ibv_sockets_pingpong",
+    server: SERVER,
+    client: CLIENT,
+    port: "6543",
+    struct_len: "24",
+    short_len: "7",
+    peer_left: "fail to exchange conn info: read failed: *",
+    bad_struct: "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
+    silence: "fail to exchange conn info: read failed: no answer from the peer within 60 s*",
+    server_left: "fail to exchange conn info: *",
+}];

@@ -553,6 +553,127 @@ impl Waiting {
     }
 }
 
+/// `bash -c PEER bash ADDR PORT MODE [LEN]`: a stand-in peer of a TCP side
+/// channel that connects and then does one wrong thing: `close` at once,
+/// send LEN random bytes and close (`short`), send LEN bytes of 0xff and
+/// stay until the server closes (`ones`), or stay silent until the server
+/// closes (`silent`).
+pub const SIDE_CHANNEL_PEER: &str = "exec 3<>/dev/tcp/$1/$2
+case $3 in
+  short) head -c $4 /dev/urandom >&3 ;;
+  ones) head -c $4 /dev/zero | tr '\\0' '\\377' >&3; timeout 20 cat <&3 >/dev/null ;;
+  silent) timeout 80 cat <&3 >/dev/null ;;
+esac
+exec 3>&-";
+
+/// A program with a TCP side channel (rc_example, ibv_sockets_pingpong),
+/// as the fault matrix's side-channel cells need it: its real server and
+/// client, and what each says when the peer does wrong. Each gives five
+/// cells, against stand-in peers (the real programs' exchange is over a
+/// millisecond after their lines, too soon to catch): `<name>_client_dies`
+/// (connects and closes before any data), `_server_dies` (accepts and
+/// closes), `_garbage_then_close` (a short message and a close),
+/// `_garbage_struct` (a whole struct of 0xff bytes from a peer that stays)
+/// and `_silent_client` (connects and says nothing: the side channel's 60 s
+/// bound, in one VM).
+#[derive(Debug)]
+pub struct SideChannel {
+    /// The program, as the cells' names start.
+    pub name: &'static str,
+    /// Its workspace package.
+    pub package: &'static str,
+    /// Its server.
+    pub server: Cmd,
+    /// Its client.
+    pub client: Cmd,
+    /// The side channel's TCP port.
+    pub port: &'static str,
+    /// The bytes of the struct the client sends first.
+    pub struct_len: &'static str,
+    /// The bytes of the short message.
+    pub short_len: &'static str,
+    /// The server's line when its peer leaves before the struct is whole.
+    pub peer_left: &'static str,
+    /// The server's line for a struct of 0xff bytes.
+    pub bad_struct: &'static str,
+    /// The server's line when its peer says nothing.
+    pub silence: &'static str,
+    /// The client's line when its server leaves before the struct is whole.
+    pub server_left: &'static str,
+}
+
+impl SideChannel {
+    /// The five cells.
+    pub fn cells(&self) -> Vec<Scenario> {
+        let peer = |mode: &'static str, len: &'static str| Cmd {
+            program: "bash",
+            args: leak(vec![
+                "-c",
+                SIDE_CHANNEL_PEER,
+                "bash",
+                "{server_ip}",
+                self.port,
+                mode,
+                len,
+            ]),
+        };
+        let ready = Ready::TcpListen(self.port.parse().unwrap_or_default());
+        let against = |suffix: &str, mode, len, fault, error: &'static str| Scenario {
+            name: text(format!("{}_{suffix}", self.name)),
+            package: self.package,
+            server: Some(Cmd { ..self.server }),
+            client: Some(peer(mode, len)),
+            ready,
+            server_expect: Expect::fails(leak(vec![error])).within(15),
+            fault: Some(fault),
+            ..Scenario::BASE
+        };
+        vec![
+            against(
+                "client_dies",
+                "close",
+                "",
+                Fault::PeerKilled,
+                self.peer_left,
+            ),
+            Scenario {
+                name: text(format!("{}_server_dies", self.name)),
+                package: self.package,
+                server: Some(Cmd {
+                    program: "python3",
+                    args: leak(vec!["-c", ACCEPT_AND_CLOSE, "{server_ip}", self.port]),
+                }),
+                client: Some(Cmd { ..self.client }),
+                ready,
+                server_expect: Expect::ok(&["accepted", "closed"]),
+                client_expect: Expect::fails(leak(vec![self.server_left])).within(15),
+                fault: Some(Fault::PeerKilled),
+                ..Scenario::BASE
+            },
+            against(
+                "garbage_then_close",
+                "short",
+                self.short_len,
+                Fault::BadPeer,
+                self.peer_left,
+            ),
+            against(
+                "garbage_struct",
+                "ones",
+                self.struct_len,
+                Fault::BadPeer,
+                self.bad_struct,
+            ),
+            Scenario {
+                server_expect: Expect::fails(leak(vec![self.silence])).within(70),
+                timeout_secs: 90,
+                single_host_only: true,
+                ..against("silent_client", "silent", "", Fault::SilentPeer, "")
+            },
+        ]
+    }
+}
+
 /// `sh -c MEMLOCKED sh PROGRAM ARGS`: the program without CAP_IPC_LOCK and
 /// with a locked-memory limit of 0, so that its first memory registration
 /// fails (EPERM, as the kernel answers for a limit of 0), as on a host or
@@ -739,7 +860,7 @@ pub const TIMED_OUT: i32 = 124;
 include!(concat!(env!("OUT_DIR"), "/scenario_tables.rs"));
 
 /// Every scenario, in table order, then the fault matrix's cells of every
-/// [`Waiting`] and [`Kill`] declaration.
+/// [`Waiting`], [`Kill`] and [`SideChannel`] declaration.
 pub fn all() -> &'static [&'static Scenario] {
     static ALL: std::sync::OnceLock<Vec<&'static Scenario>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
@@ -748,7 +869,11 @@ pub fn all() -> &'static [&'static Scenario] {
             .flat_map(|w| w.iter())
             .flat_map(Waiting::cells);
         let kills = KILLS.iter().flat_map(|k| k.iter()).flat_map(Kill::cells);
-        let cells = leak(waiting.chain(kills).collect());
+        let side_channels = SIDE_CHANNELS
+            .iter()
+            .flat_map(|c| c.iter())
+            .flat_map(SideChannel::cells);
+        let cells = leak(waiting.chain(kills).chain(side_channels).collect());
         TABLES.iter().flat_map(|t| t.iter()).chain(cells).collect()
     })
 }

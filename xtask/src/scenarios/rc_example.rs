@@ -1,8 +1,8 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
 use super::{
-    refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Waiting, ACCEPT_AND_CLOSE,
-    KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT,
+    refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel, Waiting, KILL_TERM_INT,
+    MEMLOCKED, MEMLOCK_HINT,
 };
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
@@ -157,40 +157,6 @@ pub static SCENARIOS: &[Scenario] = &[
         fault: Some(Fault::Address),
         ..Scenario::BASE
     },
-    Scenario {
-        name: "rc_example_client_dies",
-        package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &["-c", "exec 3<>/dev/tcp/{server_ip}/19875; exec 3>&-"],
-        }),
-        ready: Ready::TcpListen(19875),
-        // At once, not near the timeout.
-        server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
-        fault: Some(Fault::PeerKilled),
-        ..Scenario::BASE
-    },
-    // The server gone once connected, before any data: a stand-in that
-    // accepts, reads the client's struct and closes. (The real server is
-    // too quick to kill there: a signal at its printed line lands after
-    // the whole exchange, which takes about a millisecond.)
-    Scenario {
-        name: "rc_example_server_dies",
-        package: "rc_example",
-        server: Some(Cmd {
-            program: "python3",
-            args: &["-c", ACCEPT_AND_CLOSE, "{server_ip}", "19875"],
-        }),
-        client: Some(RC_CLIENT),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::ok(&["accepted", "closed"]),
-        client_expect: Expect::fails(&["failed to connect QPs: failed to exchange connection \
-                                        data between sides: *"])
-        .within(15),
-        fault: Some(Fault::PeerKilled),
-        ..Scenario::BASE
-    },
     // The client gone mid-exchange: a stand-in that sends a valid struct
     // (a QP number nobody has), passes the sync after RTS, and leaves. The
     // server's SEND then finds no QP at the other end, and the completion
@@ -214,70 +180,6 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(15),
         client_expect: Expect::ok(&["left after the QPs were connected"]),
         fault: Some(Fault::PeerKilled),
-        ..Scenario::BASE
-    },
-    // The fault matrix's side-channel cells: a peer that sends 10 bytes
-    // and closes, and one that sends a whole cm_con_data_t of 0xff bytes
-    // and waits. The first is a short read, the second a QP number that is
-    // none; both fail at once, in one line.
-    Scenario {
-        name: "rc_example_garbage_then_close",
-        package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &[
-                "-c",
-                "exec 3<>/dev/tcp/{server_ip}/19875; head -c 10 /dev/urandom >&3; exec 3>&-",
-            ],
-        }),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&["*failed to exchange connection data*"]).within(15),
-        fault: Some(Fault::BadPeer),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "rc_example_garbage_struct",
-        package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &[
-                "-c",
-                "exec 3<>/dev/tcp/{server_ip}/19875; head -c 34 /dev/zero | tr '\\0' '\\377' >&3; \
-                 timeout 20 cat <&3 >/dev/null",
-            ],
-        }),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&[
-            "failed to connect QPs: the peer's QP number 0xffffffff is not a QP number *",
-        ])
-        .within(15),
-        fault: Some(Fault::BadPeer),
-        ..Scenario::BASE
-    },
-    // The fault matrix's silent peer: connected, and not a byte more. The
-    // server gives up on the side-channel message at its 60 s bound, in one
-    // line; the peer then sees its close.
-    Scenario {
-        name: "rc_example_silent_client",
-        package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &[
-                "-c",
-                "exec 3<>/dev/tcp/{server_ip}/19875; timeout 80 cat <&3 >/dev/null",
-            ],
-        }),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&["failed to connect QPs: failed to exchange connection \
-                                        data between sides: read failed: no answer from the \
-                                        peer within 60 s*"])
-        .within(70),
-        timeout_secs: 90,
-        single_host_only: true,
-        fault: Some(Fault::SilentPeer),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cell: the client's registration fails
@@ -373,4 +275,21 @@ pub static KILLS: &[Kill] = &[Kill {
     signals: KILL_TERM_INT,
     survivor: Expect::ok(&["the server closed the connection"]).within(15),
     ..Kill::BASE
+}];
+
+/// The side channel, for the fault matrix's side-channel cells: whatever
+/// goes wrong on it before the QPs connect fails connect_qp in one line.
+pub static SIDE_CHANNEL: &[SideChannel] = &[SideChannel {
+    name: "rc_example",
+    package: "rc_example",
+    server: RC_SERVER,
+    client: RC_CLIENT,
+    port: "19875",
+    struct_len: "34",
+    short_len: "10",
+    peer_left: "*failed to exchange connection data*",
+    bad_struct: "failed to connect QPs: the peer's QP number 0xffffffff is not a QP number *",
+    silence: "failed to connect QPs: failed to exchange connection data between sides: read \
+              failed: no answer from the peer within 60 s*",
+    server_left: "failed to connect QPs: failed to exchange connection data between sides: *",
 }];
