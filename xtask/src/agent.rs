@@ -3,8 +3,11 @@
 //! `<scenario>.<side>.{stdout,stderr,status}` in the output dir for the host.
 //!
 //! In two-host mode a server agent and a client agent walk the same scenario
-//! list in lockstep over a small TCP control connection: "ready NAME" once
-//! the server side is ready, "done NAME" once the client side has finished.
+//! list in lockstep over a small TCP control connection: "begin NAME" before
+//! the server side starts, "ready NAME" once it is ready, "done NAME" once
+//! the client side has finished, "end NAME" once the server side has. On
+//! the wire, "begin" and "end" bracket each scenario's packets: that is how
+//! a capture of the whole run is cut per scenario ([`crate::wire`]).
 
 use crate::scenarios::{self, Params, Ready, Scenario};
 use std::fs::{self, File, OpenOptions};
@@ -541,6 +544,11 @@ struct Control {
 
 impl Control {
     fn new(stream: TcpStream) -> Result<Control, String> {
+        // One segment per message, sent at once: the capture is cut at the
+        // "begin" and "end" segments, which Nagle would hold back and merge.
+        stream
+            .set_nodelay(true)
+            .map_err(|e| format!("control: {e}"))?;
         let reader = BufReader::new(stream.try_clone().map_err(|e| format!("control: {e}"))?);
         Ok(Control {
             writer: stream,
@@ -609,6 +617,11 @@ fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Resu
         let name = s.name;
         // Generous: the peer waits for our side's full run plus its own.
         let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Server) => c.send(&format!("begin {name}"))?,
+            (Some(c), Role::Client) => c.expect(&format!("begin {name}"), step)?,
+            _ => {}
+        }
         let mut server = None;
         if cfg.role != Role::Client {
             if let Some(cmd) = &s.server {
@@ -656,6 +669,11 @@ fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Resu
                 result_file(&cfg.out, name, cfg.role.as_str(), "leftover"),
                 left,
             );
+        }
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Server) => c.send(&format!("end {name}"))?,
+            (Some(c), Role::Client) => c.expect(&format!("end {name}"), step)?,
+            _ => {}
         }
     }
     Ok(())

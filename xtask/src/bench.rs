@@ -154,6 +154,7 @@ pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
         agent_exe: std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
         keep: false,
         tcg,
+        capture: false,
     };
     let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
     let report = lab::run_scenarios(&opts, &names)?;
@@ -174,7 +175,7 @@ pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
                 }
             }
             None => {
-                lab::print_transcripts(std::slice::from_ref(o));
+                lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
                 return Err(format!(
                     "{}: no summary lines in the client's output",
                     o.scenario

@@ -71,6 +71,9 @@ pub struct LabOptions {
     pub keep: bool,
     /// Emulate (TCG) even where KVM would work.
     pub tcg: bool,
+    /// Two hosts only: record the wire between the VMs (`wire.pcap` in
+    /// the result dir, cut per scenario into `<name>.pcap`) and decode it.
+    pub capture: bool,
 }
 
 /// Whether `XTASK_TCG=1` asks for emulation: how `cargo xtask test` and the
@@ -105,15 +108,22 @@ pub struct LabReport {
     pub vms: Option<VmInfo>,
     /// The sides' addresses, as [`scenarios::check`] takes them.
     pub addrs: Option<Addrs>,
+    /// The run recorded the wire (`--capture`): every scenario with wire
+    /// facts must then have its packets.
+    pub captured: bool,
 }
 
 impl LabReport {
     /// Every way `o` fell short of its scenario; empty means PASS.
     pub fn failures(&self, o: &Outcome) -> Vec<String> {
-        scenarios::find(&o.scenario).map_or_else(
-            || vec!["unknown scenario".into()],
-            |s| scenarios::check(s, o, self.addrs.as_ref()),
-        )
+        let Some(s) = scenarios::find(&o.scenario) else {
+            return vec!["unknown scenario".into()];
+        };
+        let mut failures = scenarios::check(s, o, self.addrs.as_ref());
+        if self.captured && !s.wire.is_empty() && o.capture.is_none() {
+            failures.push("wire: the capture has none of its packets".into());
+        }
+        failures
     }
 }
 
@@ -233,6 +243,7 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
                 fs::read_to_string(crate::agent::result_file(dir, s.name, role, "leftover")).ok()
             })
             .collect(),
+            capture: None,
         })
         .collect()
 }
@@ -289,6 +300,9 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         Mode::Local { .. } => None,
         _ => Some(setup::ensure()?),
     };
+    if opts.capture {
+        setup::ensure_package("tshark", "to decode the capture")?;
+    }
     let accel = vm::Accel::detect(opts.tcg);
     let mut boot = Duration::ZERO;
     // Before the build: a missing device is the more useful error.
@@ -398,6 +412,16 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             let nic = |side: &str, mac: &str| {
                 format!("-netdev socket,id=s0,{side}=127.0.0.1:{port} -device virtio-net-pci,netdev=s0,mac={mac}")
             };
+            // QEMU records both directions of A's end of the wire, which
+            // is everything between the two hosts.
+            let dump = if opts.capture {
+                format!(
+                    " -object filter-dump,id=f0,netdev=s0,file={}",
+                    dir.join(crate::wire::WIRE_PCAP).display()
+                )
+            } else {
+                String::new()
+            };
             let cfg_a = agent(
                 Role::Server,
                 SERVER_IP,
@@ -417,7 +441,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
                 name: "A".into(),
                 exec: exec(&cfg_a)?,
                 rwdir: a.clone(),
-                qemu_opts: Some(nic("listen", vm::MAC_A)),
+                qemu_opts: Some(nic("listen", vm::MAC_A) + &dump),
                 cpus: 1,
             };
             let spec_b = VmSpec {
@@ -452,29 +476,45 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             (a, b)
         }
     };
-    let outcomes = collect(&list, &server_dir, &client_dir);
-    let elapsed = started.elapsed();
-    let all_pass = notes.is_empty()
-        && list
-            .iter()
-            .zip(&outcomes)
-            .all(|(s, o)| scenarios::check(s, o, opts.mode.addrs().as_ref()).is_empty());
-    if all_pass && !opts.keep {
-        let _ = fs::remove_dir_all(&dir);
+    let mut outcomes = collect(&list, &server_dir, &client_dir);
+    let captured = opts.capture && opts.mode == Mode::TwoHosts;
+    if captured {
+        match crate::wire::split(&dir) {
+            Ok(captures) => {
+                for c in captures {
+                    if let Some(o) = outcomes.iter_mut().find(|o| o.scenario == c.scenario) {
+                        o.capture = Some(c.packets);
+                    }
+                }
+            }
+            Err(e) => notes.push(format!("capture: {e}")),
+        }
     }
+    let elapsed = started.elapsed();
     let vms = tools.map(|t| VmInfo {
         accel,
         kernel: t.kernel.version,
         boot,
     });
-    Ok(LabReport {
+    let report = LabReport {
         dir,
         outcomes,
         notes,
         elapsed,
         vms,
         addrs: opts.mode.addrs(),
-    })
+        captured,
+    };
+    let all_pass = report.notes.is_empty()
+        && report
+            .outcomes
+            .iter()
+            .all(|o| report.failures(o).is_empty());
+    // A capture is kept: it is what was asked for.
+    if all_pass && !opts.keep && !captured {
+        let _ = fs::remove_dir_all(&report.dir);
+    }
+    Ok(report)
 }
 
 /// First device in /sys/class/infiniband, by name.
@@ -514,8 +554,9 @@ fn print_side(name: &str, label: &str, side: Option<&SideOutcome>) {
     }
 }
 
-/// Prints both sides' transcripts of every outcome.
-pub fn print_transcripts(outcomes: &[Outcome]) {
+/// Prints both sides' transcripts of every outcome, each followed by its
+/// packet ladder when the run recorded the wire.
+pub fn print_transcripts(outcomes: &[Outcome], addrs: Option<&Addrs>) {
     for o in outcomes {
         let s = scenarios::find(&o.scenario);
         if s.map_or(true, |s| s.server.is_some()) {
@@ -523,6 +564,10 @@ pub fn print_transcripts(outcomes: &[Outcome]) {
         }
         if s.map_or(true, |s| s.client.is_some()) {
             print_side(&o.scenario, "client", o.client.as_ref());
+        }
+        if let (Some(packets), Some(addrs)) = (&o.capture, addrs) {
+            let rungs = crate::ladder::rungs(packets, addrs);
+            print!("{}", crate::ladder::text(&o.scenario, &rungs, addrs));
         }
         println!();
     }
@@ -608,6 +653,7 @@ mod tests {
             server: None,
             client: None,
             leftover: String::new(),
+            capture: None,
         };
         let outcomes = [
             o("srq"),

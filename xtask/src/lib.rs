@@ -9,9 +9,11 @@ pub mod agent;
 pub mod bench;
 pub mod ci;
 pub mod lab;
+pub mod ladder;
 pub mod scenarios;
 pub mod setup;
 pub mod vm;
+pub mod wire;
 
 pub use lab::{run_scenarios, LabOptions, LabReport, Mode};
 pub use scenarios::{check, Outcome, Scenario, SideOutcome};

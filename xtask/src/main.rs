@@ -22,6 +22,12 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("list", "list", "list the scenarios"),
     (
+        "ladder",
+        "ladder DIR [NAME...]",
+        "the packet ladders of a kept two-host run with --capture (its
+            result dir): cuts DIR/wire.pcap per scenario again and draws them",
+    ),
+    (
         "fmt",
         "fmt [--check]",
         "cargo fmt, the scenario files included (build.rs lists them)",
@@ -89,7 +95,7 @@ fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
 
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
-    for flag in ["two-hosts", "local", "keep", "tcg", "faults"] {
+    for flag in ["two-hosts", "local", "keep", "tcg", "faults", "capture"] {
         opts.optflag("", flag, "");
     }
     for value in ["dev", "ip", "gid-idx"] {
@@ -101,6 +107,9 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
     if two && local {
         return Err("--two-hosts and --local exclude each other".into());
+    }
+    if m.opt_present("capture") && !two {
+        return Err("--capture goes with --two-hosts: it records the wire between the VMs".into());
     }
     let (dev, ip) = (m.opt_str("dev"), m.opt_str("ip"));
     if !local && (dev.is_some() || ip.is_some()) {
@@ -127,6 +136,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
         agent_exe,
         keep: m.opt_present("keep"),
         tcg: m.opt_present("tcg") || xtask::lab::tcg_from_env(),
+        capture: m.opt_present("capture"),
     };
     let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
     if m.opt_present("faults") {
@@ -136,9 +146,41 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
             .collect();
     }
     let report = xtask::run_scenarios(&opts, &names)?;
-    lab::print_transcripts(&report.outcomes);
+    lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
     let failed = lab::print_summary(&report);
     Ok(failed == 0 && report.notes.is_empty())
+}
+
+fn ladder_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("ladder", getopts::Options::new(), args)? else {
+        return Ok(true);
+    };
+    let Some((dir, names)) = m.free.split_first() else {
+        return Err(format!("which run?\n{}", usage(Some("ladder"))));
+    };
+    let addrs = Mode::TwoHosts
+        .addrs()
+        .expect("the two-host lab has addresses");
+    let captures = xtask::wire::split(std::path::Path::new(dir))?;
+    let mut ok = true;
+    for c in captures
+        .iter()
+        .filter(|c| names.is_empty() || names.contains(&c.scenario))
+    {
+        let rungs = xtask::ladder::rungs(&c.packets, &addrs);
+        print!("{}", xtask::ladder::text(&c.scenario, &rungs, &addrs));
+        if let Some(s) = scenarios::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
+            let failures = xtask::wire::check(s.wire, &c.packets, &addrs);
+            if failures.is_empty() {
+                println!("wire facts: all {} hold", s.wire.len());
+            } else {
+                ok = false;
+                println!("wire facts: {}", failures.join("; "));
+            }
+        }
+        println!();
+    }
+    Ok(ok)
 }
 
 fn bench_cmd(args: &[String]) -> Result<bool, String> {
@@ -175,6 +217,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             Ok(true)
         }
         "lab" => lab_cmd(rest),
+        "ladder" => ladder_cmd(rest),
         "list" => {
             if no_args("list", rest)? {
                 use std::io::Write;

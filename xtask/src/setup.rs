@@ -700,6 +700,22 @@ pub fn default_libclang() -> Option<PathBuf> {
     Some(PathBuf::from(format!("/usr/lib/llvm-{version}/lib"))).filter(|p| p.is_dir())
 }
 
+/// Installs the distribution's `pkg` when it is missing, for `why` (tshark
+/// for a capture, chromium for the handout's PDF): only when asked for,
+/// without recommends. Not root: names the command and fails.
+pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
+    if dpkg_installed(pkg) {
+        return Ok(());
+    }
+    if !is_root() {
+        return Err(format!(
+            "{pkg} is missing ({why}); not root; run as root: apt-get install --no-install-recommends --no-remove {pkg}"
+        ));
+    }
+    eprintln!("setup: {pkg} is missing ({why}); installing it");
+    apt_install(&[pkg.to_string()])
+}
+
 /// For CI's second build of the bindings: the directory of a libclang >= 19
 /// (installing its package where the distribution has one and the default
 /// libclang is older), or why there is none to use.

@@ -96,6 +96,9 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> usize {
         agent_exe: PathBuf::from(env!("CARGO_BIN_EXE_xtask")),
         keep: false,
         tcg: lab::tcg_from_env(),
+        // Across two VMs the wire is recorded, and each pair's declared
+        // wire facts are checked on it.
+        capture: *mode == Mode::TwoHosts,
     };
     let report = match xtask::run_scenarios(&opts, &names) {
         Ok(r) => r,
@@ -131,7 +134,7 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> usize {
         failed += 1;
         println!("test {} ... FAILED\n  {}", t.name, failures.join("\n  "));
         if let Some(o) = outcome {
-            lab::print_transcripts(std::slice::from_ref(o));
+            lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
         }
     }
     if failed > 0 {

@@ -4,7 +4,7 @@
 
 use super::{
     memlocked, past_max_msg_sz_cell, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side,
-    Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
+    Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
 /// The one line each side prints when the port cannot take an alternate path.
@@ -81,6 +81,13 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::ok(PAIR_CLIENT).counts(EXCHANGE),
         timeout_secs: 60,
         pair: true,
+        // The client's LID leads the CM request's private data, in network
+        // order: 0 on RoCE, which has no LIDs. Then 5 messages each way.
+        wire: &[
+            Wire::PrivateData { from: Side::Client, what: "CM ConnectRequest", begins: &[0, 0] },
+            Wire::Count { from: Side::Client, what: "RC Send First", n: 5, len: None },
+            Wire::Count { from: Side::Server, what: "RC Send First", n: 5, len: None },
+        ],
         ..Scenario::BASE
     },
     Scenario {

@@ -2,7 +2,7 @@
 
 use super::{
     pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel,
-    Waiting, KILL_TERM_INT,
+    Waiting, Wire, KILL_TERM_INT,
 };
 
 const SERVER: Cmd = Cmd {
@@ -144,6 +144,26 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
         client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
         pair: true,
+        // No -n: the one SEND of the greeting, server to client.
+        wire: &[
+            Wire::Count {
+                from: Side::Server,
+                what: "RC Send Only",
+                n: 1,
+                len: None,
+            },
+            Wire::Carries {
+                from: Side::Server,
+                what: "RC Send Only",
+                text: "hello from server",
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "RC Send*",
+                n: 0,
+                len: None,
+            },
+        ],
         ..Scenario::BASE
     },
     // No option at all on a RoCE port: the first device, and the RoCE v2

@@ -7,8 +7,8 @@
 //! because the workspace's bin dir comes first on PATH.
 
 use super::{
-    memlocked, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Sig, Waiting, MEMLOCKED,
-    SIGKILL,
+    memlocked, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Sig, Waiting, Wire,
+    MEMLOCKED, SIGKILL,
 };
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
@@ -130,6 +130,14 @@ pub static SCENARIOS: &[Scenario] = &[
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
         timeout_secs: 60,
         pair: true,
+        // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
+        // (-S) carry immediate data and go to the group's address.
+        wire: &[
+            Wire::Joins { from: Side::Server, group: "239.255.1.1" },
+            Wire::Joins { from: Side::Client, group: "239.255.1.1" },
+            Wire::Count { from: Side::Client, what: "UD Send Only*Imm*", n: 10, len: Some(100) },
+            Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
+        ],
         ..Scenario::BASE
     },
     Scenario {
@@ -159,6 +167,13 @@ pub static SCENARIOS: &[Scenario] = &[
         .counts(&[("sent message *", 4), ("event *, status *", 0)]),
         timeout_secs: 60,
         pair: true,
+        // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
+        // the group's address.
+        wire: &[
+            Wire::Joins { from: Side::Server, group: "239.255.1.1" },
+            Wire::Count { from: Side::Client, what: "UD Send Only*", n: 4, len: Some(64) },
+            Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
+        ],
         ..Scenario::BASE
     },
     Scenario {

@@ -39,6 +39,102 @@ pub struct Scenario {
     /// The fault matrix's row, for a scenario that is one of its cells
     /// (`cargo xtask lab --faults` runs those, and the summary groups them).
     pub fault: Option<Fault>,
+    /// What the pair must show on the wire between two hosts: checked on
+    /// the capture of every two-host run that records one.
+    pub wire: &'static [Wire],
+    /// A "try this" exercise of the handout: what a student is asked to
+    /// try, shown with this scenario's command and what it really printed.
+    pub try_this: Option<&'static str>,
+}
+
+/// A fact about a pair's packets between two hosts (see [`crate::wire`]).
+/// `what` is a pattern (`*` is a wildcard) on Wireshark's name of the
+/// packet: `RC Send Only`, `RC RDMA Read Request`, `CM ConnectRequest`,
+/// `UD Send Only Immediate`, `TCP`...
+#[derive(Debug, Clone, Copy)]
+pub enum Wire {
+    /// Exactly `n` such packets from `from`, each standing for `len` bytes
+    /// of message when given (its payload, or a Read Request's DMA length).
+    Count {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+        /// How many.
+        n: usize,
+        /// Message bytes of each.
+        len: Option<usize>,
+    },
+    /// Some such packet from `from` carries `text` in its payload.
+    Carries {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+        /// The bytes to find.
+        text: &'static str,
+    },
+    /// Such packets from `from` go to exactly `n` destination QPs.
+    Qps {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+        /// Distinct destination QP numbers.
+        n: usize,
+    },
+    /// These packets come in this order (others may come between).
+    InOrder(&'static [(Side, &'static str)]),
+    /// Every packet matching one of `what` that has a RETH targets the
+    /// address and rkey that `by` sent over TCP in its `msg_len`-byte
+    /// message (a big-endian u64 at `addr_at`, a u32 at `rkey_at`): so an
+    /// address above 4 GiB is carried whole.
+    TargetsAdvertised {
+        /// Packet name patterns.
+        what: &'static [&'static str],
+        /// Who advertised the buffer.
+        by: Side,
+        /// The side-channel message's length.
+        msg_len: usize,
+        /// Offset of the address in it.
+        addr_at: usize,
+        /// Offset of the rkey in it.
+        rkey_at: usize,
+    },
+    /// The first such packet from `from` has private data that begins with
+    /// these bytes.
+    PrivateData {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+        /// The bytes it begins with.
+        begins: &'static [u8],
+    },
+    /// Every such packet from `from` goes to this IPv4 address.
+    To {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+        /// Destination address.
+        addr: &'static str,
+    },
+    /// Every such packet from `from` goes to the QP that the peer's first
+    /// CM ConnectRequest connected (its Local QPN): connection 0.
+    ToFirstConnection {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+    },
+    /// `from` reports joining this multicast group (IGMP).
+    Joins {
+        /// The host that joins.
+        from: Side,
+        /// The group address.
+        group: &'static str,
+    },
 }
 
 /// The fault matrix's rows (issue 12's table), as the summary names them.
@@ -262,6 +358,8 @@ impl Scenario {
         single_host_only: false,
         vm_only: false,
         fault: None,
+        wire: &[],
+        try_this: None,
     };
 }
 
@@ -841,7 +939,7 @@ pub struct SideOutcome {
 }
 
 /// What a scenario run produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// The scenario's name.
     pub scenario: String,
@@ -852,6 +950,8 @@ pub struct Outcome {
     /// The user objects (`rdma res show` lines) the run left in the kernel
     /// once both sides had ended: none, for every scenario.
     pub leftover: String,
+    /// Its packets between the two hosts, when the run recorded them.
+    pub capture: Option<Vec<crate::wire::Packet>>,
 }
 
 /// Exit status of `timeout` when it had to kill the command.
@@ -1205,6 +1305,9 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
     if let Some(verify) = scenario.verify {
         failures.extend(verify(outcome));
     }
+    if let (Some(packets), Some(addrs)) = (&outcome.capture, addrs) {
+        failures.extend(crate::wire::check(scenario.wire, packets, addrs));
+    }
     if let Some(first) = outcome.leftover.lines().next() {
         failures.push(format!(
             "left {} object(s) in the kernel after both sides ended, first: {first}",
@@ -1239,6 +1342,7 @@ mod tests {
         Outcome {
             scenario: "rc_example".into(),
             leftover: String::new(),
+            capture: None,
             server: Some(side(0, &server, "")),
             client: Some(side(0, &client, "")),
         }
@@ -1325,6 +1429,7 @@ mod tests {
         let o = Outcome {
             scenario: s.name.into(),
             leftover: String::new(),
+            capture: None,
             server: Some(side(TIMED_OUT, "", "")),
             client: Some(side(0, "", "")),
         };
@@ -1339,6 +1444,7 @@ mod tests {
         let mut o = Outcome {
             scenario: s.name.into(),
             leftover: String::new(),
+            capture: None,
             server: None,
             client: Some(side(
                 1,
@@ -1390,6 +1496,7 @@ mod tests {
         let run = |stdout: &str, stderr: &str, ms: u64| Outcome {
             scenario: "t".into(),
             leftover: String::new(),
+            capture: None,
             server: None,
             client: Some(SideOutcome {
                 elapsed_ms: Some(ms),
@@ -1587,6 +1694,7 @@ mod tests {
         let run = |stderr: &str| Outcome {
             scenario: "one_of".into(),
             leftover: String::new(),
+            capture: None,
             server: None,
             client: Some(side(1, "", stderr)),
         };
@@ -1626,6 +1734,7 @@ mod tests {
         let run = |m: &str, stderr: &str| Outcome {
             scenario: cell.name.into(),
             leftover: String::new(),
+            capture: None,
             server: Some(side(1, &format!("port max_msg_sz {m}"), stderr)),
             client: None,
         };
@@ -1668,6 +1777,7 @@ mod tests {
         let o = Outcome {
             scenario: "t".into(),
             leftover: String::new(),
+            capture: None,
             server: None,
             client: None,
         };

@@ -1,8 +1,8 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
 use super::{
-    refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel, Waiting, KILL_TERM_INT,
-    MEMLOCKED, MEMLOCK_HINT,
+    refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel, Waiting, Wire,
+    KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT,
 };
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
@@ -76,6 +76,58 @@ pub static SCENARIOS: &[Scenario] = &[
         server_expect: Expect::ok(RC_SERVER_STDOUT).counts(SERVER_SEES_CLIENT),
         client_expect: Expect::ok(RC_CLIENT_STDOUT).counts(CLIENT_SEES_SERVER),
         pair: true,
+        // The manual's flow on the wire: the server's SEND, the client's
+        // RDMA Read and Write, each 21 bytes, at the buffer the server
+        // advertised in its cm_con_data_t (addr at 0, rkey at 8), all 64
+        // bits of its address.
+        wire: &[
+            Wire::Count {
+                from: Side::Server,
+                what: "RC Send Only",
+                n: 1,
+                len: Some(21),
+            },
+            Wire::Carries {
+                from: Side::Server,
+                what: "RC Send Only",
+                text: "SEND operation",
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "RC RDMA Read Request",
+                n: 1,
+                len: Some(21),
+            },
+            Wire::Count {
+                from: Side::Server,
+                what: "RC RDMA Read Response Only",
+                n: 1,
+                len: Some(21),
+            },
+            Wire::Carries {
+                from: Side::Server,
+                what: "RC RDMA Read Response Only",
+                text: "RDMA read operation",
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "RC RDMA Write Only",
+                n: 1,
+                len: Some(21),
+            },
+            Wire::Carries {
+                from: Side::Client,
+                what: "RC RDMA Write Only",
+                text: "RDMA write operation",
+            },
+            Wire::TargetsAdvertised {
+                what: &["RC RDMA Read Request", "RC RDMA Write Only"],
+                by: Side::Server,
+                msg_len: 34,
+                addr_at: 0,
+                rkey_at: 8,
+            },
+        ],
         ..Scenario::BASE
     },
     // No option at all on a RoCE port: the first device, TCP port 19875,

@@ -2,7 +2,7 @@
 
 use super::{
     memlocked, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side,
-    Waiting, KILL_TERM_INT, MEMLOCKED, SIGSTOP,
+    Waiting, Wire, KILL_TERM_INT, MEMLOCKED, SIGSTOP,
 };
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
@@ -113,6 +113,23 @@ pub static SCENARIOS: &[Scenario] = &[
             ("disconnected.", 2),
         ]),
         pair: true,
+        // Per client: REQ, REP, RTU; one SEND each way with its message;
+        // the client's disconnect.
+        wire: &[
+            Wire::InOrder(&[
+                (Side::Client, "CM ConnectRequest"),
+                (Side::Server, "CM ConnectReply"),
+                (Side::Client, "CM ReadyToUse"),
+                (Side::Server, "RC Send Only"),
+                (Side::Client, "RC Send Only"),
+                (Side::Client, "CM DisconnectRequest"),
+            ]),
+            Wire::Count { from: Side::Client, what: "CM ConnectRequest", n: 2, len: None },
+            Wire::Count { from: Side::Server, what: "RC Send Only", n: 2, len: Some(1024) },
+            Wire::Count { from: Side::Client, what: "RC Send Only", n: 2, len: Some(1024) },
+            Wire::Carries { from: Side::Server, what: "RC Send Only", text: "message from passive/server side" },
+            Wire::Carries { from: Side::Client, what: "RC Send Only", text: "message from active/client side" },
+        ],
         stop_server: true,
         verify: Some(pids_match),
         ..Scenario::BASE

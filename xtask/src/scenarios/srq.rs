@@ -7,7 +7,8 @@
 
 use super::{
     memlocked, past_max_msg_sz_cell, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready,
-    Scenario, Side, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
+    Scenario, Side, Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ,
+    SIGSTOP,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -105,6 +106,16 @@ pub static SCENARIOS: &[Scenario] = &[
             .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
         timeout_secs: 120,
         pair: true,
+        // 100 messages of 100000 bytes (First, Middles, Last each) spread
+        // over the 4 connections' QPs; the server's 2 answers (one per
+        // batch of max_wr 50) all on connection 0.
+        wire: &[
+            Wire::Count { from: Side::Client, what: "CM ConnectRequest", n: 4, len: None },
+            Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: None },
+            Wire::Qps { from: Side::Client, what: "RC Send*", n: 4 },
+            Wire::Count { from: Side::Server, what: "RC Send First", n: 2, len: None },
+            Wire::ToFirstConnection { from: Side::Server, what: "RC Send*" },
+        ],
         verify: Some(receives_on::<4>),
         ..Scenario::BASE
     },

@@ -1,0 +1,359 @@
+//! The packet ladder: a scenario's packets between its two hosts, one arrow
+//! a packet in time order, long runs folded into one arrow with a count,
+//! drawn as text (after the lab's transcripts) and as SVG (in the handout).
+
+use crate::scenarios::{Addrs, Side};
+use crate::wire::{Kind, Packet};
+
+/// One arrow of the ladder: a packet, or a run of alike packets; or a note
+/// that the arrows above repeat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rung {
+    /// Seconds since the scenario began, of the first packet.
+    pub time: f64,
+    /// The sender; `None` for a note.
+    pub from: Option<Side>,
+    /// Protocol and opcode, destination QP and PSN, length; `×N` for a run.
+    pub label: String,
+    /// What it carries: a payload preview, an RDMA target, a group.
+    pub note: String,
+    /// How many packets it stands for.
+    pub count: usize,
+}
+
+/// The packets a student needs to see: the examples' own traffic (RoCE,
+/// their TCP side channel but bare ACKs, ARP and IGMP for address
+/// resolution and group joins), not IPv6 housekeeping.
+fn shown(p: &Packet) -> bool {
+    match p.kind {
+        Kind::Other => false,
+        Kind::Tcp { .. } => !p.bare_ack(),
+        _ => true,
+    }
+}
+
+/// What kind of packet it is, without what differs between alike ones
+/// (PSN, length): the key of a run.
+fn kind_of(p: &Packet) -> String {
+    match p.kind {
+        Kind::Tcp {
+            sport,
+            dport,
+            syn,
+            fin,
+            rst,
+        } => {
+            let flag = if syn {
+                " SYN"
+            } else if rst {
+                " RST"
+            } else if fin && p.payload.is_empty() {
+                " FIN"
+            } else {
+                ""
+            };
+            format!("TCP :{}{flag}", sport.min(dport))
+        }
+        Kind::Igmp => {
+            let verb = if p.info.contains("Leave") {
+                "leave"
+            } else {
+                "join"
+            };
+            format!("IGMP {verb} {}", p.group.as_deref().unwrap_or("?"))
+        }
+        _ => p.what.clone(),
+    }
+}
+
+fn label(p: &Packet) -> String {
+    let mut l = kind_of(p);
+    if !p.what.starts_with("CM ") {
+        if let Some(qp) = p.dest_qp {
+            l += &format!(" QP {qp:#x}");
+        }
+        if let Some(psn) = p.psn {
+            l += &format!(" PSN {psn}");
+        }
+    }
+    let len = p.message_len();
+    if len > 0 {
+        l += &format!(" {len} B");
+    }
+    l
+}
+
+fn note(p: &Packet, addrs: &Addrs) -> String {
+    let mut n = Vec::new();
+    if let Some(r) = p.reth {
+        n.push(format!("va {:#x} rkey {:#x}", r.va, r.rkey));
+    }
+    if let Some(imm) = p.imm {
+        n.push(format!("imm {imm:#x}"));
+    }
+    if p.kind == Kind::Arp {
+        n.push(p.info.clone());
+    } else if p.dst != addrs.server_ip && p.dst != addrs.client_ip && !p.dst.is_empty() {
+        n.push(format!("to {}", p.dst));
+    }
+    let text = p.preview(24);
+    if !text.is_empty() && text.chars().any(|c| c != '.') {
+        n.push(format!("\"{text}\""));
+    }
+    n.join(", ")
+}
+
+fn single(p: &Packet, addrs: &Addrs) -> Rung {
+    Rung {
+        time: p.time,
+        from: p.from(addrs),
+        label: label(p),
+        note: note(p, addrs),
+        count: 1,
+    }
+}
+
+/// How many kinds of packet a folded run may mix (a ping-pong: a SEND and
+/// an ACK each way).
+const RUN_KINDS: usize = 4;
+/// A run shorter than this is drawn packet by packet.
+const RUN_MIN: usize = 10;
+/// How often a run's first kind must come in it.
+const RUN_REPEATS: usize = 5;
+/// The longest block of arrows whose repetition is folded.
+const BLOCK_MAX: usize = 12;
+
+/// The rungs of a scenario's packets: each packet that stands alone, and
+/// each long run of up to four kinds of packet that repeat (srq's
+/// hundreds of SENDs, a ping-pong's iterations) as one rung per kind with
+/// its count; then a block of rungs that comes again and again (apm's
+/// round trips) is drawn once, with a note of how often it repeats.
+pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
+    let ps: Vec<&Packet> = packets
+        .iter()
+        .filter(|p| shown(p) && p.from(addrs).is_some())
+        .collect();
+    let key = |p: &Packet| (p.from(addrs), kind_of(p));
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ps.len() {
+        let mut kinds = Vec::new();
+        let mut j = i;
+        while j < ps.len() {
+            let k = key(ps[j]);
+            if !kinds.contains(&k) {
+                if kinds.len() == RUN_KINDS {
+                    break;
+                }
+                kinds.push(k);
+            }
+            j += 1;
+        }
+        let first = key(ps[i]);
+        let repeats = ps[i..j].iter().filter(|p| key(p) == first).count();
+        if j - i < RUN_MIN || repeats < RUN_REPEATS {
+            out.push(single(ps[i], addrs));
+            i += 1;
+            continue;
+        }
+        for k in kinds {
+            let run: Vec<&Packet> = ps[i..j].iter().copied().filter(|p| key(p) == k).collect();
+            if let [p] = run.as_slice() {
+                out.push(single(p, addrs));
+                continue;
+            }
+            let mut qps: Vec<u32> = run.iter().filter_map(|p| p.dest_qp).collect();
+            qps.sort_unstable();
+            qps.dedup();
+            let mut label = format!("{} ×{}", k.1, run.len());
+            match qps.as_slice() {
+                [] => {}
+                [qp] => label += &format!(" QP {qp:#x}"),
+                many => label += &format!(" to {} QPs", many.len()),
+            }
+            let mut lens: Vec<usize> = run.iter().map(|p| p.message_len()).collect();
+            lens.sort_unstable();
+            lens.dedup();
+            match lens.as_slice() {
+                [0] => {}
+                [len] => label += &format!(" {len} B each"),
+                _ => {
+                    label += &format!(
+                        " {} B in all",
+                        run.iter().map(|p| p.message_len()).sum::<usize>()
+                    )
+                }
+            }
+            out.push(Rung {
+                time: run[0].time,
+                from: k.0,
+                label,
+                note: note(run[0], addrs),
+                count: run.len(),
+            });
+        }
+        i = j;
+    }
+    fold_blocks(out)
+}
+
+/// A rung's shape: what makes two rungs alike, PSNs aside.
+fn shape(r: &Rung) -> (Option<Side>, String) {
+    let words: Vec<&str> = r.label.split(' ').collect();
+    let mut kept = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        if *w == "PSN" {
+            it.next();
+        } else {
+            kept.push(*w);
+        }
+    }
+    (r.from, kept.join(" "))
+}
+
+fn fold_blocks(rungs: Vec<Rung>) -> Vec<Rung> {
+    let shapes: Vec<_> = rungs.iter().map(shape).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < rungs.len() {
+        let folded = (1..=BLOCK_MAX).find_map(|k| {
+            let same = |a: usize| a + k <= shapes.len() && shapes[a..a + k] == shapes[i..i + k];
+            let mut reps = 1;
+            while same(i + reps * k) {
+                reps += 1;
+            }
+            (reps > 1 && i + k <= shapes.len()).then_some((k, reps))
+        });
+        match folded {
+            Some((k, reps)) => {
+                out.extend_from_slice(&rungs[i..i + k]);
+                let again = reps - 1;
+                let arrows = if k == 1 {
+                    "the arrow above".to_string()
+                } else {
+                    format!("the {k} arrows above")
+                };
+                let times = if again == 1 {
+                    "once more".to_string()
+                } else {
+                    format!("{again} more times")
+                };
+                out.push(Rung {
+                    time: rungs[i + k].time,
+                    from: None,
+                    label: format!("{arrows}, {times}"),
+                    note: String::new(),
+                    count: (i + k..i + reps * k).map(|r| rungs[r].count).sum(),
+                });
+                i += reps * k;
+            }
+            None => {
+                out.push(rungs[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The ladder as text: the server's column on the left, the client's on
+/// the right.
+pub fn text(title: &str, rungs: &[Rung], addrs: &Addrs) -> String {
+    let width = rungs
+        .iter()
+        .map(|r| r.label.chars().count() + 8)
+        .max()
+        .unwrap_or(40)
+        .max(40);
+    let server = format!("server {}", addrs.server_ip);
+    let client = format!("client {}", addrs.client_ip);
+    let mut s = format!("--- {title}: on the wire ---\n");
+    s += &format!(
+        "{:>8}  {server:<w$}{client}\n",
+        "time",
+        w = width + 2 - client.len().min(width) / 2
+    );
+    for r in rungs {
+        let label = format!(" {} ", r.label);
+        let fill = width.saturating_sub(label.chars().count() + 1);
+        let (left, right) = (fill / 2, fill - fill / 2);
+        let arrow = match r.from {
+            Some(Side::Server) => format!("{}{label}{}>", "-".repeat(left), "-".repeat(right)),
+            Some(Side::Client) => format!("<{}{label}{}", "-".repeat(left), "-".repeat(right)),
+            None => format!(" {}({}){} ", " ".repeat(left), r.label, " ".repeat(right)),
+        };
+        s += &format!("{:>8.3}  |{arrow}|  {}\n", r.time, r.note);
+    }
+    s
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The ladder as a standalone SVG picture.
+pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
+    const ROW: usize = 26;
+    const TOP: usize = 50;
+    let (x_server, x_client) = (110usize, 560usize);
+    let height = TOP + ROW * rungs.len() + 20;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ladder\" width=\"900\" height=\"{height}\" viewBox=\"0 0 900 {height}\" font-family=\"monospace\" font-size=\"12\">\n\
+<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n"
+    );
+    for (x, name) in [
+        (x_server, format!("server {}", addrs.server_ip)),
+        (x_client, format!("client {}", addrs.client_ip)),
+    ] {
+        s += &format!(
+            "<text x=\"{x}\" y=\"20\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>\n<line x1=\"{x}\" y1=\"30\" x2=\"{x}\" y2=\"{}\" stroke=\"#444\" stroke-width=\"2\"/>\n",
+            escape(&name),
+            height - 10
+        );
+    }
+    for (i, r) in rungs.iter().enumerate() {
+        let y = TOP + ROW * i + 10;
+        let (x1, x2) = match r.from {
+            Some(Side::Server) => (x_server, x_client),
+            Some(Side::Client) => (x_client, x_server),
+            None => {
+                s += &format!(
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#666\">({})</text>\n",
+                    (x_server + x_client) / 2,
+                    y + 4,
+                    escape(&r.label)
+                );
+                continue;
+            }
+        };
+        let colour = match r.label.split_whitespace().next() {
+            Some("CM") => "#7a3e9d",
+            Some("TCP") => "#2a7a2a",
+            Some("ARP") | Some("IGMPv2") | Some("IGMPv3") => "#888888",
+            _ => "#1f4e9c",
+        };
+        let width = if r.count > 1 { 3 } else { 1 };
+        s += &format!(
+            "<text x=\"4\" y=\"{}\" fill=\"#666\">{:.3}</text>\n<line x1=\"{x1}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#arrow)\"/>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>\n",
+            y + 4,
+            r.time,
+            (x_server + x_client) / 2,
+            y - 4,
+            escape(&r.label)
+        );
+        if !r.note.is_empty() {
+            s += &format!(
+                "<text x=\"{}\" y=\"{}\" fill=\"#333\">{}</text>\n",
+                x_client + 12,
+                y + 4,
+                escape(&r.note)
+            );
+        }
+    }
+    s += "</svg>\n";
+    s
+}

@@ -1,0 +1,702 @@
+//! What went over the wire between the two hosts: the capture of a
+//! two-host run, cut per scenario at the lab's own "begin"/"end" control
+//! messages, and decoded by tshark, so that every header is read by
+//! Wireshark's dissectors and none by us. The ladder ([`crate::ladder`])
+//! draws it; [`check`] holds it against each scenario's declared
+//! [`Wire`] facts.
+
+use crate::agent::CONTROL_PORT;
+use crate::scenarios::{glob_match, Addrs, Side, Wire};
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// The capture of a whole two-host run, in its result dir.
+pub const WIRE_PCAP: &str = "wire.pcap";
+
+/// The fields asked of tshark, in the order [`parse`] reads them.
+pub const FIELDS: &[&str] = &[
+    "frame.number",
+    "frame.time_relative",
+    "ip.src",
+    "ip.dst",
+    "arp.src.proto_ipv4",
+    "arp.dst.proto_ipv4",
+    "tcp.srcport",
+    "tcp.dstport",
+    "tcp.flags.syn",
+    "tcp.flags.fin",
+    "tcp.flags.reset",
+    "tcp.payload",
+    "_ws.col.Protocol",
+    "_ws.col.Info",
+    "infiniband.bth.destqp",
+    "infiniband.bth.psn",
+    "infiniband.bth.padcnt",
+    "infiniband.reth.va",
+    "infiniband.reth.r_key",
+    "infiniband.reth.dmalen",
+    "infiniband.immdt",
+    "data.data",
+    "infiniband.cm.req.localqpn",
+    "infiniband.cm.req.ip_cm.private",
+    "infiniband.cm.rep.private",
+    "infiniband.cm.rtu.private",
+    "infiniband.cm.dreq.private",
+    "igmp.maddr",
+];
+
+/// An RDMA Extended Transport Header: where an RDMA Read or Write goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reth {
+    /// The remote virtual address.
+    pub va: u64,
+    /// The remote key.
+    pub rkey: u32,
+    /// The DMA length.
+    pub len: u32,
+}
+
+/// What kind of packet a frame is, as far as the ladder cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// RoCE v2 (UDP 4791): a transport packet or a CM MAD.
+    Roce,
+    /// TCP, with its ports and the flags that open and close connections.
+    Tcp {
+        /// Source port.
+        sport: u16,
+        /// Destination port.
+        dport: u16,
+        /// SYN set.
+        syn: bool,
+        /// FIN set.
+        fin: bool,
+        /// RST set.
+        rst: bool,
+    },
+    /// ARP.
+    Arp,
+    /// IGMP (multicast group membership).
+    Igmp,
+    /// Anything else (IPv6 neighbour discovery and the like).
+    Other,
+}
+
+/// One frame, as tshark decoded it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Packet {
+    /// Frame number in the run's capture (1-based).
+    pub frame: u32,
+    /// Seconds since the start of the capture, then of the scenario.
+    pub time: f64,
+    /// Sender's IPv4 address (ARP's sender address for ARP).
+    pub src: String,
+    /// Destination IPv4 address.
+    pub dst: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// What it is, in Wireshark's words: `RC Send Only`, `CM ConnectRequest`,
+    /// `UD Send Only Immediate`, `TCP`, `ARP`, `IGMPv3`...
+    pub what: String,
+    /// Wireshark's one-line summary.
+    pub info: String,
+    /// Destination QP (BTH).
+    pub dest_qp: Option<u32>,
+    /// Packet sequence number (BTH).
+    pub psn: Option<u32>,
+    /// RDMA Extended Transport Header.
+    pub reth: Option<Reth>,
+    /// Immediate data.
+    pub imm: Option<u32>,
+    /// The bytes carried: an IB payload without its pad, a TCP payload, a
+    /// CM message's private data.
+    pub payload: Vec<u8>,
+    /// The group an IGMP report names.
+    pub group: Option<String>,
+    /// The QP a CM ConnectRequest connects (its Local QPN).
+    pub local_qpn: Option<u32>,
+}
+
+impl Packet {
+    /// How many bytes of a message it stands for: an RDMA Read Request's
+    /// DMA length, otherwise the payload's length.
+    pub fn message_len(&self) -> usize {
+        match (&self.reth, self.payload.is_empty()) {
+            (Some(r), true) => r.len as usize,
+            _ => self.payload.len(),
+        }
+    }
+
+    /// A TCP segment with nothing for the ladder: no data, no SYN, FIN or
+    /// RST.
+    pub fn bare_ack(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Tcp {
+                syn: false,
+                fin: false,
+                rst: false,
+                ..
+            }
+        ) && self.payload.is_empty()
+    }
+
+    /// The lab's own control connection.
+    pub fn control(&self) -> bool {
+        matches!(self.kind, Kind::Tcp { sport, dport, .. } if sport == CONTROL_PORT || dport == CONTROL_PORT)
+    }
+
+    /// The side that sent it, by address.
+    pub fn from(&self, addrs: &Addrs) -> Option<Side> {
+        if self.src == addrs.server_ip {
+            Some(Side::Server)
+        } else if self.src == addrs.client_ip {
+            Some(Side::Client)
+        } else {
+            None
+        }
+    }
+
+    /// Up to `n` bytes of payload as text, dots for what does not print,
+    /// trailing zeros dropped.
+    pub fn preview(&self, n: usize) -> String {
+        let end = self
+            .payload
+            .iter()
+            .rposition(|&b| b != 0)
+            .map_or(0, |i| i + 1);
+        let shown = &self.payload[..end.min(n)];
+        let mut s: String = shown
+            .iter()
+            .map(|&b| {
+                if b.is_ascii_graphic() || b == b' ' {
+                    b as char
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        if end > n {
+            s.push('…');
+        }
+        s
+    }
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    let digits: Vec<u8> = s
+        .bytes()
+        .filter(u8::is_ascii_hexdigit)
+        .map(|c| (c as char).to_digit(16).unwrap_or(0) as u8)
+        .collect();
+    digits
+        .chunks(2)
+        .map(|p| (p[0] << 4) | p.get(1).unwrap_or(&0))
+        .collect()
+}
+
+fn number(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+/// Reads `tshark -T fields` output with [`FIELDS`], one frame a line.
+pub fn parse(text: &str) -> Vec<Packet> {
+    text.lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() < FIELDS.len() {
+                return None;
+            }
+            let get = |name: &str| {
+                let i = FIELDS
+                    .iter()
+                    .position(|x| *x == name)
+                    .expect("a known field");
+                f[i]
+            };
+            let num = |name: &str| number(get(name));
+            let flag = |name: &str| matches!(get(name), "1" | "True" | "true");
+            let proto = get("_ws.col.Protocol");
+            let info = get("_ws.col.Info").trim().to_string();
+            let kind =
+                if proto == "RRoCE" || proto == "RoCE" || !get("infiniband.bth.psn").is_empty() {
+                    Kind::Roce
+                } else if let (Some(s), Some(d)) = (num("tcp.srcport"), num("tcp.dstport")) {
+                    Kind::Tcp {
+                        sport: s as u16,
+                        dport: d as u16,
+                        syn: flag("tcp.flags.syn"),
+                        fin: flag("tcp.flags.fin"),
+                        rst: flag("tcp.flags.reset"),
+                    }
+                } else if proto == "ARP" {
+                    Kind::Arp
+                } else if proto.starts_with("IGMP") {
+                    Kind::Igmp
+                } else {
+                    Kind::Other
+                };
+            let what = match &kind {
+                Kind::Roce => match info.strip_prefix("CM: ") {
+                    Some(cm) => format!("CM {}", cm.split_whitespace().next().unwrap_or(cm)),
+                    None => info
+                        .split(" QP=")
+                        .next()
+                        .unwrap_or(&info)
+                        .trim()
+                        .to_string(),
+                },
+                Kind::Tcp { .. } => "TCP".to_string(),
+                _ => proto.to_string(),
+            };
+            let payload = match &kind {
+                Kind::Roce => {
+                    let cm = [
+                        "infiniband.cm.req.localqpn",
+                        "infiniband.cm.req.ip_cm.private",
+                        "infiniband.cm.rep.private",
+                        "infiniband.cm.rtu.private",
+                        "infiniband.cm.dreq.private",
+                    ]
+                    .iter()
+                    .map(|n| get(n))
+                    .find(|v| !v.is_empty());
+                    match cm {
+                        Some(p) => hex(p),
+                        None => {
+                            let mut d = hex(get("data.data"));
+                            let pad = num("infiniband.bth.padcnt").unwrap_or(0) as usize;
+                            d.truncate(d.len().saturating_sub(pad));
+                            d
+                        }
+                    }
+                }
+                Kind::Tcp { .. } => hex(get("tcp.payload")),
+                _ => Vec::new(),
+            };
+            let (src, dst) = match kind {
+                Kind::Arp => (get("arp.src.proto_ipv4"), get("arp.dst.proto_ipv4")),
+                _ => (get("ip.src"), get("ip.dst")),
+            };
+            let reth = num("infiniband.reth.va").map(|va| Reth {
+                va,
+                rkey: num("infiniband.reth.r_key").unwrap_or(0) as u32,
+                len: num("infiniband.reth.dmalen").unwrap_or(0) as u32,
+            });
+            let imm = Some(hex(get("infiniband.immdt")))
+                .filter(|b| b.len() == 4)
+                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            Some(Packet {
+                frame: num("frame.number")? as u32,
+                time: get("frame.time_relative").trim().parse().unwrap_or(0.0),
+                src: src.to_string(),
+                dst: dst.to_string(),
+                kind,
+                what,
+                info,
+                dest_qp: num("infiniband.bth.destqp").map(|v| v as u32),
+                psn: num("infiniband.bth.psn").map(|v| v as u32),
+                reth,
+                imm,
+                payload,
+                group: Some(get("igmp.maddr").to_string()).filter(|g| !g.is_empty()),
+                local_qpn: num("infiniband.cm.req.localqpn").map(|v| v as u32),
+            })
+        })
+        .collect()
+}
+
+/// Whether tshark is on this machine.
+pub fn have_tshark() -> bool {
+    Command::new("tshark")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The protocols whose heuristic dissectors tshark would try on an
+/// InfiniBand payload or a CM message's private data (`tshark -G
+/// heuristic-decodes`), that are protocols it can turn off (`tshark -G
+/// protocols`): they take the examples' bytes for RPC-over-RDMA, NVMe or
+/// SMB Direct (srq's 100000-byte messages become "reassembled RPCoRDMA
+/// fragments"). Ethernet's own (`ethertype`) and InfiniBand's stay on.
+pub fn payload_heuristics(heuristics: &str, protocols: &str) -> Vec<String> {
+    let known: Vec<&str> = protocols
+        .lines()
+        .filter_map(|l| l.split('\t').nth(2))
+        .collect();
+    let mut v: Vec<String> = heuristics
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            let table = f.next()?;
+            let name = f.next()?;
+            (table.starts_with("infiniband.")
+                && name != "ethertype"
+                && !name.starts_with("infiniband")
+                && known.contains(&name))
+            .then(|| name.to_string())
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn tshark_listing(what: &str) -> Result<String, String> {
+    Command::new("tshark")
+        .args(["-G", what])
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .map_err(|e| format!("cannot run tshark: {e} (`cargo xtask lab --two-hosts --capture` installs it, as root)"))
+}
+
+/// Decodes a capture with tshark.
+pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
+    let off = payload_heuristics(
+        &tshark_listing("heuristic-decodes")?,
+        &tshark_listing("protocols")?,
+    );
+    let mut cmd = Command::new("tshark");
+    for p in off {
+        cmd.args(["--disable-protocol", &p]);
+    }
+    // No name resolution, no user preferences: the same fields on every
+    // machine.
+    cmd.args(["-n", "-r"]).arg(pcap).args([
+        "-T",
+        "fields",
+        "-E",
+        "occurrence=f",
+        "-E",
+        "separator=/t",
+    ]);
+    for f in FIELDS {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd
+        .env(
+            "WIRESHARK_CONFIG_DIR",
+            std::env::temp_dir().join("rdma-examples-no-wireshark-prefs"),
+        )
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run tshark: {e} (`cargo xtask lab --two-hosts --capture` installs it, as root)"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "tshark -r {} failed: {}",
+            pcap.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(parse(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// One scenario's share of the capture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// The scenario.
+    pub scenario: String,
+    /// Its frames in order, the lab's control connection left out, times
+    /// counted from the scenario's "begin".
+    pub packets: Vec<Packet>,
+}
+
+/// Cuts a run's frames per scenario: a scenario's frames are those between
+/// the control segments that carry its "begin" and "end" lines.
+pub fn cut(frames: &[Packet]) -> Vec<Capture> {
+    let mut out: Vec<Capture> = Vec::new();
+    let mut current: Option<(usize, f64)> = None;
+    for p in frames {
+        if p.control() {
+            for line in String::from_utf8_lossy(&p.payload).lines() {
+                if let Some(name) = line.strip_prefix("begin ") {
+                    // A retransmitted "begin" starts nothing new.
+                    if !out.iter().any(|c| c.scenario == name) {
+                        out.push(Capture {
+                            scenario: name.to_string(),
+                            packets: Vec::new(),
+                        });
+                        current = Some((out.len() - 1, p.time));
+                    }
+                } else if let Some(name) = line.strip_prefix("end ") {
+                    if current.is_some_and(|(i, _)| out[i].scenario == name) {
+                        current = None;
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some((i, t0)) = current {
+            let mut p = p.clone();
+            p.time -= t0;
+            out[i].packets.push(p);
+        }
+    }
+    out
+}
+
+/// Writes the frames `keep` (frame numbers, ascending) of a classic pcap
+/// file to `out`: a capture's records are copied whole, nothing in them is
+/// read.
+pub fn write_frames(pcap: &[u8], keep: &[u32], out: &Path) -> Result<(), String> {
+    const HEADER: usize = 24;
+    if pcap.len() < HEADER {
+        return Err("the capture has no pcap header".into());
+    }
+    let le = match pcap[..4] {
+        [0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1] => true,
+        [0xa1, 0xb2, 0xc3, 0xd4] | [0xa1, 0xb2, 0x3c, 0x4d] => false,
+        _ => return Err("the capture is not a pcap file".into()),
+    };
+    let u32_at = |i: usize| {
+        let b = [pcap[i], pcap[i + 1], pcap[i + 2], pcap[i + 3]];
+        if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        }
+    };
+    let mut data = pcap[..HEADER].to_vec();
+    let (mut at, mut frame, mut want) = (HEADER, 1u32, keep.iter().peekable());
+    while at + 16 <= pcap.len() && want.peek().is_some() {
+        let end = at + 16 + u32_at(at + 8) as usize;
+        if end > pcap.len() {
+            break;
+        }
+        if want.peek() == Some(&&frame) {
+            data.extend_from_slice(&pcap[at..end]);
+            want.next();
+        }
+        at = end;
+        frame += 1;
+    }
+    fs::write(out, data).map_err(|e| format!("{}: {e}", out.display()))
+}
+
+/// Decodes `dir/wire.pcap`, writes `dir/<scenario>.pcap` for each
+/// scenario and returns the cut.
+pub fn split(dir: &Path) -> Result<Vec<Capture>, String> {
+    let pcap = dir.join(WIRE_PCAP);
+    let frames = decode(&pcap)?;
+    let captures = cut(&frames);
+    let bytes = fs::read(&pcap).map_err(|e| format!("{}: {e}", pcap.display()))?;
+    for c in &captures {
+        let keep: Vec<u32> = c.packets.iter().map(|p| p.frame).collect();
+        write_frames(&bytes, &keep, &dir.join(format!("{}.pcap", c.scenario)))?;
+    }
+    Ok(captures)
+}
+
+fn matching<'a>(
+    packets: &'a [Packet],
+    addrs: &'a Addrs,
+    from: Side,
+    what: &'a str,
+) -> impl Iterator<Item = &'a Packet> + 'a {
+    packets
+        .iter()
+        .filter(move |p| p.from(addrs) == Some(from) && glob_match(what, &p.what))
+}
+
+fn other(s: Side) -> Side {
+    match s {
+        Side::Server => Side::Client,
+        Side::Client => Side::Server,
+    }
+}
+
+fn side_name(s: Side) -> &'static str {
+    match s {
+        Side::Server => "server",
+        Side::Client => "client",
+    }
+}
+
+/// Every way `packets` fall short of `facts`; empty means they hold.
+pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
+    let mut failures = Vec::new();
+    for fact in facts {
+        match *fact {
+            Wire::Count { from, what, n, len } => {
+                let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+                if got.len() != n {
+                    failures.push(format!(
+                        "wire: {n} `{what}` from the {} expected, {} seen",
+                        side_name(from),
+                        got.len()
+                    ));
+                }
+                if let Some(len) = len {
+                    if let Some(p) = got.iter().find(|p| p.message_len() != len) {
+                        failures.push(format!(
+                            "wire: `{what}` from the {} should carry {len} bytes, frame {} carries {}",
+                            side_name(from),
+                            p.frame,
+                            p.message_len()
+                        ));
+                    }
+                }
+            }
+            Wire::Carries { from, what, text } => {
+                let found = matching(packets, addrs, from, what).any(|p| {
+                    p.payload
+                        .windows(text.len().max(1))
+                        .any(|w| w == text.as_bytes())
+                });
+                if !found {
+                    failures.push(format!(
+                        "wire: no `{what}` from the {} carries {text:?}",
+                        side_name(from)
+                    ));
+                }
+            }
+            Wire::Qps { from, what, n } => {
+                let mut qps: Vec<u32> = matching(packets, addrs, from, what)
+                    .filter_map(|p| p.dest_qp)
+                    .collect();
+                qps.sort_unstable();
+                qps.dedup();
+                if qps.len() != n {
+                    failures.push(format!(
+                        "wire: `{what}` from the {} should go to {n} destination QP(s), went to {}",
+                        side_name(from),
+                        qps.len()
+                    ));
+                }
+            }
+            Wire::InOrder(steps) => {
+                let mut rest = packets.iter();
+                for (from, what) in steps {
+                    if !rest
+                        .by_ref()
+                        .any(|p| p.from(addrs) == Some(*from) && glob_match(what, &p.what))
+                    {
+                        failures.push(format!(
+                            "wire: `{what}` from the {} missing, or out of order",
+                            side_name(*from)
+                        ));
+                        break;
+                    }
+                }
+            }
+            Wire::TargetsAdvertised {
+                what,
+                by,
+                msg_len,
+                addr_at,
+                rkey_at,
+            } => {
+                let advert = packets.iter().find(|p| {
+                    matches!(p.kind, Kind::Tcp { .. })
+                        && p.from(addrs) == Some(by)
+                        && p.payload.len() == msg_len
+                });
+                let Some(advert) = advert else {
+                    failures.push(format!(
+                        "wire: no {msg_len}-byte side-channel message from the {}",
+                        side_name(by)
+                    ));
+                    continue;
+                };
+                let b = &advert.payload;
+                let addr = u64::from_be_bytes(b[addr_at..addr_at + 8].try_into().expect("8 bytes"));
+                let rkey = u32::from_be_bytes(b[rkey_at..rkey_at + 4].try_into().expect("4 bytes"));
+                for w in what {
+                    let targets: Vec<&Packet> = packets
+                        .iter()
+                        .filter(|p| glob_match(w, &p.what) && p.reth.is_some())
+                        .collect();
+                    if targets.is_empty() {
+                        failures.push(format!("wire: no `{w}` with a RETH"));
+                    }
+                    for p in targets {
+                        let r = p.reth.expect("filtered");
+                        if (r.va, r.rkey) != (addr, rkey) {
+                            failures.push(format!(
+                                "wire: `{w}` (frame {}) targets 0x{:x} rkey 0x{:x}; the {} sent 0x{addr:x} rkey 0x{rkey:x}",
+                                p.frame,
+                                r.va,
+                                r.rkey,
+                                side_name(by)
+                            ));
+                        }
+                    }
+                }
+            }
+            Wire::PrivateData { from, what, begins } => {
+                match matching(packets, addrs, from, what).next() {
+                    None => {
+                        failures.push(format!("wire: no `{what}` from the {}", side_name(from)))
+                    }
+                    Some(p) if !p.payload.starts_with(begins) => failures.push(format!(
+                        "wire: `{what}` private data should begin {begins:02x?}, begins {:02x?}",
+                        &p.payload[..p.payload.len().min(begins.len())]
+                    )),
+                    Some(_) => {}
+                }
+            }
+            Wire::To { from, what, addr } => {
+                let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+                if got.is_empty() {
+                    failures.push(format!("wire: no `{what}` from the {}", side_name(from)));
+                }
+                if let Some(p) = got.iter().find(|p| p.dst != addr) {
+                    failures.push(format!(
+                        "wire: `{what}` (frame {}) went to {}, not {addr}",
+                        p.frame, p.dst
+                    ));
+                }
+            }
+            Wire::ToFirstConnection { from, what } => {
+                let first = packets.iter().find_map(|p| {
+                    (p.what == "CM ConnectRequest" && p.from(addrs) != Some(from))
+                        .then_some(p.local_qpn)
+                        .flatten()
+                });
+                let Some(qp) = first else {
+                    failures.push(format!(
+                        "wire: no ConnectRequest from the {} names a QP",
+                        side_name(other(from))
+                    ));
+                    continue;
+                };
+                let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+                if got.is_empty() {
+                    failures.push(format!("wire: no `{what}` from the {}", side_name(from)));
+                }
+                if let Some(p) = got.iter().find(|p| p.dest_qp != Some(qp)) {
+                    failures.push(format!(
+                        "wire: `{what}` (frame {}) went to QP {:#x}, not to the first connection's QP {qp:#x}",
+                        p.frame,
+                        p.dest_qp.unwrap_or(0)
+                    ));
+                }
+            }
+            Wire::Joins { from, group } => {
+                let joined = packets.iter().any(|p| {
+                    p.kind == Kind::Igmp
+                        && p.from(addrs) == Some(from)
+                        && p.group.as_deref() == Some(group)
+                        && p.info.contains("Join")
+                });
+                if !joined {
+                    failures.push(format!(
+                        "wire: the {} never reported joining {group} (IGMP)",
+                        side_name(from)
+                    ));
+                }
+            }
+        }
+    }
+    failures
+}
