@@ -557,7 +557,10 @@ impl Control {
     }
 
     fn send(&mut self, msg: &str) -> Result<(), String> {
-        writeln!(self.writer, "{msg}").map_err(|e| format!("control: sending `{msg}`: {e}"))
+        // One write, so one segment, for the whole line.
+        self.writer
+            .write_all(format!("{msg}\n").as_bytes())
+            .map_err(|e| format!("control: sending `{msg}`: {e}"))
     }
 
     fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {

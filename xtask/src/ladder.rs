@@ -150,7 +150,14 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
             j += 1;
         }
         let first = key(ps[i]);
-        let repeats = ps[i..j].iter().filter(|p| key(p) == first).count();
+        let count = |k: &(Option<Side>, String)| ps[i..j].iter().filter(|p| key(p) == *k).count();
+        let repeats = count(&first);
+        // The run ends with the last packet of a kind that repeats in it:
+        // what merely follows it (a disconnect) is drawn on its own.
+        if let Some(last) = (i..j).rev().find(|&x| count(&key(ps[x])) >= RUN_REPEATS) {
+            j = last + 1;
+            kinds.retain(|k| ps[i..j].iter().any(|p| key(p) == *k));
+        }
         if j - i < RUN_MIN || repeats < RUN_REPEATS {
             out.push(single(ps[i], addrs));
             i += 1;
@@ -356,4 +363,105 @@ pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
     }
     s += "</svg>\n";
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire;
+
+    fn addrs() -> Addrs {
+        crate::Mode::TwoHosts.addrs().expect("two hosts have addresses")
+    }
+
+    fn roce(from: &str, to: &str, what: &str, qp: u32, psn: u32) -> Packet {
+        Packet {
+            frame: psn,
+            time: f64::from(psn) / 1000.0,
+            src: from.into(),
+            dst: to.into(),
+            kind: Kind::Roce,
+            what: what.into(),
+            info: String::new(),
+            dest_qp: Some(qp),
+            psn: Some(psn),
+            reth: None,
+            imm: None,
+            payload: b"hello\0\0\0".to_vec(),
+            group: None,
+            local_qpn: None,
+        }
+    }
+
+    #[test]
+    fn rc_example_reads_as_the_manual_tells_it() {
+        let frames = wire::parse(include_str!("../tests/data/rc_example.tsv"));
+        let packets = &wire::cut(&frames)[0].packets;
+        let a = addrs();
+        let text = text("rc_example", &rungs(packets, &a), &a);
+        let order = [
+            "|<------------------ TCP :19875 SYN",
+            "- TCP :19875 34 B -",
+            "- RC Send Only QP 0x15 PSN 0 21 B ---------->|  \"SEND operation \"",
+            "|<----- RC RDMA Read Request QP 0x15 PSN 0 21 B ------|  va 0x",
+            "-- RC RDMA Read Response Only QP 0x15 PSN 0 21 B --->|  \"RDMA read operation \"",
+            "|<------ RC RDMA Write Only QP 0x15 PSN 1 21 B -------|  va 0x",
+            "TCP :19875 FIN",
+        ];
+        let mut at = 0;
+        for want in order {
+            let found = text[at..].find(want);
+            assert!(found.is_some(), "`{want}` missing or out of order in\n{text}");
+            at += found.unwrap();
+        }
+        assert!(!text.contains("7471"), "the lab's control connection is not drawn");
+    }
+
+    #[test]
+    fn long_runs_fold_into_counted_rungs_and_repeated_blocks_into_a_note() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let mut ps = vec![roce(c, s, "CM ConnectRequest", 1, 0)];
+        for i in 0..40 {
+            ps.push(roce(c, s, "RC Send Only", 0x20 + i % 4, 10 + i));
+            if i % 5 == 4 {
+                ps.push(roce(s, c, "RC Acknowledge", 0x30, 10 + i));
+            }
+        }
+        for p in ps.iter_mut().filter(|p| p.what == "RC Acknowledge") {
+            p.payload.clear();
+        }
+        for round in 0..3 {
+            ps.push(roce(c, s, "CM DisconnectRequest", 1, 100 + round));
+            ps.push(roce(s, c, "CM DisconnectReply", 1, 100 + round));
+        }
+        let r = rungs(&ps, &a);
+        let labels: Vec<&str> = r.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "CM ConnectRequest 8 B",
+                "RC Send Only ×40 to 4 QPs 8 B each",
+                "RC Acknowledge ×8 QP 0x30",
+                "CM DisconnectRequest 8 B",
+                "CM DisconnectReply 8 B",
+                "the 2 arrows above, 2 more times",
+            ]
+        );
+        assert_eq!(r[1].count, 40);
+        assert_eq!(r[1].from, Some(Side::Client));
+        assert_eq!((r[5].from, r[5].count), (None, 4));
+        let svg = svg(&r, &a);
+        assert_eq!(svg.matches("<line").count(), 2 + 5, "two lifelines, five arrows");
+        assert!(svg.contains("RC Send Only ×40 to 4 QPs"));
+    }
+
+    #[test]
+    fn svg_text_is_escaped() {
+        let a = addrs();
+        let mut p = roce(&a.client_ip, &a.server_ip, "RC Send Only", 1, 1);
+        p.payload = b"<b>&\"".to_vec();
+        let svg = svg(&rungs(&[p], &a), &a);
+        assert!(svg.contains("&quot;&lt;b&gt;&amp;&quot;&quot;"), "{svg}");
+    }
 }

@@ -257,7 +257,6 @@ pub fn parse(text: &str) -> Vec<Packet> {
             let payload = match &kind {
                 Kind::Roce => {
                     let cm = [
-                        "infiniband.cm.req.localqpn",
                         "infiniband.cm.req.ip_cm.private",
                         "infiniband.cm.rep.private",
                         "infiniband.cm.rtu.private",
@@ -412,13 +411,21 @@ pub struct Capture {
 }
 
 /// Cuts a run's frames per scenario: a scenario's frames are those between
-/// the control segments that carry its "begin" and "end" lines.
+/// the control segments that complete its "begin" and "end" lines (the
+/// server agent's stream is put back together, however it was segmented).
 pub fn cut(frames: &[Packet]) -> Vec<Capture> {
     let mut out: Vec<Capture> = Vec::new();
     let mut current: Option<(usize, f64)> = None;
+    let mut stream: Vec<u8> = Vec::new();
     for p in frames {
         if p.control() {
-            for line in String::from_utf8_lossy(&p.payload).lines() {
+            if !matches!(p.kind, Kind::Tcp { sport: CONTROL_PORT, .. }) {
+                continue;
+            }
+            stream.extend_from_slice(&p.payload);
+            while let Some(nl) = stream.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = stream.drain(..=nl).collect();
+                let line = String::from_utf8_lossy(&line[..nl]).into_owned();
                 if let Some(name) = line.strip_prefix("begin ") {
                     // A retransmitted "begin" starts nothing new.
                     if !out.iter().any(|c| c.scenario == name) {
@@ -699,4 +706,200 @@ pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
         }
     }
     failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenarios;
+
+    /// tshark's fields of a real two-host run of rc_example, from its
+    /// "begin" to its "end" control segments (`cargo xtask lab
+    /// --two-hosts --capture rc_example`).
+    const RC_EXAMPLE: &str = include_str!("../tests/data/rc_example.tsv");
+
+    fn addrs() -> Addrs {
+        crate::Mode::TwoHosts.addrs().expect("two hosts have addresses")
+    }
+
+    fn rc_capture() -> Vec<Packet> {
+        let frames = parse(RC_EXAMPLE);
+        assert_eq!(frames.len(), RC_EXAMPLE.lines().count(), "every line parses");
+        let mut cut = cut(&frames);
+        assert_eq!(cut.len(), 1);
+        assert_eq!(cut[0].scenario, "rc_example");
+        cut.remove(0).packets
+    }
+
+    fn facts() -> &'static [Wire] {
+        scenarios::find("rc_example").expect("declared").wire
+    }
+
+    #[test]
+    fn a_real_rc_example_capture_decodes_and_holds_its_facts() {
+        let packets = rc_capture();
+        assert!(packets.iter().all(|p| !p.control()), "no control frame");
+        let read = packets
+            .iter()
+            .find(|p| p.what == "RC RDMA Read Request")
+            .expect("a read");
+        let reth = read.reth.expect("a RETH");
+        assert_eq!(reth.len, 21);
+        assert!(reth.va > u64::from(u32::MAX), "a 64-bit address");
+        let send = packets.iter().find(|p| p.what == "RC Send Only").unwrap();
+        assert_eq!(send.payload.len(), 21, "the pad is not payload");
+        assert_eq!(send.preview(40), "SEND operation ");
+        assert_eq!(check(facts(), &packets, &addrs()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_rc_example_fact_can_fail() {
+        let good = rc_capture();
+        let fails = |f: &dyn Fn(&mut Vec<Packet>)| {
+            let mut p = good.clone();
+            f(&mut p);
+            check(facts(), &p, &addrs())
+        };
+        let moved = fails(&|p| {
+            let r = p.iter_mut().find(|p| p.what == "RC RDMA Write Only").unwrap();
+            r.reth.as_mut().unwrap().va &= 0xffff_ffff;
+        });
+        assert!(moved.iter().any(|f| f.contains("targets")), "{moved:?}");
+        let rekeyed = fails(&|p| {
+            let r = p.iter_mut().find(|p| p.what == "RC RDMA Read Request").unwrap();
+            r.reth.as_mut().unwrap().rkey ^= 1;
+        });
+        assert!(rekeyed.iter().any(|f| f.contains("rkey")), "{rekeyed:?}");
+        let short = fails(&|p| {
+            let s = p.iter_mut().find(|p| p.what == "RC Send Only").unwrap();
+            s.payload.truncate(20);
+        });
+        assert!(short.iter().any(|f| f.contains("21 bytes")), "{short:?}");
+        let no_write = fails(&|p| p.retain(|p| p.what != "RC RDMA Write Only"));
+        assert!(no_write.iter().any(|f| f.contains("1 `RC RDMA Write Only`")));
+        let garbled = fails(&|p| {
+            let s = p.iter_mut().find(|p| p.what == "RC RDMA Read Response Only").unwrap();
+            s.payload[0] = b'X';
+        });
+        assert!(garbled.iter().any(|f| f.contains("RDMA read operation")));
+        let no_advert = fails(&|p| p.retain(|p| !matches!(p.kind, Kind::Tcp { .. })));
+        assert!(no_advert.iter().any(|f| f.contains("34-byte")));
+    }
+
+    fn packet(from: &str, to: &str, what: &str, qp: u32, len: usize) -> Packet {
+        Packet {
+            frame: 1,
+            time: 0.0,
+            src: from.into(),
+            dst: to.into(),
+            kind: Kind::Roce,
+            what: what.into(),
+            info: String::new(),
+            dest_qp: Some(qp),
+            psn: Some(0),
+            reth: None,
+            imm: None,
+            payload: vec![b'x'; len],
+            group: None,
+            local_qpn: None,
+        }
+    }
+
+    #[test]
+    fn the_other_facts_can_hold_and_fail() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let mut req = packet(c, s, "CM ConnectRequest", 1, 56);
+        req.local_qpn = Some(0x18);
+        req.payload[..2].copy_from_slice(&[0, 0]);
+        let mut ps = vec![req];
+        for i in 0..8 {
+            ps.push(packet(c, s, "RC Send First", 0x30 + i % 4, 1024));
+        }
+        ps.push(packet(s, c, "RC Send First", 0x18, 1024));
+        let mut mcast = packet(c, "239.255.1.1", "UD Send Only Immediate", 0xffffff, 100);
+        mcast.imm = Some(0x13);
+        ps.push(mcast);
+        let facts = [
+            Wire::Qps { from: Side::Client, what: "RC Send*", n: 4 },
+            Wire::ToFirstConnection { from: Side::Server, what: "RC Send*" },
+            Wire::PrivateData { from: Side::Client, what: "CM ConnectRequest", begins: &[0, 0] },
+            Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
+            Wire::InOrder(&[(Side::Client, "CM ConnectRequest"), (Side::Server, "RC Send First")]),
+        ];
+        assert_eq!(check(&facts, &ps, &a), Vec::<String>::new());
+        let mut bad = ps.clone();
+        bad[1].dest_qp = Some(0x99);
+        bad[9].dest_qp = Some(0x31);
+        bad[0].payload[1] = 7;
+        bad[10].dst = "239.255.1.2".into();
+        bad.swap(0, 9);
+        let failures = check(&facts, &bad, &a);
+        assert_eq!(failures.len(), 5, "{failures:#?}");
+        let joins = [Wire::Joins { from: Side::Server, group: "239.255.1.1" }];
+        assert_eq!(check(&joins, &ps, &a).len(), 1);
+    }
+
+    #[test]
+    fn the_control_stream_is_cut_however_it_was_segmented() {
+        let ctl = |payload: &str| Packet {
+            kind: Kind::Tcp { sport: CONTROL_PORT, dport: 40000, syn: false, fin: false, rst: false },
+            payload: payload.as_bytes().to_vec(),
+            ..packet("192.0.2.1", "192.0.2.2", "TCP", 0, 0)
+        };
+        let data = |n: u32| Packet { frame: n, ..packet("192.0.2.2", "192.0.2.1", "RC Send Only", 1, 4) };
+        let frames = vec![
+            data(1),
+            ctl("beg"),
+            ctl("in a\n"),
+            data(2),
+            ctl("ready a\nend a"),
+            data(3),
+            ctl("\nbegin b\n"),
+            data(4),
+            ctl("begin b\n"),
+            data(5),
+            ctl("end b\n"),
+            data(6),
+        ];
+        let cut = cut(&frames);
+        let frames_of = |i: usize| cut[i].packets.iter().map(|p| p.frame).collect::<Vec<_>>();
+        assert_eq!(cut.len(), 2);
+        assert_eq!((cut[0].scenario.as_str(), frames_of(0)), ("a", vec![2, 3]));
+        assert_eq!((cut[1].scenario.as_str(), frames_of(1)), ("b", vec![4, 5]));
+    }
+
+    #[test]
+    fn frames_are_copied_whole_into_a_scenario_pcap() {
+        let mut pcap = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+        pcap.extend([0; 8]);
+        pcap.extend(65535u32.to_le_bytes());
+        pcap.extend(1u32.to_le_bytes());
+        let record = |n: u8| {
+            let mut r = vec![n, 0, 0, 0, 0, 0, 0, 0];
+            r.extend(3u32.to_le_bytes());
+            r.extend(3u32.to_le_bytes());
+            r.extend([n; 3]);
+            r
+        };
+        for n in 1..=3 {
+            pcap.extend(record(n));
+        }
+        let out = std::env::temp_dir().join(format!("wire-test-{}.pcap", std::process::id()));
+        write_frames(&pcap, &[1, 3], &out).unwrap();
+        let written = fs::read(&out).unwrap();
+        let _ = fs::remove_file(&out);
+        let mut want = pcap[..24].to_vec();
+        want.extend(record(1));
+        want.extend(record(3));
+        assert_eq!(written, want);
+        assert!(write_frames(b"not a pcap file at all..", &[1], &out).is_err());
+    }
+
+    #[test]
+    fn only_the_payload_heuristics_that_are_protocols_go_off() {
+        let heuristics = "infiniband.payload\trpcordma\tT\ninfiniband.payload\tethertype\tT\ninfiniband.payload\tinfiniband.eoib\tT\ninfiniband.mad.cm.private\tnvme-rdma\tT\ntcp\thttp\tT\ninfiniband.payload\tgone\tT\n";
+        let protocols = "RPC-over-RDMA\tRPCoRDMA\trpcordma\nNVMe RDMA\tNVMe RDMA\tnvme-rdma\nHTTP\tHTTP\thttp\nEthertype\tEthertype\tethertype\n";
+        assert_eq!(payload_heuristics(heuristics, protocols), ["nvme-rdma", "rpcordma"]);
+    }
 }
