@@ -479,15 +479,8 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     let mut outcomes = collect(&list, &server_dir, &client_dir);
     let captured = opts.capture && opts.mode == Mode::TwoHosts;
     if captured {
-        match crate::wire::split(&dir) {
-            Ok(captures) => {
-                for c in captures {
-                    if let Some(o) = outcomes.iter_mut().find(|o| o.scenario == c.scenario) {
-                        o.capture = Some(c.packets);
-                    }
-                }
-            }
-            Err(e) => notes.push(format!("capture: {e}")),
+        if let Err(e) = attach_captures(&dir, &mut outcomes) {
+            notes.push(format!("capture: {e}"));
         }
     }
     let elapsed = started.elapsed();
@@ -496,6 +489,9 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         kernel: t.kernel.version,
         boot,
     });
+    if let Some(v) = &vms {
+        let _ = fs::write(dir.join(KERNEL_FILE), &v.kernel);
+    }
     let report = LabReport {
         dir,
         outcomes,
@@ -515,6 +511,58 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         let _ = fs::remove_dir_all(&report.dir);
     }
     Ok(report)
+}
+
+/// The file in a VM run's result dir that names the kernel it booted.
+const KERNEL_FILE: &str = "kernel";
+
+/// Cuts `dir/wire.pcap` per scenario and gives each outcome its packets.
+fn attach_captures(dir: &Path, outcomes: &mut [Outcome]) -> Result<(), String> {
+    for c in crate::wire::split(dir)? {
+        if let Some(o) = outcomes.iter_mut().find(|o| o.scenario == c.scenario) {
+            o.capture = Some(c.packets);
+        }
+    }
+    Ok(())
+}
+
+/// The report of a kept two-host run with capture (its result dir), for
+/// the scenarios of `list` that it ran.
+pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    if !dir.join(crate::wire::WIRE_PCAP).exists() {
+        return Err(format!(
+            "{} is not the result dir of a two-host run with --capture (no {})",
+            dir.display(),
+            crate::wire::WIRE_PCAP
+        ));
+    }
+    let ran: Vec<&Scenario> = list
+        .iter()
+        .copied()
+        .filter(|s| {
+            ["server", "client"].iter().any(|side| {
+                let d = if *side == "server" { &a } else { &b };
+                crate::agent::result_file(d, s.name, side, "status").exists()
+            })
+        })
+        .collect();
+    let mut outcomes = collect(&ran, &a, &b);
+    attach_captures(dir, &mut outcomes)?;
+    let kernel = fs::read_to_string(dir.join(KERNEL_FILE)).unwrap_or_default();
+    Ok(LabReport {
+        dir: dir.to_path_buf(),
+        outcomes,
+        notes: Vec::new(),
+        elapsed: Duration::ZERO,
+        vms: Some(VmInfo {
+            accel: vm::Accel::Tcg("as recorded".into()),
+            kernel: kernel.trim().to_string(),
+            boot: Duration::ZERO,
+        }),
+        addrs: Mode::TwoHosts.addrs(),
+        captured: true,
+    })
 }
 
 /// First device in /sys/class/infiniband, by name.

@@ -307,10 +307,11 @@ pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
     const ROW: usize = 26;
     const TOP: usize = 50;
     let (x_server, x_client) = (110usize, 560usize);
+    let width = 1000;
     let height = TOP + ROW * rungs.len() + 20;
     let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ladder\" width=\"900\" height=\"{height}\" viewBox=\"0 0 900 {height}\" font-family=\"monospace\" font-size=\"12\">\n\
-<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ladder\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"12\">\n\
+<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n"
     );
     for (x, name) in [
         (x_server, format!("server {}", addrs.server_ip)),
@@ -371,7 +372,9 @@ mod tests {
     use crate::wire;
 
     fn addrs() -> Addrs {
-        crate::Mode::TwoHosts.addrs().expect("two hosts have addresses")
+        crate::Mode::TwoHosts
+            .addrs()
+            .expect("two hosts have addresses")
     }
 
     fn roce(from: &str, to: &str, what: &str, qp: u32, psn: u32) -> Packet {
@@ -411,10 +414,16 @@ mod tests {
         let mut at = 0;
         for want in order {
             let found = text[at..].find(want);
-            assert!(found.is_some(), "`{want}` missing or out of order in\n{text}");
+            assert!(
+                found.is_some(),
+                "`{want}` missing or out of order in\n{text}"
+            );
             at += found.unwrap();
         }
-        assert!(!text.contains("7471"), "the lab's control connection is not drawn");
+        assert!(
+            !text.contains("7471"),
+            "the lab's control connection is not drawn"
+        );
     }
 
     #[test]
@@ -452,7 +461,11 @@ mod tests {
         assert_eq!(r[1].from, Some(Side::Client));
         assert_eq!((r[5].from, r[5].count), (None, 4));
         let svg = svg(&r, &a);
-        assert_eq!(svg.matches("<line").count(), 2 + 5, "two lifelines, five arrows");
+        assert_eq!(
+            svg.matches("<line").count(),
+            2 + 5,
+            "two lifelines, five arrows"
+        );
         assert!(svg.contains("RC Send Only ×40 to 4 QPs"));
     }
 

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod bench;
 pub mod ci;
+pub mod handout;
 pub mod lab;
 pub mod ladder;
 pub mod scenarios;

@@ -22,6 +22,16 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("list", "list", "list the scenarios"),
     (
+        "handout",
+        "handout [--pdf] [--check] [--out DIR] [--from RUN] [--tcg]",
+        "run every pair and the exercises across two VMs with capture, then
+            write the lab handout: DIR/handout.html (default target/handout)
+            with the captures in DIR/pcaps/; --pdf also prints
+            DIR/handout.pdf with headless Chromium; --from RUN writes it
+            from a kept run's result dir instead of a new run; --check opens
+            it in headless Chromium and checks what it rendered",
+    ),
+    (
         "ladder",
         "ladder DIR [NAME...]",
         "the packet ladders of a kept two-host run with --capture (its
@@ -151,6 +161,70 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     Ok(failed == 0 && report.notes.is_empty())
 }
 
+fn handout_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("", "pdf", "");
+    opts.optflag("", "check", "");
+    opts.optflag("", "tcg", "");
+    opts.optopt("", "out", "", "");
+    opts.optopt("", "from", "", "");
+    let Some(m) = parse("handout", opts, args)? else {
+        return Ok(true);
+    };
+    if let Some(extra) = m.free.first() {
+        return Err(format!(
+            "unexpected argument `{extra}`\n{}",
+            usage(Some("handout"))
+        ));
+    }
+    let out = m.opt_str("out").map_or_else(
+        || lab::target_dir().join("handout"),
+        std::path::PathBuf::from,
+    );
+    if m.opt_present("pdf") {
+        // Before the run: a missing Chromium is better said at once.
+        setup::ensure_package("chromium", "to print the handout")?;
+    }
+    let opts = LabOptions {
+        mode: Mode::TwoHosts,
+        agent_exe: std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
+        keep: true,
+        tcg: m.opt_present("tcg") || lab::tcg_from_env(),
+        capture: true,
+    };
+    let names: Vec<&str> = xtask::handout::scenarios().iter().map(|s| s.name).collect();
+    let report = match m.opt_str("from") {
+        Some(dir) => {
+            lab::load_two_host_run(std::path::Path::new(&dir), &xtask::handout::scenarios())?
+        }
+        None => xtask::run_scenarios(&opts, &names)?,
+    };
+    let failed = if m.opt_present("from") {
+        0
+    } else {
+        lab::print_summary(&report)
+    };
+    let html = xtask::handout::write(&report, &out)?;
+    println!("handout: {}", html.display());
+    if m.opt_present("pdf") {
+        let pdf = out.join("handout.pdf");
+        xtask::handout::pdf(&html, &pdf)?;
+        println!("handout: {}", pdf.display());
+    }
+    let mut looks_right = true;
+    if m.opt_present("check") {
+        let failures = xtask::handout::check_in_chromium(&html);
+        for f in &failures {
+            println!("handout check: {f}");
+        }
+        looks_right = failures.is_empty();
+        if looks_right {
+            println!("handout check: Chromium renders every chapter and ladder, and prints it");
+        }
+    }
+    Ok(failed == 0 && report.notes.is_empty() && looks_right)
+}
+
 fn ladder_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("ladder", getopts::Options::new(), args)? else {
         return Ok(true);
@@ -218,6 +292,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         }
         "lab" => lab_cmd(rest),
         "ladder" => ladder_cmd(rest),
+        "handout" => handout_cmd(rest),
         "list" => {
             if no_args("list", rest)? {
                 use std::io::Write;

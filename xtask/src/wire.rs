@@ -419,7 +419,13 @@ pub fn cut(frames: &[Packet]) -> Vec<Capture> {
     let mut stream: Vec<u8> = Vec::new();
     for p in frames {
         if p.control() {
-            if !matches!(p.kind, Kind::Tcp { sport: CONTROL_PORT, .. }) {
+            if !matches!(
+                p.kind,
+                Kind::Tcp {
+                    sport: CONTROL_PORT,
+                    ..
+                }
+            ) {
                 continue;
             }
             stream.extend_from_slice(&p.payload);
@@ -719,12 +725,18 @@ mod tests {
     const RC_EXAMPLE: &str = include_str!("../tests/data/rc_example.tsv");
 
     fn addrs() -> Addrs {
-        crate::Mode::TwoHosts.addrs().expect("two hosts have addresses")
+        crate::Mode::TwoHosts
+            .addrs()
+            .expect("two hosts have addresses")
     }
 
     fn rc_capture() -> Vec<Packet> {
         let frames = parse(RC_EXAMPLE);
-        assert_eq!(frames.len(), RC_EXAMPLE.lines().count(), "every line parses");
+        assert_eq!(
+            frames.len(),
+            RC_EXAMPLE.lines().count(),
+            "every line parses"
+        );
         let mut cut = cut(&frames);
         assert_eq!(cut.len(), 1);
         assert_eq!(cut[0].scenario, "rc_example");
@@ -761,12 +773,18 @@ mod tests {
             check(facts(), &p, &addrs())
         };
         let moved = fails(&|p| {
-            let r = p.iter_mut().find(|p| p.what == "RC RDMA Write Only").unwrap();
+            let r = p
+                .iter_mut()
+                .find(|p| p.what == "RC RDMA Write Only")
+                .unwrap();
             r.reth.as_mut().unwrap().va &= 0xffff_ffff;
         });
         assert!(moved.iter().any(|f| f.contains("targets")), "{moved:?}");
         let rekeyed = fails(&|p| {
-            let r = p.iter_mut().find(|p| p.what == "RC RDMA Read Request").unwrap();
+            let r = p
+                .iter_mut()
+                .find(|p| p.what == "RC RDMA Read Request")
+                .unwrap();
             r.reth.as_mut().unwrap().rkey ^= 1;
         });
         assert!(rekeyed.iter().any(|f| f.contains("rkey")), "{rekeyed:?}");
@@ -776,9 +794,14 @@ mod tests {
         });
         assert!(short.iter().any(|f| f.contains("21 bytes")), "{short:?}");
         let no_write = fails(&|p| p.retain(|p| p.what != "RC RDMA Write Only"));
-        assert!(no_write.iter().any(|f| f.contains("1 `RC RDMA Write Only`")));
+        assert!(no_write
+            .iter()
+            .any(|f| f.contains("1 `RC RDMA Write Only`")));
         let garbled = fails(&|p| {
-            let s = p.iter_mut().find(|p| p.what == "RC RDMA Read Response Only").unwrap();
+            let s = p
+                .iter_mut()
+                .find(|p| p.what == "RC RDMA Read Response Only")
+                .unwrap();
             s.payload[0] = b'X';
         });
         assert!(garbled.iter().any(|f| f.contains("RDMA read operation")));
@@ -821,11 +844,29 @@ mod tests {
         mcast.imm = Some(0x13);
         ps.push(mcast);
         let facts = [
-            Wire::Qps { from: Side::Client, what: "RC Send*", n: 4 },
-            Wire::ToFirstConnection { from: Side::Server, what: "RC Send*" },
-            Wire::PrivateData { from: Side::Client, what: "CM ConnectRequest", begins: &[0, 0] },
-            Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
-            Wire::InOrder(&[(Side::Client, "CM ConnectRequest"), (Side::Server, "RC Send First")]),
+            Wire::Qps {
+                from: Side::Client,
+                what: "RC Send*",
+                n: 4,
+            },
+            Wire::ToFirstConnection {
+                from: Side::Server,
+                what: "RC Send*",
+            },
+            Wire::PrivateData {
+                from: Side::Client,
+                what: "CM ConnectRequest",
+                begins: &[0, 0],
+            },
+            Wire::To {
+                from: Side::Client,
+                what: "UD Send*",
+                addr: "239.255.1.1",
+            },
+            Wire::InOrder(&[
+                (Side::Client, "CM ConnectRequest"),
+                (Side::Server, "RC Send First"),
+            ]),
         ];
         assert_eq!(check(&facts, &ps, &a), Vec::<String>::new());
         let mut bad = ps.clone();
@@ -836,18 +877,30 @@ mod tests {
         bad.swap(0, 9);
         let failures = check(&facts, &bad, &a);
         assert_eq!(failures.len(), 5, "{failures:#?}");
-        let joins = [Wire::Joins { from: Side::Server, group: "239.255.1.1" }];
+        let joins = [Wire::Joins {
+            from: Side::Server,
+            group: "239.255.1.1",
+        }];
         assert_eq!(check(&joins, &ps, &a).len(), 1);
     }
 
     #[test]
     fn the_control_stream_is_cut_however_it_was_segmented() {
         let ctl = |payload: &str| Packet {
-            kind: Kind::Tcp { sport: CONTROL_PORT, dport: 40000, syn: false, fin: false, rst: false },
+            kind: Kind::Tcp {
+                sport: CONTROL_PORT,
+                dport: 40000,
+                syn: false,
+                fin: false,
+                rst: false,
+            },
             payload: payload.as_bytes().to_vec(),
             ..packet("192.0.2.1", "192.0.2.2", "TCP", 0, 0)
         };
-        let data = |n: u32| Packet { frame: n, ..packet("192.0.2.2", "192.0.2.1", "RC Send Only", 1, 4) };
+        let data = |n: u32| Packet {
+            frame: n,
+            ..packet("192.0.2.2", "192.0.2.1", "RC Send Only", 1, 4)
+        };
         let frames = vec![
             data(1),
             ctl("beg"),
@@ -900,6 +953,9 @@ mod tests {
     fn only_the_payload_heuristics_that_are_protocols_go_off() {
         let heuristics = "infiniband.payload\trpcordma\tT\ninfiniband.payload\tethertype\tT\ninfiniband.payload\tinfiniband.eoib\tT\ninfiniband.mad.cm.private\tnvme-rdma\tT\ntcp\thttp\tT\ninfiniband.payload\tgone\tT\n";
         let protocols = "RPC-over-RDMA\tRPCoRDMA\trpcordma\nNVMe RDMA\tNVMe RDMA\tnvme-rdma\nHTTP\tHTTP\thttp\nEthertype\tEthertype\tethertype\n";
-        assert_eq!(payload_heuristics(heuristics, protocols), ["nvme-rdma", "rpcordma"]);
+        assert_eq!(
+            payload_heuristics(heuristics, protocols),
+            ["nvme-rdma", "rpcordma"]
+        );
     }
 }

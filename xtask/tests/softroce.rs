@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use xtask::scenarios::{self, Scenario};
-use xtask::{lab, LabOptions, Mode};
+use xtask::{lab, LabOptions, LabReport, Mode};
 
 /// One test: a scenario in a mode.
 struct Test {
@@ -68,7 +68,9 @@ fn selected(args: &Args) -> Vec<Test> {
             let two = mode == Mode::TwoHosts;
             scenarios::all()
                 .iter()
-                .filter(move |s| !(two && s.single_host_only))
+                // A handout exercise runs across two VMs even when it is
+                // not about the wire: the handout shows that run.
+                .filter(move |s| !(two && s.single_host_only && s.try_this.is_none()))
                 .map(move |&scenario| Test {
                     name: format!("{}_{suffix}", scenario.name),
                     mode: mode.clone(),
@@ -88,8 +90,14 @@ fn selected(args: &Args) -> Vec<Test> {
         .collect()
 }
 
-/// Runs `tests` (all of one mode) in one batch; returns how many failed.
-fn run_mode(mode: &Mode, tests: &[&Test]) -> usize {
+/// The test that writes the handout from the two-host batch and looks at
+/// it in headless Chromium (`cargo xtask handout --check`, without a run of
+/// its own).
+const HANDOUT_TEST: &str = "handout_in_chromium";
+
+/// Runs `tests` (all of one mode) in one batch; returns how many failed,
+/// and the report.
+fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
     let names: Vec<&str> = tests.iter().map(|t| t.scenario.name).collect();
     let opts = LabOptions {
         mode: mode.clone(),
@@ -106,7 +114,7 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> usize {
             for t in tests {
                 println!("test {} ... FAILED (the lab could not run: {e})", t.name);
             }
-            return tests.len();
+            return (tests.len(), None);
         }
     };
     let vms = report.vms.as_ref().map_or(String::new(), |v| {
@@ -143,7 +151,39 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> usize {
         }
         println!("results in {}", report.dir.display());
     }
-    failed
+    (failed, Some(report))
+}
+
+/// The handout of the two-host batch, written into its result dir and
+/// checked in Chromium; whether it passed.
+fn handout_test(report: Option<&LabReport>) -> bool {
+    let failures = match report {
+        None => vec!["the two-host batch did not run".to_string()],
+        Some(r) => {
+            let missing: Vec<&str> = xtask::handout::scenarios()
+                .iter()
+                .map(|s| s.name)
+                .filter(|n| !r.outcomes.iter().any(|o| o.scenario == *n))
+                .collect();
+            if !missing.is_empty() {
+                vec![format!("the batch did not run {}", missing.join(", "))]
+            } else {
+                match xtask::handout::write(r, &r.dir.join("handout")) {
+                    Err(e) => vec![e],
+                    Ok(html) => xtask::handout::check_in_chromium(&html),
+                }
+            }
+        }
+    };
+    if failures.is_empty() {
+        println!("test {HANDOUT_TEST} ... ok");
+    } else {
+        println!(
+            "test {HANDOUT_TEST} ... FAILED\n  {}",
+            failures.join("\n  ")
+        );
+    }
+    failures.is_empty()
 }
 
 fn main() -> ExitCode {
@@ -154,14 +194,40 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let tests = selected(&args);
+    let mut tests = selected(&args);
+    let handout = args.filters.is_empty()
+        || args.filters.iter().any(|f| {
+            if args.exact {
+                f == HANDOUT_TEST
+            } else {
+                HANDOUT_TEST.contains(f.as_str())
+            }
+        });
+    if handout {
+        // The handout is written from the two-host batch: it needs every
+        // pair and exercise in it.
+        for s in xtask::handout::scenarios() {
+            let name = format!("{}_two_hosts", s.name);
+            if !tests.iter().any(|t| t.name == name) {
+                tests.push(Test {
+                    name,
+                    mode: Mode::TwoHosts,
+                    scenario: s,
+                });
+            }
+        }
+    }
     if args.list {
         for t in &tests {
             println!("{}: test", t.name);
         }
+        if handout {
+            println!("{HANDOUT_TEST}: test");
+        }
         return ExitCode::SUCCESS;
     }
-    println!("\nrunning {} tests", tests.len());
+    let total = tests.len() + usize::from(handout);
+    println!("\nrunning {total} tests");
     if !args.ignored {
         for t in &tests {
             println!(
@@ -169,23 +235,33 @@ fn main() -> ExitCode {
                 t.name
             );
         }
-        println!(
-            "\ntest result: ok. 0 passed; 0 failed; {} ignored\n",
-            tests.len()
-        );
+        if handout {
+            println!(
+                "test {HANDOUT_TEST} ... ignored, boots Soft-RoCE VMs; run by cargo xtask test"
+            );
+        }
+        println!("\ntest result: ok. 0 passed; 0 failed; {total} ignored\n");
         return ExitCode::SUCCESS;
     }
     let mut failed = 0;
+    let mut two_host_report = None;
     for mode in [Mode::SingleHost, Mode::TwoHosts] {
         let batch: Vec<&Test> = tests.iter().filter(|t| t.mode == mode).collect();
         if !batch.is_empty() {
-            failed += run_mode(&mode, &batch);
+            let (f, report) = run_mode(&mode, &batch);
+            failed += f;
+            if mode == Mode::TwoHosts {
+                two_host_report = report;
+            }
         }
+    }
+    if handout && !handout_test(two_host_report.as_ref()) {
+        failed += 1;
     }
     let verdict = if failed == 0 { "ok" } else { "FAILED" };
     println!(
         "\ntest result: {verdict}. {} passed; {failed} failed; 0 ignored\n",
-        tests.len() - failed
+        total - failed
     );
     if failed == 0 {
         ExitCode::SUCCESS

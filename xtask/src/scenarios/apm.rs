@@ -155,6 +155,7 @@ pub static SCENARIOS: &[Scenario] = &[
         )
         .within(10),
         fault: Some(Fault::Address),
+        try_this: Some("Start the client when no server listens."),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails

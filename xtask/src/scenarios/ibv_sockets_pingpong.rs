@@ -277,6 +277,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         timeout_secs: 60,
         verify: Some(pingpong_summaries),
+        try_this: Some("Add -n 100 -s 4096: after the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire."),
         ..Scenario::BASE
     },
     bad_option(
@@ -309,6 +310,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
         ]),
         fault: Some(Fault::Address),
+        try_this: Some("Start the client when no server listens."),
         ..Scenario::BASE
     },
     Scenario {

@@ -378,6 +378,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .counts(&[("initiating data transfers", 0)]),
         client_expect: Expect::NOTHING,
         fault: Some(Fault::Limits),
+        try_this: Some("Send messages larger than the path MTU (-S 2000): UD carries one packet per message, so mckey refuses."),
         ..Scenario::BASE
     },
     Scenario {
@@ -391,6 +392,7 @@ pub static SCENARIOS: &[Scenario] = &[
             .counts(&[("sent message *", 0)]),
         client_expect: Expect::NOTHING,
         fault: Some(Fault::Limits),
+        try_this: Some("The same with mc (-l 2000)."),
         ..Scenario::BASE
     },
     Scenario {

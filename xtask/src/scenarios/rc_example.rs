@@ -159,6 +159,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "test result is 0",
         ])
         .counts(CLIENT_SEES_SERVER),
+        try_this: Some("Leave out -g on a RoCE port. The manual's program then gives the QPs a zero GID and fails at RTR; this port picks the RoCE v2 GID of the port's IPv4 address itself, and says which."),
         ..Scenario::BASE
     },
     // A misspelt -d fails at once, before the server listens; the client
@@ -177,6 +178,7 @@ pub static SCENARIOS: &[Scenario] = &[
             .within(5),
         client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
         fault: Some(Fault::Device),
+        try_this: Some("Name a device that is not there (-d nosuchdev0)."),
         ..Scenario::BASE
     },
     Scenario {
@@ -207,6 +209,7 @@ pub static SCENARIOS: &[Scenario] = &[
         }),
         client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
         fault: Some(Fault::Address),
+        try_this: Some("Start the client when no server listens."),
         ..Scenario::BASE
     },
     // The client gone mid-exchange: a stand-in that sends a valid struct

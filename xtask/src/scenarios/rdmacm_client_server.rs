@@ -190,6 +190,7 @@ pub static SCENARIOS: &[Scenario] = &[
         }
         .within(5),
         fault: Some(Fault::Address),
+        try_this: Some("Start the client when no server listens: rdma_cm says so with a REJECTED event."),
         ..Scenario::BASE
     },
     // rping posts 16-byte receives (its struct rping_rdma_info): the

@@ -141,6 +141,7 @@ pub static SCENARIOS: &[Scenario] = &[
             .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
         timeout_secs: 90,
         verify: Some(receives_on::<1>),
+        try_this: Some("Use one connection (-q 1): every message then arrives on the same QP."),
         ..Scenario::BASE
     },
     Scenario {
@@ -361,6 +362,7 @@ pub static SCENARIOS: &[Scenario] = &[
     (RDMA_CM_EVENT_REJECTED, status *)"])
         .within(10),
         fault: Some(Fault::Address),
+        try_this: Some("Start the client when no server listens."),
         ..Scenario::BASE
     },
     // The fault matrix's `ulimit -l` cells: the first registration fails
