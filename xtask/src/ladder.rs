@@ -97,7 +97,9 @@ fn note(p: &Packet, addrs: &Addrs) -> String {
         n.push(format!("to {}", p.dst));
     }
     let text = p.preview(24);
-    if !text.is_empty() && text.chars().any(|c| c != '.') {
+    if text.contains(' ') && text.chars().all(|c| c.is_ascii_hexdigit() || c == ' ' || c == '…') {
+        n.push(text);
+    } else if !text.is_empty() && text.chars().any(|c| c != '.') {
         n.push(format!("\"{text}\""));
     }
     n.join(", ")
@@ -290,7 +292,9 @@ pub fn text(title: &str, rungs: &[Rung], addrs: &Addrs) -> String {
             Some(Side::Client) => format!("<{}{label}{}", "-".repeat(left), "-".repeat(right)),
             None => format!(" {}({}){} ", " ".repeat(left), r.label, " ".repeat(right)),
         };
-        s += &format!("{:>8.3}  |{arrow}|  {}\n", r.time, r.note);
+        let line = format!("{:>8.3}  |{arrow}|  {}", r.time, r.note);
+        s += line.trim_end();
+        s.push('\n');
     }
     s
 }

@@ -159,7 +159,8 @@ impl Packet {
     }
 
     /// Up to `n` bytes of payload as text, dots for what does not print,
-    /// trailing zeros dropped.
+    /// trailing zeros dropped; binary data (a side channel's C struct) as
+    /// the hex of its first 16 bytes instead.
     pub fn preview(&self, n: usize) -> String {
         let end = self
             .payload
@@ -167,6 +168,16 @@ impl Packet {
             .rposition(|&b| b != 0)
             .map_or(0, |i| i + 1);
         let shown = &self.payload[..end.min(n)];
+        let printable = shown
+            .iter()
+            .filter(|b| b.is_ascii_graphic() || **b == b' ')
+            .count();
+        if printable * 2 < shown.len() {
+            let head = &self.payload[..self.payload.len().min(16)];
+            let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+            let more = if self.payload.len() > 16 { " …" } else { "" };
+            return format!("{}{more}", hex.join(" "));
+        }
         let mut s: String = shown
             .iter()
             .map(|&b| {
