@@ -97,7 +97,11 @@ fn note(p: &Packet, addrs: &Addrs) -> String {
         n.push(format!("to {}", p.dst));
     }
     let text = p.preview(24);
-    if text.contains(' ') && text.chars().all(|c| c.is_ascii_hexdigit() || c == ' ' || c == '…') {
+    if text.contains(' ')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() || c == ' ' || c == '…')
+    {
         n.push(text);
     } else if !text.is_empty() && text.chars().any(|c| c != '.') {
         n.push(format!("\"{text}\""));
@@ -115,9 +119,10 @@ fn single(p: &Packet, addrs: &Addrs) -> Rung {
     }
 }
 
-/// How many kinds of packet a folded run may mix (a ping-pong: a SEND and
-/// an ACK each way).
-const RUN_KINDS: usize = 4;
+/// How many kinds of packet a folded run may mix (a ping-pong of
+/// messages longer than the MTU: a SEND's First, Middle and Last packets
+/// and an ACK, each way).
+const RUN_KINDS: usize = 8;
 /// A run shorter than this is drawn packet by packet.
 const RUN_MIN: usize = 10;
 /// How often a run's first kind must come in it.
@@ -136,6 +141,20 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
         .filter(|p| shown(p) && p.from(addrs).is_some())
         .collect();
     let key = |p: &Packet| (p.from(addrs), kind_of(p));
+    // A retransmission (an RC packet's QP and PSN again, a CM retry) is
+    // drawn, and said to be one.
+    let mut sent = Vec::new();
+    let resent: Vec<bool> = ps
+        .iter()
+        .map(|p| match p.resend_key() {
+            Some(k) if sent.contains(&k) => true,
+            Some(k) => {
+                sent.push(k);
+                false
+            }
+            None => false,
+        })
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < ps.len() {
@@ -161,14 +180,24 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
             kinds.retain(|k| ps[i..j].iter().any(|p| key(p) == *k));
         }
         if j - i < RUN_MIN || repeats < RUN_REPEATS {
-            out.push(single(ps[i], addrs));
+            let mut r = single(ps[i], addrs);
+            if resent[i] {
+                r.label += " (resent)";
+            }
+            out.push(r);
             i += 1;
             continue;
         }
         for k in kinds {
-            let run: Vec<&Packet> = ps[i..j].iter().copied().filter(|p| key(p) == k).collect();
+            let members: Vec<usize> = (i..j).filter(|&x| key(ps[x]) == k).collect();
+            let run: Vec<&Packet> = members.iter().map(|&x| ps[x]).collect();
+            let again = members.iter().filter(|&&x| resent[x]).count();
             if let [p] = run.as_slice() {
-                out.push(single(p, addrs));
+                let mut r = single(p, addrs);
+                if again > 0 {
+                    r.label += " (resent)";
+                }
+                out.push(r);
                 continue;
             }
             let mut qps: Vec<u32> = run.iter().filter_map(|p| p.dest_qp).collect();
@@ -192,6 +221,9 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
                         run.iter().map(|p| p.message_len()).sum::<usize>()
                     )
                 }
+            }
+            if again > 0 {
+                label += &format!(" ({again} resent)");
             }
             out.push(Rung {
                 time: run[0].time,
@@ -397,6 +429,7 @@ mod tests {
             payload: b"hello\0\0\0".to_vec(),
             group: None,
             local_qpn: None,
+            tid: None,
         }
     }
 
@@ -471,6 +504,20 @@ mod tests {
             "two lifelines, five arrows"
         );
         assert!(svg.contains("RC Send Only ×40 to 4 QPs"));
+    }
+
+    #[test]
+    fn a_retransmission_says_so() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let ps = [
+            roce(c, s, "RC Send Only", 1, 7),
+            roce(s, c, "RC Acknowledge", 2, 7),
+            roce(c, s, "RC Send Only", 1, 7),
+        ];
+        let labels: Vec<String> = rungs(&ps, &a).into_iter().map(|r| r.label).collect();
+        assert_eq!(labels[0], "RC Send Only QP 0x1 PSN 7 8 B");
+        assert_eq!(labels[2], "RC Send Only QP 0x1 PSN 7 8 B (resent)");
     }
 
     #[test]

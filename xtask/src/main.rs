@@ -237,23 +237,27 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         .expect("the two-host lab has addresses");
     let captures = xtask::wire::split(std::path::Path::new(dir))?;
     let mut ok = true;
+    let mut out = String::new();
     for c in captures
         .iter()
         .filter(|c| names.is_empty() || names.contains(&c.scenario))
     {
         let rungs = xtask::ladder::rungs(&c.packets, &addrs);
-        print!("{}", xtask::ladder::text(&c.scenario, &rungs, &addrs));
+        out += &xtask::ladder::text(&c.scenario, &rungs, &addrs);
         if let Some(s) = scenarios::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
             let failures = xtask::wire::check(s.wire, &c.packets, &addrs);
             if failures.is_empty() {
-                println!("wire facts: all {} hold", s.wire.len());
+                out += &format!("wire facts: all {} hold\n", s.wire.len());
             } else {
                 ok = false;
-                println!("wire facts: {}", failures.join("; "));
+                out += &format!("wire facts: {}\n", failures.join("; "));
             }
         }
-        println!();
+        out.push('\n');
     }
+    // A closed pipe (`| head`) ends the output, quietly.
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     Ok(ok)
 }
 

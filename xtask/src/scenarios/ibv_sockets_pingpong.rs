@@ -277,6 +277,14 @@ pub static SCENARIOS: &[Scenario] = &[
         ]),
         timeout_secs: 60,
         verify: Some(pingpong_summaries),
+        // 100 messages each way (each a SEND's First, Middle, Middle and
+        // Last packets at the 1024-byte MTU), retransmissions counted once.
+        wire: &[
+            Wire::Count { from: Side::Server, what: "RC Send First", n: 100, len: Some(1024) },
+            Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: Some(1024) },
+            Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
+            Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
+        ],
         try_this: Some("Add -n 100 -s 4096: after the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire."),
         ..Scenario::BASE
     },
