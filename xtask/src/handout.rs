@@ -6,6 +6,7 @@
 //! this" exercises with what the programs really printed.
 
 use crate::lab::{self, LabReport};
+use crate::ladder::escape;
 use crate::scenarios::{self, Addrs, Cmd, Outcome, Params, Scenario, SideOutcome};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,13 +29,6 @@ pub fn scenarios() -> Vec<&'static Scenario> {
         .copied()
         .filter(|s| s.pair || s.try_this.is_some())
         .collect()
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Markdown to HTML (the README's tables and code blocks included).

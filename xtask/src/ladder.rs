@@ -143,18 +143,7 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
     let key = |p: &Packet| (p.from(addrs), kind_of(p));
     // A retransmission (an RC packet's QP and PSN again, a CM retry) is
     // drawn, and said to be one.
-    let mut sent = Vec::new();
-    let resent: Vec<bool> = ps
-        .iter()
-        .map(|p| match p.resend_key() {
-            Some(k) if sent.contains(&k) => true,
-            Some(k) => {
-                sent.push(k);
-                false
-            }
-            None => false,
-        })
-        .collect();
+    let resent = crate::wire::resent(&ps);
     let mut out = Vec::new();
     let mut i = 0;
     while i < ps.len() {
@@ -331,7 +320,8 @@ pub fn text(title: &str, rungs: &[Rung], addrs: &Addrs) -> String {
     s
 }
 
-fn escape(s: &str) -> String {
+/// `s` as HTML or SVG text.
+pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

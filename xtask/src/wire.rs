@@ -542,6 +542,23 @@ pub fn split(dir: &Path) -> Result<Vec<Capture>, String> {
     Ok(captures)
 }
 
+/// For each packet, whether it is one sent before (see
+/// [`Packet::resend_key`]).
+pub fn resent(packets: &[&Packet]) -> Vec<bool> {
+    let mut sent = Vec::new();
+    packets
+        .iter()
+        .map(|p| match p.resend_key() {
+            Some(k) if sent.contains(&k) => true,
+            Some(k) => {
+                sent.push(k);
+                false
+            }
+            None => false,
+        })
+        .collect()
+}
+
 fn matching<'a>(
     packets: &'a [Packet],
     addrs: &'a Addrs,
@@ -575,16 +592,12 @@ pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
             Wire::Count { from, what, n, len } => {
                 // Retransmissions (Soft-RoCE under emulation has its share)
                 // are the same message again: counted once.
-                let mut seen = Vec::new();
-                let got: Vec<&Packet> = matching(packets, addrs, from, what)
-                    .filter(|p| match p.resend_key() {
-                        Some(k) if seen.contains(&k) => false,
-                        Some(k) => {
-                            seen.push(k);
-                            true
-                        }
-                        None => true,
-                    })
+                let all: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+                let got: Vec<&Packet> = all
+                    .iter()
+                    .zip(resent(&all))
+                    .filter(|(_, again)| !again)
+                    .map(|(p, _)| *p)
                     .collect();
                 if got.len() != n {
                     failures.push(format!(
