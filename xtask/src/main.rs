@@ -387,10 +387,16 @@ mod tests {
             &["list", "extra"],
             &["test", "--tcg"],
             &["nope"],
+            &["lab", "--capture"],
+            &["ladder"],
+            &["handout", "extra"],
+            &["handout", "--from"],
         ] {
             let e = real_main(&args(bad)).unwrap_err();
             assert!(
-                e.contains("usage: cargo xtask") || e.contains("exclude each other"),
+                e.contains("usage: cargo xtask")
+                    || e.contains("exclude each other")
+                    || e.contains("goes with --two-hosts"),
                 "{bad:?}: {e}"
             );
         }
@@ -404,5 +410,17 @@ mod tests {
         }
         assert!(usage(Some("lab")).contains("--two-hosts"));
         assert!(!usage(Some("lab")).contains("bench pingpong"));
+    }
+
+    #[test]
+    fn a_directory_without_a_capture_is_refused_in_one_line() {
+        let dir = std::env::temp_dir();
+        let e = real_main(&args(&["ladder", &dir.to_string_lossy()])).unwrap_err();
+        assert!(e.contains("wire.pcap") && !e.contains('\n'), "{e}");
+        let e = real_main(&args(&["handout", "--from", &dir.to_string_lossy()])).unwrap_err();
+        assert!(
+            e.contains("not the result dir of a two-host run with --capture"),
+            "{e}"
+        );
     }
 }

@@ -423,10 +423,17 @@ pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
         .output()
         .map_err(|e| format!("cannot run tshark: {e} (`cargo xtask lab --two-hosts --capture` installs it, as root)"))?;
     if !out.status.success() {
+        // One line: tshark's own complaint, without its warning about
+        // running as root.
+        let why: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.is_empty() && !l.contains("could be dangerous"))
+            .map(str::to_string)
+            .collect();
         return Err(format!(
             "tshark -r {} failed: {}",
             pcap.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
+            why.join("; ")
         ));
     }
     Ok(parse(&String::from_utf8_lossy(&out.stdout)))
@@ -532,6 +539,12 @@ pub fn write_frames(pcap: &[u8], keep: &[u32], out: &Path) -> Result<(), String>
 /// scenario and returns the cut.
 pub fn split(dir: &Path) -> Result<Vec<Capture>, String> {
     let pcap = dir.join(WIRE_PCAP);
+    if !pcap.is_file() {
+        return Err(format!(
+            "{} is not the result dir of a two-host run with --capture (no {WIRE_PCAP})",
+            dir.display()
+        ));
+    }
     let frames = decode(&pcap)?;
     let captures = cut(&frames);
     let bytes = fs::read(&pcap).map_err(|e| format!("{}: {e}", pcap.display()))?;
