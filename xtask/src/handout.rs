@@ -295,10 +295,39 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     Ok(file)
 }
 
+/// The names a Chromium goes by, on PATH.
+const CHROMIUMS: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+
+/// A Chromium on PATH. Where there is none, Debian's `chromium` package is
+/// installed as root (setup's way: only when asked, without recommends);
+/// elsewhere (Ubuntu's `chromium` is a snap) the user is told what to do.
+pub fn find_chromium() -> Result<String, String> {
+    let on_path = |name: &str| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join(name).is_file())
+    };
+    if let Some(c) = CHROMIUMS.iter().find(|c| on_path(c)) {
+        return Ok(c.to_string());
+    }
+    if let Some(pkg) = crate::setup::chromium_package() {
+        crate::setup::ensure_package(pkg, "to print or check the handout")?;
+        return Ok("chromium".into());
+    }
+    Err(
+        "no Chromium on PATH (chromium, chromium-browser, google-chrome): install one to print or check the handout (on Ubuntu: snap install chromium); the HTML is written without it"
+            .into(),
+    )
+}
+
 /// Headless Chromium on `html`, with extra arguments (`--print-to-pdf=F`,
 /// `--screenshot=F`, `--dump-dom`); its stdout.
 pub fn chromium(html: &Path, args: &[String]) -> Result<String, String> {
-    crate::setup::ensure_package("chromium", "to print or check the handout")?;
+    let program = find_chromium()?;
     let url = format!(
         "file://{}",
         html.canonicalize()
@@ -310,7 +339,7 @@ pub fn chromium(html: &Path, args: &[String]) -> Result<String, String> {
     let out = Command::new("timeout")
         .args([
             "120",
-            "chromium",
+            &program,
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

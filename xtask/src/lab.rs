@@ -123,6 +123,16 @@ impl LabReport {
         if self.captured && !s.wire.is_empty() && o.capture.is_none() {
             failures.push("wire: the capture has none of its packets".into());
         }
+        // A pair's ladder fits on a screen, however many packets it folds.
+        if let (true, Some(packets), Some(addrs)) = (s.pair, &o.capture, &self.addrs) {
+            let rungs = crate::ladder::rungs(packets, addrs).len();
+            if rungs > crate::ladder::SCREEN {
+                failures.push(format!(
+                    "ladder: {rungs} arrows, more than fit on a screen ({})",
+                    crate::ladder::SCREEN
+                ));
+            }
+        }
         failures
     }
 }

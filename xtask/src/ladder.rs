@@ -130,8 +130,15 @@ const RUN_REPEATS: usize = 5;
 /// The longest block of arrows whose repetition is folded.
 const BLOCK_MAX: usize = 12;
 
+/// How many rungs a pair's ladder may have: a screen's worth.
+pub const SCREEN: usize = 40;
+
+/// A pause this long (seconds) ends a run: what comes after it is the next
+/// step of the program, not more of the same.
+const RUN_PAUSE: f64 = 0.5;
+
 /// The rungs of a scenario's packets: each packet that stands alone, and
-/// each long run of up to four kinds of packet that repeat (srq's
+/// each long run of up to eight kinds of packet that repeat (srq's
 /// hundreds of SENDs, a ping-pong's iterations) as one rung per kind with
 /// its count; then a block of rungs that comes again and again (apm's
 /// round trips) is drawn once, with a note of how often it repeats.
@@ -150,6 +157,9 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
         let mut kinds = Vec::new();
         let mut j = i;
         while j < ps.len() {
+            if j > i && ps[j].time - ps[j - 1].time > RUN_PAUSE {
+                break;
+            }
             let k = key(ps[j]);
             if !kinds.contains(&k) {
                 if kinds.len() == RUN_KINDS {
@@ -164,9 +174,23 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
         let repeats = count(&first);
         // The run ends with the last packet of a kind that repeats in it:
         // what merely follows it (a disconnect) is drawn on its own.
+        // But what closes a message in the run stays in it: its Last
+        // packet, and the ACKs that follow at once.
         if let Some(last) = (i..j).rev().find(|&x| count(&key(ps[x])) >= RUN_REPEATS) {
+            let end = j;
             j = last + 1;
             kinds.retain(|k| ps[i..j].iter().any(|p| key(p) == *k));
+            while j < end {
+                let k = key(ps[j]);
+                let closes = k.1.ends_with(" Last") || k.1.ends_with("Acknowledge");
+                if !kinds.contains(&k) && !closes {
+                    break;
+                }
+                if !kinds.contains(&k) {
+                    kinds.push(k);
+                }
+                j += 1;
+            }
         }
         if j - i < RUN_MIN || repeats < RUN_REPEATS {
             let mut r = single(ps[i], addrs);
@@ -476,11 +500,11 @@ mod tests {
         assert_eq!(
             labels,
             [
-                "CM ConnectRequest 8 B",
+                "CM ConnectRequest 5 B",
                 "RC Send Only ×40 to 4 QPs 8 B each",
                 "RC Acknowledge ×8 QP 0x30",
-                "CM DisconnectRequest 8 B",
-                "CM DisconnectReply 8 B",
+                "CM DisconnectRequest 5 B",
+                "CM DisconnectReply 5 B",
                 "the 2 arrows above, 2 more times",
             ]
         );
@@ -497,6 +521,66 @@ mod tests {
     }
 
     #[test]
+    fn a_message_stays_whole_and_a_pause_ends_a_run() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let ladder = |pause: f64| {
+            let mut ps = Vec::new();
+            // The client's 12 messages of 3 packets each, ACKed...
+            for m in 0..12 {
+                for (k, what) in ["RC Send First", "RC Send Middle", "RC Send Last"]
+                    .iter()
+                    .enumerate()
+                {
+                    ps.push(roce(c, s, what, 0x20, m * 3 + k as u32));
+                }
+                ps.push(roce(s, c, "RC Acknowledge", 0x30, m * 3 + 2));
+            }
+            // ...then the server's one message of 8 packets, and the end.
+            let mut answer = vec![roce(s, c, "RC Send First", 0x30, 500)];
+            for k in 1..7 {
+                answer.push(roce(s, c, "RC Send Middle", 0x30, 500 + k));
+            }
+            answer.push(roce(s, c, "RC Send Last", 0x30, 507));
+            answer.push(roce(c, s, "CM DisconnectRequest", 1, 900));
+            for p in &mut answer {
+                p.time += pause;
+            }
+            ps.extend(answer);
+            rungs(&ps, &a)
+                .into_iter()
+                .map(|r| r.label)
+                .collect::<Vec<_>>()
+        };
+        let client = [
+            "RC Send First ×12 QP 0x20 8 B each",
+            "RC Send Middle ×12 QP 0x20 8 B each",
+            "RC Send Last ×12 QP 0x20 8 B each",
+            "RC Acknowledge ×12 QP 0x30 8 B each",
+        ];
+        // At once: the server's message joins the run, its Last with it;
+        // the disconnect stands alone.
+        let mut at_once = client.to_vec();
+        at_once.extend([
+            "RC Send First QP 0x30 PSN 500 8 B",
+            "RC Send Middle ×6 QP 0x30 8 B each",
+            "RC Send Last QP 0x30 PSN 507 8 B",
+            "CM DisconnectRequest 5 B",
+        ]);
+        assert_eq!(ladder(0.0), at_once);
+        // After a pause: it is a step of its own.
+        let mut paused = client.to_vec();
+        paused.extend([
+            "RC Send First QP 0x30 PSN 500 8 B",
+            "RC Send Middle QP 0x30 PSN 501 8 B",
+            "the arrow above, 5 more times",
+            "RC Send Last QP 0x30 PSN 507 8 B",
+            "CM DisconnectRequest 5 B",
+        ]);
+        assert_eq!(ladder(2.0), paused);
+    }
+
+    #[test]
     fn a_retransmission_says_so() {
         let a = addrs();
         let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
@@ -508,6 +592,12 @@ mod tests {
         let labels: Vec<String> = rungs(&ps, &a).into_iter().map(|r| r.label).collect();
         assert_eq!(labels[0], "RC Send Only QP 0x1 PSN 7 8 B");
         assert_eq!(labels[2], "RC Send Only QP 0x1 PSN 7 8 B (resent)");
+        // The peer's packet with the same QP and PSN is its own.
+        let peer = [
+            roce(c, s, "RC Send Only", 1, 7),
+            roce(s, c, "RC Send Only", 1, 7),
+        ];
+        assert!(rungs(&peer, &a).iter().all(|r| !r.label.contains("resent")));
     }
 
     #[test]

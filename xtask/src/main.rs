@@ -181,9 +181,9 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
         || lab::target_dir().join("handout"),
         std::path::PathBuf::from,
     );
-    if m.opt_present("pdf") {
+    if m.opt_present("pdf") || m.opt_present("check") {
         // Before the run: a missing Chromium is better said at once.
-        setup::ensure_package("chromium", "to print the handout")?;
+        xtask::handout::find_chromium()?;
     }
     let opts = LabOptions {
         mode: Mode::TwoHosts,
@@ -200,7 +200,16 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
         None => xtask::run_scenarios(&opts, &names)?,
     };
     let failed = if m.opt_present("from") {
-        0
+        let failed: Vec<&str> = report
+            .outcomes
+            .iter()
+            .filter(|o| !report.failures(o).is_empty())
+            .map(|o| o.scenario.as_str())
+            .collect();
+        if !failed.is_empty() {
+            println!("handout: in that run, these failed: {}", failed.join(", "));
+        }
+        failed.len()
     } else {
         lab::print_summary(&report)
     };
@@ -236,6 +245,12 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         .addrs()
         .expect("the two-host lab has addresses");
     let captures = xtask::wire::split(std::path::Path::new(dir))?;
+    if let Some(n) = names
+        .iter()
+        .find(|n| !captures.iter().any(|c| &c.scenario == *n))
+    {
+        return Err(format!("{dir} has no capture of `{n}`"));
+    }
     let mut ok = true;
     let mut out = String::new();
     for c in captures
@@ -391,12 +406,14 @@ mod tests {
             &["ladder"],
             &["handout", "extra"],
             &["handout", "--from"],
+            &["ladder", "/nonexistent", "rc_example"],
         ] {
             let e = real_main(&args(bad)).unwrap_err();
             assert!(
                 e.contains("usage: cargo xtask")
                     || e.contains("exclude each other")
-                    || e.contains("goes with --two-hosts"),
+                    || e.contains("goes with --two-hosts")
+                    || e.contains("not the result dir"),
                 "{bad:?}: {e}"
             );
         }

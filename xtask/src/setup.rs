@@ -106,6 +106,10 @@ pub struct Plan {
     /// with, where the default libclang is older; `None` where the default
     /// is 19 or later, or the distribution has none.
     pub libclang_19: Option<&'static str>,
+    /// The package of a Chromium that runs headless, for the handout's PDF
+    /// and check: Debian's `chromium`; `None` on Ubuntu, whose `chromium`
+    /// is a snap that neither CI machines nor containers run.
+    pub chromium: Option<&'static str>,
 }
 
 /// The plan for `os`, or, on a distribution we do not know, what to install
@@ -143,6 +147,7 @@ pub fn plan(os: &OsRelease) -> Result<Plan, String> {
         kernel,
         vng,
         libclang_19,
+        chromium: (os.id == "debian").then_some("chromium"),
     })
 }
 
@@ -716,6 +721,12 @@ pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
     apt_install(&[pkg.to_string()])
 }
 
+/// This distribution's package of a headless Chromium, if it has one
+/// ([`Plan::chromium`]).
+pub fn chromium_package() -> Option<&'static str> {
+    read_plan().ok().and_then(|p| p.chromium)
+}
+
 /// For CI's second build of the bindings: the directory of a libclang >= 19
 /// (installing its package where the distribution has one and the default
 /// libclang is older), or why there is none to use.
@@ -815,9 +826,11 @@ mod tests {
         let d13 = plan(&os("debian", "13")).unwrap();
         assert_eq!(d13.vng, VngSource::Apt("virtme-ng"));
         assert_eq!(d13.libclang_19, None);
+        assert_eq!(d13.chromium, Some("chromium"));
         let u22 = plan(&os("ubuntu", "22.04")).unwrap();
         assert_eq!(u22.kernel, ["linux-image-generic"]);
         assert_eq!(u22.vng, VngSource::Venv);
+        assert_eq!(u22.chromium, None, "Ubuntu's chromium is a snap");
         let u24 = plan(&os("ubuntu", "24.04")).unwrap();
         assert_eq!(u24.vng, VngSource::Apt("virtme-ng"));
         let other = plan(&OsRelease {

@@ -125,23 +125,35 @@ impl Packet {
     /// What makes a packet the same as one sent before: a reliable
     /// connection's retransmission repeats its QP and PSN, a CM retry its
     /// transaction ID. `None` for packets nothing resends.
-    pub fn resend_key(&self) -> Option<(String, u64)> {
+    pub fn resend_key(&self) -> Option<(String, String, u64)> {
         // An ACK that repeats a PSN acknowledges it again: nothing resent.
+        // The sender is part of the key: both hosts may number their QPs
+        // and PSNs alike.
         if self.what.starts_with("RC ") && !self.what.contains("Acknowledge") {
             Some((
+                self.src.clone(),
                 self.what.clone(),
                 (u64::from(self.dest_qp?) << 32) | u64::from(self.psn?),
             ))
         } else if self.what.starts_with("CM ") {
-            Some((self.what.clone(), self.tid?))
+            Some((self.src.clone(), self.what.clone(), self.tid?))
         } else {
             None
         }
     }
 
     /// How many bytes of a message it stands for: an RDMA Read Request's
-    /// DMA length, otherwise the payload's length.
+    /// DMA length, otherwise the payload's length. A CM message's private data field has a fixed size, zero-padded:
+    /// its length is that of what was put in it, up to the last byte that
+    /// is not zero.
     pub fn message_len(&self) -> usize {
+        if self.what.starts_with("CM ") {
+            return self
+                .payload
+                .iter()
+                .rposition(|&b| b != 0)
+                .map_or(0, |i| i + 1);
+        }
         match (&self.reth, self.payload.is_empty()) {
             (Some(r), true) => r.len as usize,
             _ => self.payload.len(),
@@ -340,17 +352,6 @@ pub fn parse(text: &str) -> Vec<Packet> {
             })
         })
         .collect()
-}
-
-/// Whether tshark is on this machine.
-pub fn have_tshark() -> bool {
-    Command::new("tshark")
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// The protocols whose heuristic dissectors tshark would try on an
@@ -558,17 +559,10 @@ pub fn split(dir: &Path) -> Result<Vec<Capture>, String> {
 /// For each packet, whether it is one sent before (see
 /// [`Packet::resend_key`]).
 pub fn resent(packets: &[&Packet]) -> Vec<bool> {
-    let mut sent = Vec::new();
+    let mut sent = std::collections::HashSet::new();
     packets
         .iter()
-        .map(|p| match p.resend_key() {
-            Some(k) if sent.contains(&k) => true,
-            Some(k) => {
-                sent.push(k);
-                false
-            }
-            None => false,
-        })
+        .map(|p| p.resend_key().is_some_and(|k| !sent.insert(k)))
         .collect()
 }
 
@@ -692,8 +686,18 @@ pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
                     continue;
                 };
                 let b = &advert.payload;
-                let addr = u64::from_be_bytes(b[addr_at..addr_at + 8].try_into().expect("8 bytes"));
-                let rkey = u32::from_be_bytes(b[rkey_at..rkey_at + 4].try_into().expect("4 bytes"));
+                let field = |at: usize, n: usize| {
+                    b.get(at..at + n)
+                        .map(|f| f.iter().fold(0u64, |v, x| v << 8 | u64::from(*x)))
+                };
+                let (Some(addr), Some(rkey)) = (field(addr_at, 8), field(rkey_at, 4)) else {
+                    failures.push(format!(
+                        "wire: the {msg_len}-byte message has no 8-byte address at {addr_at} and 4-byte rkey at {rkey_at}"
+                    ));
+                    continue;
+                };
+                let rkey = rkey as u32;
+
                 for w in what {
                     let targets: Vec<&Packet> = packets
                         .iter()

@@ -82,7 +82,10 @@ pub static SCENARIOS: &[Scenario] = &[
         timeout_secs: 60,
         pair: true,
         // The client's LID leads the CM request's private data, in network
-        // order: 0 on RoCE, which has no LIDs. Then 5 messages each way.
+        // order. RoCE has no LIDs, so here it is 0, as is the rest of the
+        // zero-padded field: on RoCE this shows the field is there and
+        // what it holds, not that it differs from padding. Then 5
+        // messages each way.
         wire: &[
             Wire::PrivateData { from: Side::Client, what: "CM ConnectRequest", begins: &[0, 0] },
             Wire::Count { from: Side::Client, what: "RC Send First", n: 5, len: None },
