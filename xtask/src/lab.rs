@@ -683,6 +683,13 @@ pub fn print_summary(report: &LabReport) -> usize {
     if report.dir.exists() {
         println!("results kept in {}", report.dir.display());
     }
+    if report.captured {
+        println!(
+            "captures: {}/<scenario>.pcap, the whole run in {}",
+            report.dir.display(),
+            crate::wire::WIRE_PCAP
+        );
+    }
     failed
 }
 

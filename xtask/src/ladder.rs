@@ -431,19 +431,9 @@ mod tests {
         Packet {
             frame: psn,
             time: f64::from(psn) / 1000.0,
-            src: from.into(),
-            dst: to.into(),
-            kind: Kind::Roce,
-            what: what.into(),
-            info: String::new(),
-            dest_qp: Some(qp),
             psn: Some(psn),
-            reth: None,
-            imm: None,
             payload: b"hello\0\0\0".to_vec(),
-            group: None,
-            local_qpn: None,
-            tid: None,
+            ..wire::tests::packet(from, to, what, qp, 0)
         }
     }
 

@@ -789,7 +789,7 @@ pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scenarios;
 
@@ -797,6 +797,27 @@ mod tests {
     /// "begin" to its "end" control segments (`cargo xtask lab
     /// --two-hosts --capture rc_example`).
     const RC_EXAMPLE: &str = include_str!("../tests/data/rc_example.tsv");
+
+    /// A RoCE packet for the tests, `len` bytes of `x`.
+    pub(crate) fn packet(from: &str, to: &str, what: &str, qp: u32, len: usize) -> Packet {
+        Packet {
+            frame: 1,
+            time: 0.0,
+            src: from.into(),
+            dst: to.into(),
+            kind: Kind::Roce,
+            what: what.into(),
+            info: String::new(),
+            dest_qp: Some(qp),
+            psn: Some(0),
+            reth: None,
+            imm: None,
+            payload: vec![b'x'; len],
+            group: None,
+            local_qpn: None,
+            tid: None,
+        }
+    }
 
     fn addrs() -> Addrs {
         crate::Mode::TwoHosts
@@ -881,26 +902,6 @@ mod tests {
         assert!(garbled.iter().any(|f| f.contains("RDMA read operation")));
         let no_advert = fails(&|p| p.retain(|p| !matches!(p.kind, Kind::Tcp { .. })));
         assert!(no_advert.iter().any(|f| f.contains("34-byte")));
-    }
-
-    fn packet(from: &str, to: &str, what: &str, qp: u32, len: usize) -> Packet {
-        Packet {
-            frame: 1,
-            time: 0.0,
-            src: from.into(),
-            dst: to.into(),
-            kind: Kind::Roce,
-            what: what.into(),
-            info: String::new(),
-            dest_qp: Some(qp),
-            psn: Some(0),
-            reth: None,
-            imm: None,
-            payload: vec![b'x'; len],
-            group: None,
-            local_qpn: None,
-            tid: None,
-        }
     }
 
     #[test]
