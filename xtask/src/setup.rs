@@ -718,6 +718,9 @@ pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
         ));
     }
     eprintln!("setup: {pkg} is missing ({why}); installing it");
+    // A fresh machine may have no package lists yet: this can come before
+    // the lab's own setup, which fetches them.
+    run_checked("apt-get", &["-o", "DPkg::Lock::Timeout=300", "update"])?;
     apt_install(&[pkg.to_string()])
 }
 
