@@ -821,18 +821,19 @@ pub const fn past_max_msg_sz_cell(
     args: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        server: Some(Cmd {
-            program: "sh",
-            args,
-        }),
-        server_expect: Expect::fails_one_of(&[
-            "-l * is longer than the largest message the port carries (max_msg_sz *): \
-             give a smaller -l",
-            "*: invalid value '2147483649' for -l (expected 1..2147483647)",
-        ])
-        .within(5),
         verify: Some(past_max_msg_sz),
-        ..refused(name, package, Fault::Limits, &[], &[])
+        ..refused_sh(
+            name,
+            package,
+            Fault::Limits,
+            args,
+            Expect::fails_one_of(&[
+                "-l * is longer than the largest message the port carries (max_msg_sz *): \
+                 give a smaller -l",
+                "*: invalid value '2147483649' for -l (expected 1..2147483647)",
+            ])
+            .within(5),
+        )
     }
 }
 
@@ -888,13 +889,31 @@ pub const fn memlocked(
     package: &'static str,
     args: &'static [&'static str],
 ) -> Scenario {
+    refused_sh(
+        name,
+        package,
+        Fault::Memlock,
+        args,
+        Expect::fails(&[MEMLOCK_HINT]).within(15),
+    )
+}
+
+/// A [`refused`] cell whose one side is `sh` with `args` (a wrapper script,
+/// then the program and its arguments), expected to do what `expect` says.
+const fn refused_sh(
+    name: &'static str,
+    package: &'static str,
+    fault: Fault,
+    args: &'static [&'static str],
+    expect: Expect,
+) -> Scenario {
     Scenario {
         server: Some(Cmd {
             program: "sh",
             args,
         }),
-        server_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
-        ..refused(name, package, Fault::Memlock, &[], &[])
+        server_expect: expect,
+        ..refused(name, package, fault, &[], &[])
     }
 }
 
