@@ -181,34 +181,29 @@ fn errno_name(errno: i32) -> Option<String> {
     }
 }
 
-/// A pointer to the likely fix for the failures users hit most.
+/// A pointer to the likely fix for the failures users hit most (the same
+/// texts the doctor gives, from [`crate::hints`]).
 fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
+    use crate::hints;
+    let registers = verb.contains("reg_mr") || verb.contains("reg_msgs");
     match (verb, errno) {
-        (v, libc::ENOMEM) if v.contains("reg_mr") || v.contains("reg_msgs") => Some(
-            "memory registration pins pages: the locked-memory limit may be too low, check `ulimit -l`",
-        ),
+        (_, libc::ENOMEM) if registers => Some(hints::MEMLOCK_ENOMEM),
         // The kernel answers EPERM, not ENOMEM, when the limit is 0 and the
         // process lacks CAP_IPC_LOCK (as in many containers).
-        (v, libc::EPERM) if v.contains("reg_mr") || v.contains("reg_msgs") => Some(
-            "memory registration pins pages, and this process may pin none: raise `ulimit -l` (it is 0?) or grant CAP_IPC_LOCK",
-        ),
-        (v, libc::ENOSYS) if v.contains("get_device_list") => {
-            Some("this kernel has no RDMA support: load an HCA driver or rdma_rxe (Soft-RoCE)")
+        (_, libc::EPERM) if registers => Some(hints::MEMLOCK_EPERM),
+        (v, libc::ENOSYS) if v.contains("get_device_list") => Some(hints::NO_RDMA_KERNEL),
+        (v, libc::ENOENT | libc::ENODEV) if v.starts_with("rdma_create_event_channel") => {
+            Some(hints::NO_RDMA_CM)
         }
-        (v, libc::ENOENT | libc::ENODEV) if v.starts_with("rdma_create_event_channel") => Some(
-            "no RDMA connection manager: /dev/infiniband/rdma_cm is missing (no RDMA device, or rdma_ucm not loaded)",
-        ),
         (v, libc::ENODEV | libc::EADDRNOTAVAIL) if v.starts_with("rdma_") => {
-            Some("no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?")
+            Some(hints::NO_DEVICE_FOR_ADDRESS)
         }
         // Every event channel, completion channel and device context is a
         // file descriptor: many connections run out of them first.
         (v, libc::EMFILE) if v.starts_with("ibv_") || v.starts_with("rdma_") => {
-            Some("each RDMA channel and device context is a file descriptor: raise `ulimit -n`")
+            Some(hints::FD_LIMIT)
         }
-        (v, libc::EINVAL) if v.contains("query_gid") => {
-            Some("the GID index is beyond the port's GID table: see `ibv_devinfo -v`")
-        }
+        (v, libc::EINVAL) if v.contains("query_gid") => Some(hints::GID_BEYOND_TABLE),
         _ => None,
     }
 }

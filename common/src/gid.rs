@@ -63,14 +63,21 @@ pub fn default_gid_index(ctx: &Context, port: u8, port_attr: &PortAttr) -> Resul
     }
 }
 
-/// The GID choice of [`find_roce_gid`], on (index, gid, type) entries.
+/// The GID choice of [`find_roce_gid`], on (index, gid, type) entries: the
+/// policy of [`crate::hints::choose_gid`], which the doctor judges by too.
 pub fn choose_roce_gid(entries: &[(u8, Gid, Option<String>)]) -> Option<(u8, Gid)> {
-    let is_v2 = |t: &Option<String>| t.as_deref().is_some_and(|t| t.contains("v2"));
+    let seen: Vec<crate::hints::GidEntry> = entries
+        .iter()
+        .map(|(i, g, t)| crate::hints::GidEntry {
+            index: *i,
+            ipv4_mapped: g.ipv4_mapped().is_some(),
+            roce_v2: t.as_deref().is_some_and(|t| t.contains("v2")),
+        })
+        .collect();
+    let index = crate::hints::choose_gid(&seen)?;
     entries
         .iter()
-        .find(|(_, g, t)| g.ipv4_mapped().is_some() && is_v2(t))
-        .or_else(|| entries.iter().find(|(_, g, _)| g.ipv4_mapped().is_some()))
-        .or_else(|| entries.iter().find(|(_, _, t)| is_v2(t)))
+        .find(|(i, _, _)| *i == index)
         .map(|(i, g, _)| (*i, *g))
 }
 

@@ -3,11 +3,22 @@
 //! `<scenario>.<side>.{stdout,stderr,status}` in the output dir for the host.
 //!
 //! In two-host mode a server agent and a client agent walk the same scenario
-//! list in lockstep over a small TCP control connection: "begin NAME" before
-//! the server side starts, "ready NAME" once it is ready, "done NAME" once
-//! the client side has finished, "end NAME" once the server side has. On
-//! the wire, "begin" and "end" bracket each scenario's packets: that is how
-//! a capture of the whole run is cut per scenario ([`crate::wire`]).
+//! list in lockstep over a small TCP control connection, between two VMs or
+//! two real hosts (`cargo xtask lab --local --serve` / `--peer`) alike:
+//!
+//! 1. the client says `hello`, then which scenarios it wants; the server
+//!    checks that it knows them all;
+//! 2. each runs the doctor on itself and sends the other its findings and
+//!    its device;
+//! 3. both run the doctor's probe (one RC message) as a first scenario;
+//! 4. per scenario: "begin NAME" before the server side starts, "ready
+//!    NAME" once it is ready, "done NAME" once the client side has
+//!    finished, "end NAME" once the server side has; then the server sends
+//!    its side's result files, so that the client's result dir holds the
+//!    whole report.
+//!
+//! On the wire, "begin" and "end" bracket each scenario's packets: that is
+//! how a capture of the whole run is cut per scenario ([`crate::wire`]).
 
 use crate::scenarios::{self, Params, Ready, Scenario};
 use std::fs::{self, File, OpenOptions};
@@ -20,9 +31,17 @@ use std::time::{Duration, Instant};
 /// Control port of the two-host lockstep; no example uses it.
 pub const CONTROL_PORT: u16 = 7471;
 
-/// How long the client agent keeps trying to reach the server agent: both
-/// VMs boot at roughly the same time, but TCG boots vary a lot.
-const CONTROL_CONNECT_SECS: u64 = 240;
+/// How long the VM agents wait for each other: both VMs boot at roughly the
+/// same time, but TCG boots vary a lot.
+pub const VM_WAIT_SECS: u64 = 240;
+
+/// How long a real host waits for its peer (`--wait`): long enough to walk
+/// to the other host and start its half.
+pub const PEER_WAIT_SECS: u64 = 120;
+
+/// The first line of a session, so that two different versions of the lab
+/// do not walk two different lists.
+const HELLO: &str = "hello rdma-examples lab 1";
 
 /// Which sides this agent runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,8 +106,15 @@ pub struct AgentConfig {
     /// Placeholder values; `gid_idx` is re-derived from the GID table when
     /// the agent sets rxe0 up itself.
     pub params: Params,
-    /// Scenario names, in run order (identical on both agents).
+    /// Scenario names, in run order: the client's list (the server learns
+    /// it from the client).
     pub scenarios: Vec<String>,
+    /// How long to wait for the peer agent to come, in seconds.
+    pub wait_secs: u64,
+    /// The control connection's TCP port.
+    pub port: u16,
+    /// `params.gid_idx` was not given: use the one the doctor finds.
+    pub auto_gid: bool,
 }
 
 impl AgentConfig {
@@ -106,6 +132,8 @@ impl AgentConfig {
             &self.ip,
             "--server-ip",
             &self.params.server_ip,
+            "--client-ip",
+            &self.params.client_ip,
             "--net",
             &net,
             "--out",
@@ -118,6 +146,12 @@ impl AgentConfig {
             &self.params.gid_idx.to_string(),
             "--ib-port",
             &self.params.ib_port.to_string(),
+            "--wait",
+            &self.wait_secs.to_string(),
+            "--port",
+            &self.port.to_string(),
+            "--auto-gid",
+            if self.auto_gid { "1" } else { "0" },
             "--",
         ]
         .iter()
@@ -150,6 +184,9 @@ impl AgentConfig {
             bin_dir: PathBuf::new(),
             params: Params::default(),
             scenarios: Vec::new(),
+            wait_secs: PEER_WAIT_SECS,
+            port: CONTROL_PORT,
+            auto_gid: false,
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -163,6 +200,7 @@ impl AgentConfig {
                 "--role" => cfg.role = Role::parse(v)?,
                 "--ip" => cfg.ip = v.clone(),
                 "--server-ip" => cfg.params.server_ip = v.clone(),
+                "--client-ip" => cfg.params.client_ip = v.clone(),
                 "--net" => {
                     cfg.net = match v.as_str() {
                         "dummy" => Net::Dummy,
@@ -179,6 +217,11 @@ impl AgentConfig {
                 "--dev" => cfg.params.dev = v.clone(),
                 "--gid-idx" => cfg.params.gid_idx = num(v)?,
                 "--ib-port" => cfg.params.ib_port = num(v)?,
+                "--wait" => cfg.wait_secs = num(v)?.into(),
+                "--port" => {
+                    cfg.port = v.parse().map_err(|e| format!("--port {v}: {e}"))?;
+                }
+                "--auto-gid" => cfg.auto_gid = v == "1",
                 _ => return Err(format!("unknown agent option {a}")),
             }
         }
@@ -281,14 +324,22 @@ fn is_ready(ready: Ready, stdout_path: &Path) -> bool {
     }
 }
 
-/// PATH with the workspace binaries first, so shell snippets in scenarios
-/// can name them.
+/// PATH with the workspace binaries first, then this very xtask, so shell
+/// snippets in scenarios can name them (`xtask doctor`).
 fn search_path(bin_dir: &Path) -> std::ffi::OsString {
     let mut dirs = vec![bin_dir.to_path_buf()];
+    if let Some(dir) = own_exe().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        dirs.push(dir);
+    }
     if let Some(p) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&p));
     }
     std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// The running xtask binary.
+fn own_exe() -> Option<PathBuf> {
+    std::env::current_exe().ok()
 }
 
 /// One side running under `timeout`, its output going to files.
@@ -303,10 +354,11 @@ impl Running {
     fn start(cfg: &AgentConfig, s: &Scenario, side: &str, cmd: &scenarios::Cmd) -> Running {
         let base = |ext: &str| result_file(&cfg.out, s.name, side, ext);
         let local = cfg.bin_dir.join(cmd.program);
-        let program = if local.is_file() {
-            local.into_os_string()
-        } else {
-            cmd.program.into()
+        let program = match own_exe() {
+            // The lab's own commands are this binary's, never a stale copy.
+            Some(exe) if cmd.program == "xtask" => exe.into_os_string(),
+            _ if local.is_file() => local.into_os_string(),
+            _ => cmd.program.into(),
         };
         let files =
             File::create(base("stdout")).and_then(|o| Ok((o, File::create(base("stderr"))?)));
@@ -563,59 +615,359 @@ impl Control {
             .map_err(|e| format!("control: sending `{msg}`: {e}"))
     }
 
-    fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {
+    /// Sends `tag HEX`: text of any kind as one line.
+    fn send_blob(&mut self, tag: &str, bytes: &[u8]) -> Result<(), String> {
+        self.send(&format!("{tag} {}", hex(bytes)))
+    }
+
+    /// The next line, within `within`.
+    fn recv(&mut self, want: &str, within: Duration) -> Result<String, String> {
         self.writer
             .set_read_timeout(Some(within))
             .map_err(|e| format!("control: {e}"))?;
         let mut line = String::new();
         match self.reader.read_line(&mut line) {
-            Ok(0) => Err(format!("control: peer closed while waiting for `{want}`")),
-            Ok(_) if line.trim_end() == want => Ok(()),
-            Ok(_) => Err(format!(
-                "control: got `{}`, wanted `{want}`",
-                line.trim_end()
+            Ok(0) => Err(format!(
+                "control: the peer closed while we waited for `{want}`"
             )),
-            Err(e) => Err(format!("control: waiting for `{want}`: {e}")),
+            Ok(_) => Ok(line.trim_end_matches('\n').to_string()),
+            Err(e) => Err(format!(
+                "control: no `{want}` from the peer within {} s: {e}",
+                within.as_secs()
+            )),
+        }
+    }
+
+    fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {
+        let line = self.recv(want, within)?;
+        if line == want {
+            Ok(())
+        } else {
+            Err(format!("control: got `{line}`, wanted `{want}`"))
+        }
+    }
+
+    /// The payload of the next line, which must be `tag HEX`.
+    fn expect_blob(&mut self, tag: &str, within: Duration) -> Result<Vec<u8>, String> {
+        let line = self.recv(tag, within)?;
+        match line.split_once(' ') {
+            Some((t, h)) if t == tag => unhex(h),
+            _ if line == tag => Ok(Vec::new()),
+            _ => Err(format!("control: got `{line}`, wanted `{tag} ...`")),
         }
     }
 }
 
+/// Bytes as lowercase hex: any text, on one line of the control protocol.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of [`hex`]'s text.
+pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
+    if s.len() % 2 != 0 {
+        return Err("control: odd hex".into());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|d| u8::from_str_radix(d, 16).ok())
+                .ok_or_else(|| "control: bad hex".to_string())
+        })
+        .collect()
+}
+
 fn control_server(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String> {
-    let addr: SocketAddr = format!("{}:{CONTROL_PORT}", cfg.ip)
+    let addr: SocketAddr = format!("{}:{}", cfg.ip, cfg.port)
         .parse()
-        .map_err(|e| format!("{e}"))?;
+        .map_err(|e| format!("control: {}: {e}", cfg.ip))?;
     let listener = TcpListener::bind(addr).map_err(|e| format!("control: bind {addr}: {e}"))?;
     listener
         .set_nonblocking(true)
         .map_err(|e| format!("control: {e}"))?;
-    log.say(&format!("control: listening on {addr}"));
-    let (stream, peer) = poll(CONTROL_CONNECT_SECS + 30, || listener.accept().ok())
-        .ok_or("control: the client agent never connected")?;
+    log.say(&format!(
+        "control: listening on {addr}, for {} s",
+        cfg.wait_secs
+    ));
+    let (stream, peer) = poll(cfg.wait_secs, || listener.accept().ok()).ok_or_else(|| {
+        format!(
+            "control: no peer came to {addr} within {} s: start the lab with --peer {} on the \
+             other host, and check that TCP port {} is open to it",
+            cfg.wait_secs, cfg.ip, cfg.port
+        )
+    })?;
     stream
         .set_nonblocking(false)
         .map_err(|e| format!("control: {e}"))?;
-    log.say(&format!("control: client agent connected from {peer}"));
+    log.say(&format!("control: the peer connected from {peer}"));
     Ok(stream)
 }
 
 fn control_client(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String> {
-    let addr: SocketAddr = format!("{}:{CONTROL_PORT}", cfg.params.server_ip)
+    let addr: SocketAddr = format!("{}:{}", cfg.params.server_ip, cfg.port)
         .parse()
-        .map_err(|e| format!("{e}"))?;
-    let stream = poll(CONTROL_CONNECT_SECS, || {
+        .map_err(|e| format!("control: {}: {e}", cfg.params.server_ip))?;
+    let stream = poll(cfg.wait_secs, || {
         TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()
     })
-    .ok_or_else(|| format!("control: no server agent at {addr}"))?;
-    log.say(&format!("control: connected to server agent at {addr}"));
+    .ok_or_else(|| {
+        format!(
+            "control: nothing answered at {addr} within {} s: start the lab with --serve on \
+             that host first, and check that TCP port {} is open to this one",
+            cfg.wait_secs, cfg.port
+        )
+    })?;
+    log.say(&format!("control: connected to the peer at {addr}"));
     Ok(stream)
 }
 
-fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Result<(), String> {
-    let mut control = match cfg.role {
-        Role::Both => None,
-        Role::Server => Some(Control::new(control_server(cfg, log)?)?),
-        Role::Client => Some(Control::new(control_client(cfg, log)?)?),
+/// How long a session's set-up steps may take the peer: its doctor runs
+/// a few small tools.
+const SETUP_STEP: Duration = Duration::from_secs(60);
+
+/// The scenarios of `names`, or the first unknown name.
+fn resolve(names: &[String]) -> Result<Vec<&'static Scenario>, String> {
+    names
+        .iter()
+        .map(|n| scenarios::find(n).ok_or_else(|| format!("unknown scenario {n}")))
+        .collect()
+}
+
+/// Opens a two-host session (steps 1 and 2 of the module's protocol):
+/// the scenario list both walk, and what the peer's doctor found.
+fn open_session(
+    cfg: &mut AgentConfig,
+    log: &mut Log,
+) -> Result<(Control, Vec<&'static Scenario>), String> {
+    let mut c;
+    let list = if cfg.role == Role::Server {
+        c = Control::new(control_server(cfg, log)?)?;
+        // `{client_ip}` is the address the peer came from.
+        if let Ok(peer) = c.writer.peer_addr() {
+            cfg.params.client_ip = peer.ip().to_string();
+        }
+        let hello = c.recv(HELLO, SETUP_STEP)?;
+        if hello != HELLO {
+            return Err(format!(
+                "control: the peer said `{hello}`, not `{HELLO}`: run the same version of the lab on both hosts"
+            ));
+        }
+        let names = String::from_utf8_lossy(&c.expect_blob("scenarios", SETUP_STEP)?).into_owned();
+        let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
+        match resolve(&names) {
+            Ok(list) => {
+                c.send("accepted")?;
+                cfg.scenarios = names;
+                list
+            }
+            Err(e) => {
+                c.send_blob("refused", e.as_bytes())?;
+                return Err(format!(
+                    "the peer asked for an {e}: run the same version of the lab on both hosts"
+                ));
+            }
+        }
+    } else {
+        c = Control::new(control_client(cfg, log)?)?;
+        let list = resolve(&cfg.scenarios)?;
+        c.send(HELLO)?;
+        c.send_blob("scenarios", cfg.scenarios.join(" ").as_bytes())?;
+        let answer = c.recv("accepted", SETUP_STEP)?;
+        if answer != "accepted" {
+            let why = answer
+                .strip_prefix("refused ")
+                .and_then(|h| unhex(h).ok())
+                .map_or(answer.clone(), |b| String::from_utf8_lossy(&b).into_owned());
+            return Err(format!(
+                "the serving host refused the list: {why}: run the same version of the lab on both hosts"
+            ));
+        }
+        list
     };
+    Ok((c, list))
+}
+
+/// The file in a result dir with the doctor's findings on `who` ("server",
+/// "client", "both", or "path" for the probe between the hosts).
+pub fn findings_file(dir: &Path, who: &str) -> PathBuf {
+    dir.join(format!("doctor.{who}.findings"))
+}
+
+/// The file in a result dir with the device the doctor found on `who`.
+pub fn host_file(dir: &Path, who: &str) -> PathBuf {
+    dir.join(format!("doctor.{who}.host"))
+}
+
+/// A [`HostInfo`](crate::doctor::HostInfo) as one tab-separated line.
+pub fn host_line(h: &crate::doctor::HostInfo) -> String {
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    [
+        h.role.clone(),
+        h.dev.clone(),
+        h.port.to_string(),
+        opt(h.link_layer.clone()),
+        opt(h.gid_index.map(|i| i.to_string())),
+        opt(h.gid_type.clone()),
+        opt(h.active_mtu.map(|m| m.to_string())),
+    ]
+    .join("\t")
+}
+
+/// The [`HostInfo`](crate::doctor::HostInfo) of [`host_line`]'s line.
+pub fn parse_host_line(line: &str) -> Option<crate::doctor::HostInfo> {
+    let f: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
+    let [role, dev, port, link, gid, gtype, mtu] = f.as_slice() else {
+        return None;
+    };
+    let opt = |v: &str| (v != "-").then(|| v.to_string());
+    Some(crate::doctor::HostInfo {
+        role: role.to_string(),
+        dev: dev.to_string(),
+        port: port.parse().ok()?,
+        link_layer: opt(link),
+        gid_index: opt(gid).and_then(|v| v.parse().ok()),
+        gid_type: opt(gtype),
+        active_mtu: opt(mtu).and_then(|v| v.parse().ok()),
+    })
+}
+
+/// Runs the doctor on this host for the scenarios of `list`, writes its
+/// findings and device into the result dir, and takes its GID index when
+/// none was given; returns the two files' texts.
+fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (String, String) {
+    let (locked_kib, locked_by) = scenarios::largest_registration(list);
+    let check = crate::doctor::check_host(&crate::doctor::DoctorOpts {
+        dev: Some(cfg.params.dev.clone()),
+        ip: Some(cfg.ip.clone()),
+        gid_idx: (!cfg.auto_gid).then_some(cfg.params.gid_idx),
+        locked_kib,
+        locked_by: locked_by.to_string(),
+    });
+    for l in &check.lines {
+        log.say(&format!("doctor: {l}"));
+    }
+    for f in &check.findings {
+        log.say(&format!("doctor finds: {f}"));
+    }
+    if cfg.auto_gid {
+        if let Some(i) = check.info.gid_index {
+            cfg.params.gid_idx = i;
+        }
+    }
+    let mut info = check.info;
+    info.role = cfg.role.as_str().to_string();
+    let findings: String = check.findings.iter().map(|f| format!("{f}\n")).collect();
+    let host = host_line(&info) + "\n";
+    let who = cfg.role.as_str();
+    let _ = fs::write(findings_file(&cfg.out, who), &findings);
+    let _ = fs::write(host_file(&cfg.out, who), &host);
+    (findings, host)
+}
+
+/// Step 2: each side's doctor, and each tells the other what it found.
+fn exchange_doctors(
+    cfg: &mut AgentConfig,
+    c: &mut Control,
+    list: &[&Scenario],
+    log: &mut Log,
+) -> Result<(), String> {
+    let (findings, host) = doctor_here(cfg, list, log);
+    c.send_blob("findings", findings.as_bytes())?;
+    c.send_blob("host", host.as_bytes())?;
+    let peer = match cfg.role {
+        Role::Server => "client",
+        _ => "server",
+    };
+    let theirs = c.expect_blob("findings", SETUP_STEP)?;
+    let their_host = c.expect_blob("host", SETUP_STEP)?;
+    let _ = fs::write(findings_file(&cfg.out, peer), theirs);
+    let _ = fs::write(host_file(&cfg.out, peer), their_host);
+    Ok(())
+}
+
+/// The finding of a failed probe, or `None` when its RC message arrived.
+fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
+    let outcome = crate::lab::collect(&[probe], &cfg.out, &cfg.out).pop()?;
+    let failures = scenarios::check(probe, &outcome, None);
+    if failures.is_empty() {
+        return None;
+    }
+    let said = [&outcome.client, &outcome.server]
+        .into_iter()
+        .flatten()
+        .find_map(|s| s.stderr.lines().next().map(str::to_string))
+        .unwrap_or_else(|| failures[0].clone());
+    Some(format!(
+        "one RC message between {} and the peer did not arrive ({said}): {}",
+        cfg.ip, RC_PATH_BLOCKED
+    ))
+}
+
+/// What a lost RC message between two hosts most often means.
+const RC_PATH_BLOCKED: &str = "UDP 4791 blocked or GID wrong: let RoCE v2 (UDP port 4791) through \
+     the firewalls both ways, and check the GID index each host uses (cargo xtask doctor shows \
+     the table)";
+
+/// Step 3: the doctor's probe, one RC message across, as a scenario of its
+/// own; the client judges it and tells the server.
+fn probe_path(cfg: &AgentConfig, c: &mut Control, log: &mut Log) -> Result<(), String> {
+    let probe = scenarios::find(scenarios::PROBE).expect("the probe is in the table");
+    run_all(cfg, &[probe], Some(c), log)?;
+    let finding = if cfg.role == Role::Client {
+        let f = probe_finding(cfg, probe).unwrap_or_default();
+        c.send_blob("verdict", f.as_bytes())?;
+        f
+    } else {
+        String::from_utf8_lossy(&c.expect_blob("verdict", SETUP_STEP)?).into_owned()
+    };
+    if !finding.is_empty() {
+        log.say(&format!("doctor finds: {finding}"));
+        let _ = fs::write(findings_file(&cfg.out, "path"), finding + "\n");
+    } else {
+        log.say("doctor: one RC message crossed to the peer and back");
+        let _ = fs::write(findings_file(&cfg.out, "path"), "");
+    }
+    Ok(())
+}
+
+/// The server's result files of `name`, sent after its "end" so that the
+/// client's result dir holds both sides.
+const RESULT_EXTS: &[&str] = &["stdout", "stderr", "status", "leftover"];
+
+fn send_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
+    for ext in RESULT_EXTS {
+        if let Ok(bytes) = fs::read(result_file(&cfg.out, name, "server", ext)) {
+            c.send_blob(&format!("file {ext}"), &bytes)?;
+        }
+    }
+    c.send(&format!("sent {name}"))
+}
+
+fn receive_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
+    let sent = format!("sent {name}");
+    loop {
+        let line = c.recv(&sent, SETUP_STEP)?;
+        if line == sent {
+            return Ok(());
+        }
+        let mut words = line.splitn(3, ' ');
+        match (words.next(), words.next(), words.next()) {
+            (Some("file"), Some(ext), Some(h)) if RESULT_EXTS.contains(&ext) => {
+                let path = result_file(&cfg.out, name, "server", ext);
+                fs::write(&path, unhex(h)?).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            _ => return Err(format!("control: got `{line}`, wanted `{sent}`")),
+        }
+    }
+}
+
+fn run_all(
+    cfg: &AgentConfig,
+    list: &[&'static Scenario],
+    mut control: Option<&mut Control>,
+    log: &mut Log,
+) -> Result<(), String> {
     for s in list {
         let name = s.name;
         // Generous: the peer waits for our side's full run plus its own.
@@ -674,8 +1026,14 @@ fn run_all(cfg: &AgentConfig, list: &[&'static Scenario], log: &mut Log) -> Resu
             );
         }
         match (&mut control, cfg.role) {
-            (Some(c), Role::Server) => c.send(&format!("end {name}"))?,
-            (Some(c), Role::Client) => c.expect(&format!("end {name}"), step)?,
+            (Some(c), Role::Server) => {
+                c.send(&format!("end {name}"))?;
+                send_results(cfg, c, name)?;
+            }
+            (Some(c), Role::Client) => {
+                c.expect(&format!("end {name}"), step)?;
+                receive_results(cfg, c, name)?;
+            }
             _ => {}
         }
     }
@@ -718,23 +1076,31 @@ fn save_dmesg(cfg: &AgentConfig) {
     }
 }
 
+/// The whole run of one agent: rxe set up (in a VM), the doctor, then the
+/// scenarios, alone or in a session with the peer.
+fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
+    if cfg.net != Net::None {
+        setup_rxe(cfg, log)?;
+    }
+    if cfg.role == Role::Both {
+        let list = resolve(&cfg.scenarios)?;
+        doctor_here(cfg, &list, log);
+        log.say(&format!("running {} scenario(s)", list.len()));
+        return run_all(cfg, &list, None, log);
+    }
+    let (mut c, list) = open_session(cfg, log)?;
+    exchange_doctors(cfg, &mut c, &list, log)?;
+    probe_path(cfg, &mut c, log)?;
+    log.say(&format!("running {} scenario(s)", list.len()));
+    run_all(cfg, &list, Some(&mut c), log)
+}
+
 /// Runs the agent; the result files and `agent.<role>.status` ("ok" or the
 /// error) are left in `cfg.out`.
 pub fn run(mut cfg: AgentConfig) -> Result<(), String> {
     fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let mut log = Log::new(&cfg.out, cfg.role.as_str());
-    let result = (|| {
-        let list = cfg
-            .scenarios
-            .iter()
-            .map(|n| scenarios::find(n).ok_or_else(|| format!("unknown scenario {n}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        if cfg.net != Net::None {
-            setup_rxe(&mut cfg, &mut log)?;
-        }
-        log.say(&format!("running {} scenario(s)", list.len()));
-        run_all(&cfg, &list, &mut log)
-    })();
+    let result = session(&mut cfg, &mut log);
     if cfg.net != Net::None {
         save_dmesg(&cfg);
     }
@@ -794,6 +1160,38 @@ mod tests {
     }
 
     #[test]
+    fn hex_round_trips_any_text() {
+        let text = b"line one\nbegin x\n\x00\xff end";
+        assert_eq!(unhex(&hex(text)).unwrap(), text);
+        assert!(!hex(text).contains('\n'));
+        assert!(unhex("abc").is_err());
+        assert!(unhex("zz").is_err());
+    }
+
+    #[test]
+    fn host_lines_round_trip() {
+        let h = crate::doctor::HostInfo {
+            role: "server".into(),
+            dev: "rxe0".into(),
+            port: 1,
+            link_layer: Some("Ethernet".into()),
+            gid_index: Some(1),
+            gid_type: Some("RoCE v2".into()),
+            active_mtu: Some(1024),
+        };
+        assert_eq!(parse_host_line(&host_line(&h)), Some(h.clone()));
+        let bare = crate::doctor::HostInfo {
+            link_layer: None,
+            gid_index: None,
+            gid_type: None,
+            active_mtu: None,
+            ..h
+        };
+        assert_eq!(parse_host_line(&host_line(&bare)), Some(bare));
+        assert_eq!(parse_host_line("server\trxe0"), None);
+    }
+
+    #[test]
     fn config_round_trips() {
         let cfg = AgentConfig {
             role: Role::Client,
@@ -803,11 +1201,15 @@ mod tests {
             bin_dir: "/w/target/release".into(),
             params: Params {
                 server_ip: "192.0.2.1".into(),
+                client_ip: "192.0.2.2".into(),
                 dev: "rxe0".into(),
                 gid_idx: 3,
                 ib_port: 2,
             },
             scenarios: vec!["a".into(), "--b".into()],
+            wait_secs: 7,
+            port: 7472,
+            auto_gid: true,
         };
         assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
         assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());

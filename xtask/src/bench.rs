@@ -150,11 +150,11 @@ pub fn median(v: &mut [f64]) -> f64 {
 /// `Ok(true)` when ours is within [`TARGET_RATIO`].
 pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
     let opts = LabOptions {
-        mode,
-        agent_exe: std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
-        keep: false,
         tcg,
-        capture: false,
+        ..LabOptions::new(
+            mode,
+            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
+        )
     };
     let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
     let report = lab::run_scenarios(&opts, &names)?;

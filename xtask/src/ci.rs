@@ -71,6 +71,14 @@ pub fn run() -> Vec<String> {
         // Without the tools nothing below can pass; say so once.
         return vec!["cargo xtask setup".into()];
     }
+    // The tests check the lab's JUnit report against its schema with
+    // xmllint, as a CI system's reader would take it.
+    if let Err(e) =
+        crate::setup::ensure_package("libxml2-utils", "xmllint, for the JUnit schema check")
+    {
+        println!("FAILED: {e}");
+        failed.push("libxml2-utils".to_string());
+    }
     // The normal steps use the distribution's default libclang, unless the
     // caller chose one: bindgen would otherwise take the newest installed.
     let default_env: Vec<(&str, String)> = match std::env::var_os("LIBCLANG_PATH") {

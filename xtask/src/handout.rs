@@ -99,6 +99,7 @@ pub fn read_readme(md: &str, wanted: &[&str]) -> Readme {
 fn lab_params() -> Params {
     Params {
         server_ip: lab::SERVER_IP.into(),
+        client_ip: lab::CLIENT_IP.into(),
         dev: "rxe0".into(),
         gid_idx: 1,
         ib_port: 1,

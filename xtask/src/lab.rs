@@ -17,15 +17,31 @@ pub enum Mode {
     /// Two VMs on a QEMU socket wire: server in A (192.0.2.1), client in B
     /// (192.0.2.2).
     TwoHosts,
-    /// No VM: this host's own RDMA device, as it is.
+    /// No VM: this host's own RDMA device, as it is, alone or with a peer
+    /// host that runs the other half.
     Local {
         /// Device; `None` = the first in /sys/class/infiniband.
         dev: Option<String>,
-        /// Server address.
+        /// This host's address (the server's, alone).
         ip: String,
-        /// GID index.
-        gid_idx: u32,
+        /// GID index; `None` = the one the doctor finds (the examples'
+        /// own choice on RoCE).
+        gid_idx: Option<u32>,
+        /// Alone, or which half of a two-host run.
+        role: Local,
     },
+}
+
+/// Which half of a run `--local` takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Local {
+    /// Both sides on this host.
+    Alone,
+    /// The server sides, for a peer host that asks (`--serve`).
+    Serve,
+    /// The client sides, against this serving host (`--peer ADDR`); this
+    /// host prints the report.
+    Peer(String),
 }
 
 /// The server side's address in the VMs (VM A's across two), on TEST-NET-1:
@@ -40,7 +56,19 @@ impl Mode {
         match self {
             Mode::SingleHost => "single host",
             Mode::TwoHosts => "two hosts",
-            Mode::Local { .. } => "local",
+            Mode::Local {
+                role: Local::Alone, ..
+            } => "local",
+            Mode::Local { .. } => "local, two hosts",
+        }
+    }
+
+    /// Whether the sides run on two hosts.
+    pub fn two_hosts(&self) -> bool {
+        match self {
+            Mode::SingleHost => false,
+            Mode::TwoHosts => true,
+            Mode::Local { role, .. } => *role != Local::Alone,
         }
     }
 
@@ -74,6 +102,34 @@ pub struct LabOptions {
     /// Two hosts only: record the wire between the VMs (`wire.pcap` in
     /// the result dir, cut per scenario into `<name>.pcap`) and decode it.
     pub capture: bool,
+    /// The kernel image the VMs boot (its modules in
+    /// `/lib/modules/<version>`); `None` = the one setup picks.
+    pub kernel: Option<PathBuf>,
+    /// Run the examples from this directory (a copied `target/release`)
+    /// instead of building them.
+    pub bin_dir: Option<PathBuf>,
+    /// Two hosts: how long to wait for the peer, in seconds (`None`: the
+    /// default of the mode).
+    pub wait_secs: Option<u64>,
+    /// Two hosts: the control connection's TCP port.
+    pub port: u16,
+}
+
+impl LabOptions {
+    /// Options for `mode` with every other choice at its default.
+    pub fn new(mode: Mode, agent_exe: PathBuf) -> LabOptions {
+        LabOptions {
+            mode,
+            agent_exe,
+            keep: false,
+            tcg: tcg_from_env(),
+            capture: false,
+            kernel: None,
+            bin_dir: None,
+            wait_secs: None,
+            port: crate::agent::CONTROL_PORT,
+        }
+    }
 }
 
 /// Whether `XTASK_TCG=1` asks for emulation: how `cargo xtask test` and the
@@ -111,6 +167,25 @@ pub struct LabReport {
     /// The run recorded the wire (`--capture`): every scenario with wire
     /// facts must then have its packets.
     pub captured: bool,
+    /// Where the sides ran.
+    pub mode: Mode,
+    /// The scenarios this setup cannot run, each with why: reported as
+    /// skipped, never as passed.
+    pub skipped: Vec<Skip>,
+    /// The doctor's findings on the hosts that ran the sides (and on the
+    /// path between them): each is one line, what is wrong and what to do.
+    pub findings: Vec<String>,
+    /// The device, GID and MTU of each host, as the doctor found them.
+    pub hosts: Vec<crate::doctor::HostInfo>,
+}
+
+/// A scenario that was not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// The scenario's name.
+    pub scenario: String,
+    /// Why this setup cannot run it.
+    pub reason: String,
 }
 
 impl LabReport {
@@ -291,27 +366,110 @@ pub fn guest_can_see(p: &Path) -> bool {
     !HIDDEN_IN_GUEST.iter().any(|h| p.starts_with(h))
 }
 
+/// Why `s` cannot run in `mode`, if it cannot.
+pub fn skip_reason(s: &Scenario, mode: &Mode) -> Option<&'static str> {
+    let local = matches!(mode, Mode::Local { .. });
+    if local && s.vm_only {
+        Some("it changes the machine it runs on (removes a device, adds a firewall rule): VMs only")
+    } else if !mode.two_hosts() && s.two_hosts_only {
+        Some("it needs two hosts")
+    } else if local && mode.two_hosts() && s.single_host_only {
+        Some("it is about one host, not the wire: run it with --local alone")
+    } else {
+        None
+    }
+}
+
+/// Where the binaries are: `opts.bin_dir`, which must hold every program
+/// of `list`, or the build's, built now.
+fn binaries(opts: &LabOptions, list: &[&Scenario]) -> Result<PathBuf, String> {
+    let Some(dir) = &opts.bin_dir else {
+        build(list)?;
+        return Ok(target_dir().join("release"));
+    };
+    for s in list {
+        for cmd in [&s.server, &s.client].into_iter().flatten() {
+            let is_ours = crate::EXAMPLE_BINARIES.contains(&cmd.program);
+            if is_ours && !dir.join(cmd.program).is_file() {
+                return Err(format!(
+                    "{} has no {}: copy it there from a build's target/release",
+                    dir.display(),
+                    cmd.program
+                ));
+            }
+        }
+    }
+    Ok(dir.clone())
+}
+
+/// The doctor's findings and hosts that an agent's result dir holds: on
+/// this host, or on both hosts of a session and the path between them.
+pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<crate::doctor::HostInfo>) {
+    let mut findings = Vec::new();
+    let mut hosts = Vec::new();
+    for (who, label) in [
+        ("both", "this host"),
+        ("server", "server host"),
+        ("client", "client host"),
+        ("path", "between the hosts"),
+    ] {
+        if let Ok(text) = fs::read_to_string(crate::agent::findings_file(dir, who)) {
+            findings.extend(
+                text.lines()
+                    .filter(|l| !l.is_empty())
+                    .map(|l| format!("{label}: {l}")),
+            );
+        }
+        if let Ok(text) = fs::read_to_string(crate::agent::host_file(dir, who)) {
+            hosts.extend(text.lines().filter_map(crate::agent::parse_host_line));
+        }
+    }
+    (findings, hosts)
+}
+
 /// Runs the named scenarios (empty = every pair) in `opts.mode`: setup
 /// check, build, boot, run, collect. `Err` only when nothing could run.
+/// With `--local --serve`, the list is the peer's, and the report has no
+/// outcome: the peer prints it.
 pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, String> {
-    let mut list = scenarios::select(names)?;
-    if let Mode::Local { .. } = opts.mode {
-        list.retain(|s| {
-            if s.vm_only {
-                println!(
-                    "lab: skipped {}: it changes the machine it runs on (VMs only)",
-                    s.name
-                );
-            }
-            !s.vm_only
-        });
-    }
-    let tools = match opts.mode {
-        Mode::Local { .. } => None,
-        _ => Some(setup::ensure()?),
+    let serve = matches!(
+        opts.mode,
+        Mode::Local {
+            role: Local::Serve,
+            ..
+        }
+    );
+    let mut list = if serve {
+        scenarios::all().to_vec()
+    } else {
+        scenarios::select(names)?
     };
+    let mut skipped = Vec::new();
+    list.retain(|s| match skip_reason(s, &opts.mode) {
+        Some(why) if !serve => {
+            println!("lab: skipped {}: {why}", s.name);
+            skipped.push(Skip {
+                scenario: s.name.to_string(),
+                reason: why.to_string(),
+            });
+            false
+        }
+        _ => true,
+    });
+    let vms = !matches!(opts.mode, Mode::Local { .. });
+    let mut tools = if vms { Some(setup::ensure()?) } else { None };
+    if let (Some(t), Some(image)) = (&mut tools, &opts.kernel) {
+        t.kernel = setup::kernel_from_image(image)?;
+    }
     if opts.capture {
         setup::ensure_package("tshark", "to decode the capture")?;
+    }
+    if vms {
+        for s in &list {
+            for p in s.packages {
+                setup::ensure_package(p, &format!("for the scenario {}", s.name))?;
+            }
+        }
     }
     let accel = vm::Accel::detect(opts.tcg);
     let mut boot = Duration::ZERO;
@@ -333,9 +491,13 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             }
         }
     }
-    build(&list)?;
+    // A two-host session starts with the doctor's probe.
+    let mut to_build = list.clone();
+    if opts.mode.two_hosts() {
+        to_build.extend(scenarios::find(scenarios::PROBE));
+    }
+    let bin_dir = binaries(opts, &to_build)?;
     let dir = new_run_dir()?;
-    let bin_dir = target_dir().join("release");
     let names: Vec<String> = list.iter().map(|s| s.name.to_string()).collect();
     let started = Instant::now();
     let mut notes = Vec::new();
@@ -346,7 +508,19 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         out,
         bin_dir: bin_dir.clone(),
         params,
-        scenarios: names.clone(),
+        // The server learns the list from the client.
+        scenarios: if role == Role::Server {
+            Vec::new()
+        } else {
+            names.clone()
+        },
+        wait_secs: opts.wait_secs.unwrap_or(if vms {
+            crate::agent::VM_WAIT_SECS
+        } else {
+            crate::agent::PEER_WAIT_SECS
+        }),
+        port: opts.port,
+        auto_gid: false,
     };
     // The agent's arguments go in a file in its result dir: on the kernel
     // command line, which vng uses to pass --exec, a long scenario list
@@ -367,20 +541,31 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         .join(" "))
     };
     let budget = Duration::from_secs(vm::BOOT_SECS + run_budget(&list));
-    let (server_dir, client_dir) = match &opts.mode {
-        Mode::Local { ip, gid_idx, .. } => {
+    // The dir whose result files hold both sides: in a two-host session,
+    // the client's, to which the server sends its own.
+    let report_dir = match &opts.mode {
+        Mode::Local {
+            ip, gid_idx, role, ..
+        } => {
             let dev = local_dev.clone().expect("resolved above for Local");
+            let (agent_role, server_ip) = match role {
+                Local::Alone => (Role::Both, ip.clone()),
+                Local::Serve => (Role::Server, ip.clone()),
+                Local::Peer(server) => (Role::Client, server.clone()),
+            };
             let params = Params {
-                server_ip: ip.clone(),
+                server_ip,
+                client_ip: ip.clone(),
                 dev,
-                gid_idx: *gid_idx,
+                gid_idx: gid_idx.unwrap_or(0),
                 ib_port: 1,
             };
-            let cfg = agent(Role::Both, ip, Net::None, dir.clone(), params);
+            let mut cfg = agent(agent_role, ip, Net::None, dir.clone(), params);
+            cfg.auto_gid = gid_idx.is_none();
             if let Err(e) = crate::agent::run(cfg) {
                 notes.push(format!("agent: {e}"));
             }
-            (dir.clone(), dir.clone())
+            dir.clone()
         }
         Mode::SingleHost => {
             let tools = tools.as_ref().expect("VM modes have their tools");
@@ -410,7 +595,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
                 notes.push(e);
             }
             agent_note(&out, "both", &mut notes);
-            (out.clone(), out)
+            out
         }
         Mode::TwoHosts => {
             let tools = tools.as_ref().expect("VM modes have their tools");
@@ -432,20 +617,28 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             } else {
                 String::new()
             };
+            // The two VMs are two hosts: A serves, B runs the client sides
+            // from a copy of the binaries, as a host without the source
+            // tree would, and holds the report.
+            let params = Params {
+                client_ip: CLIENT_IP.into(),
+                ..Params::default()
+            };
             let cfg_a = agent(
                 Role::Server,
                 SERVER_IP,
                 Net::Mac(vm::MAC_A.into()),
                 a.clone(),
-                Params::default(),
+                params.clone(),
             );
-            let cfg_b = agent(
+            let mut cfg_b = agent(
                 Role::Client,
                 CLIENT_IP,
                 Net::Mac(vm::MAC_B.into()),
                 b.clone(),
-                Params::default(),
+                params,
             );
+            cfg_b.bin_dir = copy_binaries(&bin_dir, &b.join("bin"))?;
             // One vCPU each: two TCG guests share this host's cores.
             let spec_a = VmSpec {
                 name: "A".into(),
@@ -483,16 +676,21 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             }
             agent_note(&a, "server", &mut notes);
             agent_note(&b, "client", &mut notes);
-            (a, b)
+            b
         }
     };
-    let mut outcomes = collect(&list, &server_dir, &client_dir);
+    let mut outcomes = if serve {
+        Vec::new()
+    } else {
+        collect(&list, &report_dir, &report_dir)
+    };
     let captured = opts.capture && opts.mode == Mode::TwoHosts;
     if captured {
         if let Err(e) = attach_captures(&dir, &mut outcomes) {
             notes.push(format!("capture: {e}"));
         }
     }
+    let (findings, hosts) = read_doctor(&report_dir);
     let elapsed = started.elapsed();
     let vms = tools.map(|t| VmInfo {
         accel,
@@ -510,8 +708,13 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         vms,
         addrs: opts.mode.addrs(),
         captured,
+        mode: opts.mode.clone(),
+        skipped,
+        findings,
+        hosts,
     };
     let all_pass = report.notes.is_empty()
+        && report.findings.is_empty()
         && report
             .outcomes
             .iter()
@@ -521,6 +724,125 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         let _ = fs::remove_dir_all(&report.dir);
     }
     Ok(report)
+}
+
+/// What `cargo xtask doctor` is asked.
+#[derive(Debug, Clone, Default)]
+pub struct DoctorRequest {
+    /// The device (`None`: the first).
+    pub dev: Option<String>,
+    /// This host's address on the RDMA netdev.
+    pub ip: Option<String>,
+    /// The peer host's address, whose doctor runs at the same time.
+    pub peer: Option<String>,
+    /// The GID index to judge (`None`: the one the examples choose).
+    pub gid_idx: Option<u32>,
+    /// The control port of the two doctors.
+    pub port: u16,
+    /// How long to wait for the peer's doctor, in seconds.
+    pub wait_secs: u64,
+    /// The examples' binaries (the probe's), instead of a build's.
+    pub bin_dir: Option<PathBuf>,
+}
+
+/// Runs the doctor on this host (and with a peer, on the path to it, with
+/// the peer's doctor): prints its report on stdout and each finding as one
+/// line on stderr; `Ok(true)` when it found nothing.
+pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
+    let pairs: Vec<&Scenario> = scenarios::pairs().collect();
+    let (locked_kib, locked_by) = scenarios::largest_registration(&pairs);
+    let Some(peer) = &req.peer else {
+        let check = crate::doctor::check_host(&crate::doctor::DoctorOpts {
+            dev: req.dev.clone(),
+            ip: req.ip.clone(),
+            gid_idx: req.gid_idx,
+            locked_kib,
+            locked_by: locked_by.to_string(),
+        });
+        for l in &check.lines {
+            println!("{l}");
+        }
+        for f in &check.findings {
+            eprintln!("{f}");
+        }
+        return Ok(check.findings.is_empty());
+    };
+    let ip = req
+        .ip
+        .clone()
+        .ok_or("--peer needs --ip: this host's address on its RDMA netdev")?;
+    let parse = |a: &str| {
+        a.parse::<std::net::IpAddr>()
+            .map_err(|e| format!("`{a}`: {e}"))
+    };
+    // Both doctors are started alike: the lower address serves.
+    let serves = match parse(&ip)?.cmp(&parse(peer)?) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => return Err("--peer is this host's own --ip".into()),
+    };
+    let dev = match &req.dev {
+        Some(d) => d.clone(),
+        None => first_rdma_device()
+            .ok_or("no RDMA device on this host (/sys/class/infiniband is empty): pass --dev")?,
+    };
+    let probe = scenarios::find(scenarios::PROBE).expect("the probe is in the table");
+    let bin_dir = match &req.bin_dir {
+        Some(d) => d.clone(),
+        None => {
+            let d = target_dir().join("release");
+            if !d.join(probe.package).is_file() {
+                build(&[probe])?;
+            }
+            d
+        }
+    };
+    // Not in target/: inside the lab's VMs only /tmp is writable.
+    let out = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+    let (server_ip, client_ip) = if serves {
+        (ip.clone(), peer.clone())
+    } else {
+        (peer.clone(), ip.clone())
+    };
+    let cfg = AgentConfig {
+        role: if serves { Role::Server } else { Role::Client },
+        ip: ip.clone(),
+        net: Net::None,
+        out: out.clone(),
+        bin_dir,
+        params: Params {
+            server_ip,
+            client_ip,
+            dev,
+            gid_idx: req.gid_idx.unwrap_or(0),
+            ib_port: 1,
+        },
+        scenarios: Vec::new(),
+        wait_secs: req.wait_secs,
+        port: req.port,
+        auto_gid: req.gid_idx.is_none(),
+    };
+    let result = crate::agent::run(cfg);
+    let (findings, _) = read_doctor(&out);
+    let _ = fs::remove_dir_all(&out);
+    result?;
+    for f in &findings {
+        eprintln!("{f}");
+    }
+    Ok(findings.is_empty())
+}
+
+/// Copies the example binaries of `from` (a build's `target/release`)
+/// into `to`, and nothing else: what a host without the source tree gets.
+pub fn copy_binaries(from: &Path, to: &Path) -> Result<PathBuf, String> {
+    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for b in crate::EXAMPLE_BINARIES {
+        let src = from.join(b);
+        if src.is_file() {
+            fs::copy(&src, to.join(b)).map_err(|e| format!("copying {}: {e}", src.display()))?;
+        }
+    }
+    Ok(to.to_path_buf())
 }
 
 /// The file in a VM run's result dir that names the kernel it booted.
@@ -572,6 +894,10 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
         }),
         addrs: Mode::TwoHosts.addrs(),
         captured: true,
+        mode: Mode::TwoHosts,
+        skipped: Vec::new(),
+        findings: Vec::new(),
+        hosts: Vec::new(),
     })
 }
 
@@ -665,6 +991,18 @@ pub fn print_summary(report: &LabReport) -> usize {
             println!("  fault matrix: {}", rows.join(", "));
         }
     }
+    for s in &report.skipped {
+        println!("  SKIP {}: {}", s.scenario, s.reason);
+    }
+    for h in &report.hosts {
+        println!("{}", host_summary(h));
+    }
+    if report.findings.is_empty() {
+        println!("doctor: no findings");
+    }
+    for f in &report.findings {
+        println!("doctor: {f}");
+    }
     for n in &report.notes {
         println!("note: {n}");
     }
@@ -676,8 +1014,13 @@ pub fn print_summary(report: &LabReport) -> usize {
             v.boot.as_secs_f64()
         );
     }
+    let skipped = if report.skipped.is_empty() {
+        String::new()
+    } else {
+        format!(", {} skipped", report.skipped.len())
+    };
     println!(
-        "{passed} passed, {failed} failed ({:.1} s)",
+        "{passed} passed, {failed} failed{skipped} ({:.1} s)",
         report.elapsed.as_secs_f64()
     );
     if report.dir.exists() {
@@ -691,6 +1034,25 @@ pub fn print_summary(report: &LabReport) -> usize {
         );
     }
     failed
+}
+
+/// One line on a host's device, for the summary.
+pub fn host_summary(h: &crate::doctor::HostInfo) -> String {
+    let gid = match (h.gid_index, &h.gid_type) {
+        (Some(i), Some(t)) => format!(", GID index {i} ({t})"),
+        (Some(i), None) => format!(", GID index {i}"),
+        _ => String::new(),
+    };
+    let mtu = h
+        .active_mtu
+        .map_or(String::new(), |m| format!(", active MTU {m}"));
+    format!(
+        "{} host: {} port {} ({}){gid}{mtu}",
+        h.role,
+        h.dev,
+        h.port,
+        h.link_layer.as_deref().unwrap_or("link layer unknown")
+    )
 }
 
 /// The outcomes grouped by their scenario's package, in order of first

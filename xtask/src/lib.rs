@@ -8,13 +8,30 @@
 pub mod agent;
 pub mod bench;
 pub mod ci;
+pub mod doctor;
 pub mod handout;
+#[path = "../../common/src/hints.rs"]
+pub mod hints;
 pub mod lab;
 pub mod ladder;
+pub mod report;
 pub mod scenarios;
 pub mod setup;
 pub mod vm;
 pub mod wire;
+
+/// The example programs the workspace builds: what a host that runs them
+/// without the source tree needs copied from `target/release`.
+pub const EXAMPLE_BINARIES: &[&str] = &[
+    "rc_example",
+    "ibv_sockets_pingpong",
+    "rdmacm_server",
+    "rdmacm_client",
+    "srq",
+    "apm",
+    "mckey",
+    "mc",
+];
 
 pub use lab::{run_scenarios, LabOptions, LabReport, Mode};
 pub use scenarios::{check, Outcome, Scenario, SideOutcome};

@@ -12,13 +12,32 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "lab",
-        "lab [NAME...] [--faults] [--two-hosts] [--local [--dev DEV] [--ip ADDR] [--gid-idx N]] [--keep] [--tcg]",
+        "lab [NAME...] [--faults] [--two-hosts [--capture]] [--kernel IMAGE] [--keep] [--tcg]
+       [--local [--dev DEV] [--ip ADDR] [--gid-idx N] [--serve | --peer ADDR]
+        [--port N] [--wait SECS] [--bin-dir DIR]] [--junit FILE] [--json FILE]",
         "run scenarios (default: every example pair; --faults: the fault
             matrix, of every example or of those NAMEd) in a Soft-RoCE VM,
             in two VMs (--two-hosts) or on this host's RDMA device (--local);
-            results go to target/lab/<run>/, kept on failure or with --keep;
-            the VMs use KVM where the CPU offers it, --tcg (or XTASK_TCG=1)
-            forces emulation",
+            with --local, two real hosts: one runs --serve --ip ITS_ADDR,
+            the other --peer THAT_ADDR --ip ITS_OWN and prints the report;
+            they meet on TCP port 7471 (--port) and wait 120 s (--wait)
+            for each other; --bin-dir runs the examples from a copy of
+            target/release instead of building them; the doctor runs
+            first and its findings are printed; --junit and --json write
+            the reports CI systems read; --kernel boots that image (its
+            modules in /lib/modules) instead of the default; results go to
+            target/lab/<run>/, kept on failure or with --keep; the VMs use
+            KVM where the CPU offers it, --tcg (or XTASK_TCG=1) forces
+            emulation",
+    ),
+    (
+        "doctor",
+        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--peer ADDR [--port N] [--wait SECS] [--bin-dir DIR]]",
+        "check this host's RDMA setup (devices, ports, MTUs, the GID table,
+            ulimit -l, rdma_cm, the address's netdev) and, with --peer (run
+            the doctor there too, with --peer this host), the path to the
+            peer: one RC message; each finding is one line on stderr, what
+            is wrong and what to do; exit 1 when there is one",
     ),
     ("list", "list", "list the scenarios"),
     (
@@ -103,12 +122,33 @@ fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
     }
 }
 
+/// `--NAME N`, a number, or `default`.
+fn num_opt<T: std::str::FromStr>(m: &getopts::Matches, name: &str, default: T) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    match m.opt_str(name) {
+        Some(v) => v.parse().map_err(|e| format!("--{name} {v}: {e}")),
+        None => Ok(default),
+    }
+}
+
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
-    for flag in ["two-hosts", "local", "keep", "tcg", "faults", "capture"] {
+    for flag in [
+        "two-hosts",
+        "local",
+        "keep",
+        "tcg",
+        "faults",
+        "capture",
+        "serve",
+    ] {
         opts.optflag("", flag, "");
     }
-    for value in ["dev", "ip", "gid-idx"] {
+    for value in [
+        "dev", "ip", "gid-idx", "peer", "port", "wait", "bin-dir", "junit", "json", "kernel",
+    ] {
         opts.optopt("", value, "", "");
     }
     let Some(m) = parse("lab", opts, args)? else {
@@ -121,19 +161,38 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     if m.opt_present("capture") && !two {
         return Err("--capture goes with --two-hosts: it records the wire between the VMs".into());
     }
-    let (dev, ip) = (m.opt_str("dev"), m.opt_str("ip"));
-    if !local && (dev.is_some() || ip.is_some()) {
-        return Err("--dev and --ip go with --local".into());
+    let local_only = [
+        "dev", "ip", "gid-idx", "serve", "peer", "port", "wait", "bin-dir",
+    ];
+    if let Some(o) = local_only.iter().find(|o| !local && m.opt_present(o)) {
+        return Err(format!("--{o} goes with --local"));
+    }
+    if m.opt_present("kernel") && local {
+        return Err("--kernel is the VMs' kernel: it does not go with --local".into());
+    }
+    let (serve, peer) = (m.opt_present("serve"), m.opt_str("peer"));
+    let role = match (serve, peer) {
+        (true, Some(_)) => return Err("--serve and --peer exclude each other".into()),
+        (true, None) => lab::Local::Serve,
+        (false, Some(p)) => lab::Local::Peer(p),
+        (false, None) => lab::Local::Alone,
+    };
+    if role != lab::Local::Alone && !m.opt_present("ip") {
+        return Err("two hosts need --ip: this host's address on its RDMA netdev".into());
+    }
+    if serve && !m.free.is_empty() {
+        return Err("--serve runs the scenarios the peer names: give the NAMEs there".into());
     }
     let gid_idx = match m.opt_str("gid-idx") {
-        Some(v) => v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?,
-        None => 1,
+        Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
+        None => None,
     };
     let mode = if local {
         Mode::Local {
-            dev,
-            ip: ip.unwrap_or_else(|| "127.0.0.1".into()),
+            dev: m.opt_str("dev"),
+            ip: m.opt_str("ip").unwrap_or_else(|| "127.0.0.1".into()),
             gid_idx,
+            role: role.clone(),
         }
     } else if two {
         Mode::TwoHosts
@@ -142,11 +201,17 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     };
     let agent_exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let opts = LabOptions {
-        mode,
-        agent_exe,
         keep: m.opt_present("keep"),
         tcg: m.opt_present("tcg") || xtask::lab::tcg_from_env(),
         capture: m.opt_present("capture"),
+        kernel: m.opt_str("kernel").map(std::path::PathBuf::from),
+        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+        wait_secs: m
+            .opt_str("wait")
+            .map(|v| v.parse().map_err(|e| format!("--wait {v}: {e}")))
+            .transpose()?,
+        port: num_opt(&m, "port", agent::CONTROL_PORT)?,
+        ..LabOptions::new(mode, agent_exe)
     };
     let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
     if m.opt_present("faults") {
@@ -156,9 +221,50 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
             .collect();
     }
     let report = xtask::run_scenarios(&opts, &names)?;
+    if role == lab::Local::Serve {
+        for n in &report.notes {
+            println!("note: {n}");
+        }
+        println!("lab: served the peer; it prints the report");
+        return Ok(report.notes.is_empty());
+    }
     lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
     let failed = lab::print_summary(&report);
-    Ok(failed == 0 && report.notes.is_empty())
+    xtask::report::write(
+        &report,
+        m.opt_str("junit").as_deref().map(std::path::Path::new),
+        m.opt_str("json").as_deref().map(std::path::Path::new),
+    )?;
+    Ok(failed == 0 && report.notes.is_empty() && report.findings.is_empty())
+}
+
+fn doctor_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    for value in ["dev", "ip", "gid-idx", "peer", "port", "wait", "bin-dir"] {
+        opts.optopt("", value, "", "");
+    }
+    let Some(m) = parse("doctor", opts, args)? else {
+        return Ok(true);
+    };
+    if let Some(extra) = m.free.first() {
+        return Err(format!(
+            "unexpected argument `{extra}`\n{}",
+            usage(Some("doctor"))
+        ));
+    }
+    let gid_idx = match m.opt_str("gid-idx") {
+        Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
+        None => None,
+    };
+    lab::doctor(&lab::DoctorRequest {
+        dev: m.opt_str("dev"),
+        ip: m.opt_str("ip"),
+        peer: m.opt_str("peer"),
+        gid_idx,
+        port: num_opt(&m, "port", agent::CONTROL_PORT)?,
+        wait_secs: num_opt(&m, "wait", agent::PEER_WAIT_SECS)?,
+        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+    })
 }
 
 fn handout_cmd(args: &[String]) -> Result<bool, String> {
@@ -186,11 +292,13 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
         xtask::handout::find_chromium()?;
     }
     let opts = LabOptions {
-        mode: Mode::TwoHosts,
-        agent_exe: std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
         keep: true,
         tcg: m.opt_present("tcg") || lab::tcg_from_env(),
         capture: true,
+        ..LabOptions::new(
+            Mode::TwoHosts,
+            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
+        )
     };
     let names: Vec<&str> = xtask::handout::scenarios().iter().map(|s| s.name).collect();
     let report = match m.opt_str("from") {
@@ -310,6 +418,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             Ok(true)
         }
         "lab" => lab_cmd(rest),
+        "doctor" => doctor_cmd(rest),
         "ladder" => ladder_cmd(rest),
         "handout" => handout_cmd(rest),
         "list" => {

@@ -326,6 +326,74 @@ fn boot_versions() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What a host needs to run the examples' binaries without the source
+/// tree (the README's list): the libraries and the userspace drivers.
+pub const RUNTIME_PACKAGES: &[&str] = &["libibverbs1", "librdmacm1", "ibverbs-providers"];
+
+/// Whether a library an example binary names (`readelf -d`'s NEEDED) is
+/// the C runtime's, which every host has, or is in [`RUNTIME_PACKAGES`]
+/// (`dpkg -S` says which package has it).
+pub fn runtime_library_ok(lib: &str) -> bool {
+    const C_RUNTIME: &[&str] = &[
+        "libc.so.6",
+        "libm.so.6",
+        "libgcc_s.so.1",
+        "libpthread.so.0",
+        "libdl.so.2",
+        "librt.so.1",
+        "ld-linux-x86-64.so.2",
+    ];
+    if C_RUNTIME.contains(&lib) {
+        return true;
+    }
+    quiet(Command::new("dpkg").args(["-S", &format!("*/{lib}")])).is_some_and(|o| {
+        o.status.success()
+            && String::from_utf8_lossy(&o.stdout).lines().all(|l| {
+                let pkg = l.split(':').next().unwrap_or("");
+                RUNTIME_PACKAGES.contains(&pkg)
+            })
+    })
+}
+
+/// The version string an x86 kernel image (bzImage) carries in its boot
+/// header: the 16-bit pointer at 0x20e, plus 0x200, points at text like
+/// `6.1.0-56-amd64 (debian-kernel@lists.debian.org) #1 SMP ...`.
+pub fn image_version(image: &[u8]) -> Option<String> {
+    // "HdrS", the boot protocol's magic, at 0x202.
+    if image.get(0x202..0x206)? != b"HdrS" {
+        return None;
+    }
+    let at = usize::from(u16::from_le_bytes([*image.get(0x20e)?, *image.get(0x20f)?])) + 0x200;
+    let text = image.get(at..)?;
+    let end = text.iter().position(|&b| b == 0 || b == b' ')?;
+    let v = std::str::from_utf8(&text[..end]).ok()?;
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// The kernel of `--kernel IMAGE`: its version read from the image, and
+/// its modules, with rdma_rxe, in `/lib/modules/<version>`, which the VMs
+/// load from as from the default kernel's.
+pub fn kernel_from_image(image: &Path) -> Result<Kernel, String> {
+    let bytes = std::fs::read(image).map_err(|e| format!("--kernel {}: {e}", image.display()))?;
+    let version = image_version(&bytes).ok_or_else(|| {
+        format!(
+            "--kernel {}: not an x86 kernel image (no version in its boot header)",
+            image.display()
+        )
+    })?;
+    if !has_rxe(&version) {
+        return Err(format!(
+            "--kernel {}: kernel {version} has no rdma_rxe module in /lib/modules/{version}: \
+             install that kernel's modules (its linux-image package) too",
+            image.display()
+        ));
+    }
+    let image = image
+        .canonicalize()
+        .map_err(|e| format!("--kernel {}: {e}", image.display()))?;
+    Ok(Kernel { version, image })
+}
+
 /// The kernel the VMs should boot, if one is usable now.
 pub fn find_kernel() -> Option<Kernel> {
     let running = quiet(Command::new("uname").arg("-r"))
@@ -768,6 +836,30 @@ mod tests {
             Ordering::Equal
         );
         assert_eq!(compare_versions("6.1", "6.1.0"), Ordering::Less);
+    }
+
+    #[test]
+    fn image_versions_come_from_the_boot_header() {
+        let mut img = vec![0u8; 0x400];
+        img[0x202..0x206].copy_from_slice(b"HdrS");
+        img[0x20e..0x210].copy_from_slice(&0x100u16.to_le_bytes());
+        let text = b"6.12.57+deb13-amd64 (debian-kernel@lists.debian.org) #1 SMP\0";
+        img[0x300..0x300 + text.len()].copy_from_slice(text);
+        assert_eq!(image_version(&img).as_deref(), Some("6.12.57+deb13-amd64"));
+        let mut no_magic = img.clone();
+        no_magic[0x202] = b'X';
+        assert_eq!(image_version(&no_magic), None);
+        assert_eq!(image_version(&img[..0x300]), None, "pointer past the end");
+        assert_eq!(image_version(b"short"), None);
+    }
+
+    #[test]
+    fn the_default_kernel_reads_its_own_version() {
+        // Where a kernel is installed, its image says the version its name
+        // says, so `--kernel` with it names the same kernel as the default.
+        if let Some(k) = find_kernel() {
+            assert_eq!(kernel_from_image(&k.image).unwrap(), k);
+        }
     }
 
     #[test]

@@ -100,13 +100,17 @@ const HANDOUT_TEST: &str = "handout_in_chromium";
 fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
     let names: Vec<&str> = tests.iter().map(|t| t.scenario.name).collect();
     let opts = LabOptions {
-        mode: mode.clone(),
-        agent_exe: PathBuf::from(env!("CARGO_BIN_EXE_xtask")),
-        keep: false,
-        tcg: lab::tcg_from_env(),
         // Across two VMs the wire is recorded, and each pair's declared
         // wire facts are checked on it.
         capture: *mode == Mode::TwoHosts,
+        // One VM boots the kernel named explicitly, `--kernel`'s path, the
+        // same image as the two VMs' default.
+        kernel: (*mode == Mode::SingleHost)
+            .then(|| xtask::setup::find_kernel().map(|k| k.image))
+            .flatten(),
+        // Keep the result dir: the report tests read it.
+        keep: true,
+        ..LabOptions::new(mode.clone(), PathBuf::from(env!("CARGO_BIN_EXE_xtask")))
     };
     let report = match xtask::run_scenarios(&opts, &names) {
         Ok(r) => r,
@@ -145,13 +149,147 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
             lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
         }
     }
+    let suffix = if *mode == Mode::TwoHosts {
+        "two_hosts"
+    } else {
+        "single_host"
+    };
+    for (name, failures) in [
+        (
+            format!("doctor_finds_nothing_{suffix}"),
+            report.findings.clone(),
+        ),
+        (
+            format!("kernel_named_{suffix}"),
+            kernel_named(mode, &report),
+        ),
+        (format!("reports_{suffix}"), reports_validate(&report)),
+    ] {
+        if failures.is_empty() {
+            println!("test {name} ... ok");
+        } else {
+            failed += 1;
+            println!("test {name} ... FAILED\n  {}", failures.join("\n  "));
+        }
+    }
+    if *mode == Mode::TwoHosts {
+        let failures = runtime_libraries(&report.dir.join("b/bin"));
+        if failures.is_empty() {
+            println!("test copied_binaries_need_only_runtime_libraries ... ok");
+        } else {
+            failed += 1;
+            println!(
+                "test copied_binaries_need_only_runtime_libraries ... FAILED\n  {}",
+                failures.join("\n  ")
+            );
+        }
+    }
     if failed > 0 {
         for n in &report.notes {
             println!("note: {n}");
         }
         println!("results in {}", report.dir.display());
+    } else if *mode == Mode::SingleHost {
+        // Only the two-host batch's dir is worth keeping: its captures.
+        let _ = std::fs::remove_dir_all(&report.dir);
     }
     (failed, Some(report))
+}
+
+/// The summary names the kernel the VMs booted: with `--kernel`, the
+/// image's own version, which is the default kernel's.
+fn kernel_named(mode: &Mode, report: &LabReport) -> Vec<String> {
+    let want = xtask::setup::find_kernel().map(|k| k.version);
+    let got = report.vms.as_ref().map(|v| v.kernel.clone());
+    if want.is_some() && got == want {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{} mode booted kernel {got:?}, the default is {want:?}",
+            mode.label()
+        )]
+    }
+}
+
+/// The JUnit and JSON reports of the batch, written into its result dir:
+/// the JUnit valid against the schema CI systems use (xmllint), one case
+/// per scenario and one for the doctor; the JSON one parseable object per
+/// scenario with the device fields.
+fn reports_validate(report: &LabReport) -> Vec<String> {
+    let (junit, json) = (
+        report.dir.join("lab.junit.xml"),
+        report.dir.join("lab.json"),
+    );
+    if let Err(e) = xtask::report::write(report, Some(&junit), Some(&json)) {
+        return vec![e];
+    }
+    let mut failures = xtask::report::validate_junit(&junit);
+    let text = std::fs::read_to_string(&junit).unwrap_or_default();
+    let cases = text.matches("<testcase ").count();
+    let want = report.outcomes.len() + report.skipped.len() + 1;
+    if cases != want {
+        failures.push(format!("{cases} testcases in the JUnit, want {want}"));
+    }
+    let lines = std::fs::read_to_string(&json).unwrap_or_default();
+    let objects: Vec<serde_json::Value> = lines
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    if objects.len() != want || lines.lines().count() != want {
+        failures.push(format!(
+            "{} JSON objects of {} lines, want {want}",
+            objects.len(),
+            lines.lines().count()
+        ));
+    }
+    let has_device = objects.iter().any(|o| {
+        o["hosts"].as_array().is_some_and(|h| {
+            h.iter()
+                .any(|h| h["dev"] == "rxe0" && h["active_mtu"].is_u64())
+        })
+    });
+    if !has_device {
+        failures.push("no JSON object names the device rxe0 and its MTU".into());
+    }
+    failures
+}
+
+/// The copied binaries need only the runtime libraries: each library they
+/// name is libc's, or is in libibverbs1 or librdmacm1 (whose providers,
+/// ibverbs-providers, libibverbs loads at run time).
+fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    for b in xtask::EXAMPLE_BINARIES {
+        let path = dir.join(b);
+        if !path.is_file() {
+            continue;
+        }
+        seen += 1;
+        let out = std::process::Command::new("readelf")
+            .arg("-d")
+            .arg(&path)
+            .output();
+        let Ok(out) = out else {
+            return vec!["readelf (binutils) is not installed".into()];
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let Some(lib) = line
+                .split("Shared library: [")
+                .nth(1)
+                .and_then(|r| r.strip_suffix(']'))
+            else {
+                continue;
+            };
+            if !xtask::setup::runtime_library_ok(lib) {
+                failures.push(format!("{b} needs {lib}, which no runtime package has"));
+            }
+        }
+    }
+    if seen == 0 {
+        failures.push(format!("no binaries in {}", dir.display()));
+    }
+    failures
 }
 
 /// The handout of the two-host batch, written into its result dir and

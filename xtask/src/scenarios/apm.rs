@@ -68,6 +68,8 @@ pub static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "apm",
         package: "apm",
+        // Its default -l 1000000: two buffers of 245 pages.
+        locked_kib: 1960,
         server: Some(Cmd {
             program: "apm",
             args: &["-s", "-p", "51230", "-c", "5", "-w", "10"],

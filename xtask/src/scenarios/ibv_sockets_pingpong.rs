@@ -5,12 +5,12 @@ use super::{
     Waiting, Wire, KILL_TERM_INT,
 };
 
-const SERVER: Cmd = Cmd {
+pub(crate) const SERVER: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
     args: &["-d", "{dev}", "-i", "{ib_port}", "-g", "{gid_idx}"],
 };
 
-const CLIENT: Cmd = Cmd {
+pub(crate) const CLIENT: Cmd = Cmd {
     program: "ibv_sockets_pingpong",
     args: &[
         "-d",

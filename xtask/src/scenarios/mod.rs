@@ -32,6 +32,13 @@ pub struct Scenario {
     /// about the wire (a silent peer that waits out a bound, a program
     /// refused before it needs any peer, `ulimit -l`).
     pub single_host_only: bool,
+    /// It needs two hosts (the doctor's path between them): never run on
+    /// one, where the lab reports it as skipped.
+    pub two_hosts_only: bool,
+    /// Distribution packages its commands need beyond the lab's own (a
+    /// firewall tool, say): installed, where missing, before a run that
+    /// has it.
+    pub packages: &'static [&'static str],
     /// It changes the machine it runs on (removes a device, changes a
     /// device node's mode): the lab runs it in its VMs only, never with
     /// `--local`.
@@ -45,6 +52,9 @@ pub struct Scenario {
     /// A "try this" exercise of the handout: what a student is asked to
     /// try, shown with this scenario's command and what it really printed.
     pub try_this: Option<&'static str>,
+    /// The most memory one of its processes registers, in KiB, where that
+    /// is more than a few pages: what the doctor holds `ulimit -l` against.
+    pub locked_kib: u64,
 }
 
 /// A fact about a pair's packets between two hosts (see [`crate::wire`]).
@@ -356,10 +366,13 @@ impl Scenario {
         stop_server: false,
         verify: None,
         single_host_only: false,
+        two_hosts_only: false,
+        packages: &[],
         vm_only: false,
         fault: None,
         wire: &[],
         try_this: None,
+        locked_kib: 0,
     };
 }
 
@@ -1006,6 +1019,18 @@ pub fn find(name: &str) -> Option<&'static Scenario> {
         .find(|s| s.name == name)
 }
 
+/// The scenario of the doctor's probe between two hosts: one RC message.
+pub const PROBE: &str = "doctor_rc_probe";
+
+/// The most memory one process of `list` registers, in KiB, and which
+/// scenario that is: what `ulimit -l` must allow (at least one page).
+pub fn largest_registration(list: &[&Scenario]) -> (u64, &'static str) {
+    list.iter()
+        .map(|s| (s.locked_kib.max(4), s.name))
+        .max_by_key(|(kib, _)| *kib)
+        .unwrap_or((4, "rc_example"))
+}
+
 /// The main example pairs, in table order.
 pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
     all().iter().copied().filter(|s| s.pair)
@@ -1051,6 +1076,8 @@ pub fn select(names: &[&str]) -> Result<Vec<&'static Scenario>, String> {
 pub struct Params {
     /// `{server_ip}`.
     pub server_ip: String,
+    /// `{client_ip}`: the client host's address (the server's, on one host).
+    pub client_ip: String,
     /// `{dev}`.
     pub dev: String,
     /// `{gid_idx}`.
@@ -1063,6 +1090,7 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             server_ip: crate::lab::SERVER_IP.into(),
+            client_ip: crate::lab::SERVER_IP.into(),
             dev: "rxe0".into(),
             gid_idx: 1,
             ib_port: 1,
@@ -1073,6 +1101,7 @@ impl Default for Params {
 /// Replaces the placeholders in one argument.
 pub fn substitute(arg: &str, p: &Params) -> String {
     arg.replace("{server_ip}", &p.server_ip)
+        .replace("{client_ip}", &p.client_ip)
         .replace("{dev}", &p.dev)
         .replace("{gid_idx}", &p.gid_idx.to_string())
         .replace("{ib_port}", &p.ib_port.to_string())
@@ -1807,6 +1836,7 @@ mod tests {
     fn placeholders() {
         let p = Params {
             server_ip: "10.0.0.1".into(),
+            client_ip: "10.0.0.2".into(),
             dev: "mlx5_0".into(),
             gid_idx: 3,
             ib_port: 2,

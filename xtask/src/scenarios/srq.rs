@@ -87,6 +87,8 @@ pub static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "srq",
         package: "srq",
+        // Its default -l 100000: two buffers of 25 pages.
+        locked_kib: 200,
         server: Some(Cmd {
             program: "srq",
             args: &["-s", "-a", "{server_ip}", "-p", "51216"],

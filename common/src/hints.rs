@@ -1,0 +1,72 @@
+//! What to do about the failures users meet most, as the examples print it
+//! in their error hints and as `cargo xtask doctor` says it in its
+//! findings, and the examples' choice of a GID on RoCE ports.
+//!
+//! Dependency-free on purpose (std only, no `crate::` path): `xtask`, which
+//! must build without rdma-core, compiles this very file as its own module,
+//! so the doctor and the examples cannot drift apart.
+
+/// ENOMEM from a memory registration.
+pub const MEMLOCK_ENOMEM: &str =
+    "memory registration pins pages: the locked-memory limit may be too low, check `ulimit -l`";
+
+/// EPERM from a memory registration: the kernel's answer for a limit of 0
+/// without CAP_IPC_LOCK (as in many containers).
+pub const MEMLOCK_EPERM: &str = "memory registration pins pages, and this process may pin none: \
+                                 raise `ulimit -l` (it is 0?) or grant CAP_IPC_LOCK";
+
+/// How to raise the locked-memory limit for good.
+pub const MEMLOCK_FIX: &str = "raise it (`ulimit -l unlimited`, or `memlock` in \
+                               /etc/security/limits.conf) or grant CAP_IPC_LOCK";
+
+/// ENOSYS from the device list.
+pub const NO_RDMA_KERNEL: &str =
+    "this kernel has no RDMA support: load an HCA driver or rdma_rxe (Soft-RoCE)";
+
+/// No device at all in /sys/class/infiniband.
+pub const NO_DEVICE: &str = "load your HCA's driver, or make a Soft-RoCE device: \
+                             `modprobe rdma_rxe; rdma link add rxe0 type rxe netdev NETDEV`";
+
+/// ENOENT or ENODEV from `rdma_create_event_channel`.
+pub const NO_RDMA_CM: &str = "no RDMA connection manager: /dev/infiniband/rdma_cm is missing \
+                              (no RDMA device, or rdma_ucm not loaded)";
+
+/// ENODEV or EADDRNOTAVAIL from an rdma_cm call given an address.
+pub const NO_DEVICE_FOR_ADDRESS: &str =
+    "no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?";
+
+/// EMFILE from a verb: every channel and context is a file descriptor.
+pub const FD_LIMIT: &str =
+    "each RDMA channel and device context is a file descriptor: raise `ulimit -n`";
+
+/// EINVAL from `ibv_query_gid`.
+pub const GID_BEYOND_TABLE: &str =
+    "the GID index is beyond the port's GID table: see `ibv_devinfo -v`";
+
+/// An RC message that does not cross between two hosts whose TCP does.
+pub const RC_PATH_BLOCKED: &str = "UDP 4791 blocked or GID wrong: let RoCE v2 (UDP port 4791) \
+                                   through the firewalls both ways, and check the GID index each \
+                                   host uses (`cargo xtask doctor` shows the table)";
+
+/// One non-empty entry of a RoCE port's GID table, as the GID choice sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GidEntry {
+    /// Its index in the table.
+    pub index: u8,
+    /// It is an IPv4-mapped address (`::ffff:a.b.c.d`).
+    pub ipv4_mapped: bool,
+    /// Its type is RoCE v2 (routable, UDP 4791).
+    pub roce_v2: bool,
+}
+
+/// The GID index a RoCE port should use when the user named none: the RoCE
+/// v2 IPv4-mapped GID (routable, and what rdma_cm picks), else any
+/// IPv4-mapped GID, else any RoCE v2 GID.
+pub fn choose_gid(entries: &[GidEntry]) -> Option<u8> {
+    entries
+        .iter()
+        .find(|e| e.ipv4_mapped && e.roce_v2)
+        .or_else(|| entries.iter().find(|e| e.ipv4_mapped))
+        .or_else(|| entries.iter().find(|e| e.roce_v2))
+        .map(|e| e.index)
+}

@@ -1,0 +1,564 @@
+//! `cargo xtask doctor`: the preflight of an RDMA setup. It checks this
+//! host (devices, ports, GIDs, `ulimit -l`, the rdma_cm device node, the
+//! address's netdev) and, with a peer, the path to it; each finding is one
+//! line: what is wrong, and what to do about it.
+
+/// What the doctor learnt of one host's RDMA device, for the reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostInfo {
+    /// Which side ran there: "server", "client" or "both".
+    pub role: String,
+    /// The RDMA device the examples use (`-d`/`{dev}`).
+    pub dev: String,
+    /// Its port.
+    pub port: u32,
+    /// The port's link layer ("InfiniBand", "Ethernet"), when known.
+    pub link_layer: Option<String>,
+    /// The GID index the examples use, when there is one.
+    pub gid_index: Option<u32>,
+    /// That GID's type ("RoCE v2", "IB/RoCE v1"), when sysfs says it.
+    pub gid_type: Option<String>,
+    /// The port's active MTU in bytes, when `ibv_devinfo` says it.
+    pub active_mtu: Option<u32>,
+}
+
+use crate::hints;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// What the doctor is asked to check.
+#[derive(Debug, Clone, Default)]
+pub struct DoctorOpts {
+    /// The device the examples will use (`None`: the first by name).
+    pub dev: Option<String>,
+    /// This host's address for the examples (rdma_cm's and the side
+    /// channels').
+    pub ip: Option<String>,
+    /// The GID index the examples will be given (`None`: their own choice).
+    pub gid_idx: Option<u32>,
+    /// The largest memory registration of the scenarios, in KiB.
+    pub locked_kib: u64,
+    /// The scenario that makes it.
+    pub locked_by: String,
+}
+
+/// The doctor's report on this host.
+#[derive(Debug, Clone, Default)]
+pub struct HostCheck {
+    /// What it saw, a line each: ports, GIDs, `ulimit -l`, rdma_cm, the
+    /// address.
+    pub lines: Vec<String>,
+    /// What is wrong, a line each, with what to do about it.
+    pub findings: Vec<String>,
+    /// The device, for the reports.
+    pub info: HostInfo,
+}
+
+const SYS_IB: &str = "/sys/class/infiniband";
+
+fn read(path: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
+
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let o = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// The active and the max MTU, in bytes, of `ibv_devinfo` output
+/// (`active_mtu:  1024 (3)`).
+pub fn parse_mtus(devinfo: &str) -> (Option<u32>, Option<u32>) {
+    let field = |key: &str| {
+        devinfo.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(key)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+    };
+    (field("active_mtu:"), field("max_mtu:"))
+}
+
+/// The soft locked-memory limit of /proc/self/limits: `Some(None)` when
+/// unlimited, `None` when the line is not there.
+pub fn memlock_limit(limits: &str) -> Option<Option<u64>> {
+    let rest = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max locked memory"))?;
+    match rest.split_whitespace().next()? {
+        "unlimited" => Some(None),
+        v => v.parse().ok().map(Some),
+    }
+}
+
+/// Whether /proc/self/status grants CAP_IPC_LOCK (bit 14 of CapEff), which
+/// lifts the locked-memory limit.
+pub fn has_cap_ipc_lock(status: &str) -> bool {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << 14) != 0)
+}
+
+/// The finding on a locked-memory limit (`None`: unlimited) below `need`.
+pub fn judge_memlock(limit: Option<u64>, cap: bool, need_kib: u64, by: &str) -> Option<String> {
+    let limit = limit?;
+    (!cap && limit < need_kib * 1024).then(|| {
+        format!(
+            "`ulimit -l` is {} KiB, below the {need_kib} KiB that {by} registers: {}",
+            limit >> 10,
+            hints::MEMLOCK_FIX
+        )
+    })
+}
+
+/// The netdev that has `ip`, from `ip -o addr show` output
+/// (`3: d0    inet 192.0.2.1/24 scope global d0 ...`).
+pub fn netdev_of(ip_o_addr: &str, ip: &str) -> Option<String> {
+    ip_o_addr.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let addr = f.iter().position(|w| *w == "inet" || *w == "inet6")?;
+        let a = f.get(addr + 1)?.split('/').next()?;
+        (a == ip).then(|| {
+            f.get(1)?
+                .trim_end_matches(':')
+                .split('@')
+                .next()
+                .map(str::to_string)
+        })?
+    })
+}
+
+/// (device, port, netdev) of each `rdma link show` line that names a netdev
+/// (`link rxe0/1 state ACTIVE physical_state LINK_UP netdev d0`).
+pub fn rdma_links(rdma_link: &str) -> Vec<(String, u32, String)> {
+    rdma_link
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let after = |k: &str| f.windows(2).find(|w| w[0] == k).map(|w| w[1]);
+            let (dev, port) = after("link")?.split_once('/')?;
+            Some((
+                dev.to_string(),
+                port.parse().ok()?,
+                after("netdev")?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// One non-empty GID table entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GidRow {
+    /// Its index.
+    pub index: u32,
+    /// As sysfs spells it.
+    pub gid: String,
+    /// "RoCE v2", "IB/RoCE v1", or none (InfiniBand, old kernels).
+    pub kind: Option<String>,
+    /// Its netdev, on RoCE.
+    pub netdev: Option<String>,
+}
+
+impl GidRow {
+    /// The IPv4 address of an IPv4-mapped GID (`...:ffff:c000:0201`).
+    pub fn ipv4(&self) -> Option<String> {
+        let rest = self.gid.strip_prefix("0000:0000:0000:0000:0000:ffff:")?;
+        let v: Vec<u8> = rest
+            .split(':')
+            .flat_map(|w| {
+                let n = u16::from_str_radix(w, 16).unwrap_or(0);
+                [(n >> 8) as u8, n as u8]
+            })
+            .collect();
+        (v.len() == 4).then(|| format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3]))
+    }
+
+    fn v2(&self) -> bool {
+        self.kind.as_deref().is_some_and(|k| k.contains("v2"))
+    }
+
+    fn describe(&self) -> String {
+        let addr = self
+            .ipv4()
+            .map_or(self.gid.clone(), |a| format!("::ffff:{a}"));
+        let kind = self.kind.as_deref().unwrap_or("type unknown");
+        format!("{kind}, {addr}")
+    }
+}
+
+/// On an Ethernet (RoCE) port: the index the examples use (`given`, or
+/// their own choice) and what is wrong with it.
+pub fn judge_gid(
+    dev: &str,
+    port: u32,
+    rows: &[GidRow],
+    given: Option<u32>,
+) -> (Option<u32>, Vec<String>) {
+    let entries: Vec<hints::GidEntry> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(hints::GidEntry {
+                index: u8::try_from(r.index).ok()?,
+                ipv4_mapped: r.ipv4().is_some(),
+                roce_v2: r.v2(),
+            })
+        })
+        .collect();
+    let chosen = hints::choose_gid(&entries)
+        .map(u32::from)
+        .and_then(|i| rows.iter().find(|r| r.index == i));
+    let Some(best) = chosen else {
+        return (
+            given,
+            vec![format!(
+                "{dev} port {port} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address"
+            )],
+        );
+    };
+    let Some(n) = given else {
+        return (Some(best.index), Vec::new());
+    };
+    let better = |what: &str| {
+        format!(
+            "GID index {n} of {dev} port {port} is {what}: the examples would choose {} ({}), which rdma_cm uses too: pass --gid-idx {}",
+            best.index,
+            best.describe(),
+            best.index
+        )
+    };
+    let findings = match rows.iter().find(|r| r.index == n) {
+        None => vec![better("empty")],
+        Some(r) if r.index == best.index => Vec::new(),
+        Some(r) if (best.v2() && !r.v2()) || (best.ipv4().is_some() && r.ipv4().is_none()) => {
+            vec![better(&r.describe())]
+        }
+        Some(_) => Vec::new(),
+    };
+    (Some(n), findings)
+}
+
+fn gid_rows(dev: &str, port: u32) -> Vec<GidRow> {
+    let base = format!("{SYS_IB}/{dev}/ports/{port}");
+    let mut rows = Vec::new();
+    let n = fs::read_dir(format!("{base}/gids")).map_or(0, |d| d.count());
+    for i in 0..n as u32 {
+        let Some(gid) = read(format!("{base}/gids/{i}")) else {
+            continue;
+        };
+        if gid.chars().all(|c| c == '0' || c == ':') {
+            continue;
+        }
+        rows.push(GidRow {
+            index: i,
+            gid,
+            kind: read(format!("{base}/gid_attrs/types/{i}")).filter(|s| !s.is_empty()),
+            netdev: read(format!("{base}/gid_attrs/ndevs/{i}")).filter(|s| !s.is_empty()),
+        });
+    }
+    rows
+}
+
+fn devices() -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(SYS_IB)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn ports(dev: &str) -> Vec<u32> {
+    let mut v: Vec<u32> = fs::read_dir(format!("{SYS_IB}/{dev}/ports"))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+/// Checks this host: see the module's doc.
+pub fn check_host(opts: &DoctorOpts) -> HostCheck {
+    let mut c = HostCheck::default();
+    let devs = devices();
+    let dev = match &opts.dev {
+        Some(d) if devs.contains(d) => Some(d.clone()),
+        Some(d) => {
+            c.findings.push(if devs.is_empty() {
+                format!(
+                    "no RDMA device {d}: this host has none: {}",
+                    hints::NO_DEVICE
+                )
+            } else {
+                format!(
+                    "no RDMA device {d}; this host has {}: pass one of them as --dev",
+                    devs.join(", ")
+                )
+            });
+            None
+        }
+        None if devs.is_empty() => {
+            c.findings.push(format!(
+                "no RDMA device on this host (/sys/class/infiniband is empty): {}",
+                hints::NO_DEVICE
+            ));
+            None
+        }
+        None => devs.first().cloned(),
+    };
+    let have_devinfo = output("ibv_devinfo", &["--help"]).is_some()
+        || Command::new("ibv_devinfo")
+            .arg("-l")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+    if !have_devinfo && !devs.is_empty() {
+        c.findings.push(
+            "ibv_devinfo is not installed, so the ports' MTUs are unknown: install ibverbs-utils"
+                .into(),
+        );
+    }
+    for d in &devs {
+        for p in ports(d) {
+            let base = format!("{SYS_IB}/{d}/ports/{p}");
+            let state = read(format!("{base}/state")).unwrap_or_default();
+            let phys = read(format!("{base}/phys_state")).unwrap_or_default();
+            let link = read(format!("{base}/link_layer"));
+            let (active, max) = if have_devinfo {
+                output("ibv_devinfo", &["-d", d, "-i", &p.to_string()])
+                    .map_or((None, None), |t| parse_mtus(&t))
+            } else {
+                (None, None)
+            };
+            let mtu = |m: Option<u32>| m.map_or("?".to_string(), |m| m.to_string());
+            c.lines.push(format!(
+                "device {d} port {p}: {state}, {phys}, link layer {}, active MTU {}, max MTU {}",
+                link.as_deref().unwrap_or("?"),
+                mtu(active),
+                mtu(max)
+            ));
+            if Some(d) != dev.as_ref() || p != 1 {
+                continue;
+            }
+            c.info = HostInfo {
+                role: String::new(),
+                dev: d.clone(),
+                port: p,
+                link_layer: link.clone(),
+                gid_index: opts.gid_idx,
+                gid_type: None,
+                active_mtu: active,
+            };
+            if !state.contains("ACTIVE") {
+                c.findings.push(format!(
+                    "{d} port {p} is {state} ({phys}): the examples need it ACTIVE: bring its link up (the cable, the switch's port, or `ip link set NETDEV up` under Soft-RoCE)"
+                ));
+            }
+            let rows = gid_rows(d, p);
+            let ethernet = link.as_deref() == Some("Ethernet");
+            let (used, gid_findings) = if ethernet {
+                judge_gid(d, p, &rows, opts.gid_idx)
+            } else {
+                (opts.gid_idx, Vec::new())
+            };
+            for r in &rows {
+                let mark = if Some(r.index) == used {
+                    "  <- the examples use this one"
+                } else {
+                    ""
+                };
+                c.lines.push(format!(
+                    "  GID [{}] {} ({}{}){mark}",
+                    r.index,
+                    r.gid,
+                    r.kind.as_deref().unwrap_or("type unknown"),
+                    r.netdev
+                        .as_ref()
+                        .map_or(String::new(), |n| format!(", on {n}"))
+                ));
+            }
+            c.findings.extend(gid_findings);
+            c.info.gid_index = used;
+            c.info.gid_type = used
+                .and_then(|u| rows.iter().find(|r| r.index == u))
+                .and_then(|r| r.kind.clone());
+        }
+    }
+    // Locked memory: the examples' registrations pin pages.
+    let limits = fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let cap = has_cap_ipc_lock(&status);
+    let limit = memlock_limit(&limits).flatten();
+    c.lines.push(format!(
+        "ulimit -l: {}{} (the largest registration, {}'s, is {} KiB)",
+        limit.map_or("unlimited".to_string(), |l| format!("{} KiB", l >> 10)),
+        if cap { ", lifted by CAP_IPC_LOCK" } else { "" },
+        opts.locked_by,
+        opts.locked_kib
+    ));
+    c.findings
+        .extend(judge_memlock(limit, cap, opts.locked_kib, &opts.locked_by));
+    if Path::new("/dev/infiniband/rdma_cm").exists() {
+        c.lines
+            .push("rdma_cm: /dev/infiniband/rdma_cm is there".into());
+    } else {
+        c.findings.push(format!(
+            "{}: load it with `modprobe rdma_ucm`",
+            hints::NO_RDMA_CM
+        ));
+    }
+    if let Some(ip) = &opts.ip {
+        check_address(&mut c, ip, dev.as_deref());
+    }
+    c
+}
+
+/// Which netdev has `ip`, and which RDMA device serves that netdev.
+fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) {
+    let addrs = output("ip", &["-o", "addr", "show"]).unwrap_or_default();
+    let Some(netdev) = netdev_of(&addrs, ip) else {
+        c.findings.push(format!(
+            "{ip} is on no interface of this host: give --ip an address of this host's RDMA netdev"
+        ));
+        return;
+    };
+    let mut links = rdma_links(&output("rdma", &["link", "show"]).unwrap_or_default());
+    // Real HCAs name their netdev in the GID table too.
+    for d in devices() {
+        for p in ports(&d) {
+            for r in gid_rows(&d, p) {
+                if let Some(n) = r.netdev {
+                    links.push((d.clone(), p, n));
+                }
+            }
+        }
+    }
+    match links.iter().find(|(_, _, n)| *n == netdev) {
+        Some((d, p, _)) => c
+            .lines
+            .push(format!("address {ip}: on {netdev}, served by {d} port {p}")),
+        None => {
+            let theirs = dev
+                .and_then(|d| links.iter().find(|(ld, _, _)| ld == d))
+                .map_or(String::new(), |(d, _, n)| {
+                    format!("use an address on {n} ({d}), or ")
+                });
+            c.findings.push(format!(
+                "{ip} is on {netdev}, which no RDMA device serves ({}): {theirs}make one there: `rdma link add rxe1 type rxe netdev {netdev}`",
+                hints::NO_DEVICE_FOR_ADDRESS
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mtus_from_ibv_devinfo() {
+        let text = "hca_id:\trxe0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t1024 (3)\n";
+        assert_eq!(parse_mtus(text), (Some(1024), Some(4096)));
+        assert_eq!(parse_mtus("nothing"), (None, None));
+    }
+
+    #[test]
+    fn locked_memory_and_the_capability() {
+        let limits = "Max cpu time              unlimited            unlimited            seconds   \nMax locked memory         65536                65536                bytes     \n";
+        assert_eq!(memlock_limit(limits), Some(Some(65536)));
+        assert_eq!(
+            memlock_limit(
+                "Max locked memory         unlimited            unlimited            bytes"
+            ),
+            Some(None)
+        );
+        assert_eq!(memlock_limit(""), None);
+        assert!(has_cap_ipc_lock("CapEff:\t000001ffffffffff\n"));
+        assert!(!has_cap_ipc_lock("CapEff:\t0000000000000000\n"));
+        assert!(
+            !has_cap_ipc_lock("CapEff:\t000001ffffffbfff\n"),
+            "bit 14 cleared"
+        );
+        let f = judge_memlock(Some(65536), false, 1960, "apm").unwrap();
+        assert!(
+            f.starts_with("`ulimit -l` is 64 KiB, below the 1960 KiB that apm registers: "),
+            "{f}"
+        );
+        assert_eq!(judge_memlock(Some(65536), true, 1960, "apm"), None);
+        assert_eq!(judge_memlock(None, false, 1960, "apm"), None);
+        assert_eq!(judge_memlock(Some(8 << 20), false, 1960, "apm"), None);
+    }
+
+    #[test]
+    fn addresses_and_links() {
+        let ip = "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n3: d0    inet 192.0.2.1/24 scope global d0\\       valid_lft forever\n4: eth0@if5    inet 10.0.0.2/24 brd 10.0.0.255 scope global eth0\n";
+        assert_eq!(netdev_of(ip, "192.0.2.1").as_deref(), Some("d0"));
+        assert_eq!(netdev_of(ip, "127.0.0.1").as_deref(), Some("lo"));
+        assert_eq!(netdev_of(ip, "10.0.0.2").as_deref(), Some("eth0"));
+        assert_eq!(netdev_of(ip, "192.0.2.9"), None);
+        let links = rdma_links(
+            "link rxe0/1 state ACTIVE physical_state LINK_UP netdev d0 \nlink mlx5_0/1 state DOWN physical_state DISABLED \n",
+        );
+        assert_eq!(links, [("rxe0".to_string(), 1, "d0".to_string())]);
+    }
+
+    fn row(index: u32, gid: &str, kind: &str) -> GidRow {
+        GidRow {
+            index,
+            gid: gid.into(),
+            kind: Some(kind.into()),
+            netdev: Some("d0".into()),
+        }
+    }
+
+    #[test]
+    fn gid_judgement() {
+        let ll = "fe80:0000:0000:0000:5054:00ff:fe12:3401";
+        let v4 = "0000:0000:0000:0000:0000:ffff:c000:0201";
+        let rows = [
+            row(0, ll, "IB/RoCE v1"),
+            row(1, ll, "RoCE v2"),
+            row(2, v4, "IB/RoCE v1"),
+            row(3, v4, "RoCE v2"),
+        ];
+        assert_eq!(rows[3].ipv4().as_deref(), Some("192.0.2.1"));
+        assert_eq!(judge_gid("rxe0", 1, &rows, None), (Some(3), vec![]));
+        assert_eq!(judge_gid("rxe0", 1, &rows, Some(3)), (Some(3), vec![]));
+        let (used, f) = judge_gid("rxe0", 1, &rows, Some(2));
+        assert_eq!(used, Some(2));
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].contains("IB/RoCE v1") && f[0].ends_with("pass --gid-idx 3"),
+            "{}",
+            f[0]
+        );
+        let (_, f) = judge_gid("rxe0", 1, &rows, Some(1));
+        assert!(f[0].contains("RoCE v2, fe80"), "not IPv4-mapped: {}", f[0]);
+        let (_, f) = judge_gid("rxe0", 1, &rows, Some(7));
+        assert!(
+            f[0].starts_with("GID index 7 of rxe0 port 1 is empty"),
+            "{}",
+            f[0]
+        );
+        let (_, f) = judge_gid("rxe0", 1, &[], None);
+        assert!(f[0].contains("no usable GID"), "{}", f[0]);
+    }
+}

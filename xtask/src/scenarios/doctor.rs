@@ -1,0 +1,177 @@
+//! Scenarios of `cargo xtask doctor`: its probe between two hosts, and the
+//! faults it must find on Soft-RoCE, each made inside the VM.
+
+use super::{Cmd, Expect, Ready, Scenario, PROBE};
+
+/// `sh -c MEMLOCK_64 sh PROGRAM ARGS`: the program without CAP_IPC_LOCK
+/// (which would lift the limit) and with `ulimit -l 64`: 64 KiB, a common
+/// default of older distributions and of containers.
+pub const MEMLOCK_64: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
+                              sh -c 'ulimit -l 64 && exec \"$@\"' sh \"$@\"";
+
+/// `sh -c ELSEWHERE`: the doctor asked about an address on a netdev that no
+/// RDMA device serves (a second dummy netdev, removed again).
+const ELSEWHERE: &str = "ip link add d9 type dummy && ip addr add 198.51.100.9/24 dev d9 \
+                         && ip link set d9 up || exit 99
+xtask doctor --dev {dev} --ip 198.51.100.9; rc=$?
+ip link del d9
+exit $rc";
+
+/// `sh -c NO_RDMA_UCM`: the doctor without rdma_ucm, which is loaded again.
+const NO_RDMA_UCM: &str = "modprobe -r rdma_ucm || exit 99
+xtask doctor --dev {dev} --ip {server_ip}; rc=$?
+modprobe rdma_ucm
+exit $rc";
+
+/// `sh -c DROP_ROCE`: the client host's doctor, with this host dropping
+/// every RoCE v2 packet that comes in (UDP 4791), as a firewall would; the
+/// rule goes again, also when `timeout` ends the cell. The doctors meet on port 7472: the lab's own control
+/// connection has 7471.
+const DROP_ROCE: &str = "trap 'nft delete table inet doctor_cell 2>/dev/null' EXIT
+trap 'exit 143' TERM
+nft -f - <<'RULES' || exit 99
+table inet doctor_cell {
+  chain input {
+    type filter hook input priority 0;
+    udp dport 4791 drop
+  }
+}
+RULES
+xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60
+exit $?";
+
+/// The line that both doctors end in when RoCE v2 does not get through.
+const BLOCKED: &str = "*one RC message between * and the peer did not arrive (*): \
+                       UDP 4791 blocked or GID wrong: *";
+
+/// The probe and the doctor's cells.
+pub static SCENARIOS: &[Scenario] = &[
+    // The doctor's probe: one RC SEND from the server's host to the
+    // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
+    // it first in every two-host session.
+    Scenario {
+        name: PROBE,
+        package: "ibv_sockets_pingpong",
+        server: Some(super::ibv_sockets_pingpong::SERVER),
+        client: Some(super::ibv_sockets_pingpong::CLIENT),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
+        client_expect: Expect::ok(&["*buf: hello from server"]),
+        timeout_secs: 20,
+        ..Scenario::BASE
+    },
+    // A healthy host: the report, and no finding.
+    Scenario {
+        name: "doctor_healthy",
+        server: Some(Cmd {
+            program: "xtask",
+            args: &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"],
+        }),
+        server_expect: Expect::ok(&["*rdma_cm*"]).within(20),
+        single_host_only: true,
+        ..Scenario::BASE
+    },
+    // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
+    Scenario {
+        name: "doctor_memlock_64",
+        server: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                MEMLOCK_64,
+                "sh",
+                "xtask",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+        }),
+        server_expect: Expect::fails(&["*`ulimit -l` is 64 KiB*1960 KiB*apm*"]).within(20),
+        single_host_only: true,
+        ..Scenario::BASE
+    },
+    // ...and srq, the other pair that registers more than 64 KiB, is then
+    // refused with its own `ulimit -l` line, before it opens a device.
+    Scenario {
+        name: "srq_memlock_64",
+        package: "srq",
+        server: Some(Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                MEMLOCK_64,
+                "sh",
+                "srq",
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51217",
+            ],
+        }),
+        server_expect: Expect::fails(&[
+            "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
+             64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
+        ])
+        .within(10),
+        single_host_only: true,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "doctor_address_without_rdma",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", ELSEWHERE],
+        }),
+        server_expect: Expect::fails(&["*198.51.100.9*d9*"]).within(20),
+        single_host_only: true,
+        vm_only: true,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "doctor_no_rdma_ucm",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", NO_RDMA_UCM],
+        }),
+        server_expect: Expect::fails(&["*/dev/infiniband/rdma_cm*rdma_ucm*"]).within(20),
+        single_host_only: true,
+        vm_only: true,
+        ..Scenario::BASE
+    },
+    // Two hosts, the client's dropping RoCE v2: both doctors say so.
+    Scenario {
+        name: "doctor_udp_4791_blocked",
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd {
+            program: "xtask",
+            args: &[
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+                "--peer",
+                "{client_ip}",
+                "--port",
+                "7472",
+                "--wait",
+                "60",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &["-c", DROP_ROCE],
+        }),
+        ready: Ready::TcpListen(7472),
+        server_expect: Expect::fails(&[BLOCKED]).within(60),
+        client_expect: Expect::fails(&[BLOCKED]).within(60),
+        timeout_secs: 90,
+        two_hosts_only: true,
+        vm_only: true,
+        packages: &["nftables"],
+        ..Scenario::BASE
+    },
+];
