@@ -836,7 +836,10 @@ pub fn parse_host_line(line: &str) -> Option<crate::doctor::HostInfo> {
 /// findings and device into the result dir, and takes its GID index when
 /// none was given; returns the two files' texts.
 fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (String, String) {
-    let (locked_kib, locked_by) = scenarios::largest_registration(list);
+    // The doctor's own session runs no scenario: it judges for the pairs.
+    let pairs: Vec<&Scenario> = scenarios::pairs().collect();
+    let (locked_kib, locked_by) =
+        scenarios::largest_registration(if list.is_empty() { &pairs } else { list });
     let check = crate::doctor::check_host(&crate::doctor::DoctorOpts {
         dev: Some(cfg.params.dev.clone()),
         ip: Some(cfg.ip.clone()),
@@ -899,15 +902,12 @@ fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> 
         .find_map(|s| s.stderr.lines().next().map(str::to_string))
         .unwrap_or_else(|| failures[0].clone());
     Some(format!(
-        "one RC message between {} and the peer did not arrive ({said}): {}",
-        cfg.ip, RC_PATH_BLOCKED
+        "one RC message from {} to {} did not arrive ({said}): {}",
+        cfg.params.server_ip,
+        cfg.params.client_ip,
+        crate::hints::RC_PATH_BLOCKED
     ))
 }
-
-/// What a lost RC message between two hosts most often means.
-const RC_PATH_BLOCKED: &str = "UDP 4791 blocked or GID wrong: let RoCE v2 (UDP port 4791) through \
-     the firewalls both ways, and check the GID index each host uses (cargo xtask doctor shows \
-     the table)";
 
 /// Step 3: the doctor's probe, one RC message across, as a scenario of its
 /// own; the client judges it and tells the server.

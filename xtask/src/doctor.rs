@@ -339,8 +339,12 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
     for d in &devs {
         for p in ports(d) {
             let base = format!("{SYS_IB}/{d}/ports/{p}");
-            let state = read(format!("{base}/state")).unwrap_or_default();
-            let phys = read(format!("{base}/phys_state")).unwrap_or_default();
+            // sysfs says `4: ACTIVE`, `5: LinkUp`.
+            let named = |f: &str| {
+                let v = read(format!("{base}/{f}")).unwrap_or_default();
+                v.split_once(": ").map_or(v.clone(), |(_, n)| n.to_string())
+            };
+            let (state, phys) = (named("state"), named("phys_state"));
             let link = read(format!("{base}/link_layer"));
             let (active, max) = if have_devinfo {
                 output("ibv_devinfo", &["-d", d, "-i", &p.to_string()])
@@ -434,6 +438,12 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
 /// Which netdev has `ip`, and which RDMA device serves that netdev.
 fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) {
     let addrs = output("ip", &["-o", "addr", "show"]).unwrap_or_default();
+    if netdev_of(&addrs, ip).as_deref() == Some("lo") {
+        c.findings.push(format!(
+            "{ip} is on the loopback, which no RDMA device serves: rdma_cm cannot use it: give --ip the address of this host's RDMA netdev"
+        ));
+        return;
+    }
     let Some(netdev) = netdev_of(&addrs, ip) else {
         c.findings.push(format!(
             "{ip} is on no interface of this host: give --ip an address of this host's RDMA netdev"

@@ -457,9 +457,15 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         _ => true,
     });
     let vms = !matches!(opts.mode, Mode::Local { .. });
+    // Before setup: a wrong image is said at once.
+    let kernel = opts
+        .kernel
+        .as_deref()
+        .map(setup::kernel_from_image)
+        .transpose()?;
     let mut tools = if vms { Some(setup::ensure()?) } else { None };
-    if let (Some(t), Some(image)) = (&mut tools, &opts.kernel) {
-        t.kernel = setup::kernel_from_image(image)?;
+    if let (Some(t), Some(k)) = (&mut tools, kernel) {
+        t.kernel = k;
     }
     if opts.capture {
         setup::ensure_package("tshark", "to decode the capture")?;
@@ -913,28 +919,12 @@ pub fn first_rdma_device() -> Option<String> {
 }
 
 fn print_side(name: &str, label: &str, side: Option<&SideOutcome>) {
-    let Some(side) = side else {
-        println!("=== {name}: {label}: no result ===");
-        return;
-    };
-    let exit = match side.exit {
-        Some(scenarios::TIMED_OUT) => "exit 124 (timed out)".to_string(),
-        Some(c) => format!("exit {c}"),
-        None => "no exit status".to_string(),
-    };
-    let time = side
-        .elapsed_ms
-        .map(|ms| format!(", {:.2} s", ms as f64 / 1000.0))
-        .unwrap_or_default();
-    println!("=== {name}: {label} ({exit}{time}) ===");
-    for (stream, text) in [("stdout", &side.stdout), ("stderr", &side.stderr)] {
-        if !text.is_empty() {
-            println!("--- {stream} ---");
-            print!("{text}");
-            if !text.ends_with('\n') {
-                println!();
-            }
-        }
+    match side {
+        None => println!("=== {name}: {label}: no result ==="),
+        Some(side) => print!(
+            "{}",
+            crate::report::side_transcript(&format!("{name}: {label}"), side)
+        ),
     }
 }
 
@@ -1060,7 +1050,12 @@ pub fn host_summary(h: &crate::doctor::HostInfo) -> String {
 fn by_example(outcomes: &[Outcome]) -> Vec<(&str, Vec<&Outcome>)> {
     let mut groups: Vec<(&str, Vec<&Outcome>)> = Vec::new();
     for o in outcomes {
-        let package = scenarios::find(&o.scenario).map_or(o.scenario.as_str(), |s| s.package);
+        // A scenario of no example (the doctor's, an independent peer's)
+        // goes under the first word of its name.
+        let package = match scenarios::find(&o.scenario).map(|s| s.package) {
+            Some(p) if !p.is_empty() => p,
+            _ => o.scenario.split('_').next().unwrap_or(&o.scenario),
+        };
         match groups.iter_mut().find(|g| g.0 == package) {
             Some(g) => g.1.push(o),
             None => groups.push((package, vec![o])),
@@ -1101,6 +1096,93 @@ mod tests {
                 ("nosuch", vec!["nosuch"]),
             ]
         );
+    }
+
+    #[test]
+    fn what_a_mode_cannot_run_is_skipped_with_its_reason() {
+        let find = |n| scenarios::find(n).unwrap();
+        let local = |role| Mode::Local {
+            dev: None,
+            ip: "10.0.0.1".into(),
+            gid_idx: None,
+            role,
+        };
+        let peer = local(Local::Peer("10.0.0.2".into()));
+        let blocked = find("doctor_udp_4791_blocked");
+        assert!(skip_reason(blocked, &Mode::SingleHost).is_some());
+        assert!(skip_reason(blocked, &Mode::TwoHosts).is_none());
+        assert!(skip_reason(blocked, &peer).unwrap().contains("VMs only"));
+        let memlock = find("doctor_memlock_64");
+        assert!(skip_reason(memlock, &Mode::SingleHost).is_none());
+        assert!(skip_reason(memlock, &local(Local::Alone)).is_none());
+        assert!(skip_reason(memlock, &peer).unwrap().contains("one host"));
+        for pair in scenarios::pairs() {
+            for mode in [Mode::SingleHost, Mode::TwoHosts, peer.clone()] {
+                assert_eq!(skip_reason(pair, &mode), None, "{}", pair.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_binaries_to_copy_are_the_workspace_examples() {
+        // Every workspace binary but xtask's: a `src/main.rs` is its
+        // package's binary, and each `src/bin/NAME.rs` is one more.
+        let root = workspace_root();
+        let mut found = Vec::new();
+        for e in fs::read_dir(&root).unwrap().flatten() {
+            let dir = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == "xtask" || !dir.join("Cargo.toml").is_file() {
+                continue;
+            }
+            if dir.join("src/main.rs").is_file() {
+                found.push(name.clone());
+            }
+            for b in fs::read_dir(dir.join("src/bin"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let f = b.file_name().to_string_lossy().into_owned();
+                if let Some(stem) = f.strip_suffix(".rs") {
+                    found.push(stem.to_string());
+                }
+            }
+        }
+        found.sort();
+        let mut listed: Vec<String> = crate::EXAMPLE_BINARIES
+            .iter()
+            .map(|b| b.to_string())
+            .collect();
+        listed.sort();
+        assert_eq!(found, listed);
+    }
+
+    #[test]
+    fn doctor_files_become_findings_and_hosts() {
+        let dir = std::env::temp_dir().join(format!("doctor-files-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(crate::agent::findings_file(&dir, "server"), "too low\n").unwrap();
+        fs::write(crate::agent::findings_file(&dir, "path"), "blocked\n").unwrap();
+        fs::write(crate::agent::findings_file(&dir, "client"), "").unwrap();
+        let h = crate::doctor::HostInfo {
+            role: "client".into(),
+            dev: "rxe0".into(),
+            port: 1,
+            ..Default::default()
+        };
+        fs::write(
+            crate::agent::host_file(&dir, "client"),
+            crate::agent::host_line(&h) + "\n",
+        )
+        .unwrap();
+        let (findings, hosts) = read_doctor(&dir);
+        assert_eq!(
+            findings,
+            ["server host: too low", "between the hosts: blocked"]
+        );
+        assert_eq!(hosts, [h]);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -529,6 +529,44 @@ mod tests {
     }
 
     #[test]
+    fn two_host_options_are_checked_before_anything_runs() {
+        for (bad, says) in [
+            (&["lab", "--serve"][..], "goes with --local"),
+            (&["lab", "--peer", "10.0.0.1"], "goes with --local"),
+            (&["lab", "--local", "--serve"], "need --ip"),
+            (&["lab", "--local", "--peer", "10.0.0.1"], "need --ip"),
+            (
+                &[
+                    "lab", "--local", "--serve", "--peer", "10.0.0.1", "--ip", "10.0.0.2",
+                ],
+                "exclude each other",
+            ),
+            (
+                &["lab", "--local", "--serve", "--ip", "10.0.0.1", "srq"],
+                "give the NAMEs there",
+            ),
+            (
+                &["lab", "--local", "--kernel", "/boot/x"],
+                "does not go with --local",
+            ),
+            (&["lab", "--local", "--port", "x"], "--port x"),
+            (&["doctor", "--peer", "10.0.0.2"], "--peer needs --ip"),
+            (
+                &["doctor", "--ip", "10.0.0.2", "--peer", "10.0.0.2"],
+                "own --ip",
+            ),
+            (&["doctor", "extra"], "unexpected argument"),
+            (
+                &["lab", "--kernel", "/nonexistent/vmlinuz"],
+                "--kernel /nonexistent/vmlinuz",
+            ),
+        ] {
+            let e = real_main(&args(bad)).unwrap_err();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
     fn the_usage_lists_every_command() {
         let text = usage(None);
         for (name, synopsis, _) in COMMANDS {

@@ -41,7 +41,7 @@ xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 
 exit $?";
 
 /// The line that both doctors end in when RoCE v2 does not get through.
-const BLOCKED: &str = "*one RC message between * and the peer did not arrive (*): \
+const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
                        UDP 4791 blocked or GID wrong: *";
 
 /// The probe and the doctor's cells.
@@ -144,7 +144,6 @@ pub static SCENARIOS: &[Scenario] = &[
     // Two hosts, the client's dropping RoCE v2: both doctors say so.
     Scenario {
         name: "doctor_udp_4791_blocked",
-        package: "ibv_sockets_pingpong",
         server: Some(Cmd {
             program: "xtask",
             args: &[
