@@ -370,7 +370,7 @@ pub fn guest_can_see(p: &Path) -> bool {
 pub fn skip_reason(s: &Scenario, mode: &Mode) -> Option<&'static str> {
     let local = matches!(mode, Mode::Local { .. });
     if local && s.vm_only {
-        Some("it changes the machine it runs on (removes a device, adds a firewall rule): VMs only")
+        Some("VMs only: it changes the machine it runs on (removes a device, adds a firewall rule) or runs the lab itself")
     } else if !mode.two_hosts() && s.two_hosts_only {
         Some("it needs two hosts")
     } else if local && mode.two_hosts() && s.single_host_only {
@@ -387,6 +387,14 @@ fn binaries(opts: &LabOptions, list: &[&Scenario]) -> Result<PathBuf, String> {
         build(list)?;
         return Ok(target_dir().join("release"));
     };
+    // A serving host runs whatever its peer asks for: a binary it lacks
+    // fails that scenario, in the peer's report.
+    if let Mode::Local {
+        role: Local::Serve, ..
+    } = opts.mode
+    {
+        return Ok(dir.clone());
+    }
     for s in list {
         for cmd in [&s.server, &s.client].into_iter().flatten() {
             let is_ours = crate::EXAMPLE_BINARIES.contains(&cmd.program);
