@@ -366,10 +366,13 @@ pub fn guest_can_see(p: &Path) -> bool {
     !HIDDEN_IN_GUEST.iter().any(|h| p.starts_with(h))
 }
 
-/// Why `s` cannot run in `mode`, if it cannot.
-pub fn skip_reason(s: &Scenario, mode: &Mode) -> Option<&'static str> {
+/// Why `s` cannot run in `mode`, on a device port of this link layer
+/// (`None`: not known, or the VMs' Soft-RoCE), if it cannot.
+pub fn skip_reason(s: &Scenario, mode: &Mode, link_layer: Option<&str>) -> Option<&'static str> {
     let local = matches!(mode, Mode::Local { .. });
-    if local && s.vm_only {
+    if s.roce_only && link_layer == Some("InfiniBand") {
+        Some("it is about a RoCE port (the GID a program picks itself), and this device's port is InfiniBand")
+    } else if local && s.vm_only {
         Some("VMs only: it changes the machine it runs on (removes a device, adds a firewall rule) or runs the lab itself")
     } else if !mode.two_hosts() && s.two_hosts_only {
         Some("it needs two hosts")
@@ -452,18 +455,31 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     } else {
         scenarios::select(names)?
     };
+    // What this host's device is, as far as the scenarios care.
+    let link_layer = match &opts.mode {
+        Mode::Local { dev, .. } => dev
+            .clone()
+            .or_else(first_rdma_device)
+            .and_then(|d| {
+                fs::read_to_string(format!("/sys/class/infiniband/{d}/ports/1/link_layer")).ok()
+            })
+            .map(|l| l.trim().to_string()),
+        _ => None,
+    };
     let mut skipped = Vec::new();
-    list.retain(|s| match skip_reason(s, &opts.mode) {
-        Some(why) if !serve => {
-            println!("lab: skipped {}: {why}", s.name);
-            skipped.push(Skip {
-                scenario: s.name.to_string(),
-                reason: why.to_string(),
-            });
-            false
-        }
-        _ => true,
-    });
+    list.retain(
+        |s| match skip_reason(s, &opts.mode, link_layer.as_deref()) {
+            Some(why) if !serve => {
+                println!("lab: skipped {}: {why}", s.name);
+                skipped.push(Skip {
+                    scenario: s.name.to_string(),
+                    reason: why.to_string(),
+                });
+                false
+            }
+            _ => true,
+        },
+    );
     let vms = !matches!(opts.mode, Mode::Local { .. });
     // Before setup: a wrong image is said at once.
     let kernel = opts
@@ -1117,18 +1133,30 @@ mod tests {
         };
         let peer = local(Local::Peer("10.0.0.2".into()));
         let blocked = find("doctor_udp_4791_blocked");
-        assert!(skip_reason(blocked, &Mode::SingleHost).is_some());
-        assert!(skip_reason(blocked, &Mode::TwoHosts).is_none());
-        assert!(skip_reason(blocked, &peer).unwrap().contains("VMs only"));
+        assert!(skip_reason(blocked, &Mode::SingleHost, None).is_some());
+        assert!(skip_reason(blocked, &Mode::TwoHosts, None).is_none());
+        assert!(skip_reason(blocked, &peer, None)
+            .unwrap()
+            .contains("VMs only"));
         let memlock = find("doctor_memlock_64");
-        assert!(skip_reason(memlock, &Mode::SingleHost).is_none());
-        assert!(skip_reason(memlock, &local(Local::Alone)).is_none());
-        assert!(skip_reason(memlock, &peer).unwrap().contains("one host"));
+        assert!(skip_reason(memlock, &Mode::SingleHost, None).is_none());
+        assert!(skip_reason(memlock, &local(Local::Alone), None).is_none());
+        assert!(skip_reason(memlock, &peer, None)
+            .unwrap()
+            .contains("one host"));
         for pair in scenarios::pairs() {
             for mode in [Mode::SingleHost, Mode::TwoHosts, peer.clone()] {
-                assert_eq!(skip_reason(pair, &mode), None, "{}", pair.name);
+                for link in [None, Some("Ethernet"), Some("InfiniBand")] {
+                    assert_eq!(skip_reason(pair, &mode, link), None, "{}", pair.name);
+                }
             }
         }
+        // A program's own GID choice is RoCE's: an InfiniBand port skips it.
+        let auto = find("rc_example_auto_gid");
+        assert!(skip_reason(auto, &peer, Some("InfiniBand"))
+            .unwrap()
+            .contains("InfiniBand"));
+        assert_eq!(skip_reason(auto, &peer, Some("Ethernet")), None);
     }
 
     #[test]

@@ -170,6 +170,7 @@ pub static SCENARIOS: &[Scenario] = &[
     // IPv4-mapped GID, which the program picks itself and names.
     Scenario {
         name: "ibv_sockets_pingpong_auto_gid",
+        roce_only: true,
         package: "ibv_sockets_pingpong",
         server: Some(Cmd {
             program: "ibv_sockets_pingpong",

@@ -35,6 +35,10 @@ pub struct Scenario {
     /// It needs two hosts (the doctor's path between them): never run on
     /// one, where the lab reports it as skipped.
     pub two_hosts_only: bool,
+    /// It is about a RoCE (Ethernet) port, such as the GID a program picks
+    /// itself: a device whose port is InfiniBand cannot run it, and the
+    /// lab reports it as skipped there.
+    pub roce_only: bool,
     /// Distribution packages its commands need beyond the lab's own (a
     /// firewall tool, say): installed, where missing, before a run that
     /// has it.
@@ -367,6 +371,7 @@ impl Scenario {
         verify: None,
         single_host_only: false,
         two_hosts_only: false,
+        roce_only: false,
         packages: &[],
         vm_only: false,
         fault: None,

@@ -134,6 +134,7 @@ pub static SCENARIOS: &[Scenario] = &[
     // and the RoCE v2 IPv4-mapped GID, which the program picks and names.
     Scenario {
         name: "rc_example_auto_gid",
+        roce_only: true,
         package: "rc_example",
         server: Some(Cmd {
             program: "rc_example",
