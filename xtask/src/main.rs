@@ -113,12 +113,18 @@ fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
     let Some(m) = parse(cmd, getopts::Options::new(), args)? else {
         return Ok(false);
     };
+    no_operands(cmd, &m)?;
+    Ok(true)
+}
+
+/// Refuses operands to a command that takes none.
+fn no_operands(cmd: &str, m: &getopts::Matches) -> Result<(), String> {
     match m.free.first() {
         Some(extra) => Err(format!(
             "unexpected argument `{extra}`\n{}",
             usage(Some(cmd))
         )),
-        None => Ok(true),
+        None => Ok(()),
     }
 }
 
@@ -225,7 +231,9 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
         for n in &report.notes {
             println!("note: {n}");
         }
-        println!("lab: served the peer; it prints the report");
+        if report.notes.is_empty() {
+            println!("lab: served the peer; it prints the report");
+        }
         return Ok(report.notes.is_empty());
     }
     lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
@@ -246,12 +254,7 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("doctor", opts, args)? else {
         return Ok(true);
     };
-    if let Some(extra) = m.free.first() {
-        return Err(format!(
-            "unexpected argument `{extra}`\n{}",
-            usage(Some("doctor"))
-        ));
-    }
+    no_operands("doctor", &m)?;
     let gid_idx = match m.opt_str("gid-idx") {
         Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
         None => None,
@@ -277,12 +280,7 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("handout", opts, args)? else {
         return Ok(true);
     };
-    if let Some(extra) = m.free.first() {
-        return Err(format!(
-            "unexpected argument `{extra}`\n{}",
-            usage(Some("handout"))
-        ));
-    }
+    no_operands("handout", &m)?;
     let out = m.opt_str("out").map_or_else(
         || lab::target_dir().join("handout"),
         std::path::PathBuf::from,

@@ -1,7 +1,7 @@
 //! Scenarios of `cargo xtask doctor`: its probe between two hosts, and the
 //! faults it must find on Soft-RoCE, each made inside the VM.
 
-use super::{Cmd, Expect, Ready, Scenario, PROBE};
+use super::{refused_sh, Cmd, Expect, Fault, Ready, Scenario, PROBE};
 
 /// `sh -c MEMLOCK_64 sh PROGRAM ARGS`: the program without CAP_IPC_LOCK
 /// (which would lift the limit) and with `ulimit -l 64`: 64 KiB, a common
@@ -44,6 +44,26 @@ exit $?";
 const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
                        UDP 4791 blocked or GID wrong: *";
 
+/// A cell of one host: `sh` with `args` (`-c`, a script) runs the doctor,
+/// which must find what `finding` (one pattern) matches, in one line, and
+/// exit 1.
+const fn finds(
+    name: &'static str,
+    args: &'static [&'static str],
+    finding: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name,
+        server: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        server_expect: Expect::fails(finding).within(20),
+        single_host_only: true,
+        ..Scenario::BASE
+    }
+}
+
 /// The probe and the doctor's cells.
 pub static SCENARIOS: &[Scenario] = &[
     // The doctor's probe: one RC SEND from the server's host to the
@@ -67,79 +87,72 @@ pub static SCENARIOS: &[Scenario] = &[
             program: "xtask",
             args: &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"],
         }),
-        server_expect: Expect::ok(&["*rdma_cm*"]).within(20),
+        server_expect: Expect::ok(&[
+            "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
+            "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
+             <- the examples use this one",
+            "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
+            "rdma_cm: /dev/infiniband/rdma_cm is there",
+            "address {server_ip}: on d0, served by rxe0 port 1",
+        ])
+        .within(20),
         single_host_only: true,
         ..Scenario::BASE
     },
     // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
-    Scenario {
-        name: "doctor_memlock_64",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                MEMLOCK_64,
-                "sh",
-                "xtask",
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
-                "{server_ip}",
-            ],
-        }),
-        server_expect: Expect::fails(&["*`ulimit -l` is 64 KiB*1960 KiB*apm*"]).within(20),
-        single_host_only: true,
-        ..Scenario::BASE
-    },
+    finds(
+        "doctor_memlock_64",
+        &[
+            "-c",
+            MEMLOCK_64,
+            "sh",
+            "xtask",
+            "doctor",
+            "--dev",
+            "{dev}",
+            "--ip",
+            "{server_ip}",
+        ],
+        &["*`ulimit -l` is 64 KiB*1960 KiB*apm*"],
+    ),
     // ...and srq, the other pair that registers more than 64 KiB, is then
     // refused with its own `ulimit -l` line, before it opens a device.
-    Scenario {
-        name: "srq_memlock_64",
-        package: "srq",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
-                "-c",
-                MEMLOCK_64,
-                "sh",
-                "srq",
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51217",
-            ],
-        }),
-        server_expect: Expect::fails(&[
+    refused_sh(
+        "srq_memlock_64",
+        "srq",
+        Fault::Memlock,
+        &[
+            "-c",
+            MEMLOCK_64,
+            "sh",
+            "srq",
+            "-s",
+            "-a",
+            "{server_ip}",
+            "-p",
+            "51217",
+        ],
+        Expect::fails(&[
             "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
              64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
         ])
         .within(10),
-        single_host_only: true,
-        ..Scenario::BASE
+    ),
+    Scenario {
+        vm_only: true,
+        ..finds(
+            "doctor_address_without_rdma",
+            &["-c", ELSEWHERE],
+            &["*198.51.100.9*d9*"],
+        )
     },
     Scenario {
-        name: "doctor_address_without_rdma",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", ELSEWHERE],
-        }),
-        server_expect: Expect::fails(&["*198.51.100.9*d9*"]).within(20),
-        single_host_only: true,
         vm_only: true,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "doctor_no_rdma_ucm",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", NO_RDMA_UCM],
-        }),
-        server_expect: Expect::fails(&["*/dev/infiniband/rdma_cm*rdma_ucm*"]).within(20),
-        single_host_only: true,
-        vm_only: true,
-        ..Scenario::BASE
+        ..finds(
+            "doctor_no_rdma_ucm",
+            &["-c", NO_RDMA_UCM],
+            &["*/dev/infiniband/rdma_cm*rdma_ucm*"],
+        )
     },
     // Two hosts, the client's dropping RoCE v2: both doctors say so.
     Scenario {

@@ -17,46 +17,100 @@ export CARGO_TARGET_DIR=/tmp/lab-two-commands
 exec xtask lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 7473 --wait 60 \
 --bin-dir \"$B\" --junit /tmp/lab-two-commands/lab.xml rc_example ibv_sockets_pingpong";
 
-/// The two-command run.
-pub static SCENARIOS: &[Scenario] = &[Scenario {
-    name: "lab_two_commands",
-    // ibv_sockets_pingpong, the probe's, is built for every two-host run.
-    package: "rc_example",
-    server: Some(Cmd {
-        program: "sh",
-        args: &["-c", SERVE],
-    }),
-    client: Some(Cmd {
-        program: "sh",
-        args: &["-c", PEER],
-    }),
-    ready: Ready::TcpListen(7473),
-    server_expect: Expect::ok(&[
-        "*agent server: control: the peer connected from {client_ip}:*",
-        "*agent server: rc_example: starting server",
-        "*agent server: ibv_sockets_pingpong: starting server",
-        "lab: served the peer; it prints the report",
-    ])
-    .any_stderr(),
-    // Both sides' transcripts, then the summary with both hosts' devices,
-    // the one sent across included.
-    client_expect: Expect::ok(&[
-        "=== rc_example: server (exit 0, *",
-        "test result is 0",
-        "=== rc_example: client (exit 0, *",
-        "=== ibv_sockets_pingpong: server (exit 0, *",
-        "*buf: hello from server",
-        "  PASS rc_example",
-        "  PASS ibv_sockets_pingpong",
-        "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
-        "client host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
-        "doctor: no findings",
-        "2 passed, 0 failed*",
-    ])
-    .any_stderr(),
-    timeout_secs: 120,
-    two_hosts_only: true,
-    // It runs the lab itself, which a --local run would nest.
-    vm_only: true,
-    ..Scenario::BASE
-}];
+/// `sh -c ALONE ROLE ARGS...`: one half of a two-host run whose other half
+/// never comes, waiting 5 s for it.
+const ALONE: &str = "export CARGO_TARGET_DIR=/tmp/lab-alone-$1; role=$1; shift
+exec xtask lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
+--bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";
+
+/// The two-command run, and each half without the other.
+pub static SCENARIOS: &[Scenario] = &[
+    // A serving host whose peer never comes says so after --wait.
+    Scenario {
+        name: "lab_peer_never_comes",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", ALONE, "sh", "serve"],
+        }),
+        server_expect: Expect::exits(
+            1,
+            &[
+                "note: agent: control: no peer came to {server_ip}:7474 within 5 s: start the lab \
+               with --peer {server_ip} on the other host, and check that TCP port 7474 is open \
+               to it",
+            ],
+            &[],
+        )
+        .any_stderr()
+        .within(20),
+        single_host_only: true,
+        vm_only: true,
+        ..Scenario::BASE
+    },
+    // Nor does a peer wait past --wait for a host that serves nothing.
+    Scenario {
+        name: "lab_server_never_comes",
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", ALONE, "sh", "peer", "192.0.2.77", "rc_example"],
+        }),
+        server_expect: Expect::exits(
+            1,
+            &[
+                "note: agent: control: nothing answered at 192.0.2.77:7474 within 5 s: start the \
+               lab with --serve on that host first, and check that TCP port 7474 is open to this \
+               one",
+            ],
+            &[],
+        )
+        .any_stderr()
+        .within(20),
+        single_host_only: true,
+        vm_only: true,
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "lab_two_commands",
+        // ibv_sockets_pingpong, the probe's, is built for every two-host run.
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", SERVE],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &["-c", PEER],
+        }),
+        ready: Ready::TcpListen(7473),
+        server_expect: Expect::ok(&[
+            "*agent server: control: the peer connected from {client_ip}:*",
+            "*agent server: rc_example: starting server",
+            "*agent server: ibv_sockets_pingpong: starting server",
+            "lab: served the peer; it prints the report",
+        ])
+        .any_stderr(),
+        // Both sides' transcripts, then the summary with both hosts' devices,
+        // the one sent across included.
+        client_expect: Expect::ok(&[
+            "=== rc_example: server (exit 0, *",
+            "test result is 0",
+            "=== rc_example: client (exit 0, *",
+            "=== ibv_sockets_pingpong: server (exit 0, *",
+            "*buf: hello from server",
+            "  PASS rc_example",
+            "  PASS ibv_sockets_pingpong",
+            "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
+            "client host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
+            "doctor: no findings",
+            "2 passed, 0 failed*",
+        ])
+        .any_stderr(),
+        timeout_secs: 120,
+        two_hosts_only: true,
+        // It runs the lab itself, which a --local run would nest.
+        vm_only: true,
+        ..Scenario::BASE
+    },
+];

@@ -918,7 +918,7 @@ pub const fn memlocked(
 
 /// A [`refused`] cell whose one side is `sh` with `args` (a wrapper script,
 /// then the program and its arguments), expected to do what `expect` says.
-const fn refused_sh(
+pub(crate) const fn refused_sh(
     name: &'static str,
     package: &'static str,
     fault: Fault,
