@@ -1,6 +1,7 @@
 //! Soft-RoCE tests: every scenario of `xtask::scenarios::all()`, once in one
-//! VM (`<name>_single_host`) and once across two (`<name>_two_hosts`, but
-//! for those that say `single_host_only`, not being about the wire),
+//! VM (`<name>_single_host`, but for those that need two hosts) and once
+//! across two (`<name>_two_hosts`, but for those that say
+//! `single_host_only`, not being about the wire),
 //! judged by `xtask::check` alone: what a scenario expects is declared
 //! with it, so a new scenario is tested without touching this file.
 //!
@@ -56,6 +57,15 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
     Ok(a)
 }
 
+/// The mode of a batch.
+fn mode_of(two: bool) -> Mode {
+    if two {
+        Mode::TwoHosts
+    } else {
+        Mode::SingleHost
+    }
+}
+
 /// The tests the filters select, single-host ones first.
 fn selected(args: &Args) -> Vec<Test> {
     let modes = [
@@ -71,6 +81,8 @@ fn selected(args: &Args) -> Vec<Test> {
                 // A handout exercise runs across two VMs even when it is
                 // not about the wire: the handout shows that run.
                 .filter(move |s| !(two && s.single_host_only && s.try_this.is_none()))
+                // Nor what the lab skips in this mode (what needs two hosts).
+                .filter(move |s| lab::skip_reason(s, &mode_of(two), None).is_none())
                 .map(move |&scenario| Test {
                     name: format!("{}_{suffix}", scenario.name),
                     mode: mode.clone(),
