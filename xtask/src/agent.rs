@@ -868,13 +868,14 @@ fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (Str
     (findings, host)
 }
 
-/// Step 2: each side's doctor, and each tells the other what it found.
+/// Step 2: each side's doctor, and each tells the other what it found;
+/// the finding on the path that the two devices make (their MTUs).
 fn exchange_doctors(
     cfg: &mut AgentConfig,
     c: &mut Control,
     list: &[&Scenario],
     log: &mut Log,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     let (findings, host) = doctor_here(cfg, list, log);
     c.send_blob("findings", findings.as_bytes())?;
     c.send_blob("host", host.as_bytes())?;
@@ -885,8 +886,12 @@ fn exchange_doctors(
     let theirs = c.expect_blob("findings", SETUP_STEP)?;
     let their_host = c.expect_blob("host", SETUP_STEP)?;
     let _ = fs::write(findings_file(&cfg.out, peer), theirs);
-    let _ = fs::write(host_file(&cfg.out, peer), their_host);
-    Ok(())
+    let _ = fs::write(host_file(&cfg.out, peer), &their_host);
+    // Both sides judge the two MTUs alike, so each says the same.
+    let mtu = parse_host_line(&host)
+        .zip(parse_host_line(&String::from_utf8_lossy(&their_host)))
+        .and_then(|(mine, theirs)| crate::doctor::mtu_finding(&mine, &theirs));
+    Ok(mtu)
 }
 
 /// The finding of a failed probe, or `None` when its RC message arrived.
@@ -911,7 +916,12 @@ fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> 
 
 /// Step 3: the doctor's probe, one RC message across, as a scenario of its
 /// own; the client judges it and tells the server.
-fn probe_path(cfg: &AgentConfig, c: &mut Control, log: &mut Log) -> Result<(), String> {
+fn probe_path(
+    cfg: &AgentConfig,
+    c: &mut Control,
+    mtu: Option<String>,
+    log: &mut Log,
+) -> Result<(), String> {
     let probe = scenarios::find(scenarios::PROBE).expect("the probe is in the table");
     run_all(cfg, &[probe], Some(c), log)?;
     let finding = if cfg.role == Role::Client {
@@ -921,13 +931,18 @@ fn probe_path(cfg: &AgentConfig, c: &mut Control, log: &mut Log) -> Result<(), S
     } else {
         String::from_utf8_lossy(&c.expect_blob("verdict", SETUP_STEP)?).into_owned()
     };
-    if !finding.is_empty() {
-        log.say(&format!("doctor finds: {finding}"));
-        let _ = fs::write(findings_file(&cfg.out, "path"), finding + "\n");
-    } else {
+    if finding.is_empty() {
         log.say("doctor: one RC message crossed to the peer and back");
-        let _ = fs::write(findings_file(&cfg.out, "path"), "");
     }
+    let found: Vec<String> = mtu
+        .into_iter()
+        .chain((!finding.is_empty()).then_some(finding))
+        .collect();
+    for f in &found {
+        log.say(&format!("doctor finds: {f}"));
+    }
+    let text: String = found.iter().map(|f| format!("{f}\n")).collect();
+    let _ = fs::write(findings_file(&cfg.out, "path"), text);
     Ok(())
 }
 
@@ -1089,8 +1104,8 @@ fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
         return run_all(cfg, &list, None, log);
     }
     let (mut c, list) = open_session(cfg, log)?;
-    exchange_doctors(cfg, &mut c, &list, log)?;
-    probe_path(cfg, &mut c, log)?;
+    let mtu = exchange_doctors(cfg, &mut c, &list, log)?;
+    probe_path(cfg, &mut c, mtu, log)?;
     log.say(&format!("running {} scenario(s)", list.len()));
     run_all(cfg, &list, Some(&mut c), log)
 }

@@ -479,9 +479,47 @@ fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) {
     }
 }
 
+/// The finding on two hosts whose ports' active MTUs differ: a verbs
+/// program that takes its own port's MTU for the path (as
+/// ibv_sockets_pingpong and ibv_rc_pingpong do) sends the larger packets,
+/// which the other port drops.
+pub fn mtu_finding(mine: &HostInfo, theirs: &HostInfo) -> Option<String> {
+    let (a, b) = (mine.active_mtu?, theirs.active_mtu?);
+    (a != b).then(|| {
+        let (server, client) = if mine.role == "server" {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        format!(
+            "the active MTU is {server} on the server host and {client} on the client host: \
+             programs that take their own port's MTU send packets the other drops: give both \
+             the same MTU (the netdev's MTU on RoCE, the subnet manager's on InfiniBand)"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differing_mtus_are_a_finding_both_hosts_word_alike() {
+        let host = |role: &str, mtu| HostInfo {
+            role: role.into(),
+            active_mtu: mtu,
+            ..Default::default()
+        };
+        let (a, b) = (host("server", Some(1024)), host("client", Some(4096)));
+        let f = mtu_finding(&a, &b).unwrap();
+        assert!(
+            f.starts_with("the active MTU is 1024 on the server host and 4096 on the client host"),
+            "{f}"
+        );
+        assert_eq!(mtu_finding(&b, &a), Some(f));
+        assert_eq!(mtu_finding(&a, &host("client", Some(1024))), None);
+        assert_eq!(mtu_finding(&a, &host("client", None)), None);
+    }
 
     #[test]
     fn mtus_from_ibv_devinfo() {

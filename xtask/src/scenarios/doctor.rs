@@ -40,6 +40,20 @@ RULES
 xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
+/// `sh -c JUMBO`: the client host's doctor with its netdev's MTU at 9000
+/// (rxe's active MTU 4096, the server's staying 1024), set back after.
+const JUMBO: &str = "n=$(ip -o addr show to {client_ip} | awk '{print $2}')
+trap 'ip link set \"$n\" mtu 1500' EXIT
+trap 'exit 143' TERM
+ip link set \"$n\" mtu 9000 || exit 99
+sleep 1
+xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7475 --wait 60
+exit $?";
+
+/// The line that both doctors end in when the MTUs differ.
+const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the server host and \
+                           4096 on the client host: *";
+
 /// The line that both doctors end in when RoCE v2 does not get through.
 const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
                        UDP 4791 blocked or GID wrong: *";
@@ -184,6 +198,38 @@ pub static SCENARIOS: &[Scenario] = &[
         two_hosts_only: true,
         vm_only: true,
         packages: &["nftables"],
+        ..Scenario::BASE
+    },
+    // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
+    // 128 bytes still cross).
+    Scenario {
+        name: "doctor_mtus_differ",
+        server: Some(Cmd {
+            program: "xtask",
+            args: &[
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+                "--peer",
+                "{client_ip}",
+                "--port",
+                "7475",
+                "--wait",
+                "60",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args: &["-c", JUMBO],
+        }),
+        ready: Ready::TcpListen(7475),
+        server_expect: Expect::fails(&[MTUS_DIFFER]).within(60),
+        client_expect: Expect::fails(&[MTUS_DIFFER]).within(60),
+        timeout_secs: 90,
+        two_hosts_only: true,
+        vm_only: true,
         ..Scenario::BASE
     },
 ];
