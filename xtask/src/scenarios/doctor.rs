@@ -47,7 +47,7 @@ trap 'ip link set \"$n\" mtu 1500' EXIT
 trap 'exit 143' TERM
 ip link set \"$n\" mtu 9000 || exit 99
 sleep 1
-xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7475 --wait 60
+xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
 /// The line that both doctors end in when the MTUs differ.
@@ -74,6 +74,47 @@ const fn finds(
         }),
         server_expect: Expect::fails(finding).within(20),
         single_host_only: true,
+        ..Scenario::BASE
+    }
+}
+
+/// A cell of two hosts: the server host's doctor, and `sh` with `args`
+/// (`-c`, a script that makes the fault) running the client host's, which
+/// meet on port 7472 (the lab's own control connection has 7471); both
+/// must find what `finding` matches, in one line, and exit 1.
+const fn both_find(
+    name: &'static str,
+    args: &'static [&'static str],
+    finding: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name,
+        server: Some(Cmd {
+            program: "xtask",
+            args: &[
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+                "--peer",
+                "{client_ip}",
+                "--port",
+                "7472",
+                "--wait",
+                "60",
+            ],
+        }),
+        client: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        ready: Ready::TcpListen(7472),
+        server_expect: Expect::fails(finding).within(60),
+        client_expect: Expect::fails(finding).within(60),
+        timeout_secs: 90,
+        two_hosts_only: true,
+        vm_only: true,
         ..Scenario::BASE
     }
 }
@@ -170,66 +211,10 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // Two hosts, the client's dropping RoCE v2: both doctors say so.
     Scenario {
-        name: "doctor_udp_4791_blocked",
-        server: Some(Cmd {
-            program: "xtask",
-            args: &[
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
-                "{server_ip}",
-                "--peer",
-                "{client_ip}",
-                "--port",
-                "7472",
-                "--wait",
-                "60",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", DROP_ROCE],
-        }),
-        ready: Ready::TcpListen(7472),
-        server_expect: Expect::fails(&[BLOCKED]).within(60),
-        client_expect: Expect::fails(&[BLOCKED]).within(60),
-        timeout_secs: 90,
-        two_hosts_only: true,
-        vm_only: true,
         packages: &["nftables"],
-        ..Scenario::BASE
+        ..both_find("doctor_udp_4791_blocked", &["-c", DROP_ROCE], &[BLOCKED])
     },
     // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
     // 128 bytes still cross).
-    Scenario {
-        name: "doctor_mtus_differ",
-        server: Some(Cmd {
-            program: "xtask",
-            args: &[
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
-                "{server_ip}",
-                "--peer",
-                "{client_ip}",
-                "--port",
-                "7475",
-                "--wait",
-                "60",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", JUMBO],
-        }),
-        ready: Ready::TcpListen(7475),
-        server_expect: Expect::fails(&[MTUS_DIFFER]).within(60),
-        client_expect: Expect::fails(&[MTUS_DIFFER]).within(60),
-        timeout_secs: 90,
-        two_hosts_only: true,
-        vm_only: true,
-        ..Scenario::BASE
-    },
+    both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
 ];

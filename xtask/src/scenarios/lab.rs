@@ -23,54 +23,49 @@ const ALONE: &str = "export CARGO_TARGET_DIR=/tmp/lab-alone-$1; role=$1; shift
 exec xtask lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 --bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";
 
+/// One half of a two-host run, `sh` with `args` ([`ALONE`] and its
+/// arguments), whose other half never comes: it must end in 1, within
+/// 20 s, with the `note` line `line` matches.
+const fn alone(
+    name: &'static str,
+    args: &'static [&'static str],
+    line: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name,
+        package: "rc_example",
+        server: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        server_expect: Expect::exits(1, line, &[]).any_stderr().within(20),
+        single_host_only: true,
+        vm_only: true,
+        ..Scenario::BASE
+    }
+}
+
 /// The two-command run, and each half without the other.
 pub static SCENARIOS: &[Scenario] = &[
-    // A serving host whose peer never comes says so after --wait.
-    Scenario {
-        name: "lab_peer_never_comes",
-        package: "rc_example",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", ALONE, "sh", "serve"],
-        }),
-        server_expect: Expect::exits(
-            1,
-            &[
-                "note: agent: control: no peer came to {server_ip}:7474 within 5 s: start the lab \
-               with --peer {server_ip} on the other host, and check that TCP port 7474 is open \
-               to it",
-            ],
-            &[],
-        )
-        .any_stderr()
-        .within(20),
-        single_host_only: true,
-        vm_only: true,
-        ..Scenario::BASE
-    },
-    // Nor does a peer wait past --wait for a host that serves nothing.
-    Scenario {
-        name: "lab_server_never_comes",
-        package: "rc_example",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", ALONE, "sh", "peer", "192.0.2.77", "rc_example"],
-        }),
-        server_expect: Expect::exits(
-            1,
-            &[
-                "note: agent: control: nothing answered at 192.0.2.77:7474 within 5 s: start the \
-               lab with --serve on that host first, and check that TCP port 7474 is open to this \
-               one",
-            ],
-            &[],
-        )
-        .any_stderr()
-        .within(20),
-        single_host_only: true,
-        vm_only: true,
-        ..Scenario::BASE
-    },
+    // A serving host whose peer never comes says so after --wait...
+    alone(
+        "lab_peer_never_comes",
+        &["-c", ALONE, "sh", "serve"],
+        &[
+            "note: agent: control: no peer came to {server_ip}:7474 within 5 s: start the lab \
+           with --peer {server_ip} on the other host, and check that TCP port 7474 is open to \
+           it",
+        ],
+    ),
+    // ...nor does a peer wait past --wait for a host that serves nothing.
+    alone(
+        "lab_server_never_comes",
+        &["-c", ALONE, "sh", "peer", "192.0.2.77", "rc_example"],
+        &[
+            "note: agent: control: nothing answered at 192.0.2.77:7474 within 5 s: start the lab \
+           with --serve on that host first, and check that TCP port 7474 is open to this one",
+        ],
+    ),
     Scenario {
         name: "lab_two_commands",
         // ibv_sockets_pingpong, the probe's, is built for every two-host run.
