@@ -332,7 +332,9 @@ pub const RUNTIME_PACKAGES: &[&str] = &["libibverbs1", "librdmacm1", "ibverbs-pr
 
 /// Whether a library an example binary names (`readelf -d`'s NEEDED) is
 /// the C runtime's, which every host has, or is in [`RUNTIME_PACKAGES`]
-/// (`dpkg -S` says which package has it).
+/// (`dpkg -S` says which package has it; `dpkg-query` what that package
+/// provides, since Debian 13 and Ubuntu 24.04 renamed the libraries for the
+/// 64-bit `time_t` transition: `librdmacm1t64` provides `librdmacm1`).
 pub fn runtime_library_ok(lib: &str) -> bool {
     const C_RUNTIME: &[&str] = &[
         "libc.so.6",
@@ -346,13 +348,38 @@ pub fn runtime_library_ok(lib: &str) -> bool {
     if C_RUNTIME.contains(&lib) {
         return true;
     }
-    quiet(Command::new("dpkg").args(["-S", &format!("*/{lib}")])).is_some_and(|o| {
-        o.status.success()
-            && String::from_utf8_lossy(&o.stdout).lines().all(|l| {
-                let pkg = l.split(':').next().unwrap_or("");
-                RUNTIME_PACKAGES.contains(&pkg)
-            })
+    let Some(owners) = quiet(Command::new("dpkg").args(["-S", &format!("*/{lib}")]))
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    else {
+        return false;
+    };
+    owned_by_runtime_package(&owners, |pkg| {
+        quiet(Command::new("dpkg-query").args(["-W", "-f=${Provides}", pkg]))
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
     })
+}
+
+/// Whether every package `dpkg -S` names in `owners` is one of
+/// [`RUNTIME_PACKAGES`] by its name, or by what it provides (`provides`
+/// answers as `dpkg-query -f '${Provides}'` does: `librdmacm1 (= 56.1-1)`).
+pub fn owned_by_runtime_package(owners: &str, provides: impl Fn(&str) -> String) -> bool {
+    let packages: Vec<&str> = owners
+        .lines()
+        .filter_map(|l| l.split(": ").next())
+        .flat_map(|names| names.split(", "))
+        .map(|p| p.split(':').next().unwrap_or("").trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    !packages.is_empty()
+        && packages.iter().all(|pkg| {
+            RUNTIME_PACKAGES.contains(pkg)
+                || parse_depends(&format!("Provides: {}", provides(pkg)))
+                    .iter()
+                    .any(|p| RUNTIME_PACKAGES.contains(&p.as_str()))
+        })
 }
 
 /// The version string an x86 kernel image (bzImage) carries in its boot
@@ -960,6 +987,37 @@ mod tests {
                 "python3"
             ]
         );
+    }
+
+    /// What `dpkg -S '*/librdmacm.so.1'` and `dpkg-query -W -f '${Provides}'`
+    /// answer, recorded on Debian 12 and on Debian 13 (the t64 names).
+    fn recorded_provides(pkg: &str) -> String {
+        match pkg {
+            "librdmacm1t64" => "librdmacm1 (= 56.1-1)".into(),
+            "libibverbs1t64" => "libibverbs1 (= 56.1-1)".into(),
+            "libfoo1t64" => "libfoo1 (= 2.0-1)".into(),
+            _ => String::new(),
+        }
+    }
+
+    #[test]
+    fn runtime_libraries_are_known_by_name_or_by_what_they_provide() {
+        let d12 = "librdmacm1:amd64: /usr/lib/x86_64-linux-gnu/librdmacm.so.1\n";
+        let d13 = "librdmacm1t64:amd64: /usr/lib/x86_64-linux-gnu/librdmacm.so.1\n";
+        let d13_verbs = "libibverbs1t64:amd64: /usr/lib/x86_64-linux-gnu/libibverbs.so.1\n";
+        assert!(owned_by_runtime_package(d12, recorded_provides));
+        assert!(owned_by_runtime_package(d13, recorded_provides));
+        assert!(owned_by_runtime_package(d13_verbs, recorded_provides));
+        // A library no runtime package has, under either naming.
+        let other = "libfoo1t64:amd64: /usr/lib/x86_64-linux-gnu/libfoo.so.1\n";
+        assert!(!owned_by_runtime_package(other, recorded_provides));
+        let other12 = "libnl-3-200:amd64: /usr/lib/x86_64-linux-gnu/libnl-3.so.200\n";
+        assert!(!owned_by_runtime_package(other12, recorded_provides));
+        // Owned by two packages, one of which is not a runtime package.
+        let two =
+            "librdmacm1t64:amd64, libfoo1t64:amd64: /usr/lib/x86_64-linux-gnu/librdmacm.so.1\n";
+        assert!(!owned_by_runtime_package(two, recorded_provides));
+        assert!(!owned_by_runtime_package("", recorded_provides));
     }
 
     #[test]

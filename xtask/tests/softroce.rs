@@ -269,8 +269,9 @@ fn reports_validate(report: &LabReport) -> Vec<String> {
 }
 
 /// The copied binaries need only the runtime libraries: each library they
-/// name is libc's, or is in libibverbs1 or librdmacm1 (whose providers,
-/// ibverbs-providers, libibverbs loads at run time).
+/// name is libc's, or is in libibverbs1 or librdmacm1, by name or by what
+/// the package provides (Debian 13's `librdmacm1t64` provides
+/// `librdmacm1`). ibverbs-providers is loaded by libibverbs at run time.
 fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
     let mut failures = Vec::new();
     let mut seen = 0;
