@@ -20,10 +20,11 @@
 //! On the wire, "begin" and "end" bracket each scenario's packets: that is
 //! how a capture of the whole run is cut per scenario ([`crate::wire`]).
 
+use crate::control::{Control, HandshakeError, Secret};
 use crate::scenarios::{self, Params, Ready, Scenario};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,10 +39,6 @@ pub const VM_WAIT_SECS: u64 = 240;
 /// How long a real host waits for its peer (`--wait`): long enough to walk
 /// to the other host and start its half.
 pub const PEER_WAIT_SECS: u64 = 120;
-
-/// The first line of a session, so that two different versions of the lab
-/// do not walk two different lists.
-const HELLO: &str = "hello rdma-examples lab 1";
 
 /// Which sides this agent runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +112,15 @@ pub struct AgentConfig {
     pub port: u16,
     /// `params.gid_idx` was not given: use the one the doctor finds.
     pub auto_gid: bool,
+    /// The file with the session's shared secret (else [`Secret::from_env`]).
+    pub secret_file: Option<PathBuf>,
+    /// The secret itself, when this process already holds it (a generated
+    /// one); never written into the arguments.
+    pub secret: Option<Secret>,
+    /// Serving: the only peer addresses that may connect (empty: any).
+    pub allow: Vec<IpAddr>,
+    /// Serving the doctor: run its probe and nothing a peer names.
+    pub doctor_only: bool,
 }
 
 impl AgentConfig {
@@ -152,11 +158,22 @@ impl AgentConfig {
             &self.port.to_string(),
             "--auto-gid",
             if self.auto_gid { "1" } else { "0" },
-            "--",
+            "--doctor-only",
+            if self.doctor_only { "1" } else { "0" },
         ]
         .iter()
         .map(|s| s.to_string())
         .collect();
+        if let Some(f) = &self.secret_file {
+            v.extend([
+                "--secret-file".to_string(),
+                f.to_string_lossy().into_owned(),
+            ]);
+        }
+        for a in &self.allow {
+            v.extend(["--allow".to_string(), a.to_string()]);
+        }
+        v.push("--".into());
         v.extend(self.scenarios.iter().cloned());
         v
     }
@@ -187,6 +204,10 @@ impl AgentConfig {
             wait_secs: PEER_WAIT_SECS,
             port: CONTROL_PORT,
             auto_gid: false,
+            secret_file: None,
+            secret: None,
+            allow: Vec::new(),
+            doctor_only: false,
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -222,6 +243,12 @@ impl AgentConfig {
                     cfg.port = v.parse().map_err(|e| format!("--port {v}: {e}"))?;
                 }
                 "--auto-gid" => cfg.auto_gid = v == "1",
+                "--doctor-only" => cfg.doctor_only = v == "1",
+                "--secret-file" => cfg.secret_file = Some(PathBuf::from(v)),
+                "--allow" => cfg.allow.push(
+                    v.parse()
+                        .map_err(|e| format!("--allow {v}: {e}: give an IP address"))?,
+                ),
                 _ => return Err(format!("unknown agent option {a}")),
             }
         }
@@ -587,98 +614,19 @@ fn setup_rxe(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
     Ok(())
 }
 
-/// The lockstep connection; one reader for its whole life so that no
-/// buffered line is ever dropped.
-struct Control {
-    writer: TcpStream,
-    reader: BufReader<TcpStream>,
-}
-
-impl Control {
-    fn new(stream: TcpStream) -> Result<Control, String> {
-        // One segment per message, sent at once: the capture is cut at the
-        // "begin" and "end" segments, which Nagle would hold back and merge.
-        stream
-            .set_nodelay(true)
-            .map_err(|e| format!("control: {e}"))?;
-        let reader = BufReader::new(stream.try_clone().map_err(|e| format!("control: {e}"))?);
-        Ok(Control {
-            writer: stream,
-            reader,
-        })
-    }
-
-    fn send(&mut self, msg: &str) -> Result<(), String> {
-        // One write, so one segment, for the whole line.
-        self.writer
-            .write_all(format!("{msg}\n").as_bytes())
-            .map_err(|e| format!("control: sending `{msg}`: {e}"))
-    }
-
-    /// Sends `tag HEX`: text of any kind as one line.
-    fn send_blob(&mut self, tag: &str, bytes: &[u8]) -> Result<(), String> {
-        self.send(&format!("{tag} {}", hex(bytes)))
-    }
-
-    /// The next line, within `within`.
-    fn recv(&mut self, want: &str, within: Duration) -> Result<String, String> {
-        self.writer
-            .set_read_timeout(Some(within))
-            .map_err(|e| format!("control: {e}"))?;
-        let mut line = String::new();
-        match self.reader.read_line(&mut line) {
-            Ok(0) => Err(format!(
-                "control: the peer closed while we waited for `{want}`"
-            )),
-            Ok(_) => Ok(line.trim_end_matches('\n').to_string()),
-            Err(e) => Err(format!(
-                "control: no `{want}` from the peer within {} s: {e}",
-                within.as_secs()
-            )),
-        }
-    }
-
-    fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {
-        let line = self.recv(want, within)?;
-        if line == want {
-            Ok(())
-        } else {
-            Err(format!("control: got `{line}`, wanted `{want}`"))
-        }
-    }
-
-    /// The payload of the next line, which must be `tag HEX`.
-    fn expect_blob(&mut self, tag: &str, within: Duration) -> Result<Vec<u8>, String> {
-        let line = self.recv(tag, within)?;
-        match line.split_once(' ') {
-            Some((t, h)) if t == tag => unhex(h),
-            _ if line == tag => Ok(Vec::new()),
-            _ => Err(format!("control: got `{line}`, wanted `{tag} ...`")),
-        }
+/// The session's shared secret: the one this process holds, the
+/// `--secret-file`'s, or [`crate::control::SECRET_ENV`]'s.
+fn secret(cfg: &AgentConfig) -> Result<Secret, String> {
+    match &cfg.secret {
+        Some(s) => Ok(s.clone()),
+        None => Secret::load(cfg.secret_file.as_deref()).unwrap_or_else(|| Err(Secret::missing())),
     }
 }
 
-/// Bytes as lowercase hex: any text, on one line of the control protocol.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The bytes of [`hex`]'s text.
-pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
-        return Err("control: odd hex".into());
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| {
-            s.get(i..i + 2)
-                .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| "control: bad hex".to_string())
-        })
-        .collect()
-}
-
-fn control_server(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String> {
+/// Waits up to `--wait` for a peer that proves it holds the secret:
+/// strangers, and peers outside `--allow`, are turned away, each in one
+/// line, and the wait goes on.
+fn control_server(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<Control, String> {
     let addr: SocketAddr = format!("{}:{}", cfg.ip, cfg.port)
         .parse()
         .map_err(|e| format!("control: {}: {e}", cfg.ip))?;
@@ -690,21 +638,47 @@ fn control_server(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String>
         "control: listening on {addr}, for {} s",
         cfg.wait_secs
     ));
-    let (stream, peer) = poll(cfg.wait_secs, || listener.accept().ok()).ok_or_else(|| {
-        format!(
-            "control: no peer came to {addr} within {} s: start the lab with --peer {} on the \
-             other host, and check that TCP port {} is open to it",
-            cfg.wait_secs, cfg.ip, cfg.port
-        )
-    })?;
-    stream
-        .set_nonblocking(false)
-        .map_err(|e| format!("control: {e}"))?;
-    log.say(&format!("control: the peer connected from {peer}"));
-    Ok(stream)
+    let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
+        let Some((stream, peer)) = poll(left, || listener.accept().ok()) else {
+            return Err(format!(
+                "control: no peer came to {addr} within {} s: start the lab with --peer {} on \
+                 the other host, and check that TCP port {} is open to it",
+                cfg.wait_secs, cfg.ip, cfg.port
+            ));
+        };
+        if !cfg.allow.is_empty() && !cfg.allow.contains(&peer.ip()) {
+            log.say(&format!(
+                "control: refused a connection from {peer}: not an --allow address"
+            ));
+            continue;
+        }
+        let mut c = stream
+            .set_nonblocking(false)
+            .map_err(|e| format!("control: {e}"))
+            .and_then(|()| Control::new(stream))?;
+        match c.authenticate_server(secret) {
+            Ok(()) => {
+                log.say(&format!("control: the peer connected from {peer}"));
+                return Ok(c);
+            }
+            Err(HandshakeError::Auth(why)) => log.say(&format!(
+                "control: {}: the peer at {peer}: {why}",
+                crate::control::AUTH_FAILED
+            )),
+            Err(HandshakeError::Other(why)) => log.say(&format!("{why} (from {peer})")),
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "control: no peer with this host's secret came to {addr} within {} s",
+                cfg.wait_secs
+            ));
+        }
+    }
 }
 
-fn control_client(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String> {
+fn control_client(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<Control, String> {
     let addr: SocketAddr = format!("{}:{}", cfg.params.server_ip, cfg.port)
         .parse()
         .map_err(|e| format!("control: {}: {e}", cfg.params.server_ip))?;
@@ -718,8 +692,10 @@ fn control_client(cfg: &AgentConfig, log: &mut Log) -> Result<TcpStream, String>
             cfg.wait_secs, cfg.port
         )
     })?;
+    let mut c = Control::new(stream)?;
+    c.authenticate_client(secret, SETUP_STEP)?;
     log.say(&format!("control: connected to the peer at {addr}"));
-    Ok(stream)
+    Ok(c)
 }
 
 /// How long a session's set-up steps may take the peer: its doctor runs
@@ -734,58 +710,114 @@ fn resolve(names: &[String]) -> Result<Vec<&'static Scenario>, String> {
         .collect()
 }
 
-/// Opens a two-host session (steps 1 and 2 of the module's protocol):
-/// the scenario list both walk, and what the peer's doctor found.
+/// The file in the peer's result dir with the scenarios the serving host
+/// refused: a line each, `NAME<TAB>why`.
+pub fn refused_file(dir: &Path) -> PathBuf {
+    dir.join("session.refused")
+}
+
+/// Why the serving host will not run `s`, by its own rules, whoever asks:
+/// a real host (`--local`) never runs what changes the machine.
+fn refusal(cfg: &AgentConfig, s: &Scenario) -> Option<String> {
+    if cfg.doctor_only {
+        return Some("the doctor's session runs its probe only".into());
+    }
+    let mode = if cfg.net == Net::None {
+        crate::lab::Mode::Local {
+            dev: Some(cfg.params.dev.clone()),
+            ip: cfg.ip.clone(),
+            gid_idx: None,
+            role: crate::lab::Local::Serve,
+        }
+    } else {
+        crate::lab::Mode::TwoHosts
+    };
+    let link_layer = fs::read_to_string(format!(
+        "/sys/class/infiniband/{}/ports/{}/link_layer",
+        cfg.params.dev, cfg.params.ib_port
+    ))
+    .ok();
+    crate::lab::skip_reason(s, &mode, link_layer.as_deref().map(str::trim))
+        .map(|why| format!("the serving host refused it: {why}"))
+}
+
+/// The serving half of step 1: the peer's list, less what this host
+/// refuses by its own rules (it says which, and why).
+fn accept_list(
+    cfg: &mut AgentConfig,
+    c: &mut Control,
+    log: &mut Log,
+) -> Result<Vec<&'static Scenario>, String> {
+    let names = String::from_utf8_lossy(&c.expect_blob("scenarios", SETUP_STEP)?).into_owned();
+    let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
+    let list = match resolve(&names) {
+        Ok(list) => list,
+        Err(e) => {
+            c.send_blob("refused", e.as_bytes())?;
+            return Err(format!(
+                "the peer asked for an {}: run the same version of the lab on both hosts",
+                crate::control::shown(&e)
+            ));
+        }
+    };
+    let mut refused = String::new();
+    let mut runs = Vec::new();
+    for s in list {
+        match refusal(cfg, s) {
+            Some(why) => {
+                log.say(&format!("{}: {why}", s.name));
+                refused += &format!("{}\t{why}\n", s.name);
+            }
+            None => runs.push(s),
+        }
+    }
+    c.send_blob("accepted", refused.as_bytes())?;
+    cfg.scenarios = runs.iter().map(|s| s.name.to_string()).collect();
+    Ok(runs)
+}
+
+/// The peer's half of step 1: the list it asked for, less what the
+/// serving host refused (written to [`refused_file`]).
+fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>, String> {
+    let list = resolve(&cfg.scenarios)?;
+    c.send_blob("scenarios", cfg.scenarios.join(" ").as_bytes())?;
+    let answer = c.recv("accepted", SETUP_STEP)?;
+    let (word, payload) = answer.split_once(' ').unwrap_or((&answer, ""));
+    let text = String::from_utf8_lossy(&crate::control::unhex(payload)?).into_owned();
+    if word != "accepted" {
+        return Err(format!(
+            "the serving host refused the list: {}: run the same version of the lab on both hosts",
+            crate::control::shown(&text)
+        ));
+    }
+    let refused: Vec<&str> = text.lines().filter_map(|l| l.split('\t').next()).collect();
+    let _ = fs::write(refused_file(&cfg.out), &text);
+    Ok(list
+        .into_iter()
+        .filter(|s| !refused.contains(&s.name))
+        .collect())
+}
+
+/// Opens a two-host session (step 1 of the module's protocol, after the
+/// handshake): the scenario list both walk.
 fn open_session(
     cfg: &mut AgentConfig,
     log: &mut Log,
 ) -> Result<(Control, Vec<&'static Scenario>), String> {
-    let mut c;
-    let list = if cfg.role == Role::Server {
-        c = Control::new(control_server(cfg, log)?)?;
+    let secret = secret(cfg)?;
+    if cfg.role == Role::Server {
+        let mut c = control_server(cfg, &secret, log)?;
         // `{client_ip}` is the address the peer came from.
-        if let Ok(peer) = c.writer.peer_addr() {
+        if let Some(peer) = c.peer_addr() {
             cfg.params.client_ip = peer.ip().to_string();
         }
-        let hello = c.recv(HELLO, SETUP_STEP)?;
-        if hello != HELLO {
-            return Err(format!(
-                "control: the peer said `{hello}`, not `{HELLO}`: run the same version of the lab on both hosts"
-            ));
-        }
-        let names = String::from_utf8_lossy(&c.expect_blob("scenarios", SETUP_STEP)?).into_owned();
-        let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
-        match resolve(&names) {
-            Ok(list) => {
-                c.send("accepted")?;
-                cfg.scenarios = names;
-                list
-            }
-            Err(e) => {
-                c.send_blob("refused", e.as_bytes())?;
-                return Err(format!(
-                    "the peer asked for an {e}: run the same version of the lab on both hosts"
-                ));
-            }
-        }
+        let list = accept_list(cfg, &mut c, log)?;
+        Ok((c, list))
     } else {
-        c = Control::new(control_client(cfg, log)?)?;
-        let list = resolve(&cfg.scenarios)?;
-        c.send(HELLO)?;
-        c.send_blob("scenarios", cfg.scenarios.join(" ").as_bytes())?;
-        let answer = c.recv("accepted", SETUP_STEP)?;
-        if answer != "accepted" {
-            let why = answer
-                .strip_prefix("refused ")
-                .and_then(|h| unhex(h).ok())
-                .map_or(answer.clone(), |b| String::from_utf8_lossy(&b).into_owned());
-            return Err(format!(
-                "the serving host refused the list: {why}: run the same version of the lab on both hosts"
-            ));
-        }
-        list
-    };
-    Ok((c, list))
+        let mut c = control_client(cfg, &secret, log)?;
+        let list = ask_list(cfg, &mut c)?;
+        Ok((c, list))
+    }
 }
 
 /// The file in a result dir with the doctor's findings on `who` ("server",
@@ -894,17 +926,22 @@ fn exchange_doctors(
     Ok(mtu)
 }
 
-/// The finding of a failed probe, or `None` when its RC message arrived.
+/// The finding of a failed probe, or `None` when its RC message arrived,
+/// judged on what this host ran and saw: a serving host judges its own
+/// side, whatever the peer may claim; the peer, both sides' files.
 fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
     let outcome = crate::lab::collect(&[probe], &cfg.out, &cfg.out).pop()?;
-    let failures = scenarios::check(probe, &outcome, None);
+    let mut failures = scenarios::check(probe, &outcome, None);
+    if cfg.role == Role::Server {
+        failures.retain(|f| f.starts_with("server"));
+    }
     if failures.is_empty() {
         return None;
     }
     let said = [&outcome.client, &outcome.server]
         .into_iter()
         .flatten()
-        .find_map(|s| s.stderr.lines().next().map(str::to_string))
+        .find_map(|s| s.stderr.lines().next().map(crate::control::shown))
         .unwrap_or_else(|| failures[0].clone());
     Some(format!(
         "one RC message from {} to {} did not arrive ({said}): {}",
@@ -915,7 +952,7 @@ fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> 
 }
 
 /// Step 3: the doctor's probe, one RC message across, as a scenario of its
-/// own; the client judges it and tells the server.
+/// own; each host judges it on its own.
 fn probe_path(
     cfg: &AgentConfig,
     c: &mut Control,
@@ -924,13 +961,7 @@ fn probe_path(
 ) -> Result<(), String> {
     let probe = scenarios::find(scenarios::PROBE).expect("the probe is in the table");
     run_all(cfg, &[probe], Some(c), log)?;
-    let finding = if cfg.role == Role::Client {
-        let f = probe_finding(cfg, probe).unwrap_or_default();
-        c.send_blob("verdict", f.as_bytes())?;
-        f
-    } else {
-        String::from_utf8_lossy(&c.expect_blob("verdict", SETUP_STEP)?).into_owned()
-    };
+    let finding = probe_finding(cfg, probe).unwrap_or_default();
     if finding.is_empty() {
         log.say("doctor: one RC message crossed to the peer and back");
     }
@@ -951,8 +982,14 @@ fn probe_path(
 const RESULT_EXTS: &[&str] = &["stdout", "stderr", "status", "leftover"];
 
 fn send_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
+    use crate::control::RESULT_MAX;
     for ext in RESULT_EXTS {
-        if let Ok(bytes) = fs::read(result_file(&cfg.out, name, "server", ext)) {
+        if let Ok(mut bytes) = fs::read(result_file(&cfg.out, name, "server", ext)) {
+            if bytes.len() > RESULT_MAX {
+                let note = format!("\n[cut at {} MiB by the serving host]\n", RESULT_MAX >> 20);
+                bytes.truncate(RESULT_MAX - note.len());
+                bytes.extend_from_slice(note.as_bytes());
+            }
             c.send_blob(&format!("file {ext}"), &bytes)?;
         }
     }
@@ -961,8 +998,10 @@ fn send_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), St
 
 fn receive_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
     let sent = format!("sent {name}");
-    loop {
-        let line = c.recv(&sent, SETUP_STEP)?;
+    // One line per result file at most, then "sent".
+    let line_max = "file leftover ".len() + 2 * crate::control::RESULT_MAX;
+    for _ in 0..=RESULT_EXTS.len() {
+        let line = c.recv_max(&sent, SETUP_STEP, line_max)?;
         if line == sent {
             return Ok(());
         }
@@ -970,11 +1009,15 @@ fn receive_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(),
         match (words.next(), words.next(), words.next()) {
             (Some("file"), Some(ext), Some(h)) if RESULT_EXTS.contains(&ext) => {
                 let path = result_file(&cfg.out, name, "server", ext);
-                fs::write(&path, unhex(h)?).map_err(|e| format!("{}: {e}", path.display()))?;
+                let bytes = crate::control::unhex(h)?;
+                fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             }
-            _ => return Err(format!("control: got `{line}`, wanted `{sent}`")),
+            _ => break,
         }
     }
+    Err(format!(
+        "control: the serving host sent more than its result files of {name} before `{sent}`"
+    ))
 }
 
 fn run_all(
@@ -1176,6 +1219,7 @@ mod tests {
 
     #[test]
     fn hex_round_trips_any_text() {
+        use crate::control::{hex, unhex};
         let text = b"line one\nbegin x\n\x00\xff end";
         assert_eq!(unhex(&hex(text)).unwrap(), text);
         assert!(!hex(text).contains('\n'));
@@ -1225,6 +1269,10 @@ mod tests {
             wait_secs: 7,
             port: 7472,
             auto_gid: true,
+            secret_file: Some("/etc/lab secret".into()),
+            secret: None,
+            allow: vec!["192.0.2.2".parse().unwrap(), "::1".parse().unwrap()],
+            doctor_only: true,
         };
         assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
         assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());

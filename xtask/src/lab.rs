@@ -113,6 +113,12 @@ pub struct LabOptions {
     pub wait_secs: Option<u64>,
     /// Two hosts: the control connection's TCP port.
     pub port: u16,
+    /// Two real hosts: the file with the session's shared secret (else
+    /// [`crate::control::SECRET_ENV`]; a serving host makes one when
+    /// neither is given).
+    pub secret_file: Option<PathBuf>,
+    /// Serving: the only peer addresses that may connect (empty: any).
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 impl LabOptions {
@@ -128,6 +134,8 @@ impl LabOptions {
             bin_dir: None,
             wait_secs: None,
             port: crate::agent::CONTROL_PORT,
+            secret_file: None,
+            allow: Vec::new(),
         }
     }
 }
@@ -350,6 +358,19 @@ fn run_budget(list: &[&Scenario]) -> u64 {
         .sum()
 }
 
+/// The scenarios a serving host refused, from a peer's result dir.
+pub fn read_refused(dir: &Path) -> Vec<Skip> {
+    let text = fs::read(crate::agent::refused_file(dir)).unwrap_or_default();
+    String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(name, why)| Skip {
+            scenario: name.to_string(),
+            reason: crate::control::escaped(why, 300),
+        })
+        .collect()
+}
+
 /// Host directories the guest does not see, because virtme-ng mounts a
 /// fresh tmpfs over them (the host's /tmp it does see, through an overlay).
 const HIDDEN_IN_GUEST: &[&str] = &[
@@ -551,6 +572,10 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         }),
         port: opts.port,
         auto_gid: false,
+        secret_file: opts.secret_file.clone(),
+        secret: None,
+        allow: opts.allow.clone(),
+        doctor_only: false,
     };
     // The agent's arguments go in a file in its result dir: on the kernel
     // command line, which vng uses to pass --exec, a long scenario list
@@ -592,6 +617,9 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             };
             let mut cfg = agent(agent_role, ip, Net::None, dir.clone(), params);
             cfg.auto_gid = gid_idx.is_none();
+            if agent_role == Role::Server {
+                cfg.secret = serving_secret(opts, ip)?;
+            }
             if let Err(e) = crate::agent::run(cfg) {
                 notes.push(format!("agent: {e}"));
             }
@@ -654,7 +682,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
                 client_ip: CLIENT_IP.into(),
                 ..Params::default()
             };
-            let cfg_a = agent(
+            let mut cfg_a = agent(
                 Role::Server,
                 SERVER_IP,
                 Net::Mac(vm::MAC_A.into()),
@@ -669,6 +697,13 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
                 params,
             );
             cfg_b.bin_dir = copy_binaries(&bin_dir, &b.join("bin"))?;
+            // A secret of this run's own, in a file each VM's agent reads.
+            let secret = crate::control::Secret::generate()?;
+            for cfg in [&mut cfg_a, &mut cfg_b] {
+                let file = cfg.out.join("secret");
+                crate::control::write_secret(&file, &secret)?;
+                cfg.secret_file = Some(file);
+            }
             // One vCPU each: two TCG guests share this host's cores.
             let spec_a = VmSpec {
                 name: "A".into(),
@@ -709,6 +744,13 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             b
         }
     };
+    // What the serving host refused by its own rules is skipped, with why.
+    let refused = read_refused(&report_dir);
+    list.retain(|s| !refused.iter().any(|r| r.scenario == s.name));
+    for r in &refused {
+        println!("lab: skipped {}: {}", r.scenario, r.reason);
+    }
+    skipped.extend(refused);
     let mut outcomes = if serve {
         Vec::new()
     } else {
@@ -756,6 +798,23 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     Ok(report)
 }
 
+/// The secret a serving host uses when neither `--secret-file` nor the
+/// environment gives one: a new one, with the command for the peer.
+fn serving_secret(opts: &LabOptions, ip: &str) -> Result<Option<crate::control::Secret>, String> {
+    if opts.secret_file.is_some() || crate::control::Secret::from_env().is_some() {
+        return Ok(None);
+    }
+    let secret = crate::control::Secret::generate()?;
+    println!(
+        "lab: this session's secret is new (no --secret-file, no {env}); on the peer host run:\n  \
+         {env}={} cargo xtask lab --local --peer {ip} --ip ITS_ADDRESS --port {} [NAME...]",
+        secret.text(),
+        opts.port,
+        env = crate::control::SECRET_ENV,
+    );
+    Ok(Some(secret))
+}
+
 /// What `cargo xtask doctor` is asked.
 #[derive(Debug, Clone, Default)]
 pub struct DoctorRequest {
@@ -773,6 +832,11 @@ pub struct DoctorRequest {
     pub wait_secs: u64,
     /// The examples' binaries (the probe's), instead of a build's.
     pub bin_dir: Option<PathBuf>,
+    /// The file with the two doctors' shared secret (else
+    /// [`crate::control::SECRET_ENV`]).
+    pub secret_file: Option<PathBuf>,
+    /// Serving: the only peer addresses that may connect (empty: any).
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 /// Runs the doctor on this host (and with a peer, on the path to it, with
@@ -851,6 +915,10 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         wait_secs: req.wait_secs,
         port: req.port,
         auto_gid: req.gid_idx.is_none(),
+        secret_file: req.secret_file.clone(),
+        secret: None,
+        allow: req.allow.clone(),
+        doctor_only: true,
     };
     let result = crate::agent::run(cfg);
     let (findings, _) = read_doctor(&out);

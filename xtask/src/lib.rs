@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod bench;
 pub mod ci;
+pub mod control;
 pub mod doctor;
 pub mod handout;
 #[path = "../../common/src/hints.rs"]

@@ -14,14 +14,18 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "lab",
         "lab [NAME...] [--faults] [--two-hosts [--capture]] [--kernel IMAGE] [--keep] [--tcg]
        [--local [--dev DEV] [--ip ADDR] [--gid-idx N] [--serve | --peer ADDR]
-        [--port N] [--wait SECS] [--bin-dir DIR]] [--junit FILE] [--json FILE]",
+        [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]
+       [--junit FILE] [--json FILE]",
         "run scenarios (default: every example pair; --faults: the fault
             matrix, of every example or of those NAMEd) in a Soft-RoCE VM,
             in two VMs (--two-hosts) or on this host's RDMA device (--local);
             with --local, two real hosts: one runs --serve --ip ITS_ADDR,
             the other --peer THAT_ADDR --ip ITS_OWN and prints the report;
             they meet on TCP port 7471 (--port) and wait 120 s (--wait)
-            for each other; --bin-dir runs the examples from a copy of
+            for each other, and prove that they hold the same secret
+            (--secret-file F, mode 600, or RDMA_LAB_SECRET; --serve makes
+            one when neither is given and prints the peer's command);
+            --allow ADDR (repeatable) narrows who may connect; --bin-dir runs the examples from a copy of
             target/release instead of building them; the doctor runs
             first and its findings are printed; --junit and --json write
             the reports CI systems read; --kernel boots that image (its
@@ -32,11 +36,13 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "doctor",
-        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--peer ADDR [--port N] [--wait SECS] [--bin-dir DIR]]",
+        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N]
+       [--peer ADDR [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]",
         "check this host's RDMA setup (devices, ports, MTUs, the GID table,
             ulimit -l, rdma_cm, the address's netdev) and, with --peer (run
             the doctor there too, with --peer this host), the path to the
-            peer: one RC message; each finding is one line on stderr, what
+            peer: one RC message (both doctors need the same secret:
+            --secret-file F or RDMA_LAB_SECRET); each finding is one line on stderr, what
             is wrong and what to do; exit 1 when there is one",
     ),
     ("list", "list", "list the scenarios"),
@@ -153,10 +159,21 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
         opts.optflag("", flag, "");
     }
     for value in [
-        "dev", "ip", "gid-idx", "peer", "port", "wait", "bin-dir", "junit", "json", "kernel",
+        "dev",
+        "ip",
+        "gid-idx",
+        "peer",
+        "port",
+        "wait",
+        "bin-dir",
+        "junit",
+        "json",
+        "kernel",
+        "secret-file",
     ] {
         opts.optopt("", value, "", "");
     }
+    opts.optmulti("", "allow", "", "");
     let Some(m) = parse("lab", opts, args)? else {
         return Ok(true);
     };
@@ -168,7 +185,16 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
         return Err("--capture goes with --two-hosts: it records the wire between the VMs".into());
     }
     let local_only = [
-        "dev", "ip", "gid-idx", "serve", "peer", "port", "wait", "bin-dir",
+        "dev",
+        "ip",
+        "gid-idx",
+        "serve",
+        "peer",
+        "port",
+        "wait",
+        "bin-dir",
+        "secret-file",
+        "allow",
     ];
     if let Some(o) = local_only.iter().find(|o| !local && m.opt_present(o)) {
         return Err(format!("--{o} goes with --local"));
@@ -185,6 +211,9 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     };
     if role != lab::Local::Alone && !m.opt_present("ip") {
         return Err("two hosts need --ip: this host's address on its RDMA netdev".into());
+    }
+    if !serve && m.opt_present("allow") {
+        return Err("--allow goes with --serve: it narrows who may connect to this host".into());
     }
     if serve && !m.free.is_empty() {
         return Err("--serve runs the scenarios the peer names: give the NAMEs there".into());
@@ -217,6 +246,8 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
             .map(|v| v.parse().map_err(|e| format!("--wait {v}: {e}")))
             .transpose()?,
         port: num_opt(&m, "port", agent::CONTROL_PORT)?,
+        secret_file: m.opt_str("secret-file").map(std::path::PathBuf::from),
+        allow: allow_list(&m)?,
         ..LabOptions::new(mode, agent_exe)
     };
     let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
@@ -225,6 +256,11 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
             .iter()
             .map(|s| s.name)
             .collect();
+    }
+    // A peer without a secret is told at once, before any build.
+    if let lab::Local::Peer(_) = role {
+        xtask::control::Secret::load(opts.secret_file.as_deref())
+            .unwrap_or_else(|| Err(xtask::control::Secret::missing()))?;
     }
     let report = xtask::run_scenarios(&opts, &names)?;
     if role == lab::Local::Serve {
@@ -248,9 +284,19 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
 
 fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
-    for value in ["dev", "ip", "gid-idx", "peer", "port", "wait", "bin-dir"] {
+    for value in [
+        "dev",
+        "ip",
+        "gid-idx",
+        "peer",
+        "port",
+        "wait",
+        "bin-dir",
+        "secret-file",
+    ] {
         opts.optopt("", value, "", "");
     }
+    opts.optmulti("", "allow", "", "");
     let Some(m) = parse("doctor", opts, args)? else {
         return Ok(true);
     };
@@ -259,6 +305,11 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
         Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
         None => None,
     };
+    let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
+    if m.opt_present("peer") {
+        xtask::control::Secret::load(secret_file.as_deref())
+            .unwrap_or_else(|| Err(xtask::control::Secret::missing()))?;
+    }
     lab::doctor(&lab::DoctorRequest {
         dev: m.opt_str("dev"),
         ip: m.opt_str("ip"),
@@ -267,7 +318,20 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
         port: num_opt(&m, "port", agent::CONTROL_PORT)?,
         wait_secs: num_opt(&m, "wait", agent::PEER_WAIT_SECS)?,
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+        secret_file,
+        allow: allow_list(&m)?,
     })
+}
+
+/// The `--allow` addresses, each an IP address.
+fn allow_list(m: &getopts::Matches) -> Result<Vec<std::net::IpAddr>, String> {
+    m.opt_strs("allow")
+        .iter()
+        .map(|a| {
+            a.parse()
+                .map_err(|e| format!("--allow {a}: {e}: give an IP address"))
+        })
+        .collect()
 }
 
 fn handout_cmd(args: &[String]) -> Result<bool, String> {

@@ -472,7 +472,10 @@ pub fn cut(frames: &[Packet]) -> Vec<Capture> {
             while let Some(nl) = stream.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = stream.drain(..=nl).collect();
                 let line = String::from_utf8_lossy(&line[..nl]).into_owned();
-                if let Some(name) = line.strip_prefix("begin ") {
+                // The names become file names: only the table's are taken.
+                let line = crate::control::body_of(&line);
+                let known = |name: &str| crate::scenarios::find(name).is_some();
+                if let Some(name) = line.strip_prefix("begin ").filter(|n| known(n)) {
                     // A retransmitted "begin" starts nothing new.
                     if !out.iter().any(|c| c.scenario == name) {
                         out.push(Capture {
@@ -486,6 +489,10 @@ pub fn cut(frames: &[Packet]) -> Vec<Capture> {
                         current = None;
                     }
                 }
+            }
+            // A control line is short: a stream without newlines is no lab's.
+            if stream.len() > crate::control::LINE_MAX {
+                stream.clear();
             }
             continue;
         }
@@ -1019,25 +1026,38 @@ pub(crate) mod tests {
             frame: n,
             ..packet("192.0.2.2", "192.0.2.1", "RC Send Only", 1, 4)
         };
+        let mac = "0f".repeat(32);
         let frames = vec![
             data(1),
             ctl("beg"),
-            ctl("in a\n"),
+            ctl("in rc_example\n"),
             data(2),
-            ctl("ready a\nend a"),
+            ctl("ready rc_example\nend rc_example"),
             data(3),
-            ctl("\nbegin b\n"),
+            // A session line carries its MAC before the body.
+            ctl(&format!("\n{mac} begin srq\n")),
             data(4),
-            ctl("begin b\n"),
+            ctl("begin srq\n"),
             data(5),
-            ctl("end b\n"),
+            ctl(&format!("{mac} end srq\n")),
             data(6),
+            // A name that is no scenario's (it would climb out of the run's
+            // directory as a file name) starts nothing.
+            ctl("begin ../../evil\n"),
+            data(7),
+            ctl("end ../../evil\n"),
         ];
         let cut = cut(&frames);
         let frames_of = |i: usize| cut[i].packets.iter().map(|p| p.frame).collect::<Vec<_>>();
         assert_eq!(cut.len(), 2);
-        assert_eq!((cut[0].scenario.as_str(), frames_of(0)), ("a", vec![2, 3]));
-        assert_eq!((cut[1].scenario.as_str(), frames_of(1)), ("b", vec![4, 5]));
+        assert_eq!(
+            (cut[0].scenario.as_str(), frames_of(0)),
+            ("rc_example", vec![2, 3])
+        );
+        assert_eq!(
+            (cut[1].scenario.as_str(), frames_of(1)),
+            ("srq", vec![4, 5])
+        );
     }
 
     #[test]

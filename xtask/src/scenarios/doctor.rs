@@ -37,7 +37,8 @@ table inet doctor_cell {
   }
 }
 RULES
-xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60
+RDMA_LAB_SECRET=doctor-cells-secret xtask doctor --dev {dev} --ip {client_ip} \
+--peer {server_ip} --port 7472 --wait 60
 exit $?";
 
 /// `sh -c JUMBO`: the client host's doctor with its netdev's MTU at 9000
@@ -47,8 +48,14 @@ trap 'ip link set \"$n\" mtu 1500' EXIT
 trap 'exit 143' TERM
 ip link set \"$n\" mtu 9000 || exit 99
 sleep 1
-xtask doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60
+RDMA_LAB_SECRET=doctor-cells-secret xtask doctor --dev {dev} --ip {client_ip} \
+--peer {server_ip} --port 7472 --wait 60
 exit $?";
+
+/// `sh -c SERVING_DOCTOR`: the server host's doctor, with the secret that
+/// the two doctors of a cell share.
+const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=doctor-cells-secret
+exec xtask doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
 
 /// The line that both doctors end in when the MTUs differ.
 const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the server host and \
@@ -90,20 +97,8 @@ const fn both_find(
     Scenario {
         name,
         server: Some(Cmd {
-            program: "xtask",
-            args: &[
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
-                "{server_ip}",
-                "--peer",
-                "{client_ip}",
-                "--port",
-                "7472",
-                "--wait",
-                "60",
-            ],
+            program: "sh",
+            args: &["-c", SERVING_DOCTOR],
         }),
         client: Some(Cmd {
             program: "sh",

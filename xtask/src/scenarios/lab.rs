@@ -3,23 +3,27 @@
 
 use super::{Cmd, Expect, Ready, Scenario};
 
-/// `sh -c SERVE`: host A's command. The binaries are the ones this run
-/// uses (the first `rc_example` on PATH), and the result dir goes to /tmp,
-/// the one place the VMs may write besides their own result dirs.
+/// `sh -c SERVE`: host A's command, run as an ordinary user (nobody), as
+/// the README says to. The binaries are the ones this run uses (the first
+/// `rc_example` on PATH), and the result dir goes to /tmp, the one place
+/// the VMs may write besides their own result dirs. Both hosts take the
+/// session's secret from the environment, as a launcher hands it over.
 const SERVE: &str = "B=$(dirname \"$(command -v rc_example)\")
-export CARGO_TARGET_DIR=/tmp/lab-two-commands
-exec xtask lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$B\"";
+export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=lab-two-commands-cell
+exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
+xtask lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$B\"";
 
 /// `sh -c PEER`: host B's command, which names the scenarios and prints
 /// the report.
 const PEER: &str = "B=$(dirname \"$(command -v rc_example)\")
-export CARGO_TARGET_DIR=/tmp/lab-two-commands
+export CARGO_TARGET_DIR=/tmp/lab-two-commands RDMA_LAB_SECRET=lab-two-commands-cell
 exec xtask lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 7473 --wait 60 \
 --bin-dir \"$B\" --junit /tmp/lab-two-commands/lab.xml rc_example ibv_sockets_pingpong";
 
 /// `sh -c ALONE ROLE ARGS...`: one half of a two-host run whose other half
 /// never comes, waiting 5 s for it.
-const ALONE: &str = "export CARGO_TARGET_DIR=/tmp/lab-alone-$1; role=$1; shift
+const ALONE: &str = "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=lab-alone-cell-secret
+role=$1; shift
 exec xtask lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 --bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";
 
