@@ -720,7 +720,9 @@ pub fn refused_file(dir: &Path) -> PathBuf {
 /// a real host (`--local`) never runs what changes the machine.
 fn refusal(cfg: &AgentConfig, s: &Scenario) -> Option<String> {
     if cfg.doctor_only {
-        return Some("the doctor's session runs its probe only".into());
+        return Some(
+            "the serving host refused it: the doctor's session runs its probe only".into(),
+        );
     }
     let mode = if cfg.net == Net::None {
         crate::lab::Mode::Local {

@@ -331,6 +331,14 @@ fn split_mac(line: &str) -> Option<(&str, &str)> {
     Some((mac, body))
 }
 
+/// What one line may take: a deadline for the whole line, and a size.
+struct Bound {
+    deadline: Instant,
+    /// The deadline as the stated bound, for the error.
+    secs: u64,
+    bytes: usize,
+}
+
 /// One end of the control channel; one reader for its whole life so that
 /// no buffered line is ever dropped.
 pub struct Control {
@@ -367,6 +375,12 @@ impl Control {
         })
     }
 
+    /// The connection itself: what a test's hostile stand-in writes past
+    /// the protocol.
+    pub fn stream(&self) -> &TcpStream {
+        &self.writer
+    }
+
     /// The peer's address.
     pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
         self.writer.peer_addr().ok()
@@ -398,7 +412,18 @@ impl Control {
 
     /// The next line, whole within `within` and at most `max` bytes.
     fn recv_raw(&mut self, want: &str, within: Duration, max: usize) -> Result<String, String> {
-        let deadline = Instant::now() + within;
+        let bound = Bound {
+            deadline: Instant::now() + within,
+            secs: within.as_secs(),
+            bytes: max,
+        };
+        self.recv_bounded(want, &bound, 0)
+    }
+
+    /// The next line by `bound`; `extra` bytes on top of its size for
+    /// the MAC, which the error does not count.
+    fn recv_bounded(&mut self, want: &str, bound: &Bound, extra: usize) -> Result<String, String> {
+        let deadline = bound.deadline;
         let stream = &self.writer;
         let arm = || {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -407,17 +432,18 @@ impl Control {
             }
             stream.set_read_timeout(Some(left)).map_err(RecvError::Io)
         };
-        match read_line_bounded(&mut self.reader, max, arm) {
+        match read_line_bounded(&mut self.reader, bound.bytes + extra, arm) {
             Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
             Err(RecvError::Closed) => Err(format!(
                 "control: the peer closed while we waited for `{want}`"
             )),
             Err(RecvError::TimedOut) => Err(format!(
                 "control: no `{want}` from the peer within {} s",
-                within.as_secs()
+                bound.secs
             )),
-            Err(RecvError::TooLong(max)) => Err(format!(
-                "control: the peer sent a line longer than {max} bytes while we waited for `{want}`"
+            Err(RecvError::TooLong(_)) => Err(format!(
+                "control: the peer sent a line longer than {} bytes while we waited for `{want}`",
+                bound.bytes
             )),
             Err(RecvError::Io(e)) => Err(format!("control: waiting for `{want}`: {e}")),
         }
@@ -425,7 +451,12 @@ impl Control {
 
     /// The next line's body, within `within`, of at most `max` bytes.
     pub fn recv_max(&mut self, want: &str, within: Duration, max: usize) -> Result<String, String> {
-        let line = self.recv_raw(want, within, max + MAC_HEX + 1)?;
+        let bound = Bound {
+            deadline: Instant::now() + within,
+            secs: within.as_secs(),
+            bytes: max,
+        };
+        let line = self.recv_bounded(want, &bound, MAC_HEX + 1)?;
         match &mut self.keys {
             None => Ok(line),
             Some(k) => open_line(k, &line),
@@ -463,16 +494,15 @@ impl Control {
     /// The serving host's half of the handshake, all of it within
     /// [`HANDSHAKE_SECS`].
     pub fn authenticate_server(&mut self, secret: &Secret) -> Result<(), HandshakeError> {
-        let within = Duration::from_secs(HANDSHAKE_SECS);
         let other = HandshakeError::Other;
-        let started = Instant::now();
-        let left = || {
-            within
-                .saturating_sub(started.elapsed())
-                .max(Duration::from_millis(1))
+        // One deadline for the whole handshake, not one per line.
+        let bound = Bound {
+            deadline: Instant::now() + Duration::from_secs(HANDSHAKE_SECS),
+            secs: HANDSHAKE_SECS,
+            bytes: HANDSHAKE_MAX,
         };
         let hello = self
-            .recv_raw(HELLO, left(), HANDSHAKE_MAX)
+            .recv_bounded(HELLO, &bound, 0)
             .map_err(HandshakeError::Auth)?;
         let nc = hello
             .strip_prefix(HELLO)
@@ -491,7 +521,7 @@ impl Control {
         self.send_raw(&format!("challenge {} {}", hex(&ns), hex(&proof)))
             .map_err(other)?;
         let answer = self
-            .recv_raw("proof", left(), HANDSHAKE_MAX)
+            .recv_bounded("proof", &bound, 0)
             .map_err(HandshakeError::Auth)?;
         let theirs = answer
             .strip_prefix("proof ")
@@ -535,6 +565,7 @@ impl Control {
         let (ns, proof) = (unhex(ns)?, unhex(proof)?);
         let key = secret.0.as_bytes();
         if !hmac_ok(key, &[b"rdma-examples lab server", &nc, &ns], &proof) {
+            let _ = self.send_raw(AUTH_FAILED);
             return Err(failed());
         }
         let mine = secret.mac("rdma-examples lab client", &nc, &ns);
@@ -702,6 +733,26 @@ mod tests {
         );
         drop(s);
         t.join().unwrap();
+    }
+
+    #[test]
+    fn a_peer_that_stops_reading_cannot_hold_a_write() {
+        let (mut s, c) = pair();
+        s.writer
+            .set_write_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let started = Instant::now();
+        let blob = vec![b'x'; 1 << 20];
+        let e = (0..200)
+            .find_map(|_| s.send_blob("file stdout", &blob).err())
+            .expect("the socket buffers fill up");
+        assert!(e.contains("control: sending"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(c);
     }
 
     #[test]

@@ -1,0 +1,255 @@
+//! Hostile stand-ins against a real serving agent on 127.0.0.1, no VM and
+//! no RDMA device: each attacks the control channel, and the serving side
+//! must run nothing, write nothing outside its private result dir, and say
+//! what happened in one line within the stated bound.
+
+mod serving;
+
+use serving::*;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+use xtask::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
+
+#[test]
+fn a_stranger_without_the_secret_runs_nothing() {
+    let a = Serving::start(3, &[]);
+    // The old protocol: a hello, then the names, with no proof at all.
+    let mut s = a.connect();
+    s.write_all(b"hello rdma-examples lab 1\nscenarios 646f63746f725f6e6f5f72646d615f75636d\n")
+        .unwrap();
+    let answer = read_all(&mut s);
+    assert!(!answer.contains("accepted"), "{answer}");
+    let (code, log, a) = a.finish(10);
+    assert_eq!(code, 1, "{log}");
+    assert_eq!(
+        lines_with(&log, "not `hello rdma-examples lab 2 NONCE`").len(),
+        1,
+        "{log}"
+    );
+    assert!(a.ran().is_empty(), "{:?}", a.ran());
+}
+
+#[test]
+fn a_wrong_secret_is_told_in_one_line_and_the_host_names_the_peer() {
+    let a = Serving::start(3, &[]);
+    let mut c = Control::new(a.connect()).unwrap();
+    let wrong = Secret::from_text("not-the-serving-hosts-secret", "test").unwrap();
+    let e = c
+        .authenticate_client(&wrong, Duration::from_secs(5))
+        .unwrap_err();
+    assert!(e.contains(AUTH_FAILED) && !e.contains('\n'), "{e}");
+    drop(c);
+    let (code, log, a) = a.finish(10);
+    assert_eq!(code, 1);
+    let failed = lines_with(&log, AUTH_FAILED);
+    assert_eq!(failed.len(), 1, "{log}");
+    assert!(failed[0].contains("the peer at 127.0.0.1:"), "{log}");
+    assert!(a.ran().is_empty());
+}
+
+/// The serving host's challenge to `hello`: its nonce and proof.
+fn challenge(s: &mut TcpStream, hello: &str) -> String {
+    s.write_all(format!("{hello}\n").as_bytes()).unwrap();
+    let mut line = Vec::new();
+    let mut b = [0u8];
+    while s.read(&mut b).unwrap() == 1 && b[0] != b'\n' {
+        line.push(b[0]);
+    }
+    String::from_utf8(line).unwrap()
+}
+
+#[test]
+fn a_replayed_handshake_is_refused() {
+    use hmac::{Hmac, Mac};
+    // A legitimate handshake, recorded as an eavesdropper would.
+    let first = Serving::start(3, &[]);
+    let mut s = first.connect();
+    let hello = format!("{} {}", xtask::control::HELLO, "11".repeat(32));
+    let ch = challenge(&mut s, &hello);
+    let ns = xtask::control::unhex(ch.split(' ').nth(1).unwrap()).unwrap();
+    let mut m = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
+    m.update(b"rdma-examples lab client");
+    m.update(&[0x11; 32]);
+    m.update(&ns);
+    let proof = format!(
+        "proof {}\n",
+        xtask::control::hex(&m.finalize().into_bytes())
+    );
+    s.write_all(proof.as_bytes()).unwrap();
+    let mut answer = [0u8; 80];
+    let n = s.read(&mut answer).unwrap();
+    assert!(
+        String::from_utf8_lossy(&answer[..n]).contains("authenticated"),
+        "the recorded handshake was a good one"
+    );
+    drop(s);
+    // The same lines, played to a host with the same secret: its nonce is
+    // new, so the old proof is not a proof.
+    let second = Serving::start(3, &[]);
+    let mut s = second.connect();
+    let ch2 = challenge(&mut s, &hello);
+    assert_ne!(ch, ch2);
+    s.write_all(proof.as_bytes()).unwrap();
+    assert_eq!(read_all(&mut s).trim(), AUTH_FAILED);
+    let (code, log, second) = second.finish(10);
+    assert_eq!(code, 1);
+    assert_eq!(lines_with(&log, AUTH_FAILED).len(), 1, "{log}");
+    assert!(second.ran().is_empty());
+}
+
+#[test]
+fn a_forged_line_in_the_middle_of_a_session_ends_it() {
+    let a = Serving::start(5, &[]);
+    let c = a.session();
+    // A stranger on the path injects a scenario name, with a made-up MAC.
+    let forged = format!(
+        "{} scenarios {}\n",
+        "ab".repeat(32),
+        xtask::control::hex(b"srq")
+    );
+    c.stream().write_all(forged.as_bytes()).unwrap();
+    let (code, log, a) = a.finish(10);
+    assert_eq!(code, 1);
+    assert_eq!(lines_with(&log, "bad MAC").len(), 1, "{log}");
+    assert!(a.ran().is_empty());
+}
+
+#[test]
+fn an_authenticated_peer_cannot_make_a_real_host_change_itself() {
+    let a = Serving::start(5, &[]);
+    let mut c = a.session();
+    let asked = "doctor_no_rdma_ucm mckey_device_removed lab_peer_never_comes";
+    c.send_blob("scenarios", asked.as_bytes()).unwrap();
+    let refused = c.expect_blob("accepted", Duration::from_secs(10)).unwrap();
+    let refused = String::from_utf8(refused).unwrap();
+    for name in asked.split(' ') {
+        let line = refused
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}\t")))
+            .unwrap_or_else(|| panic!("{name} not refused: {refused}"));
+        assert!(
+            line.contains("the serving host refused it: VMs only"),
+            "{line}"
+        );
+    }
+    drop(c);
+    let (code, log, a) = a.finish(60);
+    assert_eq!(code, 1, "the session ends when the peer goes:\n{log}");
+    assert_eq!(
+        lines_with(&log, "the serving host refused it").len(),
+        3,
+        "{log}"
+    );
+    assert!(a.ran().is_empty(), "{:?}", a.ran());
+}
+
+#[test]
+fn the_doctors_serving_host_runs_its_probe_only() {
+    let a = Serving::start(5, &["--doctor-only", "1"]);
+    let mut c = a.session();
+    c.send_blob("scenarios", b"rc_example").unwrap();
+    let refused = c.expect_blob("accepted", Duration::from_secs(10)).unwrap();
+    assert!(
+        String::from_utf8_lossy(&refused).starts_with(
+            "rc_example\tthe serving host refused it: the doctor's session runs its probe only"
+        ),
+        "{}",
+        String::from_utf8_lossy(&refused)
+    );
+}
+
+#[test]
+fn a_peer_that_trickles_is_cut_off_at_the_handshake_bound() {
+    let a = Serving::start(3, &[]);
+    let mut s = a.connect();
+    let started = Instant::now();
+    let t = std::thread::spawn(move || {
+        for _ in 0..200 {
+            if s.write_all(b"h").is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let (code, log, _) = a.finish(HANDSHAKE_SECS + 10);
+    let took = started.elapsed();
+    t.join().unwrap();
+    assert_eq!(code, 1);
+    assert!(
+        took >= Duration::from_secs(HANDSHAKE_SECS - 1)
+            && took < Duration::from_secs(HANDSHAKE_SECS + 3),
+        "{took:?}"
+    );
+    assert_eq!(
+        lines_with(&log, &format!("within {HANDSHAKE_SECS} s")).len(),
+        1,
+        "{log}"
+    );
+}
+
+#[test]
+fn escape_sequences_from_a_peer_never_reach_the_log() {
+    let a = Serving::start(2, &[]);
+    let mut s = a.connect();
+    s.write_all(b"hello \x1b]0;owned\x07\x1b[2J\x9b`touch /tmp/x`\n")
+        .unwrap();
+    let _ = read_all(&mut s);
+    let (_, _, a) = a.finish(10);
+    let raw = std::fs::read(a.out().join("agent.log")).unwrap();
+    assert!(!raw.contains(&0x1b) && !raw.contains(&0x07), "{raw:?}");
+    let log = String::from_utf8_lossy(&raw);
+    assert!(log.contains("\\u{1b}"), "{log}");
+}
+
+#[test]
+fn a_peer_outside_allow_is_turned_away_before_it_speaks() {
+    let a = Serving::start(2, &["--allow", "192.0.2.200"]);
+    let mut s = a.connect();
+    assert_eq!(read_all(&mut s), "");
+    let (code, log, _) = a.finish(10);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines_with(&log, "refused a connection from 127.0.0.1:").len(),
+        1,
+        "{log}"
+    );
+}
+
+#[test]
+fn a_secret_file_others_can_read_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f: &Path = &dir.path().join("secret");
+    std::fs::write(f, SECRET).unwrap();
+    std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "doctor",
+            "--dev",
+            "rxe0",
+            "--ip",
+            "127.0.0.1",
+            "--peer",
+            "127.0.0.2",
+        ])
+        .arg("--secret-file")
+        .arg(f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("chmod 600"), "{err}");
+    // And a peer with no secret at all is told so, at once.
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["lab", "--local", "--ip", "127.0.0.1", "--peer", "127.0.0.2"])
+        .env_remove(xtask::control::SECRET_ENV)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.contains("no secret for the session"), "{err}");
+}

@@ -1,0 +1,156 @@
+//! A real serving agent (`xtask agent --role server`, as `lab --local
+//! --serve` runs it) on 127.0.0.1, for the hostile-peer tests to attack.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use xtask::control::{Control, Secret};
+
+pub const SECRET: &str = "the-serving-hosts-secret-0123";
+
+/// A serving agent and its private result dir.
+pub struct Serving {
+    pub child: Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Serving {
+    /// Starts `xtask agent` serving on a free port, waiting `wait` s for a
+    /// peer, with [`SECRET`] in a mode-600 file.
+    pub fn start(wait: u32, extra: &[&str]) -> Serving {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, SECRET).unwrap();
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let out = dir.path().join("out");
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut args: Vec<String> = [
+            "agent",
+            "--role",
+            "server",
+            "--ip",
+            "127.0.0.1",
+            "--net",
+            "none",
+            "--dev",
+            "rxe0",
+            "--bin-dir",
+            "/nonexistent",
+            "--wait",
+            &wait.to_string(),
+            "--port",
+            &port.to_string(),
+            "--secret-file",
+            &secret.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push("--".into());
+        let child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(&args)
+            .env_remove(xtask::control::SECRET_ENV)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let s = Serving { child, dir, port };
+        // Listening once it logged so.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !s.log().contains("control: listening") {
+            assert!(Instant::now() < deadline, "the agent did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        s
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    pub fn log(&self) -> String {
+        String::from_utf8_lossy(&std::fs::read(self.out().join("agent.log")).unwrap_or_default())
+            .into_owned()
+    }
+
+    pub fn connect(&self) -> TcpStream {
+        TcpStream::connect(("127.0.0.1", self.port)).unwrap()
+    }
+
+    /// An authenticated session, as a legitimate peer opens it.
+    pub fn session(&self) -> Control {
+        let mut c = Control::new(self.connect()).unwrap();
+        let secret = Secret::from_text(SECRET, "test").unwrap();
+        c.authenticate_client(&secret, Duration::from_secs(5))
+            .unwrap();
+        c
+    }
+
+    /// Waits for the agent to end (within `secs`), and its log.
+    pub fn finish(mut self, secs: u64) -> (i32, String, Self) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        let code = loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                break st.code().unwrap_or(-1);
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the agent ran past {secs} s:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        (code, self.log(), self)
+    }
+
+    /// The result files of any scenario, which must be none.
+    pub fn ran(&self) -> Vec<String> {
+        std::fs::read_dir(self.out())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| {
+                !n.starts_with("agent.") && (n.ends_with(".stdout") || n.ends_with(".status"))
+            })
+            .collect()
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The largest resident size of any child this test process has waited
+/// for (every one an agent or an xtask command) stayed under 64 MiB.
+pub fn assert_children_stayed_small() {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let kib = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss();
+    assert!(kib < 64 * 1024, "a child grew to {kib} KiB");
+}
+
+/// The lines of `log` that say `what`.
+pub fn lines_with<'a>(log: &'a str, what: &str) -> Vec<&'a str> {
+    log.lines().filter(|l| l.contains(what)).collect()
+}
+
+pub fn read_all(s: &mut TcpStream) -> String {
+    s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    String::from_utf8_lossy(&got).into_owned()
+}
