@@ -1,7 +1,9 @@
 //! `cargo xtask setup | lab | test | list | fmt | bench`; see `cargo xtask help`.
 
 use std::process::ExitCode;
+// xtask's own: a failed write to stdout ends the program in one line.
 use xtask::{agent, ci, lab, scenarios, setup, LabOptions, Mode};
+use xtask::{print, println};
 
 /// Each command: its name, its synopsis and what it does.
 const COMMANDS: &[(&str, &str, &str)] = &[
@@ -376,9 +378,8 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         }
         out.push('\n');
     }
-    // A closed pipe (`| head`) ends the output, quietly.
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    // One write: a closed pipe (`| head`) ends the output, quietly.
+    print!("{out}");
     Ok(ok)
 }
 
@@ -421,8 +422,6 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "handout" => handout_cmd(rest),
         "list" => {
             if no_args("list", rest)? {
-                use std::io::Write;
-                let mut out = std::io::stdout().lock();
                 for s in scenarios::all() {
                     let kind = match (s.pair, s.fault) {
                         (true, _) => "pair".to_string(),
@@ -430,9 +429,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
                         (false, None) => "test-only".to_string(),
                     };
                     // A closed pipe (`| head`) ends the listing, quietly.
-                    if writeln!(out, "{:28} {kind}", s.name).is_err() {
-                        break;
-                    }
+                    println!("{:28} {kind}", s.name);
                 }
             }
             Ok(true)
@@ -472,7 +469,10 @@ fn main() -> ExitCode {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    match real_main(&args) {
+    let result = real_main(&args);
+    // What `print!` left buffered is written now, checked like the rest.
+    xtask::out::flush();
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
