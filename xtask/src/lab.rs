@@ -283,8 +283,17 @@ fn new_run_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// A result file's text, `None` when it cannot be read. Lossy: a program's
+/// output is whatever bytes it wrote, and one byte that is not UTF-8 must
+/// not drop the whole transcript from the report.
+fn read_text(path: &Path) -> Option<String> {
+    fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
-    let read = |ext: &str| fs::read_to_string(crate::agent::result_file(dir, name, side, ext)).ok();
+    let read = |ext: &str| read_text(&crate::agent::result_file(dir, name, side, ext));
     let stdout = read("stdout");
     let status = read("status");
     if stdout.is_none() && status.is_none() {
@@ -325,7 +334,7 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
             ]
             .iter()
             .filter_map(|(dir, role)| {
-                fs::read_to_string(crate::agent::result_file(dir, s.name, role, "leftover")).ok()
+                read_text(&crate::agent::result_file(dir, s.name, role, "leftover"))
             })
             .collect(),
             capture: None,
@@ -334,10 +343,10 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
 }
 
 fn agent_note(dir: &Path, role: &str, notes: &mut Vec<String>) {
-    match fs::read_to_string(dir.join(format!("agent.{role}.status"))) {
-        Ok(s) if s.trim() == "ok" => {}
-        Ok(s) => notes.push(format!("{role} agent: {}", s.trim())),
-        Err(_) => notes.push(format!(
+    match read_text(&dir.join(format!("agent.{role}.status"))) {
+        Some(s) if s.trim() == "ok" => {}
+        Some(s) => notes.push(format!("{role} agent: {}", s.trim())),
+        None => notes.push(format!(
             "{role} agent left no status (it did not start or the VM died); see {}",
             dir.display()
         )),
@@ -424,14 +433,14 @@ pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<crate::doctor::HostInfo>) {
         ("client", "client host"),
         ("path", "between the hosts"),
     ] {
-        if let Ok(text) = fs::read_to_string(crate::agent::findings_file(dir, who)) {
+        if let Some(text) = read_text(&crate::agent::findings_file(dir, who)) {
             findings.extend(
                 text.lines()
                     .filter(|l| !l.is_empty())
                     .map(|l| format!("{label}: {l}")),
             );
         }
-        if let Ok(text) = fs::read_to_string(crate::agent::host_file(dir, who)) {
+        if let Some(text) = read_text(&crate::agent::host_file(dir, who)) {
             hosts.extend(text.lines().filter_map(crate::agent::parse_host_line));
         }
     }
@@ -1219,6 +1228,33 @@ mod tests {
         );
         assert_eq!(hosts, [h]);
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_keeps_the_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = scenarios::find("rc_example").unwrap();
+        let file = |side, ext| crate::agent::result_file(dir.path(), s.name, side, ext);
+        fs::write(file("server", "stdout"), b"before \xff after\n").unwrap();
+        fs::write(file("server", "stderr"), b"err \xfe\n").unwrap();
+        fs::write(file("server", "status"), "exit=0\nelapsed_ms=5\n").unwrap();
+        fs::write(file("both", "leftover"), b"qp \x80\n").unwrap();
+        fs::write(
+            crate::agent::findings_file(dir.path(), "both"),
+            b"bad \xc3\n",
+        )
+        .unwrap();
+        fs::write(dir.path().join("agent.both.status"), b"died \xff\n").unwrap();
+        let o = &collect(&[s], dir.path(), dir.path())[0];
+        let server = o.server.as_ref().expect("the server side is read");
+        assert_eq!(server.stdout, "before \u{fffd} after\n");
+        assert_eq!(server.stderr, "err \u{fffd}\n");
+        assert_eq!(server.exit, Some(0));
+        assert_eq!(o.leftover, "qp \u{fffd}\n");
+        assert_eq!(read_doctor(dir.path()).0, ["this host: bad \u{fffd}"]);
+        let mut notes = Vec::new();
+        agent_note(dir.path(), "both", &mut notes);
+        assert_eq!(notes, ["both agent: died \u{fffd}"]);
     }
 
     #[test]
