@@ -255,10 +255,13 @@ impl Log {
     }
 
     fn say(&mut self, msg: &str) {
+        // A message may quote the peer or a program: no escape sequence of
+        // theirs reaches the console or the log.
         let line = format!(
-            "[{:7.2}] agent {}: {msg}",
+            "[{:7.2}] agent {}: {}",
             self.start.elapsed().as_secs_f64(),
-            self.tag
+            self.tag,
+            crate::text::escape_controls(msg)
         );
         println!("{line}");
         if let Some(f) = &mut self.file {

@@ -3,6 +3,7 @@
 use crate::agent::{AgentConfig, Net, Role};
 use crate::scenarios::{self, Addrs, Outcome, Params, Scenario, SideOutcome};
 use crate::setup;
+use crate::text::escape_controls;
 use crate::vm::{self, Vm, VmSpec};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -798,11 +799,12 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
             locked_kib,
             locked_by: locked_by.to_string(),
         });
+        // Names and text the system's tools gave.
         for l in &check.lines {
-            println!("{l}");
+            println!("{}", escape_controls(l));
         }
         for f in &check.findings {
-            eprintln!("{f}");
+            eprintln!("{}", escape_controls(f));
         }
         return Ok(check.findings.is_empty());
     };
@@ -865,8 +867,9 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
     let (findings, _) = read_doctor(&out);
     let _ = fs::remove_dir_all(&out);
     result?;
+    // Some are the peer's.
     for f in &findings {
-        eprintln!("{f}");
+        eprintln!("{}", escape_controls(f));
     }
     Ok(findings.is_empty())
 }
@@ -951,13 +954,15 @@ pub fn first_rdma_device() -> Option<String> {
     v.into_iter().next()
 }
 
-fn print_side(name: &str, label: &str, side: Option<&SideOutcome>) {
+/// One side's transcript as printed on the terminal.
+fn side_text(name: &str, label: &str, side: Option<&SideOutcome>) -> String {
     match side {
-        None => println!("=== {name}: {label}: no result ==="),
-        Some(side) => print!(
-            "{}",
-            crate::report::side_transcript(&format!("{name}: {label}"), side)
-        ),
+        None => format!("=== {name}: {label}: no result ===\n"),
+        // What the program wrote, which may be what its peer sent.
+        Some(side) => escape_controls(&crate::report::side_transcript(
+            &format!("{name}: {label}"),
+            side,
+        )),
     }
 }
 
@@ -967,14 +972,18 @@ pub fn print_transcripts(outcomes: &[Outcome], addrs: Option<&Addrs>) {
     for o in outcomes {
         let s = scenarios::find(&o.scenario);
         if s.map_or(true, |s| s.server.is_some()) {
-            print_side(&o.scenario, "server", o.server.as_ref());
+            print!("{}", side_text(&o.scenario, "server", o.server.as_ref()));
         }
         if s.map_or(true, |s| s.client.is_some()) {
-            print_side(&o.scenario, "client", o.client.as_ref());
+            print!("{}", side_text(&o.scenario, "client", o.client.as_ref()));
         }
         if let (Some(packets), Some(addrs)) = (&o.capture, addrs) {
             let rungs = crate::ladder::rungs(packets, addrs);
-            print!("{}", crate::ladder::text(&o.scenario, &rungs, addrs));
+            // Drawn from packets, which a peer writes.
+            print!(
+                "{}",
+                escape_controls(&crate::ladder::text(&o.scenario, &rungs, addrs))
+            );
         }
         println!();
     }
@@ -996,7 +1005,9 @@ pub fn print_summary(report: &LabReport) -> usize {
                 println!("  PASS {}", o.scenario);
             } else {
                 failed += 1;
-                println!("  FAIL {}: {}", o.scenario, failures.join("; "));
+                // The failures quote the programs' lines.
+                let failures = escape_controls(&failures.join("; "));
+                println!("  FAIL {}: {failures}", o.scenario);
             }
             if let Some(fault) = scenarios::find(&o.scenario).and_then(|s| s.fault) {
                 match rows.iter_mut().find(|r| r.0 == fault) {
@@ -1017,23 +1028,25 @@ pub fn print_summary(report: &LabReport) -> usize {
     for s in &report.skipped {
         println!("  SKIP {}: {}", s.scenario, s.reason);
     }
+    // The hosts, findings and notes come from the agents' files, some
+    // from a peer host; the kernel's name from a file in the VM.
     for h in &report.hosts {
-        println!("{}", host_summary(h));
+        println!("{}", escape_controls(&host_summary(h)));
     }
     if report.findings.is_empty() {
         println!("doctor: no findings");
     }
     for f in &report.findings {
-        println!("doctor: {f}");
+        println!("doctor: {}", escape_controls(f));
     }
     for n in &report.notes {
-        println!("note: {n}");
+        println!("note: {}", escape_controls(n));
     }
     if let Some(v) = &report.vms {
         println!(
             "VMs: {}, kernel {}, boot {:.1} s",
             v.accel,
-            v.kernel,
+            escape_controls(&v.kernel),
             v.boot.as_secs_f64()
         );
     }
@@ -1255,6 +1268,21 @@ mod tests {
         let mut notes = Vec::new();
         agent_note(dir.path(), "both", &mut notes);
         assert_eq!(notes, ["both agent: died \u{fffd}"]);
+    }
+
+    #[test]
+    fn a_transcript_shows_the_programs_escape_sequences_escaped() {
+        let side = SideOutcome {
+            exit: Some(0),
+            elapsed_ms: None,
+            stdout: "got \x1b]0;pwned\x07 from the peer\n\tnext\n".into(),
+            stderr: "\u{9b}2J\n".into(),
+        };
+        assert_eq!(
+            side_text("rc_example", "server", Some(&side)),
+            "=== rc_example: server (exit 0) ===\n--- stdout ---\n\
+             got \\x1b]0;pwned\\x07 from the peer\n\tnext\n--- stderr ---\n\\u{9b}2J\n"
+        );
     }
 
     #[test]

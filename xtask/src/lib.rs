@@ -22,6 +22,7 @@ pub mod ladder;
 pub mod report;
 pub mod scenarios;
 pub mod setup;
+pub mod text;
 pub mod vm;
 pub mod wire;
 

@@ -230,8 +230,9 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     }
     let report = xtask::run_scenarios(&opts, &names)?;
     if role == lab::Local::Serve {
+        // Some notes are the peer's words.
         for n in &report.notes {
-            println!("note: {n}");
+            println!("note: {}", xtask::text::escape_controls(n));
         }
         if report.notes.is_empty() {
             println!("lab: served the peer; it prints the report");
@@ -378,8 +379,9 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         }
         out.push('\n');
     }
-    // One write: a closed pipe (`| head`) ends the output, quietly.
-    print!("{out}");
+    // One write: a closed pipe (`| head`) ends the output, quietly. The
+    // ladders are drawn from packets, which a peer writes.
+    print!("{}", xtask::text::escape_controls(&out));
     Ok(ok)
 }
 

@@ -23,7 +23,7 @@ const FINDING_TYPE: &str = "doctor finding";
 /// The name (and classname) of the doctor's test case and JSON line.
 const DOCTOR: &str = "doctor";
 
-/// One side's transcript as the lab prints it (`lab::print_side`'s
+/// One side's transcript as the lab prints it (`lab::side_text`'s
 /// format): a header with the exit status and wall time, then each stream
 /// that is not empty under its own rule, ending with a newline.
 pub fn side_transcript(label: &str, side: &SideOutcome) -> String {
