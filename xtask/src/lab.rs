@@ -277,11 +277,35 @@ fn new_run_dir() -> Result<PathBuf, String> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let dir = target_dir()
-        .join("lab")
-        .join(format!("{secs}-{}", std::process::id()));
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let lab = target_dir().join("lab");
+    fs::create_dir_all(&lab).map_err(|e| format!("{}: {e}", lab.display()))?;
+    let dir = lab.join(format!("{secs}-{}", std::process::id()));
+    create_private_dir(&dir)?;
     Ok(dir)
+}
+
+/// Creates `dir`, mode 0700: an error if it exists (as a directory or a
+/// symlink someone planted), so a run never writes into one it did not
+/// make, and no other user reads what the runs leave.
+fn create_private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// The doctor's result dir for a run with a peer: fresh, mode 0700, under
+/// an unpredictable name, removed when dropped. In the temporary dir, not
+/// in target/: inside the lab's VMs only /tmp is writable.
+fn doctor_dir() -> Result<tempfile::TempDir, String> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix("rdma-doctor-")
+        // tempfile's own default is 0777 less the umask.
+        .permissions(fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| format!("a temporary dir for the doctor: {e}"))
 }
 
 /// A result file's text, `None` when it cannot be read. Lossy: a program's
@@ -838,8 +862,9 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
             d
         }
     };
-    // Not in target/: inside the lab's VMs only /tmp is writable.
-    let out = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+    // Kept until the findings are read.
+    let out_dir = doctor_dir()?;
+    let out = out_dir.path().to_path_buf();
     let (server_ip, client_ip) = if serves {
         (ip.clone(), peer.clone())
     } else {
@@ -865,7 +890,7 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
     };
     let result = crate::agent::run(cfg);
     let (findings, _) = read_doctor(&out);
-    let _ = fs::remove_dir_all(&out);
+    drop(out_dir);
     result?;
     // Some are the peer's.
     for f in &findings {
@@ -1218,11 +1243,11 @@ mod tests {
 
     #[test]
     fn doctor_files_become_findings_and_hosts() {
-        let dir = std::env::temp_dir().join(format!("doctor-files-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(crate::agent::findings_file(&dir, "server"), "too low\n").unwrap();
-        fs::write(crate::agent::findings_file(&dir, "path"), "blocked\n").unwrap();
-        fs::write(crate::agent::findings_file(&dir, "client"), "").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        fs::write(crate::agent::findings_file(dir, "server"), "too low\n").unwrap();
+        fs::write(crate::agent::findings_file(dir, "path"), "blocked\n").unwrap();
+        fs::write(crate::agent::findings_file(dir, "client"), "").unwrap();
         let h = crate::doctor::HostInfo {
             role: "client".into(),
             dev: "rxe0".into(),
@@ -1230,17 +1255,70 @@ mod tests {
             ..Default::default()
         };
         fs::write(
-            crate::agent::host_file(&dir, "client"),
+            crate::agent::host_file(dir, "client"),
             crate::agent::host_line(&h) + "\n",
         )
         .unwrap();
-        let (findings, hosts) = read_doctor(&dir);
+        let (findings, hosts) = read_doctor(dir);
         assert_eq!(
             findings,
             ["server host: too low", "between the hosts: blocked"]
         );
         assert_eq!(hosts, [h]);
-        let _ = fs::remove_dir_all(&dir);
+    }
+
+    fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn a_run_dir_is_new_and_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("1-2");
+        create_private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        // One that exists, even one this run made, is not taken again.
+        assert!(create_private_dir(&dir).is_err());
+        // Nor a symlink planted where the run dir will be.
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let planted = tmp.path().join("3-4");
+        std::os::unix::fs::symlink(&elsewhere, &planted).unwrap();
+        assert!(create_private_dir(&planted).is_err());
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_doctors_dir_is_fresh_and_private_whatever_was_planted() {
+        // Where the doctor's dir used to be: a symlink planted there, as
+        // any local user could, to a dir the doctor would have written to.
+        let target = tempfile::tempdir().unwrap();
+        let old = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+        std::os::unix::fs::symlink(target.path(), &old).unwrap();
+        let dirs = [doctor_dir().unwrap(), doctor_dir().unwrap()];
+        let _ = fs::remove_file(&old);
+        for d in &dirs {
+            assert_ne!(d.path(), old);
+            assert_eq!(d.path().parent(), Some(std::env::temp_dir().as_path()));
+            assert!(d
+                .path()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("rdma-doctor-"));
+            assert_eq!(mode(d.path()), 0o700);
+            assert!(!fs::symlink_metadata(d.path())
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
+        }
+        assert_ne!(dirs[0].path(), dirs[1].path());
+        assert_eq!(fs::read_dir(target.path()).unwrap().count(), 0);
+        let gone = dirs[0].path().to_path_buf();
+        drop(dirs);
+        assert!(!gone.exists(), "removed when dropped");
     }
 
     #[test]
