@@ -1234,13 +1234,13 @@ mod tests {
         // Through the file the lab writes, whatever the scenario list's length.
         let mut long = cfg.clone();
         long.scenarios = (0..200).map(|i| format!("scenario_{i}")).collect();
-        let file = std::env::temp_dir().join(format!("agent-args-{}", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent-args");
         fs::write(&file, long.to_args().join("\n")).unwrap();
         let args = [
             "--args-file".to_string(),
             file.to_string_lossy().into_owned(),
         ];
         assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
-        let _ = fs::remove_file(&file);
     }
 }

@@ -578,7 +578,8 @@ mod tests {
 
     #[test]
     fn a_directory_without_a_capture_is_refused_in_one_line() {
-        let dir = std::env::temp_dir();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let e = real_main(&args(&["ladder", &dir.to_string_lossy()])).unwrap_err();
         assert!(e.contains("wire.pcap") && !e.contains('\n'), "{e}");
         let e = real_main(&args(&["handout", "--from", &dir.to_string_lossy()])).unwrap_err();
