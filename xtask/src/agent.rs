@@ -198,9 +198,16 @@ impl AgentConfig {
             let num = |v: &str| v.parse::<u32>().map_err(|e| format!("{a} {v}: {e}"));
             match a.as_str() {
                 "--role" => cfg.role = Role::parse(v)?,
-                "--ip" => cfg.ip = v.clone(),
-                "--server-ip" => cfg.params.server_ip = v.clone(),
-                "--client-ip" => cfg.params.client_ip = v.clone(),
+                // The addresses and the device reach the scenarios'
+                // command lines: refused here unless they are what they say.
+                "--ip" | "--server-ip" | "--client-ip" => {
+                    scenarios::check_ip(a, v)?;
+                    match a.as_str() {
+                        "--ip" => cfg.ip = v.clone(),
+                        "--server-ip" => cfg.params.server_ip = v.clone(),
+                        _ => cfg.params.client_ip = v.clone(),
+                    }
+                }
                 "--net" => {
                     cfg.net = match v.as_str() {
                         "dummy" => Net::Dummy,
@@ -214,7 +221,10 @@ impl AgentConfig {
                 }
                 "--out" => cfg.out = PathBuf::from(v),
                 "--bin-dir" => cfg.bin_dir = PathBuf::from(v),
-                "--dev" => cfg.params.dev = v.clone(),
+                "--dev" => {
+                    scenarios::check_dev(a, v)?;
+                    cfg.params.dev = v.clone();
+                }
                 "--gid-idx" => cfg.params.gid_idx = num(v)?,
                 "--ib-port" => cfg.params.ib_port = num(v)?,
                 "--wait" => cfg.wait_secs = num(v)?.into(),
@@ -1242,5 +1252,30 @@ mod tests {
             file.to_string_lossy().into_owned(),
         ];
         assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
+    }
+
+    #[test]
+    fn a_device_or_address_that_is_not_one_is_refused() {
+        let base = ["--out", "/o", "--ip", "192.0.2.1"].map(String::from);
+        for (opt, bad) in [
+            ("--dev", "x;touch F;:"),
+            ("--dev", ""),
+            ("--ip", "1.2.3.4 x"),
+            ("--server-ip", "$(reboot)"),
+            ("--client-ip", "host.example"),
+        ] {
+            let mut args = base.to_vec();
+            args.extend([opt.to_string(), bad.to_string()]);
+            let e = AgentConfig::from_args(&args).unwrap_err();
+            assert!(e.starts_with(&format!("{opt} {bad:?}: ")), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let mut good = base.to_vec();
+        good.extend(["--dev", "mlx5_0", "--client-ip", "fe80::1"].map(String::from));
+        let cfg = AgentConfig::from_args(&good).unwrap();
+        assert_eq!(
+            (cfg.params.dev.as_str(), cfg.params.client_ip.as_str()),
+            ("mlx5_0", "fe80::1")
+        );
     }
 }

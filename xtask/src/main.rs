@@ -141,6 +141,21 @@ where
     }
 }
 
+/// Refuses a `--dev` that is not a device name and an `--ip` or `--peer`
+/// that is not an IP address, before anything runs: the values reach the
+/// scenarios' command lines.
+fn check_values(m: &getopts::Matches) -> Result<(), String> {
+    if let Some(v) = m.opt_str("dev") {
+        scenarios::check_dev("--dev", &v)?;
+    }
+    for opt in ["ip", "peer"] {
+        if let Some(v) = m.opt_str(opt) {
+            scenarios::check_ip(&format!("--{opt}"), &v)?;
+        }
+    }
+    Ok(())
+}
+
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
     for flag in [
@@ -162,6 +177,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("lab", opts, args)? else {
         return Ok(true);
     };
+    check_values(&m)?;
     let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
     if two && local {
         return Err("--two-hosts and --local exclude each other".into());
@@ -257,6 +273,7 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("doctor", opts, args)? else {
         return Ok(true);
     };
+    check_values(&m)?;
     no_operands("doctor", &m)?;
     let gid_idx = match m.opt_str("gid-idx") {
         Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),

@@ -37,3 +37,45 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn a_value_that_is_not_a_device_or_an_address_is_refused_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("F");
+    let evil = format!("x;touch {};:", marker.display());
+    let (dev, ip) = ("--dev \"", "--ip \"");
+    for (args, names) in [
+        (&["lab", "--local", "--dev", &evil][..], dev),
+        (&["doctor", "--dev", &evil], dev),
+        (&["lab", "--local", "--dev", "x;touch F;:"], dev),
+        (&["lab", "--local", "--ip", "1.2.3.4;touch F"], ip),
+        (
+            &["lab", "--local", "--peer", "$(touch F)", "--ip", "10.0.0.1"],
+            "--peer \"",
+        ),
+        (&["doctor", "--ip", "10.0.0.1\ntouch F"], ip),
+        (
+            &["doctor", "--ip", "10.0.0.1", "--peer", "host.example"],
+            "--peer \"",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(args)
+            .current_dir(tmp.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(names), "{args:?}: {stderr}");
+        let allowed = if names == dev {
+            "a device name is 1 to 64 of A-Z a-z 0-9 _ . : -"
+        } else {
+            "not an IPv4 or IPv6 address"
+        };
+        assert!(stderr.contains(allowed), "{args:?}: {stderr}");
+    }
+    assert!(!marker.exists());
+    assert!(!tmp.path().join("F").exists());
+}

@@ -1103,6 +1103,29 @@ impl Default for Params {
     }
 }
 
+/// Checks the value of `opt`, a device name: 1 to 64 characters of
+/// `[A-Za-z0-9_.:-]`, as the kernel's RDMA and net device names are. The
+/// name reaches command lines and scripts: nothing else gets that far.
+pub fn check_dev(opt: &str, v: &str) -> Result<(), String> {
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"_.:-".contains(&b);
+    if (1..=64).contains(&v.len()) && v.bytes().all(allowed) {
+        Ok(())
+    } else {
+        // Debug quoting: the value itself may hold a newline.
+        Err(format!(
+            "{opt} {v:?}: a device name is 1 to 64 of A-Z a-z 0-9 _ . : -"
+        ))
+    }
+}
+
+/// Checks the value of `opt`, an IP address (v4 or v6).
+pub fn check_ip(opt: &str, v: &str) -> Result<(), String> {
+    match v.parse::<std::net::IpAddr>() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!("{opt} {v:?}: not an IPv4 or IPv6 address")),
+    }
+}
+
 /// Replaces the placeholders in one argument.
 pub fn substitute(arg: &str, p: &Params) -> String {
     arg.replace("{server_ip}", &p.server_ip)
