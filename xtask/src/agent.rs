@@ -380,6 +380,8 @@ impl Running {
                 .args(["-k", "5", &s.timeout_secs.to_string()])
                 .arg(program)
                 .args(cmd.args_with(&cfg.params))
+                // What the scripts of args_with read instead of values.
+                .envs(cfg.params.env())
                 .env("RUST_BACKTRACE", "1")
                 .env("PATH", search_path(&cfg.bin_dir))
                 .stdin(Stdio::null())
