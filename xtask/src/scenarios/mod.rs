@@ -192,8 +192,10 @@ impl Fault {
     }
 }
 
-/// A command line; `args` may hold the placeholders `{server_ip}`, `{dev}`,
-/// `{gid_idx}` and `{ib_port}`.
+/// A command line; `args` may hold the placeholders `{server_ip}`,
+/// `{client_ip}`, `{dev}`, `{gid_idx}` and `{ib_port}`. A `sh -c`/`bash -c`
+/// script gets them as `${LAB_SERVER_IP}`... from the environment, never
+/// pasted ([`Cmd::args_with`]): write them in the script as anywhere else.
 #[derive(Debug)]
 pub struct Cmd {
     /// A workspace binary (looked up in the build's bin dir first) or a
