@@ -1086,7 +1086,7 @@ pub(crate) mod tests {
         // The fixed dir tshark was given, with a preferences file planted
         // in it (a symlink, as a local user could), unless it is there.
         let fixed = std::env::temp_dir().join("rdma-examples-no-wireshark-prefs");
-        let _ = fs::create_dir(&fixed);
+        let made = fs::create_dir(&fixed).is_ok();
         let planted_prefs = tempfile::NamedTempFile::new().unwrap();
         let prefs = fixed.join("preferences");
         let planted = std::os::unix::fs::symlink(planted_prefs.path(), &prefs).is_ok();
@@ -1094,6 +1094,9 @@ pub(crate) mod tests {
         let other = no_prefs_dir().unwrap();
         if planted {
             let _ = fs::remove_file(&prefs);
+        }
+        if made {
+            let _ = fs::remove_dir(&fixed);
         }
         assert_ne!(dir.path(), fixed);
         assert_ne!(dir.path(), other.path());
