@@ -219,9 +219,16 @@ impl AgentConfig {
             let num = |v: &str| v.parse::<u32>().map_err(|e| format!("{a} {v}: {e}"));
             match a.as_str() {
                 "--role" => cfg.role = Role::parse(v)?,
-                "--ip" => cfg.ip = v.clone(),
-                "--server-ip" => cfg.params.server_ip = v.clone(),
-                "--client-ip" => cfg.params.client_ip = v.clone(),
+                // The addresses and the device reach the scenarios'
+                // command lines: refused here unless they are what they say.
+                "--ip" | "--server-ip" | "--client-ip" => {
+                    scenarios::check_ip(a, v)?;
+                    match a.as_str() {
+                        "--ip" => cfg.ip = v.clone(),
+                        "--server-ip" => cfg.params.server_ip = v.clone(),
+                        _ => cfg.params.client_ip = v.clone(),
+                    }
+                }
                 "--net" => {
                     cfg.net = match v.as_str() {
                         "dummy" => Net::Dummy,
@@ -235,7 +242,10 @@ impl AgentConfig {
                 }
                 "--out" => cfg.out = PathBuf::from(v),
                 "--bin-dir" => cfg.bin_dir = PathBuf::from(v),
-                "--dev" => cfg.params.dev = v.clone(),
+                "--dev" => {
+                    scenarios::check_dev(a, v)?;
+                    cfg.params.dev = v.clone();
+                }
                 "--gid-idx" => cfg.params.gid_idx = num(v)?,
                 "--ib-port" => cfg.params.ib_port = num(v)?,
                 "--wait" => cfg.wait_secs = num(v)?.into(),
@@ -282,10 +292,13 @@ impl Log {
     }
 
     fn say(&mut self, msg: &str) {
+        // A message may quote the peer or a program: no escape sequence of
+        // theirs reaches the console or the log.
         let line = format!(
-            "[{:7.2}] agent {}: {msg}",
+            "[{:7.2}] agent {}: {}",
             self.start.elapsed().as_secs_f64(),
-            self.tag
+            self.tag,
+            crate::text::escape_controls(msg)
         );
         println!("{line}");
         if let Some(f) = &mut self.file {
@@ -394,6 +407,8 @@ impl Running {
                 .args(["-k", "5", &s.timeout_secs.to_string()])
                 .arg(program)
                 .args(cmd.args_with(&cfg.params))
+                // What the scripts of args_with read instead of values.
+                .envs(cfg.params.env())
                 .env("RUST_BACKTRACE", "1")
                 .env("PATH", search_path(&cfg.bin_dir))
                 .stdin(Stdio::null())
@@ -1281,13 +1296,38 @@ mod tests {
         // Through the file the lab writes, whatever the scenario list's length.
         let mut long = cfg.clone();
         long.scenarios = (0..200).map(|i| format!("scenario_{i}")).collect();
-        let file = std::env::temp_dir().join(format!("agent-args-{}", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent-args");
         fs::write(&file, long.to_args().join("\n")).unwrap();
         let args = [
             "--args-file".to_string(),
             file.to_string_lossy().into_owned(),
         ];
         assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
-        let _ = fs::remove_file(&file);
+    }
+
+    #[test]
+    fn a_device_or_address_that_is_not_one_is_refused() {
+        let base = ["--out", "/o", "--ip", "192.0.2.1"].map(String::from);
+        for (opt, bad) in [
+            ("--dev", "x;touch F;:"),
+            ("--dev", ""),
+            ("--ip", "1.2.3.4 x"),
+            ("--server-ip", "$(reboot)"),
+            ("--client-ip", "host.example"),
+        ] {
+            let mut args = base.to_vec();
+            args.extend([opt.to_string(), bad.to_string()]);
+            let e = AgentConfig::from_args(&args).unwrap_err();
+            assert!(e.starts_with(&format!("{opt} {bad:?}: ")), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let mut good = base.to_vec();
+        good.extend(["--dev", "mlx5_0", "--client-ip", "fe80::1"].map(String::from));
+        let cfg = AgentConfig::from_args(&good).unwrap();
+        assert_eq!(
+            (cfg.params.dev.as_str(), cfg.params.client_ip.as_str()),
+            ("mlx5_0", "fe80::1")
+        );
     }
 }

@@ -109,7 +109,7 @@ fn lab_params() -> Params {
 /// A command line as a shell would take it.
 pub fn command_line(cmd: &Cmd, p: &Params) -> String {
     std::iter::once(cmd.program.to_string())
-        .chain(cmd.args_with(p).iter().map(|a| crate::vm::shell_quote(a)))
+        .chain(cmd.args_shown(p).iter().map(|a| crate::vm::shell_quote(a)))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -3,6 +3,7 @@
 use crate::agent::{AgentConfig, Net, Role};
 use crate::scenarios::{self, Addrs, Outcome, Params, Scenario, SideOutcome};
 use crate::setup;
+use crate::text::escape_controls;
 use crate::vm::{self, Vm, VmSpec};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -284,15 +285,48 @@ fn new_run_dir() -> Result<PathBuf, String> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let dir = target_dir()
-        .join("lab")
-        .join(format!("{secs}-{}", std::process::id()));
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let lab = target_dir().join("lab");
+    fs::create_dir_all(&lab).map_err(|e| format!("{}: {e}", lab.display()))?;
+    let dir = lab.join(format!("{secs}-{}", std::process::id()));
+    create_private_dir(&dir)?;
     Ok(dir)
 }
 
+/// Creates `dir`, mode 0700: an error if it exists (as a directory or a
+/// symlink someone planted), so a run never writes into one it did not
+/// make, and no other user reads what the runs leave.
+fn create_private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// The doctor's result dir for a run with a peer: fresh, mode 0700, under
+/// an unpredictable name, removed when dropped. In the temporary dir, not
+/// in target/: inside the lab's VMs only /tmp is writable.
+fn doctor_dir() -> Result<tempfile::TempDir, String> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix("rdma-doctor-")
+        // tempfile's own default is 0777 less the umask.
+        .permissions(fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| format!("a temporary dir for the doctor: {e}"))
+}
+
+/// A result file's text, `None` when it cannot be read. Lossy: a program's
+/// output is whatever bytes it wrote, and one byte that is not UTF-8 must
+/// not drop the whole transcript from the report.
+fn read_text(path: &Path) -> Option<String> {
+    fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
-    let read = |ext: &str| fs::read_to_string(crate::agent::result_file(dir, name, side, ext)).ok();
+    let read = |ext: &str| read_text(&crate::agent::result_file(dir, name, side, ext));
     let stdout = read("stdout");
     let status = read("status");
     if stdout.is_none() && status.is_none() {
@@ -333,7 +367,7 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
             ]
             .iter()
             .filter_map(|(dir, role)| {
-                fs::read_to_string(crate::agent::result_file(dir, s.name, role, "leftover")).ok()
+                read_text(&crate::agent::result_file(dir, s.name, role, "leftover"))
             })
             .collect(),
             capture: None,
@@ -342,10 +376,10 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
 }
 
 fn agent_note(dir: &Path, role: &str, notes: &mut Vec<String>) {
-    match fs::read_to_string(dir.join(format!("agent.{role}.status"))) {
-        Ok(s) if s.trim() == "ok" => {}
-        Ok(s) => notes.push(format!("{role} agent: {}", s.trim())),
-        Err(_) => notes.push(format!(
+    match read_text(&dir.join(format!("agent.{role}.status"))) {
+        Some(s) if s.trim() == "ok" => {}
+        Some(s) => notes.push(format!("{role} agent: {}", s.trim())),
+        None => notes.push(format!(
             "{role} agent left no status (it did not start or the VM died); see {}",
             dir.display()
         )),
@@ -445,14 +479,14 @@ pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<crate::doctor::HostInfo>) {
         ("client", "client host"),
         ("path", "between the hosts"),
     ] {
-        if let Ok(text) = fs::read_to_string(crate::agent::findings_file(dir, who)) {
+        if let Some(text) = read_text(&crate::agent::findings_file(dir, who)) {
             findings.extend(
                 text.lines()
                     .filter(|l| !l.is_empty())
                     .map(|l| format!("{label}: {l}")),
             );
         }
-        if let Ok(text) = fs::read_to_string(crate::agent::host_file(dir, who)) {
+        if let Some(text) = read_text(&crate::agent::host_file(dir, who)) {
             hosts.extend(text.lines().filter_map(crate::agent::parse_host_line));
         }
     }
@@ -853,11 +887,12 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
             locked_kib,
             locked_by: locked_by.to_string(),
         });
+        // Names and text the system's tools gave.
         for l in &check.lines {
-            println!("{l}");
+            println!("{}", escape_controls(l));
         }
         for f in &check.findings {
-            eprintln!("{f}");
+            eprintln!("{}", escape_controls(f));
         }
         return Ok(check.findings.is_empty());
     };
@@ -875,6 +910,9 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         std::cmp::Ordering::Greater => false,
         std::cmp::Ordering::Equal => return Err("--peer is this host's own --ip".into()),
     };
+    // Without a secret the two doctors cannot meet: said at once.
+    crate::control::Secret::load(req.secret_file.as_deref())
+        .unwrap_or_else(|| Err(crate::control::Secret::missing()))?;
     let dev = match &req.dev {
         Some(d) => d.clone(),
         None => first_rdma_device()
@@ -891,8 +929,9 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
             d
         }
     };
-    // Not in target/: inside the lab's VMs only /tmp is writable.
-    let out = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+    // Kept until the findings are read.
+    let out_dir = doctor_dir()?;
+    let out = out_dir.path().to_path_buf();
     let (server_ip, client_ip) = if serves {
         (ip.clone(), peer.clone())
     } else {
@@ -922,10 +961,11 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
     };
     let result = crate::agent::run(cfg);
     let (findings, _) = read_doctor(&out);
-    let _ = fs::remove_dir_all(&out);
+    drop(out_dir);
     result?;
+    // Some are the peer's.
     for f in &findings {
-        eprintln!("{f}");
+        eprintln!("{}", escape_controls(f));
     }
     Ok(findings.is_empty())
 }
@@ -1010,13 +1050,15 @@ pub fn first_rdma_device() -> Option<String> {
     v.into_iter().next()
 }
 
-fn print_side(name: &str, label: &str, side: Option<&SideOutcome>) {
+/// One side's transcript as printed on the terminal.
+fn side_text(name: &str, label: &str, side: Option<&SideOutcome>) -> String {
     match side {
-        None => println!("=== {name}: {label}: no result ==="),
-        Some(side) => print!(
-            "{}",
-            crate::report::side_transcript(&format!("{name}: {label}"), side)
-        ),
+        None => format!("=== {name}: {label}: no result ===\n"),
+        // What the program wrote, which may be what its peer sent.
+        Some(side) => escape_controls(&crate::report::side_transcript(
+            &format!("{name}: {label}"),
+            side,
+        )),
     }
 }
 
@@ -1026,14 +1068,18 @@ pub fn print_transcripts(outcomes: &[Outcome], addrs: Option<&Addrs>) {
     for o in outcomes {
         let s = scenarios::find(&o.scenario);
         if s.map_or(true, |s| s.server.is_some()) {
-            print_side(&o.scenario, "server", o.server.as_ref());
+            print!("{}", side_text(&o.scenario, "server", o.server.as_ref()));
         }
         if s.map_or(true, |s| s.client.is_some()) {
-            print_side(&o.scenario, "client", o.client.as_ref());
+            print!("{}", side_text(&o.scenario, "client", o.client.as_ref()));
         }
         if let (Some(packets), Some(addrs)) = (&o.capture, addrs) {
             let rungs = crate::ladder::rungs(packets, addrs);
-            print!("{}", crate::ladder::text(&o.scenario, &rungs, addrs));
+            // Drawn from packets, which a peer writes.
+            print!(
+                "{}",
+                escape_controls(&crate::ladder::text(&o.scenario, &rungs, addrs))
+            );
         }
         println!();
     }
@@ -1055,7 +1101,9 @@ pub fn print_summary(report: &LabReport) -> usize {
                 println!("  PASS {}", o.scenario);
             } else {
                 failed += 1;
-                println!("  FAIL {}: {}", o.scenario, failures.join("; "));
+                // The failures quote the programs' lines.
+                let failures = escape_controls(&failures.join("; "));
+                println!("  FAIL {}: {failures}", o.scenario);
             }
             if let Some(fault) = scenarios::find(&o.scenario).and_then(|s| s.fault) {
                 match rows.iter_mut().find(|r| r.0 == fault) {
@@ -1076,23 +1124,25 @@ pub fn print_summary(report: &LabReport) -> usize {
     for s in &report.skipped {
         println!("  SKIP {}: {}", s.scenario, s.reason);
     }
+    // The hosts, findings and notes come from the agents' files, some
+    // from a peer host; the kernel's name from a file in the VM.
     for h in &report.hosts {
-        println!("{}", host_summary(h));
+        println!("{}", escape_controls(&host_summary(h)));
     }
     if report.findings.is_empty() {
         println!("doctor: no findings");
     }
     for f in &report.findings {
-        println!("doctor: {f}");
+        println!("doctor: {}", escape_controls(f));
     }
     for n in &report.notes {
-        println!("note: {n}");
+        println!("note: {}", escape_controls(n));
     }
     if let Some(v) = &report.vms {
         println!(
             "VMs: {}, kernel {}, boot {:.1} s",
             v.accel,
-            v.kernel,
+            escape_controls(&v.kernel),
             v.boot.as_secs_f64()
         );
     }
@@ -1264,11 +1314,11 @@ mod tests {
 
     #[test]
     fn doctor_files_become_findings_and_hosts() {
-        let dir = std::env::temp_dir().join(format!("doctor-files-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(crate::agent::findings_file(&dir, "server"), "too low\n").unwrap();
-        fs::write(crate::agent::findings_file(&dir, "path"), "blocked\n").unwrap();
-        fs::write(crate::agent::findings_file(&dir, "client"), "").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        fs::write(crate::agent::findings_file(dir, "server"), "too low\n").unwrap();
+        fs::write(crate::agent::findings_file(dir, "path"), "blocked\n").unwrap();
+        fs::write(crate::agent::findings_file(dir, "client"), "").unwrap();
         let h = crate::doctor::HostInfo {
             role: "client".into(),
             dev: "rxe0".into(),
@@ -1276,17 +1326,112 @@ mod tests {
             ..Default::default()
         };
         fs::write(
-            crate::agent::host_file(&dir, "client"),
+            crate::agent::host_file(dir, "client"),
             crate::agent::host_line(&h) + "\n",
         )
         .unwrap();
-        let (findings, hosts) = read_doctor(&dir);
+        let (findings, hosts) = read_doctor(dir);
         assert_eq!(
             findings,
             ["server host: too low", "between the hosts: blocked"]
         );
         assert_eq!(hosts, [h]);
-        let _ = fs::remove_dir_all(&dir);
+    }
+
+    fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn a_run_dir_is_new_and_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("1-2");
+        create_private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        // One that exists, even one this run made, is not taken again.
+        assert!(create_private_dir(&dir).is_err());
+        // Nor a symlink planted where the run dir will be.
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let planted = tmp.path().join("3-4");
+        std::os::unix::fs::symlink(&elsewhere, &planted).unwrap();
+        assert!(create_private_dir(&planted).is_err());
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_doctors_dir_is_fresh_and_private_whatever_was_planted() {
+        // Where the doctor's dir used to be: a symlink planted there, as
+        // any local user could, to a dir the doctor would have written to.
+        let target = tempfile::tempdir().unwrap();
+        let old = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+        std::os::unix::fs::symlink(target.path(), &old).unwrap();
+        let dirs = [doctor_dir().unwrap(), doctor_dir().unwrap()];
+        let _ = fs::remove_file(&old);
+        for d in &dirs {
+            assert_ne!(d.path(), old);
+            assert_eq!(d.path().parent(), Some(std::env::temp_dir().as_path()));
+            assert!(d
+                .path()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("rdma-doctor-"));
+            assert_eq!(mode(d.path()), 0o700);
+            assert!(!fs::symlink_metadata(d.path())
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
+        }
+        assert_ne!(dirs[0].path(), dirs[1].path());
+        assert_eq!(fs::read_dir(target.path()).unwrap().count(), 0);
+        let gone = dirs[0].path().to_path_buf();
+        drop(dirs);
+        assert!(!gone.exists(), "removed when dropped");
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_keeps_the_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = scenarios::find("rc_example").unwrap();
+        let file = |side, ext| crate::agent::result_file(dir.path(), s.name, side, ext);
+        fs::write(file("server", "stdout"), b"before \xff after\n").unwrap();
+        fs::write(file("server", "stderr"), b"err \xfe\n").unwrap();
+        fs::write(file("server", "status"), "exit=0\nelapsed_ms=5\n").unwrap();
+        fs::write(file("both", "leftover"), b"qp \x80\n").unwrap();
+        fs::write(
+            crate::agent::findings_file(dir.path(), "both"),
+            b"bad \xc3\n",
+        )
+        .unwrap();
+        fs::write(dir.path().join("agent.both.status"), b"died \xff\n").unwrap();
+        let o = &collect(&[s], dir.path(), dir.path())[0];
+        let server = o.server.as_ref().expect("the server side is read");
+        assert_eq!(server.stdout, "before \u{fffd} after\n");
+        assert_eq!(server.stderr, "err \u{fffd}\n");
+        assert_eq!(server.exit, Some(0));
+        assert_eq!(o.leftover, "qp \u{fffd}\n");
+        assert_eq!(read_doctor(dir.path()).0, ["this host: bad \u{fffd}"]);
+        let mut notes = Vec::new();
+        agent_note(dir.path(), "both", &mut notes);
+        assert_eq!(notes, ["both agent: died \u{fffd}"]);
+    }
+
+    #[test]
+    fn a_transcript_shows_the_programs_escape_sequences_escaped() {
+        let side = SideOutcome {
+            exit: Some(0),
+            elapsed_ms: None,
+            stdout: "got \x1b]0;pwned\x07 from the peer\n\tnext\n".into(),
+            stderr: "\u{9b}2J\n".into(),
+        };
+        assert_eq!(
+            side_text("rc_example", "server", Some(&side)),
+            "=== rc_example: server (exit 0) ===\n--- stdout ---\n\
+             got \\x1b]0;pwned\\x07 from the peer\n\tnext\n--- stderr ---\n\\u{9b}2J\n"
+        );
     }
 
     #[test]

@@ -5,6 +5,11 @@
 //! summary and the Soft-RoCE tests (`xtask/tests/softroce/`) judge runs
 //! with the same [`scenarios::check`].
 
+// First, so that its `println!` and `print!` shadow std's in every module
+// below (textual scope): a failed write to stdout is an error, not a panic.
+#[macro_use]
+pub mod out;
+
 pub mod agent;
 pub mod bench;
 pub mod ci;
@@ -18,6 +23,7 @@ pub mod ladder;
 pub mod report;
 pub mod scenarios;
 pub mod setup;
+pub mod text;
 pub mod vm;
 pub mod wire;
 

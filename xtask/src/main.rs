@@ -1,7 +1,9 @@
 //! `cargo xtask setup | lab | test | list | fmt | bench`; see `cargo xtask help`.
 
 use std::process::ExitCode;
+// xtask's own: a failed write to stdout ends the program in one line.
 use xtask::{agent, ci, lab, scenarios, setup, LabOptions, Mode};
+use xtask::{print, println};
 
 /// Each command: its name, its synopsis and what it does.
 const COMMANDS: &[(&str, &str, &str)] = &[
@@ -145,6 +147,21 @@ where
     }
 }
 
+/// Refuses a `--dev` that is not a device name and an `--ip` or `--peer`
+/// that is not an IP address, before anything runs: the values reach the
+/// scenarios' command lines.
+fn check_values(m: &getopts::Matches) -> Result<(), String> {
+    if let Some(v) = m.opt_str("dev") {
+        scenarios::check_dev("--dev", &v)?;
+    }
+    for opt in ["ip", "peer"] {
+        if let Some(v) = m.opt_str(opt) {
+            scenarios::check_ip(&format!("--{opt}"), &v)?;
+        }
+    }
+    Ok(())
+}
+
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
     for flag in [
@@ -177,6 +194,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("lab", opts, args)? else {
         return Ok(true);
     };
+    check_values(&m)?;
     let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
     if two && local {
         return Err("--two-hosts and --local exclude each other".into());
@@ -264,8 +282,9 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     }
     let report = xtask::run_scenarios(&opts, &names)?;
     if role == lab::Local::Serve {
+        // Some notes are the peer's words.
         for n in &report.notes {
-            println!("note: {n}");
+            println!("note: {}", xtask::text::escape_controls(n));
         }
         if report.notes.is_empty() {
             println!("lab: served the peer; it prints the report");
@@ -300,16 +319,13 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("doctor", opts, args)? else {
         return Ok(true);
     };
+    check_values(&m)?;
     no_operands("doctor", &m)?;
     let gid_idx = match m.opt_str("gid-idx") {
         Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
         None => None,
     };
     let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
-    if m.opt_present("peer") {
-        xtask::control::Secret::load(secret_file.as_deref())
-            .unwrap_or_else(|| Err(xtask::control::Secret::missing()))?;
-    }
     lab::doctor(&lab::DoctorRequest {
         dev: m.opt_str("dev"),
         ip: m.opt_str("ip"),
@@ -440,9 +456,9 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         }
         out.push('\n');
     }
-    // A closed pipe (`| head`) ends the output, quietly.
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    // One write: a closed pipe (`| head`) ends the output, quietly. The
+    // ladders are drawn from packets, which a peer writes.
+    print!("{}", xtask::text::escape_controls(&out));
     Ok(ok)
 }
 
@@ -485,8 +501,6 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "handout" => handout_cmd(rest),
         "list" => {
             if no_args("list", rest)? {
-                use std::io::Write;
-                let mut out = std::io::stdout().lock();
                 for s in scenarios::all() {
                     let kind = match (s.pair, s.fault) {
                         (true, _) => "pair".to_string(),
@@ -494,9 +508,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
                         (false, None) => "test-only".to_string(),
                     };
                     // A closed pipe (`| head`) ends the listing, quietly.
-                    if writeln!(out, "{:28} {kind}", s.name).is_err() {
-                        break;
-                    }
+                    println!("{:28} {kind}", s.name);
                 }
             }
             Ok(true)
@@ -536,7 +548,10 @@ fn main() -> ExitCode {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    match real_main(&args) {
+    let result = real_main(&args);
+    // What `print!` left buffered is written now, checked like the rest.
+    xtask::out::flush();
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -640,7 +655,8 @@ mod tests {
 
     #[test]
     fn a_directory_without_a_capture_is_refused_in_one_line() {
-        let dir = std::env::temp_dir();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let e = real_main(&args(&["ladder", &dir.to_string_lossy()])).unwrap_err();
         assert!(e.contains("wire.pcap") && !e.contains('\n'), "{e}");
         let e = real_main(&args(&["handout", "--from", &dir.to_string_lossy()])).unwrap_err();

@@ -23,7 +23,7 @@ const FINDING_TYPE: &str = "doctor finding";
 /// The name (and classname) of the doctor's test case and JSON line.
 const DOCTOR: &str = "doctor";
 
-/// One side's transcript as the lab prints it (`lab::print_side`'s
+/// One side's transcript as the lab prints it (`lab::side_text`'s
 /// format): a header with the exit status and wall time, then each stream
 /// that is not empty under its own rule, ending with a newline.
 pub fn side_transcript(label: &str, side: &SideOutcome) -> String {
@@ -463,7 +463,6 @@ mod tests {
     use super::*;
     use crate::lab::Skip;
     use crate::{Mode, Outcome};
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
     /// Output no program should print, and a report must still carry:
@@ -547,12 +546,12 @@ mod tests {
         "ulimit -l is 64 KiB & too low",
     ];
 
-    /// A file of its own under the temp dir: the tests run at once, so
-    /// each call gets a new number.
-    fn temp_file(name: &str) -> PathBuf {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        std::env::temp_dir().join(format!("xtask-report-{}-{n}-{name}", std::process::id()))
+    /// A path of its own, in a fresh private dir that lives as long as
+    /// the guard: the tests run at once.
+    fn temp_file(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(name);
+        (dir, file)
     }
 
     fn xmllint(args: &[&str]) -> std::process::Output {
@@ -568,10 +567,9 @@ mod tests {
     /// [`validate_junit`]'s verdict on `xml`: `Err` with its messages. A
     /// missing xmllint fails here, with what to install.
     fn validate(xml: &str, name: &str) -> Result<(), String> {
-        let file = temp_file(name);
+        let (_dir, file) = temp_file(name);
         fs::write(&file, xml).unwrap();
         let failures = validate_junit(&file);
-        let _ = fs::remove_file(&file);
         if let Some(f) = failures.iter().find(|f| f.contains("cannot run xmllint")) {
             panic!("{f}");
         }
@@ -585,10 +583,9 @@ mod tests {
     /// The string value of an XPath expression over `xml`, as a reader
     /// of the document would get it.
     fn xpath(xml: &str, name: &str, expr: &str) -> String {
-        let file = temp_file(name);
+        let (_dir, file) = temp_file(name);
         fs::write(&file, xml).unwrap();
         let out = xmllint(&["--xpath", expr, file.to_str().unwrap()]);
-        let _ = fs::remove_file(&file);
         assert!(
             out.status.success(),
             "xmllint --xpath {expr}: {}",
@@ -827,7 +824,7 @@ mod tests {
     #[test]
     fn write_puts_both_files_and_names_a_bad_path() {
         let r = report(FINDINGS);
-        let dir = temp_file("write");
+        let (_tmp, dir) = temp_file("write");
         let (xml, jsonl) = (dir.join("deep/junit.xml"), dir.join("lab.jsonl"));
         write(&r, Some(&xml), Some(&jsonl)).unwrap();
         assert_eq!(fs::read_to_string(&xml).unwrap(), junit(&r));
@@ -837,6 +834,5 @@ mod tests {
         let bad = jsonl.join("x.xml");
         let e = write(&r, Some(&bad), None).unwrap_err();
         assert!(e.contains(&jsonl.display().to_string()), "{e}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

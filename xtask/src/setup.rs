@@ -205,12 +205,30 @@ pub fn is_root() -> bool {
 /// (`$XDG_CACHE_HOME/rdma-examples`, by default `~/.cache/rdma-examples`):
 /// the virtual environment and a private QEMU live there.
 pub fn cache_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("rdma-examples")
+    cache_dir_from(
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+        &crate::lab::target_dir(),
+    )
+}
+
+/// [`cache_dir`] from the values of `XDG_CACHE_HOME` and `HOME`; without
+/// either, under the build's target dir (`target`). Never the shared
+/// /tmp: root runs the QEMU and virtme-ng found there, and any local user
+/// could have put their own at a fixed path in /tmp first. A relative
+/// value is ignored, as the XDG spec says: it would depend on the
+/// current directory.
+fn cache_dir_from(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+    target: &Path,
+) -> PathBuf {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    xdg_cache_home
+        .and_then(absolute)
+        .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")))
+        .unwrap_or_else(|| target.join("cache"))
+        .join("rdma-examples")
 }
 
 /// The project's virtual environment for virtme-ng from PyPI.
@@ -847,6 +865,33 @@ pub fn ensure_libclang_19() -> Result<Option<PathBuf>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_is_never_in_tmp() {
+        let target = Path::new("/work/repo/target");
+        let v = |s: &str| Some(std::ffi::OsString::from(s));
+        let dir = |x, h| cache_dir_from(x, h, target);
+        assert_eq!(
+            dir(v("/c"), v("/root")),
+            Path::new("/c/rdma-examples"),
+            "XDG_CACHE_HOME first"
+        );
+        assert_eq!(
+            dir(None, v("/root")),
+            Path::new("/root/.cache/rdma-examples")
+        );
+        for (x, h) in [(None, None), (v(""), v("")), (v("rel"), v("home"))] {
+            assert_eq!(
+                dir(x.clone(), h.clone()),
+                Path::new("/work/repo/target/cache/rdma-examples"),
+                "{x:?} {h:?}"
+            );
+        }
+        assert_eq!(
+            dir(v("rel"), v("/home/u")),
+            Path::new("/home/u/.cache/rdma-examples")
+        );
+    }
 
     #[test]
     fn versions_sort_numerically() {

@@ -267,7 +267,9 @@ impl Drop for Vm {
 
 /// Last `n` lines of a file, for error messages.
 pub fn tail(path: &Path, n: usize) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
+    // The console holds whatever the guest printed, bytes and escapes.
+    let text = fs::read(path).unwrap_or_default();
+    let text = crate::text::escape_controls(&String::from_utf8_lossy(&text));
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }

@@ -383,6 +383,20 @@ pub fn payload_heuristics(heuristics: &str, protocols: &str) -> Vec<String> {
     v
 }
 
+/// An empty configuration dir for tshark, so that it reads no user's
+/// preferences: fresh and private (0700) for each run. A fixed dir in the
+/// world-writable temporary dir could hold a preferences file any local
+/// user put there for root's tshark.
+fn no_prefs_dir() -> Result<tempfile::TempDir, String> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix("rdma-examples-no-wireshark-prefs-")
+        // tempfile's own default is 0777 less the umask.
+        .permissions(fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| format!("a temporary dir for tshark: {e}"))
+}
+
 fn tshark_listing(what: &str) -> Result<String, String> {
     Command::new("tshark")
         .args(["-G", what])
@@ -415,11 +429,10 @@ pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
     for f in FIELDS {
         cmd.args(["-e", f]);
     }
+    // Kept while tshark runs.
+    let prefs = no_prefs_dir()?;
     let out = cmd
-        .env(
-            "WIRESHARK_CONFIG_DIR",
-            std::env::temp_dir().join("rdma-examples-no-wireshark-prefs"),
-        )
+        .env("WIRESHARK_CONFIG_DIR", prefs.path())
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("cannot run tshark: {e} (`cargo xtask lab --two-hosts --capture` installs it, as root)"))?;
@@ -1076,15 +1089,42 @@ pub(crate) mod tests {
         for n in 1..=3 {
             pcap.extend(record(n));
         }
-        let out = std::env::temp_dir().join(format!("wire-test-{}.pcap", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("wire-test.pcap");
         write_frames(&pcap, &[1, 3], &out).unwrap();
         let written = fs::read(&out).unwrap();
-        let _ = fs::remove_file(&out);
         let mut want = pcap[..24].to_vec();
         want.extend(record(1));
         want.extend(record(3));
         assert_eq!(written, want);
         assert!(write_frames(b"not a pcap file at all..", &[1], &out).is_err());
+    }
+
+    #[test]
+    fn tshark_gets_a_fresh_private_config_dir_not_the_planted_one() {
+        use std::os::unix::fs::PermissionsExt;
+        // The fixed dir tshark was given, with a preferences file planted
+        // in it (a symlink, as a local user could), unless it is there.
+        let fixed = std::env::temp_dir().join("rdma-examples-no-wireshark-prefs");
+        let made = fs::create_dir(&fixed).is_ok();
+        let planted_prefs = tempfile::NamedTempFile::new().unwrap();
+        let prefs = fixed.join("preferences");
+        let planted = std::os::unix::fs::symlink(planted_prefs.path(), &prefs).is_ok();
+        let dir = no_prefs_dir().unwrap();
+        let other = no_prefs_dir().unwrap();
+        if planted {
+            let _ = fs::remove_file(&prefs);
+        }
+        if made {
+            let _ = fs::remove_dir(&fixed);
+        }
+        assert_ne!(dir.path(), fixed);
+        assert_ne!(dir.path(), other.path());
+        assert!(!dir.path().starts_with(&fixed));
+        let meta = fs::symlink_metadata(dir.path()).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!(meta.permissions().mode() & 0o7777, 0o700);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

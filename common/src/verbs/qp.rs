@@ -347,13 +347,23 @@ impl Qp {
     ///
     /// The CQs it polls are the QP's, which `rdma_destroy_qp` frees: a
     /// completion can be asked for only while the QP is there (issue 12,
-    /// item 6), so this does not compile:
+    /// item 6). `destroy` takes the QP, so asking after it does not
+    /// compile (E0382, use of a moved value):
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0382
     /// fn after_destroy(qp: common::verbs::Qp) {
-    ///     let same = &qp;
     ///     qp.destroy().unwrap();
-    ///     let _ = same.get_send_comp(std::time::Duration::ZERO);
+    ///     let _ = qp.get_send_comp(std::time::Duration::ZERO);
+    /// }
+    /// ```
+    ///
+    /// while the same two calls in the valid order do, so the order is
+    /// all that the error above is about:
+    ///
+    /// ```no_run
+    /// fn before_destroy(qp: common::verbs::Qp) {
+    ///     let _ = qp.get_send_comp(std::time::Duration::ZERO);
+    ///     qp.destroy().unwrap();
     /// }
     /// ```
     pub fn get_send_comp(&self, timeout: Duration) -> Result<WorkCompletion> {

@@ -192,8 +192,10 @@ impl Fault {
     }
 }
 
-/// A command line; `args` may hold the placeholders `{server_ip}`, `{dev}`,
-/// `{gid_idx}` and `{ib_port}`.
+/// A command line; `args` may hold the placeholders `{server_ip}`,
+/// `{client_ip}`, `{dev}`, `{gid_idx}` and `{ib_port}`. A `sh -c`/`bash -c`
+/// script gets them as `${LAB_SERVER_IP}`... from the environment, never
+/// pasted ([`Cmd::args_with`]): write them in the script as anywhere else.
 #[derive(Debug)]
 pub struct Cmd {
     /// A workspace binary (looked up in the build's bin dir first) or a
@@ -1103,6 +1105,29 @@ impl Default for Params {
     }
 }
 
+/// Checks the value of `opt`, a device name: 1 to 64 characters of
+/// `[A-Za-z0-9_.:-]`, as the kernel's RDMA and net device names are. The
+/// name reaches command lines and scripts: nothing else gets that far.
+pub fn check_dev(opt: &str, v: &str) -> Result<(), String> {
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"_.:-".contains(&b);
+    if (1..=64).contains(&v.len()) && v.bytes().all(allowed) {
+        Ok(())
+    } else {
+        // Debug quoting: the value itself may hold a newline.
+        Err(format!(
+            "{opt} {v:?}: a device name is 1 to 64 of A-Z a-z 0-9 _ . : -"
+        ))
+    }
+}
+
+/// Checks the value of `opt`, an IP address (v4 or v6).
+pub fn check_ip(opt: &str, v: &str) -> Result<(), String> {
+    match v.parse::<std::net::IpAddr>() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!("{opt} {v:?}: not an IPv4 or IPv6 address")),
+    }
+}
+
 /// Replaces the placeholders in one argument.
 pub fn substitute(arg: &str, p: &Params) -> String {
     arg.replace("{server_ip}", &p.server_ip)
@@ -1112,9 +1137,136 @@ pub fn substitute(arg: &str, p: &Params) -> String {
         .replace("{ib_port}", &p.ib_port.to_string())
 }
 
+/// Each placeholder and the environment variable that carries its value
+/// into a shell script ([`Cmd::args_with`], [`Params::env`]).
+pub const PLACEHOLDER_VARS: &[(&str, &str)] = &[
+    ("{server_ip}", "LAB_SERVER_IP"),
+    ("{client_ip}", "LAB_CLIENT_IP"),
+    ("{dev}", "LAB_DEV"),
+    ("{gid_idx}", "LAB_GID_IDX"),
+    ("{ib_port}", "LAB_IB_PORT"),
+];
+
+impl Params {
+    /// The placeholders' values as the environment variables that
+    /// [`Cmd::args_with`]'s scripts read; the agent runs every command with
+    /// them.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        PLACEHOLDER_VARS
+            .iter()
+            .map(|(placeholder, var)| (*var, substitute(placeholder, self)))
+            .collect()
+    }
+}
+
+/// Where the shell is in a script, as far as expanding `${VAR}` goes.
+#[derive(Clone, Copy, PartialEq)]
+enum Quote {
+    /// Unquoted: code, at the top or in `$(...)`, with its open `(`s.
+    Code(usize),
+    /// In `'...'`: nothing expands.
+    Single,
+    /// In `"..."`: `${VAR}` expands.
+    Double,
+}
+
+/// `script` (a `sh -c`/`bash -c` script) with each placeholder replaced by
+/// a reference to its variable ([`PLACEHOLDER_VARS`]), so no value is ever
+/// parsed as shell code: `${LAB_DEV}` where the shell expands it, and
+/// `'"${LAB_DEV}"'` inside single quotes, closed and reopened around it,
+/// so that the script means what the pasted value meant. The quoting is
+/// followed as far as the scenarios' scripts need: quotes, backslashes,
+/// `$(...)` and comments (a heredoc's body, `$'...'` and backquotes are
+/// taken as code; the table's test checks that every script ends unquoted).
+pub fn script_with_env_refs(script: &str) -> String {
+    script_refs(script).0
+}
+
+/// [`script_with_env_refs`], and whether the script ended unquoted.
+fn script_refs(script: &str) -> (String, bool) {
+    let mut out = String::with_capacity(script.len());
+    let mut stack = vec![Quote::Code(0)];
+    let mut rest = script;
+    while let Some(c) = rest.chars().next() {
+        let top = *stack.last().expect("the script's own level stays");
+        if let Some((placeholder, var)) = PLACEHOLDER_VARS.iter().find(|(p, _)| rest.starts_with(p))
+        {
+            if top == Quote::Single {
+                out += &format!("'\"${{{var}}}\"'");
+            } else {
+                out += &format!("${{{var}}}");
+            }
+            rest = &rest[placeholder.len()..];
+            continue;
+        }
+        let mut take = c.len_utf8();
+        match (top, c) {
+            (Quote::Single, '\'') => {
+                stack.pop();
+            }
+            (Quote::Single, _) => {}
+            (Quote::Code(_) | Quote::Double, '\\') => {
+                // The escaped character is taken with it.
+                take += rest[1..].chars().next().map_or(0, char::len_utf8);
+            }
+            (Quote::Code(_) | Quote::Double, '$') if rest[1..].starts_with('(') => {
+                take += 1;
+                stack.push(Quote::Code(0));
+            }
+            (Quote::Double, '"') => {
+                stack.pop();
+            }
+            (Quote::Double, _) => {}
+            (Quote::Code(_), '\'') => stack.push(Quote::Single),
+            (Quote::Code(_), '"') => stack.push(Quote::Double),
+            (Quote::Code(n), '(') => *stack.last_mut().expect("not empty") = Quote::Code(n + 1),
+            (Quote::Code(0), ')') if stack.len() > 1 => {
+                stack.pop();
+            }
+            (Quote::Code(n), ')') => {
+                *stack.last_mut().expect("not empty") = Quote::Code(n.saturating_sub(1));
+            }
+            (Quote::Code(_), '#')
+                if out.ends_with(|p: char| p.is_whitespace() || p == ';') || out.is_empty() =>
+            {
+                // A comment, to the end of its line.
+                take = rest.find('\n').unwrap_or(rest.len());
+            }
+            (Quote::Code(_), _) => {}
+        }
+        out += &rest[..take];
+        rest = &rest[take..];
+    }
+    (out, stack == [Quote::Code(0)])
+}
+
 impl Cmd {
-    /// The arguments with placeholders replaced.
+    /// The arguments with placeholders replaced, to run: the values pasted
+    /// into a program's own arguments, but a `sh -c`/`bash -c` script gets
+    /// references to the variables of [`Params::env`] instead, so a value
+    /// is never shell code.
     pub fn args_with(&self, p: &Params) -> Vec<String> {
+        let shell = matches!(self.program, "sh" | "bash");
+        let script = shell
+            .then(|| self.args.iter().position(|a| *a == "-c"))
+            .flatten()
+            .map(|c| c + 1);
+        self.args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if Some(i) == script {
+                    script_with_env_refs(a)
+                } else {
+                    substitute(a, p)
+                }
+            })
+            .collect()
+    }
+
+    /// The arguments with every placeholder replaced by its value, scripts
+    /// too: what a reader would type (the handout), never run.
+    pub fn args_shown(&self, p: &Params) -> Vec<String> {
         self.args.iter().map(|a| substitute(a, p)).collect()
     }
 }
@@ -1835,6 +1987,125 @@ mod tests {
             client: None,
         };
         assert_eq!(check(&S, &o, None), ["never"]);
+    }
+
+    /// What `program -c script` prints, with `env` and `args` after it.
+    fn shell_out(program: &str, script: &str, args: &[String], env: &[(&str, String)]) -> String {
+        let out = std::process::Command::new(program)
+            .arg("-c")
+            .arg(script)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{program} -c {script}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn a_script_reads_the_values_from_the_environment_and_means_the_same() {
+        let p = Params {
+            server_ip: "10.0.0.1".into(),
+            client_ip: "fe80::1".into(),
+            dev: "mlx5_0".into(),
+            gid_idx: 3,
+            ib_port: 2,
+        };
+        // Each quoting a placeholder meets in the scenarios' scripts.
+        for (program, script) in [
+            (
+                "sh",
+                "echo {server_ip} -d {dev} -i {ib_port} -g {gid_idx} {client_ip}",
+            ),
+            (
+                "sh",
+                "echo \"{dev} added back on x\" /dev/tcp/{server_ip}/19875",
+            ),
+            (
+                "sh",
+                "echo 'state CONNECT .*src-addr {server_ip}:51288 dst-addr'",
+            ),
+            (
+                "sh",
+                "for a in '' '-M ff0e::1 -b {server_ip}'; do echo \"[$a]\"; done",
+            ),
+            (
+                "sh",
+                "echo \"$(echo '{dev}' \"{dev}\")\" $(echo {dev}) '(' {dev}",
+            ),
+            ("sh", "# it's {dev}\necho {dev} \\' \"\\\"{dev}\" '{dev}'"),
+            (
+                "bash",
+                "IFS=. read -r a b c d <<< \"{server_ip}\"; echo $a $d",
+            ),
+        ] {
+            let new = script_with_env_refs(script);
+            assert!(!new.contains("mlx5_0"), "{new}");
+            let pasted = shell_out(program, &substitute(script, &p), &[], &[]);
+            assert_eq!(shell_out(program, &new, &[], &p.env()), pasted, "{script}");
+        }
+    }
+
+    #[test]
+    fn a_hostile_value_is_never_shell_code() {
+        let tmp = tempfile::tempdir().unwrap();
+        let marker = tmp.path().join("F");
+        let evil = format!("x;touch {};:", marker.display());
+        let quote = format!("x' ; touch {} ; '", marker.display());
+        let p = Params {
+            server_ip: quote.clone(),
+            client_ip: format!("$(touch {})", marker.display()),
+            dev: evil.clone(),
+            gid_idx: 0,
+            ib_port: 1,
+        };
+        let cmd = Cmd {
+            program: "sh",
+            args: &[
+                "-c",
+                "echo {dev} \"{dev}\" '{server_ip}' {client_ip}; echo \"$1\"",
+                "sh",
+                "{dev}",
+            ],
+        };
+        let args = cmd.args_with(&p);
+        assert!(
+            !args[1].contains(&evil) && !args[1].contains("touch"),
+            "{}",
+            args[1]
+        );
+        // A program's own argument (here the script's $1) keeps the value.
+        assert_eq!(args[3], evil);
+        let out = shell_out("sh", &args[1], &args[2..], &p.env());
+        assert!(!marker.exists(), "the script ran a value: {out}");
+        assert!(out.ends_with(&format!("{evil}\n")), "{out}");
+        // The same script with the values pasted in, as before: it can fail.
+        let _ = shell_out("sh", &substitute(cmd.args[1], &p), &[], &[]);
+        assert!(marker.exists());
+    }
+
+    #[test]
+    fn every_script_of_the_table_is_read_to_its_end_unquoted() {
+        for s in all() {
+            for c in [&s.server, &s.client].into_iter().flatten() {
+                if !matches!(c.program, "sh" | "bash") {
+                    continue;
+                }
+                assert_eq!(c.args.first(), Some(&"-c"), "{}", s.name);
+                let (refs, unquoted) = script_refs(c.args[1]);
+                assert!(
+                    unquoted,
+                    "{}: the quoting is not followed to the end",
+                    s.name
+                );
+                assert!(
+                    !PLACEHOLDER_VARS.iter().any(|(p, _)| refs.contains(p)),
+                    "{}",
+                    s.name
+                );
+            }
+        }
     }
 
     #[test]
