@@ -201,6 +201,9 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
         }
     };
     println!("TCP connection was established");
+    // The search ran before the TCP wait; its lines come where the manual
+    // prints them, as printing them there would put them before
+    // "waiting on port" (README, difference 16).
     println!("searching for IB devices in host");
     println!("found {found} device(s)");
     if let Some(name) = first_found {
