@@ -8,6 +8,7 @@ pub mod cli;
 pub mod cm;
 pub mod error;
 pub mod gid;
+pub mod handle;
 pub mod hints;
 pub mod opts;
 pub mod out;

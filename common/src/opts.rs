@@ -213,29 +213,54 @@ pub struct ConnOpts {
     pub gid_idx: Option<u8>,
 }
 
+/// The usage lines of [`ConnOpts`]' options, each as its program words it.
+#[derive(Debug, Clone, Default)]
+pub struct ConnUsage {
+    /// `-p, --port`.
+    pub port: String,
+    /// `-d, --ib-dev`.
+    pub ib_dev: String,
+    /// `-i, --ib-port`.
+    pub ib_port: String,
+    /// `-g, --gid-idx`.
+    pub gid_idx: String,
+    /// `-h, --help`.
+    pub help: String,
+}
+
 impl ConnOpts {
+    /// The defaults: server mode on `tcp_port`, the first device, port 1,
+    /// no GID index.
+    pub fn new(tcp_port: u16) -> ConnOpts {
+        ConnOpts {
+            server_name: None,
+            tcp_port,
+            dev_name: None,
+            ib_port: 1,
+            gid_idx: None,
+        }
+    }
+
     /// The command line of a verbs-only example: the shared options
     /// (`-p/--port`, `-d/--ib-dev`, `-i/--ib-port`, `-g/--gid-idx`), then
-    /// the program's own `more`, then `-h/--help`, each with the program's
-    /// usage line (`usage` in that order), after the usage head both
-    /// originals print, indented by `indent`; one optional operand, the
-    /// server's name.
+    /// the program's own `more`, then `-h/--help`, each with its line of
+    /// `usage`, after the usage head both originals print, indented by
+    /// `indent`; one optional operand, the server's name.
     pub fn cli(
         name: &'static str,
         indent: &str,
-        usage: [String; 5],
+        usage: ConnUsage,
         more: Vec<crate::cli::Opt>,
     ) -> crate::cli::Cli {
         use crate::cli::Opt;
-        let [p, d, i, g, h] = usage;
         let mut opts = vec![
-            Opt::value("p", "port", p),
-            Opt::value("d", "ib-dev", d),
-            Opt::value("i", "ib-port", i),
-            Opt::value("g", "gid-idx", g),
+            Opt::value("p", "port", usage.port),
+            Opt::value("d", "ib-dev", usage.ib_dev),
+            Opt::value("i", "ib-port", usage.ib_port),
+            Opt::value("g", "gid-idx", usage.gid_idx),
         ];
         opts.extend(more);
-        opts.push(Opt::flag("h", "help", h));
+        opts.push(Opt::flag("h", "help", usage.help));
         crate::cli::Cli {
             name,
             head: vec![
@@ -254,13 +279,7 @@ impl ConnOpts {
     /// Read the shared options and the trailing server name from parsed
     /// arguments; `Err` is the one-line reason a value was refused.
     pub fn read(m: &getopts::Matches, default_port: u16) -> Result<ConnOpts, String> {
-        let mut c = ConnOpts {
-            server_name: None,
-            tcp_port: default_port,
-            dev_name: None,
-            ib_port: 1,
-            gid_idx: None,
-        };
+        let mut c = ConnOpts::new(default_port);
         if let Some(v) = last(m, "p") {
             c.tcp_port = parse_in_range(&v, 1, 65535)
                 .ok_or_else(|| format!("invalid TCP port '{v}' for -p (expected 1..65535)"))?

@@ -22,18 +22,19 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Opt, Parsed};
-use common::opts::ConnOpts;
+use common::opts::{ConnOpts, ConnUsage};
 use common::sock::{self, sock_sync_data};
 use common::verbs::{
     c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr,
-    Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp, Sge,
-    WorkCompletion,
+    Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp, WorkCompletion,
 };
 use common::wire::{ConnInfo, MrInfo};
 // stdout that cannot be written ends the program in one line, not a panic.
-use common::{print, println};
+use common::println;
 use common::{Error, Result, ResultExt};
 use socket2::Socket;
+
+mod pingpong;
 
 /// The original's TCP port (`init_serv_sock_ctx(&ssctx, 6543)`).
 const DEFAULT_TCP_PORT: u16 = 6543;
@@ -47,10 +48,6 @@ const SEND_WR_ID: u64 = 12345;
 const RECV_WR_ID: u64 = 54321;
 /// The largest message InfiniBand can carry (2^31 bytes); the port may allow less.
 const MAX_MSG_SIZE: u64 = 1 << 31;
-/// Receives posted at a time in the ping-pong, as `ibv_rc_pingpong`'s default
-/// `rx_depth`: refilled only when nearly used up, so posting stays out of
-/// almost every round trip.
-const RX_DEPTH: u32 = 500;
 /// How long to wait for a completion. The original tried 3 times a second
 /// apart; a completion that has not come after this long will not come (the
 /// peer is gone, or never posted its receive), and waiting on would hang.
@@ -62,16 +59,10 @@ const POLL_SPINS_PER_CLOCK_CHECK: u32 = 1024;
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Config {
-    /// Server host; `Some` puts the program in client mode.
-    server_name: Option<String>,
-    /// TCP port of the side channel.
-    tcp_port: u16,
-    /// Device name; `None` is the original's device index 0.
-    dev_name: Option<String>,
-    /// Physical port of the device.
-    ib_port: u8,
-    /// GID index; `None` means LID only (InfiniBand), unless the port is RoCE.
-    gid_idx: Option<u8>,
+    /// The options shared with rc_example. A `dev_name` of `None` is the
+    /// original's device index 0; a `gid_idx` of `None` means LID only
+    /// (InfiniBand), unless the port is RoCE.
+    conn: ConnOpts,
     /// Message (and buffer) size in bytes.
     size: usize,
     /// Round trips of the ping-pong; `None` is the original's single SEND.
@@ -81,11 +72,7 @@ struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            server_name: None,
-            tcp_port: DEFAULT_TCP_PORT,
-            dev_name: None,
-            ib_port: 1,
-            gid_idx: None,
+            conn: ConnOpts::new(DEFAULT_TCP_PORT),
             size: DEFAULT_SIZE,
             iters: None,
         }
@@ -94,7 +81,7 @@ impl Default for Config {
 
 impl Config {
     fn is_server(&self) -> bool {
-        self.server_name.is_none()
+        self.conn.server_name.is_none()
     }
 }
 
@@ -121,7 +108,7 @@ fn get_device_list() -> Result<DeviceList> {
 
 /// `ibv_open_device` on device index 0, or on the device named by `-d`.
 fn open_device(list: &DeviceList, config: &Config) -> Result<(usize, IbContext)> {
-    let idx = match &config.dev_name {
+    let idx = match &config.conn.dev_name {
         None => 0,
         Some(name) => list.iter().position(|d| d.name() == *name).ok_or_else(|| {
             Error::msg(format!(
@@ -141,19 +128,19 @@ fn open_device(list: &DeviceList, config: &Config) -> Result<(usize, IbContext)>
 /// larger than the port allows, and a RoCE port, which needs a GID.
 fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(PortAttr, Option<Gid>)> {
     let port_attr = ctx
-        .query_port(config.ib_port)
+        .query_port(config.conn.ib_port)
         .context("fail to query port")?;
     println!("[OK] query port.");
     println!("\tlid: {}", port_attr.lid);
     if config.size as u64 > u64::from(port_attr.max_msg_sz) {
         return Err(Error::msg(format!(
             "message size {} is larger than port {}'s maximum message size {}",
-            config.size, config.ib_port, port_attr.max_msg_sz
+            config.size, config.conn.ib_port, port_attr.max_msg_sz
         ))
         .context("fail to query port"));
     }
     let gid = choose_gid(ctx, &port_attr, config)?;
-    if let (Some(gid), Some(idx)) = (gid, config.gid_idx) {
+    if let (Some(gid), Some(idx)) = (gid, config.conn.gid_idx) {
         println!("\tgid: {} (index {idx})", gid.to_ipv6());
     }
     Ok((port_attr, gid))
@@ -162,21 +149,21 @@ fn query_port(ctx: &IbContext, config: &mut Config) -> Result<(PortAttr, Option<
 /// The GID to put in the GRH: the one `-g` names, or on an Ethernet (RoCE)
 /// port, where there is no GRH-less path, the RoCE v2 IPv4-mapped one.
 fn choose_gid(ctx: &IbContext, port_attr: &PortAttr, config: &mut Config) -> Result<Option<Gid>> {
-    if config.gid_idx.is_none() {
-        config.gid_idx = common::gid::default_gid_index(ctx, config.ib_port, port_attr)?;
+    if config.conn.gid_idx.is_none() {
+        config.conn.gid_idx = common::gid::default_gid_index(ctx, config.conn.ib_port, port_attr)?;
     }
-    let Some(idx) = config.gid_idx else {
+    let Some(idx) = config.conn.gid_idx else {
         return Ok(None);
     };
     let gid = ctx
-        .query_gid(config.ib_port, i32::from(idx))
+        .query_gid(config.conn.ib_port, i32::from(idx))
         .context("fail to query gid")?;
     // An empty slot of the table reads as zero, and the QP would only fail
     // at RTR, after the peer is already waiting.
     if gid.is_zero() {
         return Err(Error::msg(format!(
             "fail to query gid: GID index {idx} of port {} is empty (see `ibv_devinfo -v`)",
-            config.ib_port
+            config.conn.ib_port
         )));
     }
     Ok(Some(gid))
@@ -187,7 +174,7 @@ fn choose_gid(ctx: &IbContext, port_attr: &PortAttr, config: &mut Config) -> Res
 fn create_cq(ctx: &IbContext, config: &Config) -> Result<Cq> {
     let cqe = match config.iters {
         None => 1,
-        Some(_) => RX_DEPTH as i32 + 1,
+        Some(_) => pingpong::RX_DEPTH as i32 + 1,
     };
     let cq = ctx.create_cq(cqe, None).context("fail to create cq")?;
     println!("[OK] create cq.");
@@ -207,7 +194,7 @@ fn alloc_pd(ctx: &IbContext) -> Result<Pd> {
 fn create_qp(pd: &Pd, cq: &Cq, config: &Config) -> Result<Qp> {
     let (max_send_wr, max_recv_wr, max_sge) = match config.iters {
         None => (2, 2, 2),
-        Some(_) => (1, RX_DEPTH, 1),
+        Some(_) => (1, pingpong::RX_DEPTH, 1),
     };
     let qp = pd
         .create_qp(&QpInitAttr {
@@ -231,7 +218,7 @@ fn modify_qp_to_init(qp: &Qp, config: &Config) -> Result<()> {
         AccessFlags::REMOTE_WRITE
     };
     qp.modify_to_init(&InitAttr {
-        port_num: config.ib_port,
+        port_num: config.conn.ib_port,
         pkey_index: 0,
         access,
     })
@@ -349,7 +336,7 @@ fn exchange_conn_info(sock: &mut TcpStream, config: &Config, local: &ConnInfo) -
 /// `ibv_modify_qp` INIT->RTR towards the peer's QP: by LID, plus a GRH when a
 /// GID is in use (which RoCE requires).
 fn modify_qp_to_rtr(qp: &Qp, remote: &ConnInfo, config: &Config, active_mtu: Mtu) -> Result<()> {
-    let grh = match (remote.gid, config.gid_idx) {
+    let grh = match (remote.gid, config.conn.gid_idx) {
         (Some(dgid), Some(sgid_index)) => Some(Grh {
             dgid,
             flow_label: 0,
@@ -371,7 +358,7 @@ fn modify_qp_to_rtr(qp: &Qp, remote: &ConnInfo, config: &Config, active_mtu: Mtu
             sl: 0,
             src_path_bits: 0,
             static_rate: 0,
-            port_num: config.ib_port,
+            port_num: config.conn.ib_port,
             grh,
         },
     })
@@ -536,71 +523,6 @@ fn poll_cq(cq: &Cq, mr: &Mr, config: &Config) -> Result<()> {
     Ok(())
 }
 
-/// The `-n` ping-pong, with `ibv_rc_pingpong`'s loop: receives posted ahead
-/// and refilled in bulk, busy polling for two completions at a time, the
-/// next SEND posted once both the last SEND and the peer's answer are done.
-/// The client sends first, as in `ibv_rc_pingpong`: it leaves the `mr_info`
-/// exchange before the server, so its clock (the one the benchmark reads)
-/// starts at its own first SEND, not while the server still reads
-/// `mr_info`. Returns the time
-/// the round trips took.
-fn pingpong(qp: &Qp, cq: &Cq, mr: &Mr, config: &Config, iters: u32) -> Result<Duration> {
-    // Inline sends save the adapter a read of the buffer, when it allows the size.
-    let send_flags = if qp.query_cap()?.max_inline_data as usize >= config.size {
-        SendFlags::SIGNALED | SendFlags::INLINE
-    } else {
-        SendFlags::SIGNALED
-    };
-    let sge: Sge<'_> = mr.sge_all()?;
-    let mut wcs = [WorkCompletion::default(); 2];
-    let mut routs = RX_DEPTH;
-    let (mut scnt, mut rcnt) = (0u32, 0u32);
-    let (mut pending_send, mut pending_recv) = (false, true);
-
-    let start = Instant::now();
-    if !config.is_server() {
-        qp.post_send_one(SEND_WR_ID, SendOp::Send, sge, send_flags)
-            .context("fail to post send")?;
-        pending_send = true;
-    }
-    while rcnt < iters || scnt < iters {
-        let n = poll_cq_timeout(cq, &mut wcs).context("fail to poll cq")?;
-        for wc in &wcs[..n] {
-            check_wc(wc).context("fail to poll cq")?;
-            match wc.wr_id {
-                SEND_WR_ID => {
-                    scnt += 1;
-                    pending_send = false;
-                }
-                RECV_WR_ID => {
-                    routs -= 1;
-                    if routs <= 1 {
-                        while routs < RX_DEPTH {
-                            qp.post_recv_one(RECV_WR_ID, sge)
-                                .context("fail to post recv")?;
-                            routs += 1;
-                        }
-                    }
-                    rcnt += 1;
-                    pending_recv = false;
-                }
-                other => {
-                    return Err(Error::msg(format!(
-                        "fail to poll cq: completion for unknown wr id {other}"
-                    )))
-                }
-            }
-            if scnt < iters && !pending_send && !pending_recv {
-                qp.post_send_one(SEND_WR_ID, SendOp::Send, sge, send_flags)
-                    .context("fail to post send")?;
-                pending_send = true;
-                pending_recv = true;
-            }
-        }
-    }
-    Ok(start.elapsed())
-}
-
 /// Everything made by the steps, released by [`teardown`].
 struct Resources {
     dev_idx: usize,
@@ -655,12 +577,12 @@ fn run(config: &mut Config) -> Result<()> {
     let qp = create_qp(&pd, &cq, config)?;
     modify_qp_to_init(&qp, config)?;
 
-    let (mut sock, listener) = match &config.server_name {
+    let (mut sock, listener) = match &config.conn.server_name {
         None => {
-            let listener = init_serv_sock_ctx(config.tcp_port)?;
+            let listener = init_serv_sock_ctx(config.conn.tcp_port)?;
             (accept_sock_cli(&listener)?, Some(listener))
         }
-        Some(server) => (init_cli_sock_ctx(server, config.tcp_port)?, None),
+        Some(server) => (init_cli_sock_ctx(server, config.conn.tcp_port)?, None),
     };
 
     let local = ConnInfo {
@@ -676,7 +598,7 @@ fn run(config: &mut Config) -> Result<()> {
     match config.iters {
         None if !config.is_server() => post_recv(&qp, &mr, 1)?,
         None => {}
-        Some(_) => post_recv(&qp, &mr, RX_DEPTH)?,
+        Some(_) => post_recv(&qp, &mr, pingpong::RX_DEPTH)?,
     }
     exchange_mr_info(&mut sock, config, &mr)?;
 
@@ -687,13 +609,7 @@ fn run(config: &mut Config) -> Result<()> {
             }
             poll_cq(&cq, &mr, config)?;
         }
-        Some(iters) => {
-            let elapsed = pingpong(&qp, &cq, &mr, config, iters)?;
-            print!(
-                "{}",
-                format_summary(config.size as u64, u64::from(iters), elapsed)
-            );
-        }
+        Some(iters) => pingpong::run(&qp, &cq, &mr, config, iters)?,
     }
 
     teardown(Resources {
@@ -713,13 +629,13 @@ fn run(config: &mut Config) -> Result<()> {
 /// The command line and its description, as the original's usage() prints
 /// it, with this port's `-s` and `-n`.
 fn cli() -> Cli {
-    ConnOpts::cli("ibv_sockets_pingpong", "  ", [
-        format!("  -p, --port <port>          listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
-        "  -d, --ib-dev <dev>         use IB device <dev> (default the first device, index 0)".into(),
-        "  -i, --ib-port <port>       use port <port> of IB device (default 1)".into(),
-        "  -g, --gid-idx <gid index>  local port gid index (default none: LID only; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
-        "  -h, --help                 print this help".into(),
-    ], vec![
+    ConnOpts::cli("ibv_sockets_pingpong", "  ", ConnUsage {
+        port: format!("  -p, --port <port>          listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
+        ib_dev: "  -d, --ib-dev <dev>         use IB device <dev> (default the first device, index 0)".into(),
+        ib_port: "  -i, --ib-port <port>       use port <port> of IB device (default 1)".into(),
+        gid_idx: "  -g, --gid-idx <gid index>  local port gid index (default none: LID only; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
+        help: "  -h, --help                 print this help".into(),
+    }, vec![
         Opt::value("s", "size", format!("  -s, --size <size>          size of message to exchange (default {DEFAULT_SIZE})")),
         Opt::value("n", "iters", "  -n, --iters <iters>        ping-pong <iters> times and print the rates (default one message, server to client)"),
     ])
@@ -729,13 +645,8 @@ fn cli() -> Cli {
 /// one-line reason.
 fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
     use common::opts::{last, parse_in_range};
-    let c = ConnOpts::read(m, DEFAULT_TCP_PORT)?;
     let mut config = Config {
-        server_name: c.server_name,
-        tcp_port: c.tcp_port,
-        dev_name: c.dev_name,
-        ib_port: c.ib_port,
-        gid_idx: c.gid_idx,
+        conn: ConnOpts::read(m, DEFAULT_TCP_PORT)?,
         ..Config::default()
     };
     if let Some(v) = last(m, "s") {
@@ -758,24 +669,6 @@ fn main() -> ExitCode {
     common::cli::main(&cli(), read_config, |mut config| {
         common::exit_code(run(&mut config))
     })
-}
-
-/// The two summary lines for `iters` round trips of `size`-byte messages
-/// that took `elapsed`, in rdma-core `rc_pingpong.c`'s format
-/// (`"%lld bytes in %.2f seconds = %.2f Mbit/sec\n"`,
-/// `"%d iters in %.2f seconds = %.2f usec/iter\n"`), so one parser
-/// (`xtask::bench::parse_summary`) reads both programs. Bytes count both
-/// directions: every iteration moves one message each way.
-fn format_summary(size: u64, iters: u64, elapsed: Duration) -> String {
-    let usec = elapsed.as_secs_f64() * 1e6;
-    let bytes = size * iters * 2;
-    format!(
-        "{bytes} bytes in {:.2} seconds = {:.2} Mbit/sec\n{iters} iters in {:.2} seconds = {:.2} usec/iter\n",
-        usec / 1e6,
-        bytes as f64 * 8.0 / usec,
-        usec / 1e6,
-        usec / iters as f64
-    )
 }
 
 #[cfg(test)]
@@ -801,18 +694,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn summary_lines_are_rc_pingpongs() {
-        let text = format_summary(4096, 1000, Duration::from_micros(90_000));
-        assert_eq!(
-            text,
-            "8192000 bytes in 0.09 seconds = 728.18 Mbit/sec\n1000 iters in 0.09 seconds = 90.00 usec/iter\n"
-        );
-        // Both directions: 2 x 128 B x 3 iterations.
-        assert!(
-            format_summary(128, 3, Duration::from_secs(1)).starts_with("768 bytes in 1.00 seconds")
-        );
-    }
     use std::net::TcpListener;
     use std::thread;
 
@@ -834,10 +715,10 @@ mod tests {
     fn defaults_are_the_originals_constants() {
         let c = config(&[]);
         assert_eq!(c, Config::default());
-        assert_eq!(c.tcp_port, 6543);
-        assert_eq!(c.dev_name, None, "device index 0");
-        assert_eq!(c.ib_port, 1);
-        assert_eq!(c.gid_idx, None);
+        assert_eq!(c.conn.tcp_port, 6543);
+        assert_eq!(c.conn.dev_name, None, "device index 0");
+        assert_eq!(c.conn.ib_port, 1);
+        assert_eq!(c.conn.gid_idx, None);
         assert_eq!(c.size, 128);
         assert_eq!(c.iters, None, "one message, no ping-pong");
         assert!(c.is_server());
@@ -846,18 +727,20 @@ mod tests {
     #[test]
     fn a_host_argument_makes_a_client() {
         let c = config(&["192.0.2.1"]);
-        assert_eq!(c.server_name.as_deref(), Some("192.0.2.1"));
+        assert_eq!(c.conn.server_name.as_deref(), Some("192.0.2.1"));
         assert!(!c.is_server());
     }
 
     #[test]
     fn every_option_short_and_long() {
         let want = Config {
-            server_name: Some("host1".into()),
-            tcp_port: 1234,
-            dev_name: Some("mlx5_0".into()),
-            ib_port: 2,
-            gid_idx: Some(3),
+            conn: ConnOpts {
+                server_name: Some("host1".into()),
+                tcp_port: 1234,
+                dev_name: Some("mlx5_0".into()),
+                ib_port: 2,
+                gid_idx: Some(3),
+            },
             size: 4096,
             iters: Some(1000),
         };
@@ -880,7 +763,7 @@ mod tests {
     fn numbers_as_strtoul_base_0_and_limits() {
         let c = config(&["-p", "0x1980", "-g", "010", "-s", "0x1000", "-n", "1"]);
         assert_eq!(
-            (c.tcp_port, c.gid_idx, c.size, c.iters),
+            (c.conn.tcp_port, c.conn.gid_idx, c.size, c.iters),
             (6528, Some(8), 4096, Some(1))
         );
         let c = config(&[
@@ -894,7 +777,7 @@ mod tests {
             "65535",
         ]);
         assert_eq!(
-            (c.size, c.iters, c.gid_idx, c.tcp_port),
+            (c.size, c.iters, c.conn.gid_idx, c.conn.tcp_port),
             (1 << 31, Some(i32::MAX as u32), Some(0), 65535)
         );
     }
@@ -981,10 +864,8 @@ mod tests {
                 qp_num: 190,
                 gid: None,
             };
-            let cfg = Config {
-                server_name: Some("127.0.0.1".into()),
-                ..Config::default()
-            };
+            let mut cfg = Config::default();
+            cfg.conn.server_name = Some("127.0.0.1".into());
             let theirs = exchange_conn_info(&mut s, &cfg, &mine).unwrap();
             let mut m = [0u8; MrInfo::SIZE];
             let local = MrInfo {

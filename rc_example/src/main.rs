@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Parsed};
-use common::opts::ConnOpts;
+use common::opts::{ConnOpts, ConnUsage};
 // stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::sock::{sock_connect, sock_sync_data};
@@ -48,32 +48,9 @@ const fn const_max(a: usize, b: usize) -> usize {
 /// Default TCP port (the manual's `config`; its usage text wrongly says 18515).
 const DEFAULT_TCP_PORT: u16 = 19875;
 
-/// Structure of test parameters (`struct config_t`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Config {
-    /// IB device name; `None` means the first device found.
-    dev_name: Option<String>,
-    /// Server host name; `Some` puts the program in client mode.
-    server_name: Option<String>,
-    /// Server TCP port.
-    tcp_port: u16,
-    /// Local IB port to work with.
-    ib_port: u8,
-    /// GID index to use; negative means none (LID only, InfiniBand).
-    gid_idx: i32,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            dev_name: None,
-            server_name: None,
-            tcp_port: DEFAULT_TCP_PORT,
-            ib_port: 1,
-            gid_idx: -1,
-        }
-    }
-}
+/// Structure of test parameters (`struct config_t`): its fields are the
+/// options both verbs-only examples share, so it is theirs.
+type Config = ConnOpts;
 
 /// System resources (`struct resources`). Fields are declared, and so
 /// dropped, in the order `resources_destroy` releases them.
@@ -206,8 +183,8 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
         .query_port(config.ib_port)
         .context(format!("ibv_query_port on port {} failed", config.ib_port))?;
     // A -g that names no GID is refused here too, before the TCP wait.
-    if config.gid_idx >= 0 {
-        check_gid(&ib_ctx, config)?;
+    if let Some(gid_idx) = config.gid_idx {
+        check_gid(&ib_ctx, config.ib_port, gid_idx)?;
     }
 
     let sock = match &config.server_name {
@@ -224,6 +201,9 @@ fn resources_create(config: &mut Config) -> Result<Resources> {
         }
     };
     println!("TCP connection was established");
+    // The search ran before the TCP wait; its lines come where the manual
+    // prints them, as printing them there would put them before
+    // "waiting on port" (README, difference 16).
     println!("searching for IB devices in host");
     println!("found {found} device(s)");
     if let Some(name) = first_found {
@@ -298,11 +278,11 @@ fn modify_qp_to_rtr(
     config: &Config,
     active_mtu: Mtu,
 ) -> Result<()> {
-    let grh = (config.gid_idx >= 0).then_some(Grh {
+    let grh = config.gid_idx.map(|sgid_index| Grh {
         dgid: *dgid,
         flow_label: 0,
         hop_limit: 1,
-        sgid_index: config.gid_idx as u8,
+        sgid_index,
         traffic_class: 0,
     });
     qp.modify_to_rtr(&RtrAttr {
@@ -337,15 +317,10 @@ fn modify_qp_to_rts(qp: &Qp) -> Result<()> {
 }
 
 /// The GID that `-g` names, which must be there (not all zeros).
-fn check_gid(ib_ctx: &IbContext, config: &Config) -> Result<Gid> {
-    let context = || {
-        format!(
-            "could not get gid for port {}, index {}",
-            config.ib_port, config.gid_idx
-        )
-    };
+fn check_gid(ib_ctx: &IbContext, ib_port: u8, gid_idx: u8) -> Result<Gid> {
+    let context = || format!("could not get gid for port {ib_port}, index {gid_idx}");
     let gid = ib_ctx
-        .query_gid(config.ib_port, config.gid_idx)
+        .query_gid(ib_port, i32::from(gid_idx))
         .context(context())?;
     if gid.is_zero() {
         return Err(Error::msg(format!(
@@ -359,12 +334,9 @@ fn check_gid(ib_ctx: &IbContext, config: &Config) -> Result<Gid> {
 /// On a RoCE port the QP needs a GID; when the user gave none, pick the
 /// RoCE v2 IPv4-mapped one and say so.
 fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
-    if config.gid_idx < 0 {
-        if let Some(idx) =
-            common::gid::default_gid_index(&res.ib_ctx, config.ib_port, &res.port_attr)?
-        {
-            config.gid_idx = i32::from(idx);
-        }
+    if config.gid_idx.is_none() {
+        config.gid_idx =
+            common::gid::default_gid_index(&res.ib_ctx, config.ib_port, &res.port_attr)?;
     }
     Ok(())
 }
@@ -373,10 +345,9 @@ fn choose_gid_for_roce(res: &Resources, config: &mut Config) -> Result<()> {
 /// INIT (posting the client's receive), RTR and RTS, and sync once more.
 fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
     choose_gid_for_roce(res, config)?;
-    let my_gid = if config.gid_idx >= 0 {
-        check_gid(&res.ib_ctx, config)?
-    } else {
-        Gid::default()
+    let my_gid = match config.gid_idx {
+        Some(gid_idx) => check_gid(&res.ib_ctx, config.ib_port, gid_idx)?,
+        None => Gid::default(),
     };
 
     // Exchange using TCP sockets info required to connect QPs.
@@ -399,7 +370,7 @@ fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
     println!("Remote rkey = 0x{:x}", remote_con_data.rkey);
     println!("Remote QP number = 0x{:x}", remote_con_data.qp_num);
     println!("Remote LID = 0x{:x}", remote_con_data.lid);
-    if config.gid_idx >= 0 {
+    if config.gid_idx.is_some() {
         println!("Remote GID = {}", remote_con_data.gid);
     }
     let roce = res.port_attr.link_layer == LinkLayer::Ethernet;
@@ -497,8 +468,8 @@ fn print_config(config: &Config) {
         println!(" IP : {server}");
     }
     println!(" TCP port : {}", config.tcp_port);
-    if config.gid_idx >= 0 {
-        println!(" GID index : {}", config.gid_idx);
+    if let Some(gid_idx) = config.gid_idx {
+        println!(" GID index : {gid_idx}");
     }
     println!(" ------------------------------------------------\n");
 }
@@ -506,27 +477,20 @@ fn print_config(config: &Config) {
 /// The command line (7.1.1) and its description, as the original's usage()
 /// prints it.
 fn cli() -> Cli {
-    ConnOpts::cli("rc_example", " ", [
-        format!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
-        " -d, --ib-dev <dev>             use IB device <dev> (default first device found)".into(),
-        " -i, --ib-port <port>           use port <port> of IB device (default 1)".into(),
-        " -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
-        " -h, --help                     print this help".into(),
-    ], Vec::new())
+    ConnOpts::cli("rc_example", " ", ConnUsage {
+        port: format!(" -p, --port <port>              listen on/connect to port <port> (default {DEFAULT_TCP_PORT})"),
+        ib_dev: " -d, --ib-dev <dev>             use IB device <dev> (default first device found)".into(),
+        ib_port: " -i, --ib-port <port>           use port <port> of IB device (default 1)".into(),
+        gid_idx: " -g, --gid-idx <gid index>      gid index to be used in GRH (default not used; on a RoCE port the RoCE v2 IPv4 GID is chosen)".into(),
+        help: " -h, --help                     print this help".into(),
+    }, Vec::new())
 }
 
 /// The configuration the command line asks for: options override
 /// `config`'s defaults; a trailing server name selects client mode. `Err`
 /// carries the one-line reason.
 fn read_config(m: &getopts::Matches) -> std::result::Result<Parsed<Config>, String> {
-    let c = ConnOpts::read(m, DEFAULT_TCP_PORT)?;
-    Ok(Parsed::Run(Config {
-        dev_name: c.dev_name,
-        server_name: c.server_name,
-        tcp_port: c.tcp_port,
-        ib_port: c.ib_port,
-        gid_idx: c.gid_idx.map_or(-1, i32::from),
-    }))
+    Ok(Parsed::Run(ConnOpts::read(m, DEFAULT_TCP_PORT)?))
 }
 
 /// The main flow of 7.1.1 after option parsing and print_config.
@@ -692,10 +656,10 @@ mod tests {
 
     #[test]
     fn defaults_are_the_manuals_config() {
-        assert_eq!(parse(&[]), Ok(Parsed::Run(Config::default())));
-        let c = Config::default();
-        assert_eq!((c.tcp_port, c.ib_port, c.gid_idx), (19875, 1, -1));
-        assert_eq!(c.dev_name, None);
+        let c = ConnOpts::new(DEFAULT_TCP_PORT);
+        assert_eq!(parse(&[]), Ok(Parsed::Run(c.clone())));
+        assert_eq!((c.tcp_port, c.ib_port, c.gid_idx), (19875, 1, None));
+        assert_eq!((c.dev_name, c.server_name), (None, None));
     }
 
     /// The long names are ConnOpts' own (tested in `common`).
@@ -706,7 +670,7 @@ mod tests {
             server_name: Some("host1".into()),
             tcp_port: 1234,
             ib_port: 2,
-            gid_idx: 3,
+            gid_idx: Some(3),
         };
         assert_eq!(
             parse(&["-p", "1234", "-d", "mlx5_0", "-i", "2", "-g", "3", "host1"]),
@@ -717,7 +681,7 @@ mod tests {
     #[test]
     fn numbers_as_strtoul_base_0() {
         match parse(&["-p", "0x4000", "-g", "010"]) {
-            Ok(Parsed::Run(c)) => assert_eq!((c.tcp_port, c.gid_idx), (0x4000, 8)),
+            Ok(Parsed::Run(c)) => assert_eq!((c.tcp_port, c.gid_idx), (0x4000, Some(8))),
             other => panic!("{other:?}"),
         }
     }

@@ -10,7 +10,8 @@ use rdma_core_sys as sys;
 use super::id::event_private_data;
 use super::{event_name, CmEventType, CmId, PortSpace};
 use crate::error::{Error, Result};
-use crate::verbs::{destroy_last, wait_readable, AhAttr, Release};
+use crate::handle::{destroy_last, wait_readable, Release};
+use crate::verbs::AhAttr;
 
 struct ChannelInner {
     ch: *mut sys::rdma_event_channel,

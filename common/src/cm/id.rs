@@ -23,9 +23,10 @@ use socket2::SockAddr;
 
 use super::{event_name, expect_established, AddrInfo, CmEventType, EventChannel, PortSpace};
 use crate::error::{Error, Result};
+use crate::handle::{destroy_last, wait_readable, Release};
 use crate::verbs::{
-    destroy_last, wait_readable, AccessFlags, Context, Cq, Mr, Pd, Qp, QpInitAttr, Release, Srq,
-    WeakPd, WorkCompletion,
+    AccessFlags, CmQpOwner, CompQueue, Context, Cq, Mr, Pd, Qp, QpInitAttr, Srq, WeakPd,
+    WorkCompletion,
 };
 
 use crate::signals::TICK;
@@ -39,15 +40,6 @@ enum Made {
     /// `rdma_create_id`, `rdma_get_request` or a connect request event:
     /// `rdma_destroy_id`.
     Id,
-}
-
-/// Which of librdmacm's CQs a completion is read from.
-#[derive(Clone, Copy)]
-pub(crate) enum CompQueue {
-    /// `id->send_cq`, as `rdma_get_send_comp` polls it.
-    Send,
-    /// `id->recv_cq`, as `rdma_get_recv_comp` polls it.
-    Recv,
 }
 
 struct IdInner {
@@ -262,9 +254,12 @@ impl CmId {
 
     /// Wrap `id->qp`, which librdmacm just created on `pd`.
     fn wrap_qp(&self, pd: Option<Pd>, cqs: Vec<Cq>, srq: Option<Srq>) -> Qp {
+        // SAFETY: id is live (self holds it).
+        let qp = unsafe { (*self.inner.id).qp };
         // SAFETY: id->qp was just created by librdmacm and only this Qp
-        // destroys it (rdma_destroy_qp); it holds the id until then.
-        unsafe { Qp::from_cm(self.clone(), pd, cqs, srq) }
+        // destroys it (rdma_destroy_qp, through the id); it holds the id
+        // until then.
+        unsafe { Qp::from_cm(qp, Box::new(self.clone()), pd, cqs, srq) }
     }
 
     /// Releases the id now (`rdma_destroy_id`, or `rdma_destroy_ep` for an
@@ -272,11 +267,6 @@ impl CmId {
     /// a QP, SRQ, PD, MR or clone still holds it.
     pub fn destroy(self) -> Result<()> {
         destroy_last(self.inner, "rdma_destroy_id", "rdma_cm id")
-    }
-
-    /// The raw pointer, for the wrappers of what librdmacm made on the id.
-    pub(crate) fn as_ptr(&self) -> *mut sys::rdma_cm_id {
-        self.inner.id
     }
 
     /// What keeps the id alive, for the objects that borrow from it.
@@ -698,18 +688,23 @@ impl CmId {
         }
         Ok(())
     }
+}
+
+/// The id as the owner of the QP librdmacm made on it.
+impl CmQpOwner for CmId {
+    fn destroy_qp(&self) {
+        // SAFETY: the id is live (the QP holds this handle) and its QP is
+        // destroyed once, by the QP's release; rdma_destroy_qp returns
+        // nothing to report.
+        unsafe { sys::rdma_destroy_qp(self.inner.id) }
+    }
 
     /// `rdma_get_send_comp` / `rdma_get_recv_comp` for `qp`, this id's QP:
     /// the next completion of librdmacm's CQ (created with the QP when none
     /// was given), waiting at most `timeout`, and failing early if the peer
     /// disconnects. The completion's status is the caller's to check, as in
     /// C. Borrowing `qp` keeps the CQs alive: `rdma_destroy_qp` frees them.
-    pub(crate) fn get_comp(
-        &self,
-        qp: &Qp,
-        which: CompQueue,
-        timeout: Duration,
-    ) -> Result<WorkCompletion> {
+    fn get_comp(&self, qp: &Qp, which: CompQueue, timeout: Duration) -> Result<WorkCompletion> {
         let id = self.inner.id;
         // SAFETY: id is live, and so is its QP (borrowed), which the CQs go with.
         let (what, cq, ch) = unsafe {

@@ -33,7 +33,7 @@ use std::ffi::CStr;
 use rdma_core_sys as sys;
 
 use crate::error::{Error, Result};
-use crate::verbs::c_enum;
+use crate::handle::{c_enum, impl_destroy};
 
 mod addrinfo;
 mod channel;
@@ -41,8 +41,9 @@ mod id;
 
 pub use addrinfo::AddrInfo;
 pub use channel::{CmEvent, EventChannel, UdParam};
-pub(crate) use id::CompQueue;
 pub use id::{CmId, ConnParam, ConnRequest};
+
+impl_destroy!(CmId, EventChannel);
 
 c_enum! {
     /// What an rdma_cm event reports (`enum rdma_cm_event_type`).

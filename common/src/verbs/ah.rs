@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use rdma_core_sys as sys;
 
-use super::{destroy_last, keep_alive, Gid, KeepList, Pd, Release};
+use super::{keep_alive, Gid, KeepList, Pd};
 use crate::error::{Error, Result};
+use crate::handle::{destroy_last, Release};
 
 /// The global routing header part of an address vector.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use rdma_core_sys as sys;
 
-use super::{c_enum, wait_readable, Context};
+use super::Context;
 use crate::error::{Error, Result};
+use crate::handle::{c_enum, wait_readable};
 
 c_enum! {
     /// What an asynchronous event reports (`enum ibv_event_type`).

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use rdma_core_sys as sys;
 
-use super::{c_enum, destroy_last, wait_readable, Context, Release};
+use super::Context;
 use crate::error::{Error, Result};
+use crate::handle::{c_enum, destroy_last, wait_readable, Release};
 
 struct ChannelInner {
     ch: *mut sys::ibv_comp_channel,

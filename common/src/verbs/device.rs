@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use rdma_core_sys as sys;
 
-use super::{c_enum, destroy_last, AsyncEvent, CompChannel, Cq, Pd, Release};
+use super::{AsyncEvent, CompChannel, Cq, Pd};
 use crate::error::{Error, Result};
+use crate::handle::{c_enum, destroy_last, Release};
 
 /// A path MTU (`enum ibv_mtu`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -9,10 +9,9 @@ use std::sync::{Arc, Mutex, Weak};
 
 use rdma_core_sys as sys;
 
-use super::{
-    destroy_last, keep_alive, Ah, AhAttr, Context, KeepList, Qp, QpInitAttr, Release, Srq,
-};
+use super::{keep_alive, Ah, AhAttr, Context, KeepList, Qp, QpInitAttr, Srq};
 use crate::error::{Error, Result};
+use crate::handle::{destroy_last, Release};
 
 struct PdInner {
     pd: *mut sys::ibv_pd,

@@ -8,12 +8,9 @@ use std::time::Duration;
 
 use rdma_core_sys as sys;
 
-use super::{
-    c_enum, destroy_last, recv_wr, AccessFlags, Ah, AhAttr, Cq, KeepList, Mtu, Pd, Release, Sge,
-    Srq, WorkCompletion,
-};
-use crate::cm::{CmId, CompQueue};
+use super::{recv_wr, AccessFlags, Ah, AhAttr, Cq, KeepList, Mtu, Pd, Sge, Srq, WorkCompletion};
 use crate::error::{Error, Result};
+use crate::handle::{c_enum, destroy_last, Release};
 
 c_enum! {
     /// A QP's transport (`enum ibv_qp_type`).
@@ -151,12 +148,34 @@ impl<'a> QpInitAttr<'a> {
     }
 }
 
+/// Which of librdmacm's CQs a completion is read from.
+#[derive(Clone, Copy)]
+pub(crate) enum CompQueue {
+    /// `id->send_cq`, as `rdma_get_send_comp` polls it.
+    Send,
+    /// `id->recv_cq`, as `rdma_get_recv_comp` polls it.
+    Recv,
+}
+
+/// The rdma_cm id a QP was made on, as the QP needs it: to be destroyed
+/// (`rdma_destroy_qp`) and to read librdmacm's CQs. `cm` implements it, so
+/// that this module, which `cm` builds on, need not know rdma_cm's types.
+pub(crate) trait CmQpOwner: Send + Sync {
+    /// `rdma_destroy_qp` on the id, once, before the id can go.
+    fn destroy_qp(&self);
+
+    /// `rdma_get_send_comp` / `rdma_get_recv_comp` for `qp`, the id's QP:
+    /// the next completion of librdmacm's CQ `which`, waiting at most
+    /// `timeout`, and failing early if the peer disconnects.
+    fn get_comp(&self, qp: &Qp, which: CompQueue, timeout: Duration) -> Result<WorkCompletion>;
+}
+
 enum QpOwner {
     /// Created with ibv_create_qp: destroyed with ibv_destroy_qp.
     Verbs,
     /// Created by librdmacm on a cm_id: destroyed with rdma_destroy_qp,
     /// before the id, which the QP holds, can go.
-    Cm(CmId),
+    Cm(Box<dyn CmQpOwner>),
 }
 
 struct QpInner {
@@ -189,9 +208,8 @@ impl Release for QpInner {
                     return Err(Error::from_ret("ibv_destroy_qp", rc));
                 }
             }
-            // SAFETY: as above; the id is held by the owner, so it is valid.
-            // rdma_destroy_qp returns nothing to report.
-            QpOwner::Cm(id) => unsafe { sys::rdma_destroy_qp(id.as_ptr()) },
+            // The id is held by the owner, so it is valid.
+            QpOwner::Cm(id) => id.destroy_qp(),
         }
         Ok(())
     }
@@ -313,18 +331,24 @@ impl Qp {
         })
     }
 
-    /// Wrap the QP librdmacm created on `id` (`rdma_create_qp`,
-    /// `rdma_create_ep`). It is destroyed with `rdma_destroy_qp`; the id is
-    /// held until then, and `cqs`/`srq`/`pd` until after.
+    /// Wrap `qp`, the QP librdmacm created on the id `owner` stands for
+    /// (`rdma_create_qp`, `rdma_create_ep`). It is destroyed with
+    /// `rdma_destroy_qp`; the id is held until then, and `cqs`/`srq`/`pd`
+    /// until after.
     ///
     /// # Safety
-    /// `id->qp` must be a live QP that nothing else destroys.
-    pub(crate) unsafe fn from_cm(id: CmId, pd: Option<Pd>, cqs: Vec<Cq>, srq: Option<Srq>) -> Qp {
+    /// `qp` must be the id's live QP, which nothing else destroys.
+    pub(crate) unsafe fn from_cm(
+        qp: *mut sys::ibv_qp,
+        owner: Box<dyn CmQpOwner>,
+        pd: Option<Pd>,
+        cqs: Vec<Cq>,
+        srq: Option<Srq>,
+    ) -> Qp {
         Qp {
             inner: Arc::new(QpInner {
-                // SAFETY: the id is live (we hold it).
-                qp: unsafe { (*id.as_ptr()).qp },
-                owner: QpOwner::Cm(id),
+                qp,
+                owner: QpOwner::Cm(owner),
                 _pd: pd,
                 _cqs: cqs,
                 _srq: srq,
@@ -378,9 +402,9 @@ impl Qp {
             .get_comp(self, CompQueue::Recv, timeout)
     }
 
-    fn cm_id(&self, what: &str) -> Result<&CmId> {
+    fn cm_id(&self, what: &str) -> Result<&dyn CmQpOwner> {
         match &self.inner.owner {
-            QpOwner::Cm(id) => Ok(id),
+            QpOwner::Cm(id) => Ok(id.as_ref()),
             QpOwner::Verbs => Err(Error::msg(format!(
                 "{what}: the QP was not made by librdmacm"
             ))),

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use rdma_core_sys as sys;
 
-use super::{destroy_last, recv_wr, KeepList, Pd, Release, Sge};
+use super::{recv_wr, KeepList, Pd, Sge};
 use crate::error::{Error, Result};
+use crate::handle::{destroy_last, Release};
 
 struct SrqInner {
     srq: *mut sys::ibv_srq,
