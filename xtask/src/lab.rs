@@ -307,13 +307,7 @@ fn create_private_dir(dir: &Path) -> Result<(), String> {
 /// an unpredictable name, removed when dropped. In the temporary dir, not
 /// in target/: inside the lab's VMs only /tmp is writable.
 fn doctor_dir() -> Result<tempfile::TempDir, String> {
-    use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
-        .prefix("rdma-doctor-")
-        // tempfile's own default is 0777 less the umask.
-        .permissions(fs::Permissions::from_mode(0o700))
-        .tempdir()
-        .map_err(|e| format!("a temporary dir for the doctor: {e}"))
+    crate::tmp::private_tempdir("rdma-doctor-", "the doctor")
 }
 
 /// A result file's text, `None` when it cannot be read. Lossy: a program's

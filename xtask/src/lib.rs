@@ -24,6 +24,7 @@ pub mod report;
 pub mod scenarios;
 pub mod setup;
 pub mod text;
+pub mod tmp;
 pub mod vm;
 pub mod wire;
 

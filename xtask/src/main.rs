@@ -175,19 +175,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     ] {
         opts.optflag("", flag, "");
     }
-    for value in [
-        "dev",
-        "ip",
-        "gid-idx",
-        "peer",
-        "port",
-        "wait",
-        "bin-dir",
-        "junit",
-        "json",
-        "kernel",
-        "secret-file",
-    ] {
+    for value in TWO_HOST_VALUES.iter().chain(&["junit", "json", "kernel"]) {
         opts.optopt("", value, "", "");
     }
     opts.optmulti("", "allow", "", "");
@@ -301,18 +289,22 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     Ok(failed == 0 && report.notes.is_empty() && report.findings.is_empty())
 }
 
+/// The options with a value that `lab --local` and `doctor` share: the
+/// device, the addresses and the two-host session's.
+const TWO_HOST_VALUES: &[&str] = &[
+    "dev",
+    "ip",
+    "gid-idx",
+    "peer",
+    "port",
+    "wait",
+    "bin-dir",
+    "secret-file",
+];
+
 fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
-    for value in [
-        "dev",
-        "ip",
-        "gid-idx",
-        "peer",
-        "port",
-        "wait",
-        "bin-dir",
-        "secret-file",
-    ] {
+    for value in TWO_HOST_VALUES {
         opts.optopt("", value, "", "");
     }
     opts.optmulti("", "allow", "", "");

@@ -388,13 +388,7 @@ pub fn payload_heuristics(heuristics: &str, protocols: &str) -> Vec<String> {
 /// world-writable temporary dir could hold a preferences file any local
 /// user put there for root's tshark.
 fn no_prefs_dir() -> Result<tempfile::TempDir, String> {
-    use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
-        .prefix("rdma-examples-no-wireshark-prefs-")
-        // tempfile's own default is 0777 less the umask.
-        .permissions(fs::Permissions::from_mode(0o700))
-        .tempdir()
-        .map_err(|e| format!("a temporary dir for tshark: {e}"))
+    crate::tmp::private_tempdir("rdma-examples-no-wireshark-prefs-", "tshark")
 }
 
 fn tshark_listing(what: &str) -> Result<String, String> {
