@@ -9,7 +9,9 @@ pub mod cm;
 pub mod error;
 pub mod gid;
 pub mod handle;
-pub mod hints;
+/// The examples' error hints and the GID choice on RoCE ports (the
+/// `hints` crate, which the doctor shares).
+pub use hints;
 pub mod opts;
 pub mod out;
 pub mod signals;

@@ -16,8 +16,7 @@ pub mod ci;
 pub mod control;
 pub mod doctor;
 pub mod handout;
-#[path = "../../common/src/hints.rs"]
-pub mod hints;
+pub use hints;
 pub mod lab;
 pub mod ladder;
 pub mod report;

@@ -2,9 +2,9 @@
 //! in their error hints and as `cargo xtask doctor` says it in its
 //! findings, and the examples' choice of a GID on RoCE ports.
 //!
-//! Dependency-free on purpose (std only, no `crate::` path): `xtask`, which
-//! must build without rdma-core, compiles this very file as its own module,
-//! so the doctor and the examples cannot drift apart.
+//! A crate of its own without dependencies: `common` (so the examples) and
+//! `xtask`, which must build without rdma-core, both depend on it, so the
+//! doctor and the examples cannot drift apart.
 
 /// ENOMEM from a memory registration.
 pub const MEMLOCK_ENOMEM: &str =
