@@ -826,6 +826,9 @@ pub struct DoctorRequest {
     pub peer: Option<String>,
     /// The GID index to judge (`None`: the one the examples choose).
     pub gid_idx: Option<u32>,
+    /// The IPv4 multicast groups whose route to check (the examples' and
+    /// `--mcast`'s).
+    pub mcast: Vec<String>,
     /// The control port of the two doctors.
     pub port: u16,
     /// How long to wait for the peer's doctor, in seconds.
@@ -852,6 +855,7 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
             gid_idx: req.gid_idx,
             locked_kib,
             locked_by: locked_by.to_string(),
+            mcast: req.mcast.clone(),
         });
         for l in &check.lines {
             println!("{l}");
@@ -907,7 +911,7 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         params: Params {
             server_ip,
             client_ip,
-            dev,
+            dev: dev.clone(),
             gid_idx: req.gid_idx.unwrap_or(0),
             ib_port: 1,
         },
@@ -921,9 +925,16 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         doctor_only: true,
     };
     let result = crate::agent::run(cfg);
-    let (findings, _) = read_doctor(&out);
+    let (mut findings, _) = read_doctor(&out);
     let _ = fs::remove_dir_all(&out);
     result?;
+    // The session's doctor judges the path; the routes of this host's
+    // multicast groups are judged here, as without a peer.
+    let mcast = crate::doctor::check_mcast_routes(Some(&ip), Some(&dev), &req.mcast);
+    for l in &mcast.lines {
+        println!("{l}");
+    }
+    findings.extend(mcast.findings);
     for f in &findings {
         eprintln!("{f}");
     }
