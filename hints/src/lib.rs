@@ -48,6 +48,34 @@ pub const RC_PATH_BLOCKED: &str = "UDP 4791 blocked or GID wrong: let RoCE v2 (U
                                    through the firewalls both ways, and check the GID index each \
                                    host uses (`cargo xtask doctor` shows the table)";
 
+/// The multicast group the examples and the lab use (`-m 239.255.1.1`),
+/// which the doctor checks the route to.
+pub const EXAMPLES_GROUP: &str = "239.255.1.1";
+
+/// How to make the kernel send IPv4 multicast out of `netdev`, the RDMA
+/// device's netdev (`NETDEV` where the caller cannot know it), and what else
+/// that changes: the fix for rdma_cm's address resolution of a group
+/// without a bind address (`-b`), which goes where the routing table sends
+/// the group.
+pub fn mcast_route_fix(netdev: &str) -> String {
+    format!(
+        "route IPv4 multicast through the RDMA netdev, `ip route add 224.0.0.0/4 dev {netdev}` \
+         (then all IPv4 multicast from this host leaves through {netdev} unless a more specific \
+         route says otherwise), or give -b an address on that netdev"
+    )
+}
+
+/// ENETUNREACH, or no RDMA device found, when rdma_cm resolved the IPv4
+/// multicast group `group` without a bind address: the route to the group
+/// leaves through no RDMA netdev, or there is none.
+pub fn mcast_no_rdma_route(group: &str) -> String {
+    format!(
+        "no route sends {group} out of an RDMA netdev (`ip route get {group}` shows where it \
+         goes): {}",
+        mcast_route_fix("NETDEV")
+    )
+}
+
 /// One non-empty entry of a RoCE port's GID table, as the GID choice sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GidEntry {

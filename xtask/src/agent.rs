@@ -881,6 +881,21 @@ pub fn parse_host_line(line: &str) -> Option<crate::doctor::HostInfo> {
     })
 }
 
+/// The multicast groups whose route the doctor checks for `list` on this
+/// host: the examples' group where a sender of it may run here (its
+/// senders resolve it without `-b`, by the routing table). The doctor's own
+/// session checks none: `cargo xtask doctor` judges its groups itself.
+fn mcast_groups(cfg: &AgentConfig, list: &[&Scenario]) -> Vec<String> {
+    let senders_here = cfg.role != Role::Server
+        && !cfg.doctor_only
+        && (list.is_empty() || list.iter().any(|s| s.package == "mckey"));
+    if senders_here {
+        vec![crate::hints::EXAMPLES_GROUP.to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Runs the doctor on this host for the scenarios of `list`, writes its
 /// findings and device into the result dir, and takes its GID index when
 /// none was given; returns the two files' texts.
@@ -895,6 +910,7 @@ fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (Str
         gid_idx: (!cfg.auto_gid).then_some(cfg.params.gid_idx),
         locked_kib,
         locked_by: locked_by.to_string(),
+        mcast: mcast_groups(cfg, list),
     });
     for l in &check.lines {
         log.say(&format!("doctor: {l}"));

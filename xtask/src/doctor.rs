@@ -1,7 +1,8 @@
 //! `cargo xtask doctor`: the preflight of an RDMA setup. It checks this
 //! host (devices, ports, GIDs, `ulimit -l`, the rdma_cm device node, the
-//! address's netdev) and, with a peer, the path to it; each finding is one
-//! line: what is wrong, and what to do about it.
+//! address's netdev, the route of the multicast groups) and, with a peer,
+//! the path to it; each finding is one line: what is wrong, and what to do
+//! about it.
 
 /// What the doctor learnt of one host's RDMA device, for the reports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,6 +42,9 @@ pub struct DoctorOpts {
     pub locked_kib: u64,
     /// The scenario that makes it.
     pub locked_by: String,
+    /// The IPv4 multicast groups whose route must leave through the RDMA
+    /// netdev (empty: no multicast runs here without `-b`).
+    pub mcast: Vec<String>,
 }
 
 /// The doctor's report on this host.
@@ -138,6 +142,79 @@ pub fn netdev_of(ip_o_addr: &str, ip: &str) -> Option<String> {
                 .map(str::to_string)
         })?
     })
+}
+
+/// Where `ip -o route get GROUP` says the kernel sends multicast to GROUP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McastRoute {
+    /// Out of this netdev.
+    Dev(String),
+    /// Nowhere: no route (`RTNETLINK answers: Network is unreachable`).
+    Unreachable,
+    /// An answer without a netdev (an error of `ip` itself): this text.
+    Unknown(String),
+}
+
+/// Reads the output (stdout and stderr) of `ip -o route get GROUP`:
+/// `multicast 239.255.1.1 dev d0 src 192.0.2.1 uid 0 \ cache <mc>`, or
+/// `RTNETLINK answers: Network is unreachable`.
+pub fn mcast_route(ip_route_get: &str) -> McastRoute {
+    let dev = ip_route_get.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.windows(2)
+            .find(|w| w[0] == "dev")
+            .map(|w| w[1].to_string())
+    });
+    match dev {
+        Some(d) => McastRoute::Dev(d),
+        None if ip_route_get.contains("Network is unreachable") => McastRoute::Unreachable,
+        None => McastRoute::Unknown(
+            ip_route_get
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no answer")
+                .trim()
+                .to_string(),
+        ),
+    }
+}
+
+/// The doctor's judgement of the route to `group`, which the senders
+/// resolve without `-b`, given the RDMA netdev `netdev` (of device `dev`)
+/// and every RDMA port's netdev (`links`, as [`rdma_links`] gives them):
+/// `Ok` with the line it prints, or `Err` with the finding.
+pub fn judge_mcast_route(
+    group: &str,
+    route: &McastRoute,
+    netdev: &str,
+    dev: &str,
+    links: &[(String, u32, String)],
+) -> Result<String, String> {
+    let senders = "mckey's and mc's senders, which resolve the group without -b,";
+    match route {
+        McastRoute::Dev(d) if d == netdev => Ok(format!(
+            "multicast {group}: leaves through {netdev}, {dev}'s netdev"
+        )),
+        McastRoute::Dev(d) => {
+            let fails = match links.iter().find(|(_, _, n)| n == d) {
+                Some((other, _, _)) => format!("use {other}, {d}'s device, not {dev}"),
+                None => "find no RDMA device there and fail (ENODEV)".to_string(),
+            };
+            Err(format!(
+                "multicast to {group} leaves this host through {d}, not through {netdev} \
+                 ({dev}'s netdev): {senders} {fails}: {}",
+                hints::mcast_route_fix(netdev)
+            ))
+        }
+        McastRoute::Unreachable => Err(format!(
+            "multicast to {group} has no route on this host (`ip route get {group}`: Network is \
+             unreachable): {senders} fail with ENETUNREACH: {}",
+            hints::mcast_route_fix(netdev)
+        )),
+        McastRoute::Unknown(text) => Ok(format!(
+            "multicast {group}: `ip route get {group}` said \"{text}\", so its route is unknown"
+        )),
+    }
 }
 
 /// (device, port, netdev) of each `rdma link show` line that names a netdev
@@ -429,29 +506,72 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
             hints::NO_RDMA_CM
         ));
     }
-    if let Some(ip) = &opts.ip {
-        check_address(&mut c, ip, dev.as_deref());
+    // The RDMA netdev the examples' traffic must leave through: that of
+    // --ip, or without it, that of the device.
+    let served = match &opts.ip {
+        Some(ip) => check_address(&mut c, ip, dev.as_deref()),
+        None => dev.as_deref().and_then(netdev_of_device),
+    };
+    if let Some((d, netdev)) = served {
+        for group in &opts.mcast {
+            check_mcast_route(&mut c, group, &netdev, &d);
+        }
     }
     c
 }
 
-/// Which netdev has `ip`, and which RDMA device serves that netdev.
-fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) {
-    let addrs = output("ip", &["-o", "addr", "show"]).unwrap_or_default();
-    if netdev_of(&addrs, ip).as_deref() == Some("lo") {
-        c.findings.push(format!(
-            "{ip} is on the loopback, which no RDMA device serves: rdma_cm cannot use it: give --ip the address of this host's RDMA netdev"
-        ));
-        return;
-    }
-    let Some(netdev) = netdev_of(&addrs, ip) else {
-        c.findings.push(format!(
-            "{ip} is on no interface of this host: give --ip an address of this host's RDMA netdev"
-        ));
-        return;
+/// (device, netdev) of `dev`'s first port with a netdev.
+fn netdev_of_device(dev: &str) -> Option<(String, String)> {
+    links()
+        .into_iter()
+        .find(|(d, _, _)| d == dev)
+        .map(|(d, _, n)| (d, n))
+}
+
+/// Only the multicast routes of [`check_host`], for `groups`, against the
+/// RDMA netdev of `ip` (or of `dev`): what a two-host doctor adds on its
+/// own host, whose session checked the rest.
+pub fn check_mcast_routes(ip: Option<&str>, dev: Option<&str>, groups: &[String]) -> HostCheck {
+    let mut c = HostCheck::default();
+    // The address's own findings are the session's to report.
+    let served = match ip {
+        Some(ip) => check_address(&mut HostCheck::default(), ip, dev),
+        None => dev.and_then(netdev_of_device),
     };
+    if let Some((d, netdev)) = served {
+        for group in groups {
+            check_mcast_route(&mut c, group, &netdev, &d);
+        }
+    }
+    c
+}
+
+/// Where the kernel sends `group`, against the RDMA netdev `netdev`.
+fn check_mcast_route(c: &mut HostCheck, group: &str, netdev: &str, dev: &str) {
+    // Not `ip route get GROUP from IP`: for a multicast destination with a
+    // source address and no output device, the kernel takes the netdev
+    // that has the source, whatever the routes (route.c's "special
+    // hack"), so that would always answer the RDMA netdev. The senders
+    // resolve the group without a source, by the routing table alone, and
+    // so does this.
+    let answer = Command::new("ip")
+        .args(["-o", "route", "get", group])
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+        })
+        .unwrap_or_else(|e| format!("ip: {e}"));
+    match judge_mcast_route(group, &mcast_route(&answer), netdev, dev, &links()) {
+        Ok(line) => c.lines.push(line),
+        Err(finding) => c.findings.push(finding),
+    }
+}
+
+/// (device, port, netdev) of every RDMA port with a netdev: `rdma link`'s,
+/// and those that real HCAs name in their GID tables.
+fn links() -> Vec<(String, u32, String)> {
     let mut links = rdma_links(&output("rdma", &["link", "show"]).unwrap_or_default());
-    // Real HCAs name their netdev in the GID table too.
     for d in devices() {
         for p in ports(&d) {
             for r in gid_rows(&d, p) {
@@ -461,10 +581,32 @@ fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) {
             }
         }
     }
+    links
+}
+
+/// Which netdev has `ip`, and which RDMA device serves that netdev: that
+/// device and netdev, when one does.
+fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) -> Option<(String, String)> {
+    let addrs = output("ip", &["-o", "addr", "show"]).unwrap_or_default();
+    if netdev_of(&addrs, ip).as_deref() == Some("lo") {
+        c.findings.push(format!(
+            "{ip} is on the loopback, which no RDMA device serves: rdma_cm cannot use it: give --ip the address of this host's RDMA netdev"
+        ));
+        return None;
+    }
+    let Some(netdev) = netdev_of(&addrs, ip) else {
+        c.findings.push(format!(
+            "{ip} is on no interface of this host: give --ip an address of this host's RDMA netdev"
+        ));
+        return None;
+    };
+    let links = links();
     match links.iter().find(|(_, _, n)| *n == netdev) {
-        Some((d, p, _)) => c
-            .lines
-            .push(format!("address {ip}: on {netdev}, served by {d} port {p}")),
+        Some((d, p, _)) => {
+            c.lines
+                .push(format!("address {ip}: on {netdev}, served by {d} port {p}"));
+            Some((d.clone(), netdev))
+        }
         None => {
             let theirs = dev
                 .and_then(|d| links.iter().find(|(ld, _, _)| ld == d))
@@ -475,6 +617,7 @@ fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) {
                 "{ip} is on {netdev}, which no RDMA device serves ({}): {theirs}make one there: `rdma link add rxe1 type rxe netdev {netdev}`",
                 hints::NO_DEVICE_FOR_ADDRESS
             ));
+            None
         }
     }
 }
@@ -566,6 +709,69 @@ mod tests {
             "link rxe0/1 state ACTIVE physical_state LINK_UP netdev d0 \nlink mlx5_0/1 state DOWN physical_state DISABLED \n",
         );
         assert_eq!(links, [("rxe0".to_string(), 1, "d0".to_string())]);
+    }
+
+    /// `ip -o route get 239.255.1.1` as a VM answered it: without a route,
+    /// with a default route on a second netdev, with the lab's route.
+    const NO_ROUTE: &str = "RTNETLINK answers: Network is unreachable\n";
+    const VIA_D1: &str =
+        "multicast 239.255.1.1 dev d1 src 198.51.100.1 rt_offload_failed uid 0 \\    cache <mc> \n";
+    const VIA_D0: &str =
+        "multicast 239.255.1.1 dev d0 src 192.0.2.1 rt_offload_failed uid 0 \\    cache <mc> \n";
+
+    #[test]
+    fn multicast_routes_from_ip_route_get() {
+        assert_eq!(mcast_route(NO_ROUTE), McastRoute::Unreachable);
+        assert_eq!(mcast_route(VIA_D1), McastRoute::Dev("d1".into()));
+        assert_eq!(mcast_route(VIA_D0), McastRoute::Dev("d0".into()));
+        // A route through a gateway names its netdev after it.
+        assert_eq!(
+            mcast_route("multicast 239.255.1.1 via 10.0.0.1 dev eth0 src 10.0.0.2 uid 0 \n"),
+            McastRoute::Dev("eth0".into())
+        );
+        assert_eq!(
+            mcast_route("Error: inet prefix is expected rather than \"x\".\n"),
+            McastRoute::Unknown("Error: inet prefix is expected rather than \"x\".".into())
+        );
+        assert_eq!(mcast_route(""), McastRoute::Unknown("no answer".into()));
+    }
+
+    #[test]
+    fn a_multicast_route_elsewhere_is_a_finding_with_its_fix() {
+        let links = [("rxe0".to_string(), 1, "d0".to_string())];
+        let judge =
+            |answer| judge_mcast_route("239.255.1.1", &mcast_route(answer), "d0", "rxe0", &links);
+        assert_eq!(
+            judge(VIA_D0),
+            Ok("multicast 239.255.1.1: leaves through d0, rxe0's netdev".to_string())
+        );
+        let fix = "`ip route add 224.0.0.0/4 dev d0` (then all IPv4 multicast from this host \
+                   leaves through d0 unless a more specific route says otherwise)";
+        let f = judge(NO_ROUTE).unwrap_err();
+        assert!(
+            f.starts_with("multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: Network is unreachable): ")
+                && f.contains("fail with ENETUNREACH")
+                && f.contains(fix),
+            "{f}"
+        );
+        let f = judge(VIA_D1).unwrap_err();
+        assert!(
+            f.starts_with("multicast to 239.255.1.1 leaves this host through d1, not through d0 (rxe0's netdev): ")
+                && f.contains("find no RDMA device there and fail (ENODEV)")
+                && f.contains(fix),
+            "{f}"
+        );
+        // Through another RDMA device's netdev: that device, not ours.
+        let two = [
+            links[0].clone(),
+            ("mlx5_0".to_string(), 1, "d1".to_string()),
+        ];
+        let f =
+            judge_mcast_route("239.255.1.1", &mcast_route(VIA_D1), "d0", "rxe0", &two).unwrap_err();
+        assert!(f.contains("use mlx5_0, d1's device, not rxe0: "), "{f}");
+        // What `ip` could not answer is said, not judged.
+        let l = judge("Error: x\n").unwrap();
+        assert!(l.contains("said \"Error: x\""), "{l}");
     }
 
     fn row(index: u32, gid: &str, kind: &str) -> GidRow {

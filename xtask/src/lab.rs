@@ -854,6 +854,9 @@ pub struct DoctorRequest {
     pub peer: Option<String>,
     /// The GID index to judge (`None`: the one the examples choose).
     pub gid_idx: Option<u32>,
+    /// The IPv4 multicast groups whose route to check (the examples' and
+    /// `--mcast`'s).
+    pub mcast: Vec<String>,
     /// The control port of the two doctors.
     pub port: u16,
     /// How long to wait for the peer's doctor, in seconds.
@@ -880,6 +883,7 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
             gid_idx: req.gid_idx,
             locked_kib,
             locked_by: locked_by.to_string(),
+            mcast: req.mcast.clone(),
         });
         // Names and text the system's tools gave.
         for l in &check.lines {
@@ -940,7 +944,7 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         params: Params {
             server_ip,
             client_ip,
-            dev,
+            dev: dev.clone(),
             gid_idx: req.gid_idx.unwrap_or(0),
             ib_port: 1,
         },
@@ -954,9 +958,16 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         doctor_only: true,
     };
     let result = crate::agent::run(cfg);
-    let (findings, _) = read_doctor(&out);
+    let (mut findings, _) = read_doctor(&out);
     drop(out_dir);
     result?;
+    // The session's doctor judges the path; the routes of this host's
+    // multicast groups are judged here, as without a peer.
+    let mcast = crate::doctor::check_mcast_routes(Some(&ip), Some(&dev), &req.mcast);
+    for l in &mcast.lines {
+        println!("{}", escape_controls(l));
+    }
+    findings.extend(mcast.findings);
     // Some are the peer's.
     for f in &findings {
         eprintln!("{}", escape_controls(f));

@@ -38,10 +38,12 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "doctor",
-        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N]
+        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--mcast GROUP]
        [--peer ADDR [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]",
         "check this host's RDMA setup (devices, ports, MTUs, the GID table,
-            ulimit -l, rdma_cm, the address's netdev) and, with --peer (run
+            ulimit -l, rdma_cm, the address's netdev, and that the route to
+            the examples' multicast group 239.255.1.1, and to --mcast
+            GROUP's, leaves through that netdev) and, with --peer (run
             the doctor there too, with --peer this host), the path to the
             peer: one RC message (both doctors need the same secret:
             --secret-file F or RDMA_LAB_SECRET); each finding is one line on stderr, what
@@ -304,7 +306,7 @@ const TWO_HOST_VALUES: &[&str] = &[
 
 fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
-    for value in TWO_HOST_VALUES {
+    for value in TWO_HOST_VALUES.iter().chain(&["mcast"]) {
         opts.optopt("", value, "", "");
     }
     opts.optmulti("", "allow", "", "");
@@ -313,6 +315,13 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     };
     check_values(&m)?;
     no_operands("doctor", &m)?;
+    let mut mcast = vec![xtask::hints::EXAMPLES_GROUP.to_string()];
+    if let Some(g) = m.opt_str("mcast") {
+        mcast_group(&g)?;
+        if !mcast.contains(&g) {
+            mcast.push(g);
+        }
+    }
     let gid_idx = match m.opt_str("gid-idx") {
         Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
         None => None,
@@ -323,12 +332,24 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
         ip: m.opt_str("ip"),
         peer: m.opt_str("peer"),
         gid_idx,
+        mcast,
         port: num_opt(&m, "port", agent::CONTROL_PORT)?,
         wait_secs: num_opt(&m, "wait", agent::PEER_WAIT_SECS)?,
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
         secret_file,
         allow: allow_list(&m)?,
     })
+}
+
+/// `--mcast GROUP`: an IPv4 multicast address, the only kind whose route
+/// the doctor knows how to fix.
+fn mcast_group(g: &str) -> Result<(), String> {
+    match g.parse::<std::net::Ipv4Addr>() {
+        Ok(a) if a.is_multicast() => Ok(()),
+        _ => Err(format!(
+            "--mcast {g}: give an IPv4 multicast address (224.0.0.0/4), as the examples' -m takes"
+        )),
+    }
 }
 
 /// The `--allow` addresses, each an IP address.
@@ -625,6 +646,14 @@ mod tests {
                 "own --ip",
             ),
             (&["doctor", "extra"], "unexpected argument"),
+            (
+                &["doctor", "--mcast", "192.0.2.1"],
+                "--mcast 192.0.2.1: give an IPv4 multicast address",
+            ),
+            (
+                &["doctor", "--mcast", "ff0e::1"],
+                "--mcast ff0e::1: give an IPv4 multicast address",
+            ),
             (
                 &["lab", "--kernel", "/nonexistent/vmlinuz"],
                 "--kernel /nonexistent/vmlinuz",

@@ -368,7 +368,19 @@ impl CmId {
             )
         };
         if rc != 0 {
-            return Err(Error::last_os(&format!("rdma_resolve_addr to {dst}")));
+            let e = Error::last_os(&format!("rdma_resolve_addr to {dst}"));
+            // Without a source, the kernel resolves a group by the routing
+            // table; no route answers ENETUNREACH at once. (With one, it
+            // sends from the source's netdev, whatever the routes; and
+            // ENODEV keeps its own hint.)
+            let hint = e
+                .errno()
+                .filter(|&n| src.is_none() && n == libc::ENETUNREACH)
+                .and_then(|n| super::mcast_route_hint(dst, n));
+            return Err(match hint {
+                Some(h) => e.hint(h),
+                None => e,
+            });
         }
         Ok(())
     }

@@ -29,6 +29,7 @@
 //! of its events is still unacked (which would block `rdma_destroy_id`).
 
 use std::ffi::CStr;
+use std::net::SocketAddr;
 
 use rdma_core_sys as sys;
 
@@ -108,6 +109,20 @@ pub fn event_name(event: CmEventType) -> String {
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
+/// The hint for a failed address resolution of `dst` without a bind
+/// address, when `errno` (positive) says that the route is what is wrong:
+/// ENETUNREACH (no route to the group) or ENODEV (the route's netdev has no
+/// RDMA device). Only an IPv4 multicast group has it: a unicast
+/// destination and an IPv6 group fail in other ways, and the fix is
+/// IPv4's.
+pub fn mcast_route_hint(dst: &SocketAddr, errno: i32) -> Option<String> {
+    let SocketAddr::V4(v4) = dst else {
+        return None;
+    };
+    (v4.ip().is_multicast() && matches!(errno, libc::ENETUNREACH | libc::ENODEV))
+        .then(|| crate::hints::mcast_no_rdma_route(&v4.ip().to_string()))
+}
+
 /// The error of a connect or accept whose outcome was event `ev`, as
 /// librdmacm's synchronous calls report it (they turn events into errnos).
 fn expect_established(what: &str, ev: CmEventType, status: i32) -> Result<()> {
@@ -138,6 +153,23 @@ mod tests {
             event_name(CmEventType::AddrError),
             "RDMA_CM_EVENT_ADDR_ERROR"
         );
+    }
+
+    #[test]
+    fn only_an_ipv4_group_without_a_route_gets_the_route_hint() {
+        let group: SocketAddr = "239.255.1.1:0".parse().unwrap();
+        let h = mcast_route_hint(&group, libc::ENETUNREACH).unwrap();
+        assert!(
+            h.starts_with("no route sends 239.255.1.1 out of an RDMA netdev")
+                && h.contains("`ip route add 224.0.0.0/4 dev NETDEV`"),
+            "{h}"
+        );
+        assert_eq!(mcast_route_hint(&group, libc::ENODEV), Some(h));
+        assert_eq!(mcast_route_hint(&group, libc::ETIMEDOUT), None);
+        let unicast: SocketAddr = "192.0.2.1:0".parse().unwrap();
+        assert_eq!(mcast_route_hint(&unicast, libc::ENETUNREACH), None);
+        let v6: SocketAddr = "[ff0e::1]:0".parse().unwrap();
+        assert_eq!(mcast_route_hint(&v6, libc::ENETUNREACH), None);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Parsed};
-use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace};
+use common::cm::{mcast_route_hint, CmEvent, CmEventType, CmId, EventChannel, PortSpace};
 use common::opts::{last, set_number};
 // stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
@@ -157,8 +157,18 @@ fn stop_cm_thread(ctx: &mut Context) {
 /// expected type. The event comes back already acked (its data copied), so
 /// no error path can leave it unacked.
 fn get_cm_event(channel: &EventChannel, expected: CmEventType) -> Result<CmEvent> {
+    let event = next_cm_event(channel, expected)?;
+    if event.event != expected {
+        return Err(unexpected(&event, expected));
+    }
+    Ok(event)
+}
+
+/// The next CM event, whatever it is, within EVENT_TIMEOUT; `expected`
+/// names it in the errors.
+fn next_cm_event(channel: &EventChannel, expected: CmEventType) -> Result<CmEvent> {
     let start = Instant::now();
-    let event = loop {
+    loop {
         if stop_requested() {
             return Err(Error::msg(format!(
                 "interrupted while waiting for {}",
@@ -173,18 +183,19 @@ fn get_cm_event(channel: &EventChannel, expected: CmEventType) -> Result<CmEvent
             )));
         }
         if let Some(ev) = channel.get_event(Some(TICK))? {
-            break ev;
+            return Ok(ev);
         }
-    };
-    if event.event != expected {
-        return Err(Error::msg(format!(
-            "event: {}, status: {} (expected {})",
-            event.name(),
-            event.status,
-            common::cm::event_name(expected)
-        )));
     }
-    Ok(event)
+}
+
+/// get_cm_event's error for an event other than the one `expected`.
+fn unexpected(event: &CmEvent, expected: CmEventType) -> Error {
+    Error::msg(format!(
+        "event: {}, status: {} (expected {})",
+        event.name(),
+        event.status,
+        common::cm::event_name(expected)
+    ))
 }
 
 /// rdma_getaddrinfo of the original, for a host name or address.
@@ -211,8 +222,21 @@ fn resolve_addr(ctx: &mut Context) -> Result<()> {
 
     ctx.id
         .resolve_addr(bind_rai.as_ref(), &mcast_rai, RESOLVE_TIMEOUT_MS)?;
-    get_cm_event(&ctx.channel, CmEventType::AddrResolved)
-        .context(format!("rdma_resolve_addr of {mcast_rai}"))?;
+    let what = format!("rdma_resolve_addr of {mcast_rai}");
+    let event = next_cm_event(&ctx.channel, CmEventType::AddrResolved).context(&what)?;
+    if event.event != CmEventType::AddrResolved {
+        let e = unexpected(&event, CmEventType::AddrResolved);
+        // Resolved without -b, the group goes where the routing table
+        // sends it: a netdev without RDMA fails here (ENODEV).
+        let hint = (event.event == CmEventType::AddrError && bind_rai.is_none())
+            .then(|| mcast_route_hint(&mcast_rai, event.status.saturating_neg()))
+            .flatten();
+        return Err(match hint {
+            Some(h) => e.hint(h),
+            None => e,
+        }
+        .context(what));
+    }
 
     ctx.mcast_sockaddr = Some(mcast_rai);
     Ok(())

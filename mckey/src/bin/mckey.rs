@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::cli::{Cli, Parsed};
-use common::cm::{CmEvent, CmEventType, CmId, EventChannel, PortSpace, UdParam};
+use common::cm::{mcast_route_hint, CmEvent, CmEventType, CmId, EventChannel, PortSpace, UdParam};
 use common::opts::{last, set_number};
 // stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
@@ -316,11 +316,21 @@ fn cma_handler(test: &mut Cmatest, event: &CmEvent, cfg: &mut Config) -> Result<
         },
         CmEventType::AddrError | CmEventType::RouteError | CmEventType::MulticastError => {
             connect_error(test);
-            Err(Error::msg(format!(
+            let e = Error::msg(format!(
                 "mckey: event: {}, error: {}",
                 event.name(),
                 event.status
-            )))
+            ));
+            // Resolved without -b, the group goes where the routing table
+            // sends it: a netdev without RDMA fails here (ENODEV).
+            let hint = test
+                .dst_addr
+                .filter(|_| event.event == CmEventType::AddrError && cfg.src_addr.is_none())
+                .and_then(|dst| mcast_route_hint(&dst, event.status.saturating_neg()));
+            Err(match hint {
+                Some(h) => e.hint(h),
+                None => e,
+            })
         }
         // Cleanup will occur after the test completes.
         CmEventType::DeviceRemoval => Ok(()),

@@ -144,6 +144,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
             "rdma_cm: /dev/infiniband/rdma_cm is there",
             "address {server_ip}: on d0, served by rxe0 port 1",
+            "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
         ])
         .within(20),
         single_host_only: true,
@@ -202,6 +203,55 @@ pub static SCENARIOS: &[Scenario] = &[
             "doctor_no_rdma_ucm",
             &["-c", NO_RDMA_UCM],
             &["*/dev/infiniband/rdma_cm*rdma_ucm*"],
+        )
+    },
+    // No route to multicast (the lab's agent adds one; a user's host may
+    // lack it): the doctor says where the senders fail, and the fix.
+    Scenario {
+        vm_only: true,
+        ..finds(
+            "doctor_no_mcast_route",
+            &[
+                "-c",
+                super::mckey::NO_MCAST_ROUTE,
+                "sh",
+                "xtask",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &[
+                "multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: \
+               Network is unreachable): * fail with ENETUNREACH: *`ip route add 224.0.0.0/4 dev \
+               d0` (then all IPv4 multicast from this host leaves through d0 unless a more \
+               specific route says otherwise)*",
+            ],
+        )
+    },
+    // The default route, and multicast with it, on a netdev without RDMA
+    // (a cluster node's management NIC): the finding names that netdev.
+    Scenario {
+        vm_only: true,
+        ..finds(
+            "doctor_mcast_route_elsewhere",
+            &[
+                "-c",
+                super::mckey::MCAST_ROUTE_ELSEWHERE,
+                "sh",
+                "xtask",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &[
+                "multicast to 239.255.1.1 leaves this host through d8, not through d0 (rxe0's \
+               netdev): * find no RDMA device there and fail (ENODEV): *`ip route add \
+               224.0.0.0/4 dev d0`*",
+            ],
         )
     },
     // Two hosts, the client's dropping RoCE v2: both doctors say so.

@@ -22,7 +22,8 @@ exec xtask lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 74
 
 /// `sh -c ALONE ROLE ARGS...`: one half of a two-host run whose other half
 /// never comes, waiting 5 s for it.
-const ALONE: &str = "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=lab-alone-cell-secret
+const ALONE: &str =
+    "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=lab-alone-cell-secret
 role=$1; shift
 exec xtask lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 --bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";

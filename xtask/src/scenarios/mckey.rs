@@ -112,6 +112,81 @@ for a in '' '-s' '-z' '-m 239.255.1.1 -c x' '-m 239.255.1.1 -l x' '-m no-such-ho
 done
 rm -rf $d"#;
 
+/// `sh -c NO_MCAST_ROUTE sh PROGRAM ARGS...`: the program on a host with
+/// no route to multicast (the lab's agent adds `224.0.0.0/4` on the RDMA
+/// netdev, which a user's host may lack): the route goes, and comes back
+/// however the cell ends.
+pub const NO_MCAST_ROUTE: &str = "n=$(ip -o addr show to \"{server_ip}\" | awk '{print $2}')
+trap 'ip route replace 224.0.0.0/4 dev \"$n\"' EXIT
+trap 'exit 143' TERM
+ip route del 224.0.0.0/4 || exit 99
+\"$@\"
+exit $?";
+
+/// `sh -c MCAST_ROUTE_ELSEWHERE sh PROGRAM ARGS...`: the program on a host
+/// whose default route, which multicast then takes, is on a second netdev
+/// without RDMA (d8, 198.51.100.8/24), as a cluster node's management NIC
+/// is; all of it goes again however the cell ends.
+pub const MCAST_ROUTE_ELSEWHERE: &str = "n=$(ip -o addr show to \"{server_ip}\" | awk '{print $2}')
+trap 'ip link del d8 2>/dev/null; ip route replace 224.0.0.0/4 dev \"$n\"' EXIT
+trap 'exit 143' TERM
+ip link add d8 type dummy && ip addr add 198.51.100.8/24 dev d8 && ip link set d8 up || exit 99
+ip route del 224.0.0.0/4 && ip route add default dev d8 || exit 99
+\"$@\"
+exit $?";
+
+/// `sh -c ROUTE_FIXED`: without the multicast route, the doctor's own fix
+/// (the command in its finding, run as it is), then the doctor again and
+/// the lab on this host (`--local`, as a user runs it) with both multicast
+/// pairs, whose senders resolve the group by that route.
+const ROUTE_FIXED: &str = "B=$(dirname \"$(command -v mckey)\")
+export CARGO_TARGET_DIR=/tmp/lab-mcast-route-fixed
+n=$(ip -o addr show to \"{server_ip}\" | awk '{print $2}')
+trap 'ip route replace 224.0.0.0/4 dev \"$n\"' EXIT
+trap 'exit 143' TERM
+ip route del 224.0.0.0/4 || exit 99
+fix=$(xtask doctor --dev \"{dev}\" --ip \"{server_ip}\" 2>&1 >/dev/null \\
+  | sed -n 's/.*has no route.*`\\(ip route add [^`]*\\)`.*/\\1/p')
+echo \"the doctor's fix: $fix\"
+[ -n \"$fix\" ] && $fix || exit 98
+xtask doctor --dev \"{dev}\" --ip \"{server_ip}\" >/dev/null && echo 'the doctor finds nothing'
+xtask lab --local --ip \"{server_ip}\" --dev \"{dev}\" --bin-dir \"$B\" mckey mc
+exit $?";
+
+/// A sender (`mckey -s` or `mc -s`, without `-b`, as the pairs run it) in
+/// `sh` with `args` (a script above, then the program) on a host whose
+/// route to the group does not reach the RDMA netdev: it must fail at once,
+/// in one line that `error` matches (which ends in the text of
+/// `hints::mcast_no_rdma_route`, a test says), its other lines unchanged.
+const fn no_rdma_route(
+    name: &'static str,
+    args: &'static [&'static str],
+    stdout: &'static [&'static str],
+    error: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name,
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args,
+        }),
+        server_expect: Expect::exits(1, stdout, error).within(10),
+        fault: Some(Fault::Address),
+        single_host_only: true,
+        vm_only: true,
+        ..Scenario::BASE
+    }
+}
+
+/// What the mckey sender prints before and after the failed resolution.
+const MCKEY_UNRESOLVED: &[&str] = &[
+    "mckey: starting client",
+    "mckey: joining",
+    "test complete",
+    "return status 1",
+];
+
 /// The pairs, the interop with rdma-core's mckey, and the error paths.
 pub static SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -680,6 +755,74 @@ pub static SCENARIOS: &[Scenario] = &[
         &["mc", "-m", "239.255.1.1", "-b", "127.0.0.1"],
         &["rdma_resolve_addr to 239.255.1.1:0 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
     ),
+    // The senders without a route to the group through the RDMA netdev
+    // (none, or a default route on a netdev without RDMA), and the fix
+    // that the doctor gives, after which both pairs pass.
+    no_rdma_route(
+        "mckey_no_mcast_route",
+        &["-c", NO_MCAST_ROUTE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
+        MCKEY_UNRESOLVED,
+        &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: Network is \
+           unreachable (ENETUNREACH) (hint: no route sends 239.255.1.1 out of an RDMA netdev \
+           (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast through the \
+           RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this \
+           host leaves through NETDEV unless a more specific route says otherwise), or give -b \
+           an address on that netdev)"],
+    ),
+    no_rdma_route(
+        "mc_no_mcast_route",
+        &["-c", NO_MCAST_ROUTE, "sh", "mc", "-s", "-m", "239.255.1.1"],
+        &[],
+        &["rdma_resolve_addr to 239.255.1.1:0 failed: Network is unreachable (ENETUNREACH) \
+           (hint: no route sends 239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` \
+           shows where it goes): route IPv4 multicast through the RDMA netdev, `ip route add \
+           224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this host leaves through \
+           NETDEV unless a more specific route says otherwise), or give -b an address on that \
+           netdev)"],
+    ),
+    no_rdma_route(
+        "mckey_mcast_route_elsewhere",
+        &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
+        MCKEY_UNRESOLVED,
+        &["mckey: event: RDMA_CM_EVENT_ADDR_ERROR, error: -19 (hint: no route sends \
+           239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` shows where it goes): \
+           route IPv4 multicast through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` \
+           (then all IPv4 multicast from this host leaves through NETDEV unless a more specific \
+           route says otherwise), or give -b an address on that netdev)"],
+    ),
+    no_rdma_route(
+        "mc_mcast_route_elsewhere",
+        &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mc", "-s", "-m", "239.255.1.1"],
+        &[],
+        &["rdma_resolve_addr of 239.255.1.1:0: event: RDMA_CM_EVENT_ADDR_ERROR, status: -19 \
+           (expected RDMA_CM_EVENT_ADDR_RESOLVED) (hint: no route sends 239.255.1.1 out of an \
+           RDMA netdev (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast \
+           through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 \
+           multicast from this host leaves through NETDEV unless a more specific route says \
+           otherwise), or give -b an address on that netdev)"],
+    ),
+    Scenario {
+        name: "lab_local_mcast_route_fixed",
+        package: "mckey",
+        server: Some(Cmd {
+            program: "sh",
+            args: &["-c", ROUTE_FIXED],
+        }),
+        server_expect: Expect::ok(&[
+            "the doctor's fix: ip route add 224.0.0.0/4 dev d0",
+            "the doctor finds nothing",
+            "  PASS mckey",
+            "  PASS mc",
+            "doctor: no findings",
+            "2 passed, 0 failed*",
+        ])
+        .any_stderr(),
+        timeout_secs: 180,
+        single_host_only: true,
+        // It changes the routes, and runs the lab itself.
+        vm_only: true,
+        ..Scenario::BASE
+    },
 ];
 
 /// The receivers, for the fault matrix's signal cells: either ends the

@@ -1537,6 +1537,67 @@ mod tests {
         }
     }
 
+    /// The multicast route cells expect what the code says: each sender's
+    /// line ends in the hint (and runs without -b), each doctor cell's
+    /// pattern matches the finding on a recorded `ip route get` answer,
+    /// and the healthy doctor's line the judgement of the lab's route.
+    #[test]
+    fn the_multicast_route_cells_expect_the_hint_and_the_findings() {
+        let hint = format!(
+            "(hint: {})",
+            crate::hints::mcast_no_rdma_route(crate::hints::EXAMPLES_GROUP)
+        );
+        for name in [
+            "mckey_no_mcast_route",
+            "mc_no_mcast_route",
+            "mckey_mcast_route_elsewhere",
+            "mc_mcast_route_elsewhere",
+        ] {
+            let s = find(name).unwrap();
+            let [line] = s.server_expect.stderr else {
+                panic!("{name}: one error line")
+            };
+            assert!(line.ends_with(&hint), "{name}: {line}");
+            let args = s.server.as_ref().unwrap().args;
+            assert!(args.contains(&"-s") && !args.contains(&"-b"), "{name}");
+        }
+        let links = [("rxe0".to_string(), 1, "d0".to_string())];
+        let judge = |answer: &str| {
+            crate::doctor::judge_mcast_route(
+                "239.255.1.1",
+                &crate::doctor::mcast_route(answer),
+                "d0",
+                "rxe0",
+                &links,
+            )
+        };
+        for (name, answer) in [
+            (
+                "doctor_no_mcast_route",
+                "RTNETLINK answers: Network is unreachable\n",
+            ),
+            (
+                "doctor_mcast_route_elsewhere",
+                "multicast 239.255.1.1 dev d8 src 198.51.100.8 uid 0 \\    cache <mc> \n",
+            ),
+        ] {
+            let finding = judge(answer).unwrap_err();
+            let [pattern] = find(name).unwrap().server_expect.stderr else {
+                panic!("{name}: one finding")
+            };
+            assert!(glob_match(pattern, &finding), "{name}: {finding}");
+        }
+        let healthy = judge("multicast 239.255.1.1 dev d0 src 192.0.2.1 uid 0 \n").unwrap();
+        assert!(
+            find("doctor_healthy")
+                .unwrap()
+                .server_expect
+                .stdout
+                .contains(&healthy.as_str()),
+            "{healthy}"
+        );
+    }
+
     fn good_rc() -> Outcome {
         let server = RC_SERVER_STDOUT
             .iter()
