@@ -3,25 +3,12 @@
 use crate::lab::cargo;
 use std::process::Stdio;
 
-/// `cargo fmt --all` over the workspace and the scenario files, which
-/// build.rs includes, out of the module tree `cargo fmt` walks.
+/// `cargo fmt --all [--check]`: every file is in a module tree it walks.
 pub fn fmt_args(check: bool) -> Vec<String> {
     let mut args: Vec<String> = ["fmt", "--all"].map(String::from).to_vec();
     if check {
         args.push("--check".into());
     }
-    args.push("--".into());
-    let dir = crate::lab::workspace_root().join("xtask/src/scenarios");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
-    files.sort();
-    args.extend(files);
     args
 }
 

@@ -69,7 +69,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "fmt",
         "fmt [--check]",
-        "cargo fmt, the scenario files included (build.rs lists them)",
+        "cargo fmt --all [--check] over the whole workspace",
     ),
     (
         "test",
