@@ -18,7 +18,7 @@
 //!    whole report.
 //!
 //! On the wire, "begin" and "end" bracket each scenario's packets: that is
-//! how a capture of the whole run is cut per scenario ([`crate::wire`]).
+//! how a capture of the whole run is cut per scenario ([`crate::capture`]).
 
 use crate::control::{Control, HandshakeError, Secret};
 use crate::scenarios::{self, Params, Ready, Scenario};

@@ -316,7 +316,7 @@ fn open_line(keys: &mut Keys, line: &str) -> Result<String, String> {
 }
 
 /// The body of a session line as a capture shows it (`MAC BODY`), for
-/// whoever reads the control stream without the key ([`crate::wire`]).
+/// whoever reads the control stream without the key ([`crate::capture`]).
 pub fn body_of(line: &str) -> &str {
     match split_mac(line) {
         Some((mac, body)) if mac.bytes().all(|b| b.is_ascii_hexdigit()) => body,

@@ -169,7 +169,7 @@ fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
         crate::ladder::svg(&rungs, addrs)
     );
     if !s.wire.is_empty() {
-        let failures = crate::wire::check(s.wire, packets, addrs);
+        let failures = crate::capture::check(s.wire, packets, addrs);
         let verdict = if failures.is_empty() {
             format!(
                 "all {} of this pair's declared wire facts hold.",

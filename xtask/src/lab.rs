@@ -698,7 +698,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             let dump = if opts.capture {
                 format!(
                     " -object filter-dump,id=f0,netdev=s0,file={}",
-                    dir.join(crate::wire::WIRE_PCAP).display()
+                    dir.join(crate::capture::WIRE_PCAP).display()
                 )
             } else {
                 String::new()
@@ -993,7 +993,7 @@ const KERNEL_FILE: &str = "kernel";
 
 /// Cuts `dir/wire.pcap` per scenario and gives each outcome its packets.
 fn attach_captures(dir: &Path, outcomes: &mut [Outcome]) -> Result<(), String> {
-    for c in crate::wire::split(dir)? {
+    for c in crate::capture::split(dir)? {
         if let Some(o) = outcomes.iter_mut().find(|o| o.scenario == c.scenario) {
             o.capture = Some(c.packets);
         }
@@ -1005,11 +1005,11 @@ fn attach_captures(dir: &Path, outcomes: &mut [Outcome]) -> Result<(), String> {
 /// the scenarios of `list` that it ran.
 pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {
     let (a, b) = (dir.join("a"), dir.join("b"));
-    if !dir.join(crate::wire::WIRE_PCAP).exists() {
+    if !dir.join(crate::capture::WIRE_PCAP).exists() {
         return Err(format!(
             "{} is not the result dir of a two-host run with --capture (no {})",
             dir.display(),
-            crate::wire::WIRE_PCAP
+            crate::capture::WIRE_PCAP
         ));
     }
     let ran: Vec<&Scenario> = list
@@ -1167,7 +1167,7 @@ pub fn print_summary(report: &LabReport) -> usize {
         println!(
             "captures: {}/<scenario>.pcap, the whole run in {}",
             report.dir.display(),
-            crate::wire::WIRE_PCAP
+            crate::capture::WIRE_PCAP
         );
     }
     failed

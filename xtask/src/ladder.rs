@@ -2,8 +2,8 @@
 //! a packet in time order, long runs folded into one arrow with a count,
 //! drawn as text (after the lab's transcripts) and as SVG (in the handout).
 
+use crate::capture::{Kind, Packet};
 use crate::scenarios::{Addrs, Side};
-use crate::wire::{Kind, Packet};
 
 /// One arrow of the ladder: a packet, or a run of alike packets; or a note
 /// that the arrows above repeat.
@@ -150,7 +150,7 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
     let key = |p: &Packet| (p.from(addrs), kind_of(p));
     // A retransmission (an RC packet's QP and PSN again, a CM retry) is
     // drawn, and said to be one.
-    let resent = crate::wire::resent(&ps);
+    let resent = crate::capture::resent(&ps);
     let mut out = Vec::new();
     let mut i = 0;
     while i < ps.len() {
@@ -419,7 +419,7 @@ pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire;
+    use crate::capture;
 
     fn addrs() -> Addrs {
         crate::Mode::TwoHosts
@@ -433,14 +433,14 @@ mod tests {
             time: f64::from(psn) / 1000.0,
             psn: Some(psn),
             payload: b"hello\0\0\0".to_vec(),
-            ..wire::tests::packet(from, to, what, qp, 0)
+            ..capture::tests::packet(from, to, what, qp, 0)
         }
     }
 
     #[test]
     fn rc_example_reads_as_the_manual_tells_it() {
-        let frames = wire::parse(include_str!("../tests/data/rc_example.tsv"));
-        let packets = &wire::cut(&frames)[0].packets;
+        let frames = capture::parse(include_str!("../tests/data/rc_example.tsv"));
+        let packets = &capture::cut(&frames)[0].packets;
         let a = addrs();
         let text = text("rc_example", &rungs(packets, &a), &a);
         let order = [

@@ -12,6 +12,7 @@ pub mod out;
 
 pub mod agent;
 pub mod bench;
+pub mod capture;
 pub mod ci;
 pub mod control;
 pub mod doctor;
@@ -25,7 +26,6 @@ pub mod setup;
 pub mod text;
 pub mod tmp;
 pub mod vm;
-pub mod wire;
 
 /// The example programs the workspace builds: what a host that runs them
 /// without the source tree needs copied from `target/release`.

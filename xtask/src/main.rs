@@ -443,7 +443,7 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
     let addrs = Mode::TwoHosts
         .addrs()
         .expect("the two-host lab has addresses");
-    let captures = xtask::wire::split(std::path::Path::new(dir))?;
+    let captures = xtask::capture::split(std::path::Path::new(dir))?;
     if let Some(n) = names
         .iter()
         .find(|n| !captures.iter().any(|c| &c.scenario == *n))
@@ -459,7 +459,7 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         let rungs = xtask::ladder::rungs(&c.packets, &addrs);
         out += &xtask::ladder::text(&c.scenario, &rungs, &addrs);
         if let Some(s) = scenarios::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
-            let failures = xtask::wire::check(s.wire, &c.packets, &addrs);
+            let failures = xtask::capture::check(s.wire, &c.packets, &addrs);
             if failures.is_empty() {
                 out += &format!("wire facts: all {} hold\n", s.wire.len());
             } else {

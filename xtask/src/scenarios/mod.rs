@@ -61,7 +61,7 @@ pub struct Scenario {
     pub locked_kib: u64,
 }
 
-/// A fact about a pair's packets between two hosts (see [`crate::wire`]).
+/// A fact about a pair's packets between two hosts (see [`crate::capture`]).
 /// `what` is a pattern (`*` is a wildcard) on Wireshark's name of the
 /// packet: `RC Send Only`, `RC RDMA Read Request`, `CM ConnectRequest`,
 /// `UD Send Only Immediate`, `TCP`...
@@ -990,7 +990,7 @@ pub struct Outcome {
     /// once both sides had ended: none, for every scenario.
     pub leftover: String,
     /// Its packets between the two hosts, when the run recorded them.
-    pub capture: Option<Vec<crate::wire::Packet>>,
+    pub capture: Option<Vec<crate::capture::Packet>>,
 }
 
 /// Exit status of `timeout` when it had to kill the command.
@@ -1558,7 +1558,7 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
         failures.extend(verify(outcome));
     }
     if let (Some(packets), Some(addrs)) = (&outcome.capture, addrs) {
-        failures.extend(crate::wire::check(scenario.wire, packets, addrs));
+        failures.extend(crate::capture::check(scenario.wire, packets, addrs));
     }
     if let Some(first) = outcome.leftover.lines().next() {
         failures.push(format!(
@@ -1589,7 +1589,9 @@ mod tests {
             assert!(this.contains(&format!("\nmod {name};\n")), "mod {name};");
             for item in ["SCENARIOS", "WAITING", "KILLS", "SIDE_CHANNEL"] {
                 let declared = text.contains(&format!("pub static {item}:"));
-                let listed = this.contains(&format!("    {name}::{item},\n"));
+                let listed = [",", "]"]
+                    .iter()
+                    .any(|end| this.contains(&format!("{name}::{item}{end}")));
                 assert_eq!(declared, listed, "{name}::{item}");
             }
         }
