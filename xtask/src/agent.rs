@@ -21,6 +21,11 @@
 //! how a capture of the whole run is cut per scenario ([`crate::capture`]).
 
 use crate::control::{Control, HandshakeError, Secret};
+pub use crate::mode::CONTROL_PORT;
+pub use crate::netstat::tcp_listening;
+pub use crate::results::{
+    findings_file, host_file, host_line, parse_host_line, refused_file, result_file,
+};
 use crate::scenarios::{self, Params, Ready, Scenario};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -28,9 +33,6 @@ use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Control port of the two-host lockstep; no example uses it.
-pub const CONTROL_PORT: u16 = 7471;
 
 /// How long the VM agents wait for each other: both VMs boot at roughly the
 /// same time, but TCG boots vary a lot.
@@ -305,24 +307,6 @@ impl Log {
             let _ = writeln!(f, "{line}");
         }
     }
-}
-
-/// `<dir>/<scenario>.<side>.<ext>`: the result files the host reads.
-pub fn result_file(dir: &Path, scenario: &str, side: &str, ext: &str) -> PathBuf {
-    dir.join(format!("{scenario}.{side}.{ext}"))
-}
-
-/// Whether /proc/net/tcp{,6} text shows `port` in LISTEN state (st 0A).
-pub fn tcp_listening(proc_net_tcp: &str, port: u16) -> bool {
-    proc_net_tcp.lines().skip(1).any(|line| {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        f.len() > 3
-            && f[3] == "0A"
-            && f[1]
-                .rsplit_once(':')
-                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
-                == Some(port)
-    })
 }
 
 /// Whether `rdma res show cm_id` output shows a listener on `port`.
@@ -725,12 +709,6 @@ fn resolve(names: &[String]) -> Result<Vec<&'static Scenario>, String> {
         .collect()
 }
 
-/// The file in the peer's result dir with the scenarios the serving host
-/// refused: a line each, `NAME<TAB>why`.
-pub fn refused_file(dir: &Path) -> PathBuf {
-    dir.join("session.refused")
-}
-
 /// Why the serving host will not run `s`, by its own rules, whoever asks:
 /// a real host (`--local`) never runs what changes the machine.
 fn refusal(cfg: &AgentConfig, s: &Scenario) -> Option<String> {
@@ -740,21 +718,21 @@ fn refusal(cfg: &AgentConfig, s: &Scenario) -> Option<String> {
         );
     }
     let mode = if cfg.net == Net::None {
-        crate::lab::Mode::Local {
+        crate::mode::Mode::Local {
             dev: Some(cfg.params.dev.clone()),
             ip: cfg.ip.clone(),
             gid_idx: None,
-            role: crate::lab::Local::Serve,
+            role: crate::mode::Local::Serve,
         }
     } else {
-        crate::lab::Mode::TwoHosts
+        crate::mode::Mode::TwoHosts
     };
     let link_layer = fs::read_to_string(format!(
         "/sys/class/infiniband/{}/ports/{}/link_layer",
         cfg.params.dev, cfg.params.ib_port
     ))
     .ok();
-    crate::lab::skip_reason(s, &mode, link_layer.as_deref().map(str::trim))
+    crate::mode::skip_reason(s, &mode, link_layer.as_deref().map(str::trim))
         .map(|why| format!("the serving host refused it: {why}"))
 }
 
@@ -835,50 +813,6 @@ fn open_session(
         let list = ask_list(cfg, &mut c)?;
         Ok((c, list))
     }
-}
-
-/// The file in a result dir with the doctor's findings on `who` ("server",
-/// "client", "both", or "path" for the probe between the hosts).
-pub fn findings_file(dir: &Path, who: &str) -> PathBuf {
-    dir.join(format!("doctor.{who}.findings"))
-}
-
-/// The file in a result dir with the device the doctor found on `who`.
-pub fn host_file(dir: &Path, who: &str) -> PathBuf {
-    dir.join(format!("doctor.{who}.host"))
-}
-
-/// A [`HostInfo`](crate::doctor::HostInfo) as one tab-separated line.
-pub fn host_line(h: &crate::doctor::HostInfo) -> String {
-    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-    [
-        h.role.clone(),
-        h.dev.clone(),
-        h.port.to_string(),
-        opt(h.link_layer.clone()),
-        opt(h.gid_index.map(|i| i.to_string())),
-        opt(h.gid_type.clone()),
-        opt(h.active_mtu.map(|m| m.to_string())),
-    ]
-    .join("\t")
-}
-
-/// The [`HostInfo`](crate::doctor::HostInfo) of [`host_line`]'s line.
-pub fn parse_host_line(line: &str) -> Option<crate::doctor::HostInfo> {
-    let f: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
-    let [role, dev, port, link, gid, gtype, mtu] = f.as_slice() else {
-        return None;
-    };
-    let opt = |v: &str| (v != "-").then(|| v.to_string());
-    Some(crate::doctor::HostInfo {
-        role: role.to_string(),
-        dev: dev.to_string(),
-        port: port.parse().ok()?,
-        link_layer: opt(link),
-        gid_index: opt(gid).and_then(|v| v.parse().ok()),
-        gid_type: opt(gtype),
-        active_mtu: opt(mtu).and_then(|v| v.parse().ok()),
-    })
 }
 
 /// The multicast groups whose route the doctor checks for `list` on this
@@ -963,7 +897,7 @@ fn exchange_doctors(
 /// judged on what this host ran and saw: a serving host judges its own
 /// side, whatever the peer may claim; the peer, both sides' files.
 fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
-    let outcome = crate::lab::collect(&[probe], &cfg.out, &cfg.out).pop()?;
+    let outcome = crate::results::collect(&[probe], &cfg.out, &cfg.out).pop()?;
     let mut failures = scenarios::check(probe, &outcome, None);
     if cfg.role == Role::Server {
         failures.retain(|f| f.starts_with("server"));

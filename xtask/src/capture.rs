@@ -5,7 +5,7 @@
 //! draws it; [`check`] holds it against each scenario's declared
 //! [`Wire`] facts.
 
-use crate::agent::CONTROL_PORT;
+use crate::scenarios::CONTROL_PORT;
 use crate::scenarios::{glob_match, Addrs, Side, Wire};
 use std::fs;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! `cargo xtask test`: the one test command of CI and the README.
 
-use crate::lab::cargo;
+use crate::workspace::cargo;
 use std::process::Stdio;
 
 /// `cargo fmt --all [--check]`: every file is in a module tree it walks.
@@ -84,7 +84,7 @@ pub fn run() -> Vec<String> {
     // neither end of the range can regress unnoticed.
     match crate::setup::ensure_libclang_19() {
         Ok(Some(dir)) => {
-            let target = crate::lab::workspace_root().join("target/libclang-19");
+            let target = crate::workspace::workspace_root().join("target/libclang-19");
             steps.insert(
                 1,
                 (

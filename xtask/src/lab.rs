@@ -1,92 +1,18 @@
 //! The host side of a lab run: setup, build, boot, collect.
 
 use crate::agent::{AgentConfig, Net, Role};
+pub use crate::mode::{skip_reason, Local, Mode, Skip, CLIENT_IP, SERVER_IP};
+use crate::results::agent_note;
+pub use crate::results::{collect, read_doctor, read_refused};
 use crate::scenarios::{self, Addrs, Outcome, Params, Scenario, SideOutcome};
 use crate::setup;
 use crate::text::escape_controls;
 use crate::vm::{self, Vm, VmSpec};
+pub use crate::workspace::{cargo, target_dir, workspace_root};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-/// Where the two sides run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
-    /// One VM; both sides on its rxe0 (over a dummy netdev).
-    SingleHost,
-    /// Two VMs on a QEMU socket wire: server in A (192.0.2.1), client in B
-    /// (192.0.2.2).
-    TwoHosts,
-    /// No VM: this host's own RDMA device, as it is, alone or with a peer
-    /// host that runs the other half.
-    Local {
-        /// Device; `None` = the first in /sys/class/infiniband.
-        dev: Option<String>,
-        /// This host's address (the server's, alone).
-        ip: String,
-        /// GID index; `None` = the one the doctor finds (the examples'
-        /// own choice on RoCE).
-        gid_idx: Option<u32>,
-        /// Alone, or which half of a two-host run.
-        role: Local,
-    },
-}
-
-/// Which half of a run `--local` takes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Local {
-    /// Both sides on this host.
-    Alone,
-    /// The server sides, for a peer host that asks (`--serve`).
-    Serve,
-    /// The client sides, against this serving host (`--peer ADDR`); this
-    /// host prints the report.
-    Peer(String),
-}
-
-/// The server side's address in the VMs (VM A's across two), on TEST-NET-1:
-/// it never leaves this machine.
-pub const SERVER_IP: &str = "192.0.2.1";
-/// The client side's address in VM B across two VMs.
-pub const CLIENT_IP: &str = "192.0.2.2";
-
-impl Mode {
-    /// Short name for messages and test names.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Mode::SingleHost => "single host",
-            Mode::TwoHosts => "two hosts",
-            Mode::Local {
-                role: Local::Alone, ..
-            } => "local",
-            Mode::Local { .. } => "local, two hosts",
-        }
-    }
-
-    /// Whether the sides run on two hosts.
-    pub fn two_hosts(&self) -> bool {
-        match self {
-            Mode::SingleHost => false,
-            Mode::TwoHosts => true,
-            Mode::Local { role, .. } => *role != Local::Alone,
-        }
-    }
-
-    /// The server's and the client's addresses on the lab's wire; `None`
-    /// on a real fabric, whose GIDs need not be IPv4-mapped.
-    pub fn addrs(&self) -> Option<Addrs> {
-        let (server, client) = match self {
-            Mode::SingleHost => (SERVER_IP, SERVER_IP),
-            Mode::TwoHosts => (SERVER_IP, CLIENT_IP),
-            Mode::Local { .. } => return None,
-        };
-        Some(Addrs {
-            server_ip: server.into(),
-            client_ip: client.into(),
-        })
-    }
-}
 
 /// How to run the lab.
 #[derive(Debug, Clone)]
@@ -188,15 +114,6 @@ pub struct LabReport {
     pub hosts: Vec<crate::doctor::HostInfo>,
 }
 
-/// A scenario that was not run, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skip {
-    /// The scenario's name.
-    pub scenario: String,
-    /// Why this setup cannot run it.
-    pub reason: String,
-}
-
 impl LabReport {
     /// Every way `o` fell short of its scenario; empty means PASS.
     pub fn failures(&self, o: &Outcome) -> Vec<String> {
@@ -219,36 +136,6 @@ impl LabReport {
         }
         failures
     }
-}
-
-/// The workspace root (xtask lives one level below it).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_path_buf()
-}
-
-/// The cargo target dir.
-pub fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(d) => {
-            let d = PathBuf::from(d);
-            if d.is_absolute() {
-                d
-            } else {
-                workspace_root().join(d)
-            }
-        }
-        None => workspace_root().join("target"),
-    }
-}
-
-/// `cargo`, as cargo itself told us when it ran us.
-pub fn cargo() -> Command {
-    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    c.current_dir(workspace_root());
-    c
 }
 
 /// Builds the release binaries of the packages the scenarios need.
@@ -310,93 +197,10 @@ fn doctor_dir() -> Result<tempfile::TempDir, String> {
     crate::tmp::private_tempdir("rdma-doctor-", "the doctor")
 }
 
-/// A result file's text, `None` when it cannot be read. Lossy: a program's
-/// output is whatever bytes it wrote, and one byte that is not UTF-8 must
-/// not drop the whole transcript from the report.
-fn read_text(path: &Path) -> Option<String> {
-    fs::read(path)
-        .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-}
-
-fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
-    let read = |ext: &str| read_text(&crate::agent::result_file(dir, name, side, ext));
-    let stdout = read("stdout");
-    let status = read("status");
-    if stdout.is_none() && status.is_none() {
-        return None;
-    }
-    let field = |key: &str| {
-        status.as_deref().and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-                .map(str::to_string)
-        })
-    };
-    Some(SideOutcome {
-        exit: field("exit").and_then(|v| v.parse().ok()),
-        elapsed_ms: field("elapsed_ms").and_then(|v| v.parse().ok()),
-        stdout: stdout.unwrap_or_default(),
-        stderr: read("stderr").unwrap_or_default(),
-    })
-}
-
-/// Reads the agents' result files (server side from `server_dir`).
-pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<Outcome> {
-    list.iter()
-        .map(|s| Outcome {
-            scenario: s.name.to_string(),
-            server: s
-                .server
-                .as_ref()
-                .and_then(|_| read_side(server_dir, s.name, "server")),
-            client: s
-                .client
-                .as_ref()
-                .and_then(|_| read_side(client_dir, s.name, "client")),
-            leftover: [
-                (server_dir, "server"),
-                (server_dir, "both"),
-                (client_dir, "client"),
-            ]
-            .iter()
-            .filter_map(|(dir, role)| {
-                read_text(&crate::agent::result_file(dir, s.name, role, "leftover"))
-            })
-            .collect(),
-            capture: None,
-        })
-        .collect()
-}
-
-fn agent_note(dir: &Path, role: &str, notes: &mut Vec<String>) {
-    match read_text(&dir.join(format!("agent.{role}.status"))) {
-        Some(s) if s.trim() == "ok" => {}
-        Some(s) => notes.push(format!("{role} agent: {}", s.trim())),
-        None => notes.push(format!(
-            "{role} agent left no status (it did not start or the VM died); see {}",
-            dir.display()
-        )),
-    }
-}
-
 fn run_budget(list: &[&Scenario]) -> u64 {
     list.iter()
         .map(|s| u64::from(s.timeout_secs) * 2 + 15)
         .sum()
-}
-
-/// The scenarios a serving host refused, from a peer's result dir.
-pub fn read_refused(dir: &Path) -> Vec<Skip> {
-    let text = fs::read(crate::agent::refused_file(dir)).unwrap_or_default();
-    String::from_utf8_lossy(&text)
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(name, why)| Skip {
-            scenario: name.to_string(),
-            reason: crate::control::escaped(why, 300),
-        })
-        .collect()
 }
 
 /// Host directories the guest does not see, because virtme-ng mounts a
@@ -413,23 +217,6 @@ const HIDDEN_IN_GUEST: &[&str] = &[
 /// Whether a host path is visible inside the lab's VMs.
 pub fn guest_can_see(p: &Path) -> bool {
     !HIDDEN_IN_GUEST.iter().any(|h| p.starts_with(h))
-}
-
-/// Why `s` cannot run in `mode`, on a device port of this link layer
-/// (`None`: not known, or the VMs' Soft-RoCE), if it cannot.
-pub fn skip_reason(s: &Scenario, mode: &Mode, link_layer: Option<&str>) -> Option<&'static str> {
-    let local = matches!(mode, Mode::Local { .. });
-    if s.roce_only && link_layer == Some("InfiniBand") {
-        Some("it is about a RoCE port (the GID a program picks itself), and this device's port is InfiniBand")
-    } else if local && s.vm_only {
-        Some("VMs only: it changes the machine it runs on (removes a device, adds a firewall rule) or runs the lab itself")
-    } else if !mode.two_hosts() && s.two_hosts_only {
-        Some("it needs two hosts")
-    } else if local && mode.two_hosts() && s.single_host_only {
-        Some("it is about one host, not the wire: run it with --local alone")
-    } else {
-        None
-    }
 }
 
 /// Where the binaries are: `opts.bin_dir`, which must hold every program
@@ -460,31 +247,6 @@ fn binaries(opts: &LabOptions, list: &[&Scenario]) -> Result<PathBuf, String> {
         }
     }
     Ok(dir.clone())
-}
-
-/// The doctor's findings and hosts that an agent's result dir holds: on
-/// this host, or on both hosts of a session and the path between them.
-pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<crate::doctor::HostInfo>) {
-    let mut findings = Vec::new();
-    let mut hosts = Vec::new();
-    for (who, label) in [
-        ("both", "this host"),
-        ("server", "server host"),
-        ("client", "client host"),
-        ("path", "between the hosts"),
-    ] {
-        if let Some(text) = read_text(&crate::agent::findings_file(dir, who)) {
-            findings.extend(
-                text.lines()
-                    .filter(|l| !l.is_empty())
-                    .map(|l| format!("{label}: {l}")),
-            );
-        }
-        if let Some(text) = read_text(&crate::agent::host_file(dir, who)) {
-            hosts.extend(text.lines().filter_map(crate::agent::parse_host_line));
-        }
-    }
-    (findings, hosts)
 }
 
 /// Runs the named scenarios (empty = every pair) in `opts.mode`: setup

@@ -20,12 +20,16 @@ pub mod handout;
 pub use hints;
 pub mod lab;
 pub mod ladder;
+pub mod mode;
+pub mod netstat;
 pub mod report;
+pub mod results;
 pub mod scenarios;
 pub mod setup;
 pub mod text;
 pub mod tmp;
 pub mod vm;
+pub mod workspace;
 
 /// The example programs the workspace builds: what a host that runs them
 /// without the source tree needs copied from `target/release`.

@@ -461,7 +461,7 @@ pub fn validate_junit(file: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::Skip;
+    use crate::mode::Skip;
     use crate::{Mode, Outcome};
     use std::time::Duration;
 

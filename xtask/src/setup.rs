@@ -208,7 +208,7 @@ pub fn cache_dir() -> PathBuf {
     cache_dir_from(
         std::env::var_os("XDG_CACHE_HOME"),
         std::env::var_os("HOME"),
-        &crate::lab::target_dir(),
+        &crate::workspace::target_dir(),
     )
 }
 

@@ -289,7 +289,7 @@ pub fn wait_host_listen(port: u16, vm: &mut Vm, secs: u64) -> Result<(), String>
     loop {
         let listening = ["/proc/net/tcp", "/proc/net/tcp6"]
             .iter()
-            .any(|p| fs::read_to_string(p).is_ok_and(|t| crate::agent::tcp_listening(&t, port)));
+            .any(|p| fs::read_to_string(p).is_ok_and(|t| crate::netstat::tcp_listening(&t, port)));
         if listening {
             return Ok(());
         }
