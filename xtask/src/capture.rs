@@ -249,109 +249,124 @@ fn number(s: &str) -> Option<u64> {
 
 /// Reads `tshark -T fields` output with [`FIELDS`], one frame a line.
 pub fn parse(text: &str) -> Vec<Packet> {
-    text.lines()
-        .filter_map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            if f.len() < FIELDS.len() {
-                return None;
-            }
-            let get = |name: &str| {
-                let i = FIELDS
-                    .iter()
-                    .position(|x| *x == name)
-                    .expect("a known field");
-                f[i]
-            };
-            let num = |name: &str| number(get(name));
-            let flag = |name: &str| matches!(get(name), "1" | "True" | "true");
-            let proto = get("_ws.col.Protocol");
-            let info = get("_ws.col.Info").trim().to_string();
-            let kind =
-                if proto == "RRoCE" || proto == "RoCE" || !get("infiniband.bth.psn").is_empty() {
-                    Kind::Roce
-                } else if let (Some(s), Some(d)) = (num("tcp.srcport"), num("tcp.dstport")) {
-                    Kind::Tcp {
-                        sport: s as u16,
-                        dport: d as u16,
-                        syn: flag("tcp.flags.syn"),
-                        fin: flag("tcp.flags.fin"),
-                        rst: flag("tcp.flags.reset"),
-                    }
-                } else if proto == "ARP" {
-                    Kind::Arp
-                } else if proto.starts_with("IGMP") {
-                    Kind::Igmp
-                } else {
-                    Kind::Other
-                };
-            let what = match &kind {
-                Kind::Roce => match info.strip_prefix("CM: ") {
-                    Some(cm) => format!("CM {}", cm.split_whitespace().next().unwrap_or(cm)),
-                    None => info
-                        .split(" QP=")
-                        .next()
-                        .unwrap_or(&info)
-                        .trim()
-                        .to_string(),
-                },
-                Kind::Tcp { .. } => "TCP".to_string(),
-                _ => proto.to_string(),
-            };
-            let payload = match &kind {
-                Kind::Roce => {
-                    let cm = [
-                        "infiniband.cm.req.ip_cm.private",
-                        "infiniband.cm.rep.private",
-                        "infiniband.cm.rtu.private",
-                        "infiniband.cm.dreq.private",
-                    ]
-                    .iter()
-                    .map(|n| get(n))
-                    .find(|v| !v.is_empty());
-                    match cm {
-                        Some(p) => hex(p),
-                        None => {
-                            let mut d = hex(get("data.data"));
-                            let pad = num("infiniband.bth.padcnt").unwrap_or(0) as usize;
-                            d.truncate(d.len().saturating_sub(pad));
-                            d
-                        }
-                    }
+    text.lines().filter_map(parse_line).collect()
+}
+
+/// One frame's line of [`FIELDS`], tab-separated, as a packet; `None`
+/// when it lacks fields or its frame number.
+fn parse_line(line: &str) -> Option<Packet> {
+    let f: Vec<&str> = line.split('\t').collect();
+    if f.len() < FIELDS.len() {
+        return None;
+    }
+    let get = |name: &str| {
+        let i = FIELDS
+            .iter()
+            .position(|x| *x == name)
+            .expect("a known field");
+        f[i]
+    };
+    let num = |name: &str| number(get(name));
+    let proto = get("_ws.col.Protocol");
+    let info = get("_ws.col.Info").trim().to_string();
+    let kind = frame_kind(&get, proto);
+    let what = frame_what(&kind, &info, proto);
+    let payload = frame_payload(&get, &kind);
+    let (src, dst) = match kind {
+        Kind::Arp => (get("arp.src.proto_ipv4"), get("arp.dst.proto_ipv4")),
+        _ => (get("ip.src"), get("ip.dst")),
+    };
+    let reth = num("infiniband.reth.va").map(|va| Reth {
+        va,
+        rkey: num("infiniband.reth.r_key").unwrap_or(0) as u32,
+        len: num("infiniband.reth.dmalen").unwrap_or(0) as u32,
+    });
+    let imm = Some(hex(get("infiniband.immdt")))
+        .filter(|b| b.len() == 4)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    Some(Packet {
+        frame: num("frame.number")? as u32,
+        time: get("frame.time_relative").trim().parse().unwrap_or(0.0),
+        src: src.to_string(),
+        dst: dst.to_string(),
+        kind,
+        what,
+        info,
+        dest_qp: num("infiniband.bth.destqp").map(|v| v as u32),
+        psn: num("infiniband.bth.psn").map(|v| v as u32),
+        reth,
+        imm,
+        payload,
+        group: Some(get("igmp.maddr").to_string()).filter(|g| !g.is_empty()),
+        local_qpn: num("infiniband.cm.req.localqpn").map(|v| v as u32),
+        tid: num("infiniband.mad.transactionid"),
+    })
+}
+
+/// A frame's kind, from its protocol column `proto` and its fields
+/// (`get` gives one by name).
+fn frame_kind<'a>(get: &impl Fn(&str) -> &'a str, proto: &str) -> Kind {
+    let num = |name: &str| number(get(name));
+    let flag = |name: &str| matches!(get(name), "1" | "True" | "true");
+    if proto == "RRoCE" || proto == "RoCE" || !get("infiniband.bth.psn").is_empty() {
+        Kind::Roce
+    } else if let (Some(s), Some(d)) = (num("tcp.srcport"), num("tcp.dstport")) {
+        Kind::Tcp {
+            sport: s as u16,
+            dport: d as u16,
+            syn: flag("tcp.flags.syn"),
+            fin: flag("tcp.flags.fin"),
+            rst: flag("tcp.flags.reset"),
+        }
+    } else if proto == "ARP" {
+        Kind::Arp
+    } else if proto.starts_with("IGMP") {
+        Kind::Igmp
+    } else {
+        Kind::Other
+    }
+}
+
+/// What a frame of `kind` is, in short: a RoCE packet's opcode or CM
+/// message (from tshark's `info`), TCP, or its protocol `proto`.
+fn frame_what(kind: &Kind, info: &str, proto: &str) -> String {
+    match kind {
+        Kind::Roce => match info.strip_prefix("CM: ") {
+            Some(cm) => format!("CM {}", cm.split_whitespace().next().unwrap_or(cm)),
+            None => info.split(" QP=").next().unwrap_or(info).trim().to_string(),
+        },
+        Kind::Tcp { .. } => "TCP".to_string(),
+        _ => proto.to_string(),
+    }
+}
+
+/// A frame's payload: a CM message's private data, a RoCE packet's data
+/// without its pad, a TCP segment's; none for the rest.
+fn frame_payload<'a>(get: &impl Fn(&str) -> &'a str, kind: &Kind) -> Vec<u8> {
+    match kind {
+        Kind::Roce => {
+            let cm = [
+                "infiniband.cm.req.ip_cm.private",
+                "infiniband.cm.rep.private",
+                "infiniband.cm.rtu.private",
+                "infiniband.cm.dreq.private",
+            ]
+            .iter()
+            .map(|n| get(n))
+            .find(|v| !v.is_empty());
+            match cm {
+                Some(p) => hex(p),
+                None => {
+                    let mut d = hex(get("data.data"));
+                    let pad = number(get("infiniband.bth.padcnt")).unwrap_or(0) as usize;
+                    d.truncate(d.len().saturating_sub(pad));
+                    d
                 }
-                Kind::Tcp { .. } => hex(get("tcp.payload")),
-                _ => Vec::new(),
-            };
-            let (src, dst) = match kind {
-                Kind::Arp => (get("arp.src.proto_ipv4"), get("arp.dst.proto_ipv4")),
-                _ => (get("ip.src"), get("ip.dst")),
-            };
-            let reth = num("infiniband.reth.va").map(|va| Reth {
-                va,
-                rkey: num("infiniband.reth.r_key").unwrap_or(0) as u32,
-                len: num("infiniband.reth.dmalen").unwrap_or(0) as u32,
-            });
-            let imm = Some(hex(get("infiniband.immdt")))
-                .filter(|b| b.len() == 4)
-                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-            Some(Packet {
-                frame: num("frame.number")? as u32,
-                time: get("frame.time_relative").trim().parse().unwrap_or(0.0),
-                src: src.to_string(),
-                dst: dst.to_string(),
-                kind,
-                what,
-                info,
-                dest_qp: num("infiniband.bth.destqp").map(|v| v as u32),
-                psn: num("infiniband.bth.psn").map(|v| v as u32),
-                reth,
-                imm,
-                payload,
-                group: Some(get("igmp.maddr").to_string()).filter(|g| !g.is_empty()),
-                local_qpn: num("infiniband.cm.req.localqpn").map(|v| v as u32),
-                tid: num("infiniband.mad.transactionid"),
-            })
-        })
-        .collect()
+            }
+        }
+        Kind::Tcp { .. } => hex(get("tcp.payload")),
+        _ => Vec::new(),
+    }
 }
 
 /// The protocols whose heuristic dissectors tshark would try on an
@@ -609,195 +624,293 @@ fn side_name(s: Side) -> &'static str {
 pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
     let mut failures = Vec::new();
     for fact in facts {
-        match *fact {
-            Wire::Count { from, what, n, len } => {
-                // Retransmissions (Soft-RoCE under emulation has its share)
-                // are the same message again: counted once.
-                let all: Vec<&Packet> = matching(packets, addrs, from, what).collect();
-                let got: Vec<&Packet> = all
-                    .iter()
-                    .zip(resent(&all))
-                    .filter(|(_, again)| !again)
-                    .map(|(p, _)| *p)
-                    .collect();
-                if got.len() != n {
-                    failures.push(format!(
-                        "wire: {n} `{what}` from the {} expected, {} seen",
-                        side_name(from),
-                        got.len()
-                    ));
-                }
-                if let Some(len) = len {
-                    if let Some(p) = got.iter().find(|p| p.message_len() != len) {
-                        failures.push(format!(
-                            "wire: `{what}` from the {} should carry {len} bytes, frame {} carries {}",
-                            side_name(from),
-                            p.frame,
-                            p.message_len()
-                        ));
-                    }
-                }
-            }
-            Wire::Carries { from, what, text } => {
-                let found = matching(packets, addrs, from, what).any(|p| {
-                    p.payload
-                        .windows(text.len().max(1))
-                        .any(|w| w == text.as_bytes())
-                });
-                if !found {
-                    failures.push(format!(
-                        "wire: no `{what}` from the {} carries {text:?}",
-                        side_name(from)
-                    ));
-                }
-            }
-            Wire::Qps { from, what, n } => {
-                let mut qps: Vec<u32> = matching(packets, addrs, from, what)
-                    .filter_map(|p| p.dest_qp)
-                    .collect();
-                qps.sort_unstable();
-                qps.dedup();
-                if qps.len() != n {
-                    failures.push(format!(
-                        "wire: `{what}` from the {} should go to {n} destination QP(s), went to {}",
-                        side_name(from),
-                        qps.len()
-                    ));
-                }
-            }
-            Wire::InOrder(steps) => {
-                let mut rest = packets.iter();
-                for (from, what) in steps {
-                    if !rest
-                        .by_ref()
-                        .any(|p| p.from(addrs) == Some(*from) && glob_match(what, &p.what))
-                    {
-                        failures.push(format!(
-                            "wire: `{what}` from the {} missing, or out of order",
-                            side_name(*from)
-                        ));
-                        break;
-                    }
-                }
-            }
+        failures.extend(match *fact {
+            Wire::Count { from, what, n, len } => wire_count(packets, addrs, from, what, n, len),
+            Wire::Carries { from, what, text } => wire_carries(packets, addrs, from, what, text),
+            Wire::Qps { from, what, n } => wire_qps(packets, addrs, from, what, n),
+            Wire::InOrder(steps) => wire_in_order(packets, addrs, steps),
             Wire::TargetsAdvertised {
                 what,
                 by,
                 msg_len,
                 addr_at,
                 rkey_at,
-            } => {
-                let advert = packets.iter().find(|p| {
-                    matches!(p.kind, Kind::Tcp { .. })
-                        && p.from(addrs) == Some(by)
-                        && p.payload.len() == msg_len
-                });
-                let Some(advert) = advert else {
-                    failures.push(format!(
-                        "wire: no {msg_len}-byte side-channel message from the {}",
-                        side_name(by)
-                    ));
-                    continue;
-                };
-                let b = &advert.payload;
-                let field = |at: usize, n: usize| {
-                    b.get(at..at + n)
-                        .map(|f| f.iter().fold(0u64, |v, x| v << 8 | u64::from(*x)))
-                };
-                let (Some(addr), Some(rkey)) = (field(addr_at, 8), field(rkey_at, 4)) else {
-                    failures.push(format!(
-                        "wire: the {msg_len}-byte message has no 8-byte address at {addr_at} and 4-byte rkey at {rkey_at}"
-                    ));
-                    continue;
-                };
-                let rkey = rkey as u32;
-
-                for w in what {
-                    let targets: Vec<&Packet> = packets
-                        .iter()
-                        .filter(|p| glob_match(w, &p.what) && p.reth.is_some())
-                        .collect();
-                    if targets.is_empty() {
-                        failures.push(format!("wire: no `{w}` with a RETH"));
-                    }
-                    for p in targets {
-                        let r = p.reth.expect("filtered");
-                        if (r.va, r.rkey) != (addr, rkey) {
-                            failures.push(format!(
-                                "wire: `{w}` (frame {}) targets 0x{:x} rkey 0x{:x}; the {} sent 0x{addr:x} rkey 0x{rkey:x}",
-                                p.frame,
-                                r.va,
-                                r.rkey,
-                                side_name(by)
-                            ));
-                        }
-                    }
-                }
-            }
+            } => wire_targets_advertised(packets, addrs, what, by, msg_len, addr_at, rkey_at),
             Wire::PrivateData { from, what, begins } => {
-                match matching(packets, addrs, from, what).next() {
-                    None => {
-                        failures.push(format!("wire: no `{what}` from the {}", side_name(from)))
-                    }
-                    Some(p) if !p.payload.starts_with(begins) => failures.push(format!(
-                        "wire: `{what}` private data should begin {begins:02x?}, begins {:02x?}",
-                        &p.payload[..p.payload.len().min(begins.len())]
-                    )),
-                    Some(_) => {}
-                }
+                wire_private_data(packets, addrs, from, what, begins)
             }
-            Wire::To { from, what, addr } => {
-                let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
-                if got.is_empty() {
-                    failures.push(format!("wire: no `{what}` from the {}", side_name(from)));
-                }
-                if let Some(p) = got.iter().find(|p| p.dst != addr) {
-                    failures.push(format!(
-                        "wire: `{what}` (frame {}) went to {}, not {addr}",
-                        p.frame, p.dst
-                    ));
-                }
-            }
+            Wire::To { from, what, addr } => wire_to(packets, addrs, from, what, addr),
             Wire::ToFirstConnection { from, what } => {
-                let first = packets.iter().find_map(|p| {
-                    (p.what == "CM ConnectRequest" && p.from(addrs) != Some(from))
-                        .then_some(p.local_qpn)
-                        .flatten()
-                });
-                let Some(qp) = first else {
-                    failures.push(format!(
-                        "wire: no ConnectRequest from the {} names a QP",
-                        side_name(other(from))
-                    ));
-                    continue;
-                };
-                let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
-                if got.is_empty() {
-                    failures.push(format!("wire: no `{what}` from the {}", side_name(from)));
-                }
-                if let Some(p) = got.iter().find(|p| p.dest_qp != Some(qp)) {
-                    failures.push(format!(
-                        "wire: `{what}` (frame {}) went to QP {:#x}, not to the first connection's QP {qp:#x}",
-                        p.frame,
-                        p.dest_qp.unwrap_or(0)
-                    ));
-                }
+                wire_to_first_connection(packets, addrs, from, what)
             }
-            Wire::Joins { from, group } => {
-                let joined = packets.iter().any(|p| {
-                    p.kind == Kind::Igmp
-                        && p.from(addrs) == Some(from)
-                        && p.group.as_deref() == Some(group)
-                        && p.info.contains("Join")
-                });
-                if !joined {
-                    failures.push(format!(
-                        "wire: the {} never reported joining {group} (IGMP)",
-                        side_name(from)
-                    ));
-                }
+            Wire::Joins { from, group } => wire_joins(packets, addrs, from, group),
+        });
+    }
+    failures
+}
+
+/// The failures of [`Wire::Count`]: `n` messages `what` from `from`, each
+/// `len` bytes if it says.
+fn wire_count(
+    packets: &[Packet],
+    addrs: &Addrs,
+    from: Side,
+    what: &str,
+    n: usize,
+    len: Option<usize>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    // Retransmissions (Soft-RoCE under emulation has its share)
+    // are the same message again: counted once.
+    let all: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+    let got: Vec<&Packet> = all
+        .iter()
+        .zip(resent(&all))
+        .filter(|(_, again)| !again)
+        .map(|(p, _)| *p)
+        .collect();
+    if got.len() != n {
+        failures.push(format!(
+            "wire: {n} `{what}` from the {} expected, {} seen",
+            side_name(from),
+            got.len()
+        ));
+    }
+    if let Some(len) = len {
+        if let Some(p) = got.iter().find(|p| p.message_len() != len) {
+            failures.push(format!(
+                "wire: `{what}` from the {} should carry {len} bytes, frame {} carries {}",
+                side_name(from),
+                p.frame,
+                p.message_len()
+            ));
+        }
+    }
+    failures
+}
+
+/// The failure of [`Wire::Carries`]: no `what` from `from` carries `text`.
+fn wire_carries(
+    packets: &[Packet],
+    addrs: &Addrs,
+    from: Side,
+    what: &str,
+    text: &str,
+) -> Vec<String> {
+    let found = matching(packets, addrs, from, what).any(|p| {
+        p.payload
+            .windows(text.len().max(1))
+            .any(|w| w == text.as_bytes())
+    });
+    let mut failures = Vec::new();
+    if !found {
+        failures.push(format!(
+            "wire: no `{what}` from the {} carries {text:?}",
+            side_name(from)
+        ));
+    }
+    failures
+}
+
+/// The failure of [`Wire::Qps`]: `what` from `from` goes to other than `n`
+/// destination QPs.
+fn wire_qps(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, n: usize) -> Vec<String> {
+    let mut qps: Vec<u32> = matching(packets, addrs, from, what)
+        .filter_map(|p| p.dest_qp)
+        .collect();
+    qps.sort_unstable();
+    qps.dedup();
+    let mut failures = Vec::new();
+    if qps.len() != n {
+        failures.push(format!(
+            "wire: `{what}` from the {} should go to {n} destination QP(s), went to {}",
+            side_name(from),
+            qps.len()
+        ));
+    }
+    failures
+}
+
+/// The failure of [`Wire::InOrder`]: the first of `steps` missing after
+/// those before it.
+fn wire_in_order(packets: &[Packet], addrs: &Addrs, steps: &[(Side, &str)]) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut rest = packets.iter();
+    for (from, what) in steps {
+        if !rest
+            .by_ref()
+            .any(|p| p.from(addrs) == Some(*from) && glob_match(what, &p.what))
+        {
+            failures.push(format!(
+                "wire: `{what}` from the {} missing, or out of order",
+                side_name(*from)
+            ));
+            break;
+        }
+    }
+    failures
+}
+
+/// The failures of [`Wire::TargetsAdvertised`]: each `what` with a RETH
+/// must target the address and rkey that `by` sent on the side channel.
+fn wire_targets_advertised(
+    packets: &[Packet],
+    addrs: &Addrs,
+    what: &[&str],
+    by: Side,
+    msg_len: usize,
+    addr_at: usize,
+    rkey_at: usize,
+) -> Vec<String> {
+    let (addr, rkey) = match advertised(packets, addrs, by, msg_len, addr_at, rkey_at) {
+        Ok(target) => target,
+        Err(failure) => return vec![failure],
+    };
+    let mut failures = Vec::new();
+    for w in what {
+        let targets: Vec<&Packet> = packets
+            .iter()
+            .filter(|p| glob_match(w, &p.what) && p.reth.is_some())
+            .collect();
+        if targets.is_empty() {
+            failures.push(format!("wire: no `{w}` with a RETH"));
+        }
+        for p in targets {
+            let r = p.reth.expect("filtered");
+            if (r.va, r.rkey) != (addr, rkey) {
+                failures.push(format!(
+                    "wire: `{w}` (frame {}) targets 0x{:x} rkey 0x{:x}; the {} sent 0x{addr:x} rkey 0x{rkey:x}",
+                    p.frame,
+                    r.va,
+                    r.rkey,
+                    side_name(by)
+                ));
             }
         }
+    }
+    failures
+}
+
+/// The address and rkey that `by` advertised: in its first `msg_len`-byte
+/// side-channel message, at `addr_at` and `rkey_at`; else the failure.
+fn advertised(
+    packets: &[Packet],
+    addrs: &Addrs,
+    by: Side,
+    msg_len: usize,
+    addr_at: usize,
+    rkey_at: usize,
+) -> Result<(u64, u32), String> {
+    let advert = packets.iter().find(|p| {
+        matches!(p.kind, Kind::Tcp { .. })
+            && p.from(addrs) == Some(by)
+            && p.payload.len() == msg_len
+    });
+    let Some(advert) = advert else {
+        return Err(format!(
+            "wire: no {msg_len}-byte side-channel message from the {}",
+            side_name(by)
+        ));
+    };
+    let b = &advert.payload;
+    let field = |at: usize, n: usize| {
+        b.get(at..at + n)
+            .map(|f| f.iter().fold(0u64, |v, x| v << 8 | u64::from(*x)))
+    };
+    let (Some(addr), Some(rkey)) = (field(addr_at, 8), field(rkey_at, 4)) else {
+        return Err(format!(
+            "wire: the {msg_len}-byte message has no 8-byte address at {addr_at} and 4-byte rkey at {rkey_at}"
+        ));
+    };
+    Ok((addr, rkey as u32))
+}
+
+/// The failure of [`Wire::PrivateData`]: the first `what` from `from`
+/// missing, or its private data not beginning with `begins`.
+fn wire_private_data(
+    packets: &[Packet],
+    addrs: &Addrs,
+    from: Side,
+    what: &str,
+    begins: &[u8],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    match matching(packets, addrs, from, what).next() {
+        None => failures.push(format!("wire: no `{what}` from the {}", side_name(from))),
+        Some(p) if !p.payload.starts_with(begins) => failures.push(format!(
+            "wire: `{what}` private data should begin {begins:02x?}, begins {:02x?}",
+            &p.payload[..p.payload.len().min(begins.len())]
+        )),
+        Some(_) => {}
+    }
+    failures
+}
+
+/// The failures of [`Wire::To`]: `what` from `from` seen, and all of it
+/// sent to `addr`.
+fn wire_to(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, addr: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+    if got.is_empty() {
+        failures.push(format!("wire: no `{what}` from the {}", side_name(from)));
+    }
+    if let Some(p) = got.iter().find(|p| p.dst != addr) {
+        failures.push(format!(
+            "wire: `{what}` (frame {}) went to {}, not {addr}",
+            p.frame, p.dst
+        ));
+    }
+    failures
+}
+
+/// The failures of [`Wire::ToFirstConnection`]: `what` from `from` seen,
+/// and all of it sent to the QP of the other side's first ConnectRequest.
+fn wire_to_first_connection(
+    packets: &[Packet],
+    addrs: &Addrs,
+    from: Side,
+    what: &str,
+) -> Vec<String> {
+    let first = packets.iter().find_map(|p| {
+        (p.what == "CM ConnectRequest" && p.from(addrs) != Some(from))
+            .then_some(p.local_qpn)
+            .flatten()
+    });
+    let Some(qp) = first else {
+        return vec![format!(
+            "wire: no ConnectRequest from the {} names a QP",
+            side_name(other(from))
+        )];
+    };
+    let mut failures = Vec::new();
+    let got: Vec<&Packet> = matching(packets, addrs, from, what).collect();
+    if got.is_empty() {
+        failures.push(format!("wire: no `{what}` from the {}", side_name(from)));
+    }
+    if let Some(p) = got.iter().find(|p| p.dest_qp != Some(qp)) {
+        failures.push(format!(
+            "wire: `{what}` (frame {}) went to QP {:#x}, not to the first connection's QP {qp:#x}",
+            p.frame,
+            p.dest_qp.unwrap_or(0)
+        ));
+    }
+    failures
+}
+
+/// The failure of [`Wire::Joins`]: `from` never reported joining `group`.
+fn wire_joins(packets: &[Packet], addrs: &Addrs, from: Side, group: &str) -> Vec<String> {
+    let joined = packets.iter().any(|p| {
+        p.kind == Kind::Igmp
+            && p.from(addrs) == Some(from)
+            && p.group.as_deref() == Some(group)
+            && p.info.contains("Join")
+    });
+    let mut failures = Vec::new();
+    if !joined {
+        failures.push(format!(
+            "wire: the {} never reported joining {group} (IGMP)",
+            side_name(from)
+        ));
     }
     failures
 }

@@ -375,7 +375,47 @@ fn ports(dev: &str) -> Vec<u32> {
 pub fn check_host(opts: &DoctorOpts) -> HostCheck {
     let mut c = HostCheck::default();
     let devs = devices();
-    let dev = match &opts.dev {
+    let dev = chosen_device(&mut c, opts, &devs);
+    let have_devinfo = has_devinfo();
+    if !have_devinfo && !devs.is_empty() {
+        c.findings.push(
+            "ibv_devinfo is not installed, so the ports' MTUs are unknown: install ibverbs-utils"
+                .into(),
+        );
+    }
+    for d in &devs {
+        for p in ports(d) {
+            check_port(&mut c, opts, d, p, dev.as_deref(), have_devinfo);
+        }
+    }
+    check_memlock(&mut c, opts);
+    if Path::new("/dev/infiniband/rdma_cm").exists() {
+        c.lines
+            .push("rdma_cm: /dev/infiniband/rdma_cm is there".into());
+    } else {
+        c.findings.push(format!(
+            "{}: load it with `modprobe rdma_ucm`",
+            hints::NO_RDMA_CM
+        ));
+    }
+    // The RDMA netdev the examples' traffic must leave through: that of
+    // --ip, or without it, that of the device.
+    let served = match &opts.ip {
+        Some(ip) => check_address(&mut c, ip, dev.as_deref()),
+        None => dev.as_deref().and_then(netdev_of_device),
+    };
+    if let Some((d, netdev)) = served {
+        for group in &opts.mcast {
+            check_mcast_route(&mut c, group, &netdev, &d);
+        }
+    }
+    c
+}
+
+/// The device the examples would use (`--dev` if this host has it, else
+/// the first of `devs`); a finding when there is none.
+fn chosen_device(c: &mut HostCheck, opts: &DoctorOpts, devs: &[String]) -> Option<String> {
+    match &opts.dev {
         Some(d) if devs.contains(d) => Some(d.clone()),
         Some(d) => {
             c.findings.push(if devs.is_empty() {
@@ -399,91 +439,106 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
             None
         }
         None => devs.first().cloned(),
-    };
-    let have_devinfo = output("ibv_devinfo", &["--help"]).is_some()
+    }
+}
+
+/// Whether `ibv_devinfo`, which tells the ports' MTUs, is installed.
+fn has_devinfo() -> bool {
+    output("ibv_devinfo", &["--help"]).is_some()
         || Command::new("ibv_devinfo")
             .arg("-l")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
-            .is_ok();
-    if !have_devinfo && !devs.is_empty() {
-        c.findings.push(
-            "ibv_devinfo is not installed, so the ports' MTUs are unknown: install ibverbs-utils"
-                .into(),
-        );
+            .is_ok()
+}
+
+/// One port `p` of device `d`: its line, and when it is the examples'
+/// (`dev`'s port 1) its state, its GIDs and the host's info.
+fn check_port(
+    c: &mut HostCheck,
+    opts: &DoctorOpts,
+    d: &str,
+    p: u32,
+    dev: Option<&str>,
+    have_devinfo: bool,
+) {
+    let base = format!("{SYS_IB}/{d}/ports/{p}");
+    // sysfs says `4: ACTIVE`, `5: LinkUp`.
+    let named = |f: &str| {
+        let v = read(format!("{base}/{f}")).unwrap_or_default();
+        v.split_once(": ").map_or(v.clone(), |(_, n)| n.to_string())
+    };
+    let (state, phys) = (named("state"), named("phys_state"));
+    let link = read(format!("{base}/link_layer"));
+    let (active, max) = if have_devinfo {
+        output("ibv_devinfo", &["-d", d, "-i", &p.to_string()])
+            .map_or((None, None), |t| parse_mtus(&t))
+    } else {
+        (None, None)
+    };
+    let mtu = |m: Option<u32>| m.map_or("?".to_string(), |m| m.to_string());
+    c.lines.push(format!(
+        "device {d} port {p}: {state}, {phys}, link layer {}, active MTU {}, max MTU {}",
+        link.as_deref().unwrap_or("?"),
+        mtu(active),
+        mtu(max)
+    ));
+    if Some(d) != dev || p != 1 {
+        return;
     }
-    for d in &devs {
-        for p in ports(d) {
-            let base = format!("{SYS_IB}/{d}/ports/{p}");
-            // sysfs says `4: ACTIVE`, `5: LinkUp`.
-            let named = |f: &str| {
-                let v = read(format!("{base}/{f}")).unwrap_or_default();
-                v.split_once(": ").map_or(v.clone(), |(_, n)| n.to_string())
-            };
-            let (state, phys) = (named("state"), named("phys_state"));
-            let link = read(format!("{base}/link_layer"));
-            let (active, max) = if have_devinfo {
-                output("ibv_devinfo", &["-d", d, "-i", &p.to_string()])
-                    .map_or((None, None), |t| parse_mtus(&t))
-            } else {
-                (None, None)
-            };
-            let mtu = |m: Option<u32>| m.map_or("?".to_string(), |m| m.to_string());
-            c.lines.push(format!(
-                "device {d} port {p}: {state}, {phys}, link layer {}, active MTU {}, max MTU {}",
-                link.as_deref().unwrap_or("?"),
-                mtu(active),
-                mtu(max)
-            ));
-            if Some(d) != dev.as_ref() || p != 1 {
-                continue;
-            }
-            c.info = HostInfo {
-                role: String::new(),
-                dev: d.clone(),
-                port: p,
-                link_layer: link.clone(),
-                gid_index: opts.gid_idx,
-                gid_type: None,
-                active_mtu: active,
-            };
-            if !state.contains("ACTIVE") {
-                c.findings.push(format!(
-                    "{d} port {p} is {state} ({phys}): the examples need it ACTIVE: bring its link up (the cable, the switch's port, or `ip link set NETDEV up` under Soft-RoCE)"
-                ));
-            }
-            let rows = gid_rows(d, p);
-            let ethernet = link.as_deref() == Some("Ethernet");
-            let (used, gid_findings) = if ethernet {
-                judge_gid(d, p, &rows, opts.gid_idx)
-            } else {
-                (opts.gid_idx, Vec::new())
-            };
-            for r in &rows {
-                let mark = if Some(r.index) == used {
-                    "  <- the examples use this one"
-                } else {
-                    ""
-                };
-                c.lines.push(format!(
-                    "  GID [{}] {} ({}{}){mark}",
-                    r.index,
-                    r.gid,
-                    r.kind.as_deref().unwrap_or("type unknown"),
-                    r.netdev
-                        .as_ref()
-                        .map_or(String::new(), |n| format!(", on {n}"))
-                ));
-            }
-            c.findings.extend(gid_findings);
-            c.info.gid_index = used;
-            c.info.gid_type = used
-                .and_then(|u| rows.iter().find(|r| r.index == u))
-                .and_then(|r| r.kind.clone());
-        }
+    c.info = HostInfo {
+        role: String::new(),
+        dev: d.to_string(),
+        port: p,
+        link_layer: link.clone(),
+        gid_index: opts.gid_idx,
+        gid_type: None,
+        active_mtu: active,
+    };
+    if !state.contains("ACTIVE") {
+        c.findings.push(format!(
+            "{d} port {p} is {state} ({phys}): the examples need it ACTIVE: bring its link up (the cable, the switch's port, or `ip link set NETDEV up` under Soft-RoCE)"
+        ));
     }
-    // Locked memory: the examples' registrations pin pages.
+    check_gids(c, opts, d, p, link.as_deref() == Some("Ethernet"));
+}
+
+/// The GID table of the examples' port: a line per GID, the one they use
+/// marked (on Ethernet, judged as they choose it), and its findings.
+fn check_gids(c: &mut HostCheck, opts: &DoctorOpts, d: &str, p: u32, ethernet: bool) {
+    let rows = gid_rows(d, p);
+    let (used, gid_findings) = if ethernet {
+        judge_gid(d, p, &rows, opts.gid_idx)
+    } else {
+        (opts.gid_idx, Vec::new())
+    };
+    for r in &rows {
+        let mark = if Some(r.index) == used {
+            "  <- the examples use this one"
+        } else {
+            ""
+        };
+        c.lines.push(format!(
+            "  GID [{}] {} ({}{}){mark}",
+            r.index,
+            r.gid,
+            r.kind.as_deref().unwrap_or("type unknown"),
+            r.netdev
+                .as_ref()
+                .map_or(String::new(), |n| format!(", on {n}"))
+        ));
+    }
+    c.findings.extend(gid_findings);
+    c.info.gid_index = used;
+    c.info.gid_type = used
+        .and_then(|u| rows.iter().find(|r| r.index == u))
+        .and_then(|r| r.kind.clone());
+}
+
+/// Locked memory: the examples' registrations pin pages; `ulimit -l`
+/// (or CAP_IPC_LOCK) must allow the largest.
+fn check_memlock(c: &mut HostCheck, opts: &DoctorOpts) {
     let limits = fs::read_to_string("/proc/self/limits").unwrap_or_default();
     let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
     let cap = has_cap_ipc_lock(&status);
@@ -497,27 +552,6 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
     ));
     c.findings
         .extend(judge_memlock(limit, cap, opts.locked_kib, &opts.locked_by));
-    if Path::new("/dev/infiniband/rdma_cm").exists() {
-        c.lines
-            .push("rdma_cm: /dev/infiniband/rdma_cm is there".into());
-    } else {
-        c.findings.push(format!(
-            "{}: load it with `modprobe rdma_ucm`",
-            hints::NO_RDMA_CM
-        ));
-    }
-    // The RDMA netdev the examples' traffic must leave through: that of
-    // --ip, or without it, that of the device.
-    let served = match &opts.ip {
-        Some(ip) => check_address(&mut c, ip, dev.as_deref()),
-        None => dev.as_deref().and_then(netdev_of_device),
-    };
-    if let Some((d, netdev)) = served {
-        for group in &opts.mcast {
-            check_mcast_route(&mut c, group, &netdev, &d);
-        }
-    }
-    c
 }
 
 /// (device, netdev) of `dev`'s first port with a netdev.

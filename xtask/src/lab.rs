@@ -261,22 +261,82 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             ..
         }
     );
+    let (mut list, mut skipped) = select_and_skip(opts, names, serve)?;
+    let tools = set_up(opts, &list)?;
+    let accel = vm::Accel::detect(opts.tcg);
+    // Before the build: a missing device is the more useful error.
+    let local_dev = local_device(&opts.mode)?;
+    if tools.is_some() {
+        check_guest_paths(opts)?;
+    }
+    let bin_dir = build_for_run(opts, &list)?;
+    let ctx = RunCtx::new(opts, bin_dir, &list)?;
+    let mut notes = Vec::new();
+    // The dir whose result files hold both sides: in a two-host session,
+    // the client's, to which the server sends its own.
+    let (report_dir, boot) = match &opts.mode {
+        Mode::Local {
+            ip, gid_idx, role, ..
+        } => {
+            let dev = local_dev.expect("resolved above for Local");
+            let dir = run_local(&ctx, dev, ip, *gid_idx, role, &mut notes)?;
+            (dir, Duration::ZERO)
+        }
+        Mode::SingleHost => {
+            let tools = tools.as_ref().expect("VM modes have their tools");
+            boot_one_vm(&ctx, tools, &accel, &mut notes)?
+        }
+        Mode::TwoHosts => {
+            let tools = tools.as_ref().expect("VM modes have their tools");
+            boot_two_vms(&ctx, tools, &accel, &mut notes)?
+        }
+    };
+    skipped.extend(take_refused(&report_dir, &mut list));
+    let mut outcomes = if serve {
+        Vec::new()
+    } else {
+        collect(&list, &report_dir, &report_dir)
+    };
+    let captured = opts.capture && opts.mode == Mode::TwoHosts;
+    if captured {
+        if let Err(e) = attach_captures(&ctx.dir, &mut outcomes) {
+            notes.push(format!("capture: {e}"));
+        }
+    }
+    let (findings, hosts) = read_doctor(&report_dir);
+    let elapsed = ctx.started.elapsed();
+    let vms = vm_info(tools, accel, boot, &ctx.dir);
+    let report = LabReport {
+        dir: ctx.dir,
+        outcomes,
+        notes,
+        elapsed,
+        vms,
+        addrs: opts.mode.addrs(),
+        captured,
+        mode: opts.mode.clone(),
+        skipped,
+        findings,
+        hosts,
+    };
+    clean_up(&report, opts.keep);
+    Ok(report)
+}
+
+/// Select and skip: the scenarios to run (a serving host's: all of them,
+/// the peer picks) without those this mode or device cannot run, each
+/// printed and returned as a [`Skip`] with why.
+fn select_and_skip(
+    opts: &LabOptions,
+    names: &[&str],
+    serve: bool,
+) -> Result<(Vec<&'static Scenario>, Vec<Skip>), String> {
     let mut list = if serve {
         scenarios::all().to_vec()
     } else {
         scenarios::select(names)?
     };
-    // What this host's device is, as far as the scenarios care.
-    let link_layer = match &opts.mode {
-        Mode::Local { dev, .. } => dev
-            .clone()
-            .or_else(first_rdma_device)
-            .and_then(|d| {
-                fs::read_to_string(format!("/sys/class/infiniband/{d}/ports/1/link_layer")).ok()
-            })
-            .map(|l| l.trim().to_string()),
-        _ => None,
-    };
+    let link_layer = local_link_layer(&opts.mode);
     let mut skipped = Vec::new();
     list.retain(
         |s| match skip_reason(s, &opts.mode, link_layer.as_deref()) {
@@ -291,6 +351,27 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             _ => true,
         },
     );
+    Ok((list, skipped))
+}
+
+/// What this host's device is, as far as the scenarios care: the link
+/// layer of its port 1 with `--local`, `None` in the VMs.
+fn local_link_layer(mode: &Mode) -> Option<String> {
+    match mode {
+        Mode::Local { dev, .. } => dev
+            .clone()
+            .or_else(first_rdma_device)
+            .and_then(|d| {
+                fs::read_to_string(format!("/sys/class/infiniband/{d}/ports/1/link_layer")).ok()
+            })
+            .map(|l| l.trim().to_string()),
+        _ => None,
+    }
+}
+
+/// Setup: the VMs' tools (with `--kernel`'s image), and the packages that
+/// `--capture` and the scenarios need; `None` with `--local`.
+fn set_up(opts: &LabOptions, list: &[&Scenario]) -> Result<Option<setup::Tools>, String> {
     let vms = !matches!(opts.mode, Mode::Local { .. });
     // Before setup: a wrong image is said at once.
     let kernel = opts
@@ -306,76 +387,131 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         setup::ensure_package("tshark", "to decode the capture")?;
     }
     if vms {
-        for s in &list {
+        for s in list {
             for p in s.packages {
                 setup::ensure_package(p, &format!("for the scenario {}", s.name))?;
             }
         }
     }
-    let accel = vm::Accel::detect(opts.tcg);
-    let mut boot = Duration::ZERO;
-    // Before the build: a missing device is the more useful error.
-    let local_dev = match &opts.mode {
+    Ok(tools)
+}
+
+/// The device `--local` runs on (`--dev`, else the first); `None` in the
+/// VMs.
+fn local_device(mode: &Mode) -> Result<Option<String>, String> {
+    Ok(match mode {
         Mode::Local { dev: Some(d), .. } => Some(d.clone()),
         Mode::Local { dev: None, .. } => Some(first_rdma_device().ok_or(
             "no RDMA device on this host (/sys/class/infiniband is empty); pass --dev or drop --local",
         )?),
         _ => None,
-    };
-    if tools.is_some() {
-        for p in [opts.agent_exe.as_path(), target_dir().as_path()] {
-            if !guest_can_see(p) {
-                return Err(format!(
-                    "the VMs cannot see {}: virtme-ng mounts a fresh tmpfs over it; build the workspace elsewhere",
-                    p.display()
-                ));
-            }
+    })
+}
+
+/// That the VMs see the agent and the build, which virtme-ng would hide.
+fn check_guest_paths(opts: &LabOptions) -> Result<(), String> {
+    for p in [opts.agent_exe.as_path(), target_dir().as_path()] {
+        if !guest_can_see(p) {
+            return Err(format!(
+                "the VMs cannot see {}: virtme-ng mounts a fresh tmpfs over it; build the workspace elsewhere",
+                p.display()
+            ));
         }
     }
-    // A two-host session starts with the doctor's probe.
-    let mut to_build = list.clone();
+    Ok(())
+}
+
+/// Build: the binaries of `list`, and of the doctor's probe, with which a
+/// two-host session starts.
+fn build_for_run(opts: &LabOptions, list: &[&'static Scenario]) -> Result<PathBuf, String> {
+    let mut to_build = list.to_vec();
     if opts.mode.two_hosts() {
         to_build.extend(scenarios::find(scenarios::PROBE));
     }
-    let bin_dir = binaries(opts, &to_build)?;
-    let dir = new_run_dir()?;
-    let names: Vec<String> = list.iter().map(|s| s.name.to_string()).collect();
-    let started = Instant::now();
-    let mut notes = Vec::new();
-    let agent = |role, ip: &str, net, out: PathBuf, params: Params| AgentConfig {
-        role,
-        ip: ip.to_string(),
-        net,
-        out,
-        bin_dir: bin_dir.clone(),
-        params,
-        // The server learns the list from the client.
-        scenarios: if role == Role::Server {
-            Vec::new()
-        } else {
-            names.clone()
-        },
-        wait_secs: opts.wait_secs.unwrap_or(if vms {
-            crate::agent::VM_WAIT_SECS
-        } else {
-            crate::agent::PEER_WAIT_SECS
-        }),
-        port: opts.port,
-        auto_gid: false,
-        secret_file: opts.secret_file.clone(),
-        secret: None,
-        allow: opts.allow.clone(),
-        doctor_only: false,
-    };
-    // The agent's arguments go in a file in its result dir: on the kernel
-    // command line, which vng uses to pass --exec, a long scenario list
-    // would be cut at 2 KiB and the guest would hang at boot.
-    let exec = |cfg: &AgentConfig| -> Result<String, String> {
+    binaries(opts, &to_build)
+}
+
+/// What the boot of every mode shares: the options, the binaries, the
+/// scenario names, the result dir, and when the run started and must end.
+struct RunCtx<'a> {
+    /// The run's options.
+    opts: &'a LabOptions,
+    /// Where the examples' binaries are.
+    bin_dir: PathBuf,
+    /// The scenarios' names, in run order.
+    names: Vec<String>,
+    /// Whether the sides run in VMs.
+    vms: bool,
+    /// The run's result dir.
+    dir: PathBuf,
+    /// When the run started (after the build).
+    started: Instant,
+    /// The boot and the scenarios' time bound.
+    budget: Duration,
+}
+
+impl<'a> RunCtx<'a> {
+    /// Makes the run's result dir and starts its clock.
+    fn new(
+        opts: &'a LabOptions,
+        bin_dir: PathBuf,
+        list: &[&Scenario],
+    ) -> Result<RunCtx<'a>, String> {
+        let dir = new_run_dir()?;
+        let names = list.iter().map(|s| s.name.to_string()).collect();
+        let started = Instant::now();
+        Ok(RunCtx {
+            opts,
+            bin_dir,
+            names,
+            vms: !matches!(opts.mode, Mode::Local { .. }),
+            dir,
+            started,
+            budget: Duration::from_secs(vm::BOOT_SECS + run_budget(list)),
+        })
+    }
+
+    /// An agent's configuration: `role` at `ip` on `net`, its results in
+    /// `out`.
+    fn agent(&self, role: Role, ip: &str, net: Net, out: PathBuf, params: Params) -> AgentConfig {
+        let opts = self.opts;
+        AgentConfig {
+            role,
+            ip: ip.to_string(),
+            net,
+            out,
+            bin_dir: self.bin_dir.clone(),
+            params,
+            // The server learns the list from the client.
+            scenarios: if role == Role::Server {
+                Vec::new()
+            } else {
+                self.names.clone()
+            },
+            wait_secs: opts.wait_secs.unwrap_or(if self.vms {
+                crate::agent::VM_WAIT_SECS
+            } else {
+                crate::agent::PEER_WAIT_SECS
+            }),
+            port: opts.port,
+            auto_gid: false,
+            secret_file: opts.secret_file.clone(),
+            secret: None,
+            allow: opts.allow.clone(),
+            doctor_only: false,
+        }
+    }
+
+    /// The shell command a VM runs: the agent, its arguments in a file in
+    /// its result dir, written now. On the kernel command line, which vng
+    /// uses to pass --exec, a long scenario list would be cut at 2 KiB and
+    /// the guest would hang at boot.
+    fn exec(&self, cfg: &AgentConfig) -> Result<String, String> {
         let file = cfg.out.join(crate::agent::ARGS_FILE);
         fs::write(&file, cfg.to_args().join("\n"))
             .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok([
-            opts.agent_exe.to_string_lossy().into_owned(),
+            self.opts.agent_exe.to_string_lossy().into_owned(),
             "agent".into(),
             "--args-file".into(),
             file.to_string_lossy().into_owned(),
@@ -384,176 +520,210 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         .map(|w| vm::shell_quote(w))
         .collect::<Vec<_>>()
         .join(" "))
+    }
+}
+
+/// Boot, `--local`: no VM, the agent runs here (alone, serving or as the
+/// peer); the report's dir is the run's.
+fn run_local(
+    ctx: &RunCtx,
+    dev: String,
+    ip: &str,
+    gid_idx: Option<u32>,
+    role: &Local,
+    notes: &mut Vec<String>,
+) -> Result<PathBuf, String> {
+    let (agent_role, server_ip) = match role {
+        Local::Alone => (Role::Both, ip.to_string()),
+        Local::Serve => (Role::Server, ip.to_string()),
+        Local::Peer(server) => (Role::Client, server.clone()),
     };
-    let budget = Duration::from_secs(vm::BOOT_SECS + run_budget(&list));
-    // The dir whose result files hold both sides: in a two-host session,
-    // the client's, to which the server sends its own.
-    let report_dir = match &opts.mode {
-        Mode::Local {
-            ip, gid_idx, role, ..
-        } => {
-            let dev = local_dev.clone().expect("resolved above for Local");
-            let (agent_role, server_ip) = match role {
-                Local::Alone => (Role::Both, ip.clone()),
-                Local::Serve => (Role::Server, ip.clone()),
-                Local::Peer(server) => (Role::Client, server.clone()),
-            };
-            let params = Params {
-                server_ip,
-                client_ip: ip.clone(),
-                dev,
-                gid_idx: gid_idx.unwrap_or(0),
-                ib_port: 1,
-            };
-            let mut cfg = agent(agent_role, ip, Net::None, dir.clone(), params);
-            cfg.auto_gid = gid_idx.is_none();
-            if agent_role == Role::Server {
-                cfg.secret = serving_secret(opts, ip)?;
-            }
-            if let Err(e) = crate::agent::run(cfg) {
-                notes.push(format!("agent: {e}"));
-            }
-            dir.clone()
-        }
-        Mode::SingleHost => {
-            let tools = tools.as_ref().expect("VM modes have their tools");
-            let out = dir.join("a");
-            fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-            let cfg = agent(
-                Role::Both,
-                SERVER_IP,
-                Net::Dummy,
-                out.clone(),
-                Params::default(),
-            );
-            let spec = VmSpec {
-                name: "A".into(),
-                exec: exec(&cfg)?,
-                rwdir: out.clone(),
-                qemu_opts: None,
-                cpus: 2,
-            };
-            let mut vm = Vm::boot(tools, &accel, &spec, &dir.join("vm-a.console"))?;
-            let booted = vm.wait_for_boot(&out.join(crate::agent::LOG_FILE));
-            let waited = booted.and_then(|t| {
-                boot = t;
-                vm.wait(started + budget).map(drop)
-            });
-            if let Err(e) = waited {
-                notes.push(e);
-            }
-            agent_note(&out, "both", &mut notes);
-            out
-        }
-        Mode::TwoHosts => {
-            let tools = tools.as_ref().expect("VM modes have their tools");
-            let (a, b) = (dir.join("a"), dir.join("b"));
-            for d in [&a, &b] {
-                fs::create_dir_all(d).map_err(|e| e.to_string())?;
-            }
-            let port = vm::free_port()?;
-            let nic = |side: &str, mac: &str| {
-                format!("-netdev socket,id=s0,{side}=127.0.0.1:{port} -device virtio-net-pci,netdev=s0,mac={mac}")
-            };
-            // QEMU records both directions of A's end of the wire, which
-            // is everything between the two hosts.
-            let dump = if opts.capture {
-                format!(
-                    " -object filter-dump,id=f0,netdev=s0,file={}",
-                    dir.join(crate::capture::WIRE_PCAP).display()
-                )
-            } else {
-                String::new()
-            };
-            // The two VMs are two hosts: A serves, B runs the client sides
-            // from a copy of the binaries, as a host without the source
-            // tree would, and holds the report.
-            let params = Params {
-                client_ip: CLIENT_IP.into(),
-                ..Params::default()
-            };
-            let mut cfg_a = agent(
-                Role::Server,
-                SERVER_IP,
-                Net::Mac(vm::MAC_A.into()),
-                a.clone(),
-                params.clone(),
-            );
-            let mut cfg_b = agent(
-                Role::Client,
-                CLIENT_IP,
-                Net::Mac(vm::MAC_B.into()),
-                b.clone(),
-                params,
-            );
-            cfg_b.bin_dir = copy_binaries(&bin_dir, &b.join("bin"))?;
-            // A secret of this run's own, in a file each VM's agent reads.
-            let secret = crate::control::Secret::generate()?;
-            for cfg in [&mut cfg_a, &mut cfg_b] {
-                let file = cfg.out.join("secret");
-                crate::control::write_secret(&file, &secret)?;
-                cfg.secret_file = Some(file);
-            }
-            // One vCPU each: two TCG guests share this host's cores.
-            let spec_a = VmSpec {
-                name: "A".into(),
-                exec: exec(&cfg_a)?,
-                rwdir: a.clone(),
-                qemu_opts: Some(nic("listen", vm::MAC_A) + &dump),
-                cpus: 1,
-            };
-            let spec_b = VmSpec {
-                name: "B".into(),
-                exec: exec(&cfg_b)?,
-                rwdir: b.clone(),
-                qemu_opts: Some(nic("connect", vm::MAC_B)),
-                cpus: 1,
-            };
-            let mut vm_a = Vm::boot(tools, &accel, &spec_a, &dir.join("vm-a.console"))?;
-            // QEMU's connect side fails at once if the listen side is not up.
-            vm::wait_host_listen(port, &mut vm_a, 60)?;
-            let mut vm_b = Vm::boot(tools, &accel, &spec_b, &dir.join("vm-b.console"))?;
-            let booted = vm_a
-                .wait_for_boot(&a.join(crate::agent::LOG_FILE))
-                .and_then(|ta| Ok(ta.max(vm_b.wait_for_boot(&b.join(crate::agent::LOG_FILE))?)));
-            match booted {
-                // Dropping the VMs kills whichever still runs.
-                Err(e) => notes.push(e),
-                Ok(t) => {
-                    boot = t;
-                    let deadline = started + budget + Duration::from_secs(vm::BOOT_SECS);
-                    for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
-                        if let Err(e) = r {
-                            notes.push(e);
-                        }
-                    }
+    let params = Params {
+        server_ip,
+        client_ip: ip.to_string(),
+        dev,
+        gid_idx: gid_idx.unwrap_or(0),
+        ib_port: 1,
+    };
+    let mut cfg = ctx.agent(agent_role, ip, Net::None, ctx.dir.clone(), params);
+    cfg.auto_gid = gid_idx.is_none();
+    if agent_role == Role::Server {
+        cfg.secret = serving_secret(ctx.opts, ip)?;
+    }
+    if let Err(e) = crate::agent::run(cfg) {
+        notes.push(format!("agent: {e}"));
+    }
+    Ok(ctx.dir.clone())
+}
+
+/// Boot, one VM: both sides in VM A; its result dir and its boot time.
+fn boot_one_vm(
+    ctx: &RunCtx,
+    tools: &setup::Tools,
+    accel: &vm::Accel,
+    notes: &mut Vec<String>,
+) -> Result<(PathBuf, Duration), String> {
+    let out = ctx.dir.join("a");
+    fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let cfg = ctx.agent(
+        Role::Both,
+        SERVER_IP,
+        Net::Dummy,
+        out.clone(),
+        Params::default(),
+    );
+    let spec = VmSpec {
+        name: "A".into(),
+        exec: ctx.exec(&cfg)?,
+        rwdir: out.clone(),
+        qemu_opts: None,
+        cpus: 2,
+    };
+    let mut vm = Vm::boot(tools, accel, &spec, &ctx.dir.join("vm-a.console"))?;
+    let mut boot = Duration::ZERO;
+    let booted = vm.wait_for_boot(&out.join(crate::agent::LOG_FILE));
+    let waited = booted.and_then(|t| {
+        boot = t;
+        vm.wait(ctx.started + ctx.budget).map(drop)
+    });
+    if let Err(e) = waited {
+        notes.push(e);
+    }
+    agent_note(&out, "both", notes);
+    Ok((out, boot))
+}
+
+/// Boot, two VMs on a QEMU socket wire: A serves, B is the client and
+/// holds the report; B's result dir and the slower boot time.
+fn boot_two_vms(
+    ctx: &RunCtx,
+    tools: &setup::Tools,
+    accel: &vm::Accel,
+    notes: &mut Vec<String>,
+) -> Result<(PathBuf, Duration), String> {
+    let (a, b) = (ctx.dir.join("a"), ctx.dir.join("b"));
+    for d in [&a, &b] {
+        fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    let port = vm::free_port()?;
+    let (spec_a, spec_b) = two_vm_specs(ctx, &a, &b, port)?;
+    let mut vm_a = Vm::boot(tools, accel, &spec_a, &ctx.dir.join("vm-a.console"))?;
+    // QEMU's connect side fails at once if the listen side is not up.
+    vm::wait_host_listen(port, &mut vm_a, 60)?;
+    let mut vm_b = Vm::boot(tools, accel, &spec_b, &ctx.dir.join("vm-b.console"))?;
+    let booted = vm_a
+        .wait_for_boot(&a.join(crate::agent::LOG_FILE))
+        .and_then(|ta| Ok(ta.max(vm_b.wait_for_boot(&b.join(crate::agent::LOG_FILE))?)));
+    let mut boot = Duration::ZERO;
+    match booted {
+        // Dropping the VMs kills whichever still runs.
+        Err(e) => notes.push(e),
+        Ok(t) => {
+            boot = t;
+            let deadline = ctx.started + ctx.budget + Duration::from_secs(vm::BOOT_SECS);
+            for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
+                if let Err(e) = r {
+                    notes.push(e);
                 }
             }
-            agent_note(&a, "server", &mut notes);
-            agent_note(&b, "client", &mut notes);
-            b
         }
+    }
+    agent_note(&a, "server", notes);
+    agent_note(&b, "client", notes);
+    Ok((b, boot))
+}
+
+/// The two VMs' specs, their agents' files written: A serves from
+/// `a`, B runs the client sides from `b`, joined on 127.0.0.1:`port`.
+fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, VmSpec), String> {
+    let dump = wire_dump(ctx.opts, &ctx.dir);
+    // The two VMs are two hosts: A serves, B runs the client sides
+    // from a copy of the binaries, as a host without the source
+    // tree would, and holds the report.
+    let params = Params {
+        client_ip: CLIENT_IP.into(),
+        ..Params::default()
     };
-    // What the serving host refused by its own rules is skipped, with why.
-    let refused = read_refused(&report_dir);
+    let mut cfg_a = ctx.agent(
+        Role::Server,
+        SERVER_IP,
+        Net::Mac(vm::MAC_A.into()),
+        a.to_path_buf(),
+        params.clone(),
+    );
+    let mut cfg_b = ctx.agent(
+        Role::Client,
+        CLIENT_IP,
+        Net::Mac(vm::MAC_B.into()),
+        b.to_path_buf(),
+        params,
+    );
+    cfg_b.bin_dir = copy_binaries(&ctx.bin_dir, &b.join("bin"))?;
+    // A secret of this run's own, in a file each VM's agent reads.
+    let secret = crate::control::Secret::generate()?;
+    for cfg in [&mut cfg_a, &mut cfg_b] {
+        let file = cfg.out.join("secret");
+        crate::control::write_secret(&file, &secret)?;
+        cfg.secret_file = Some(file);
+    }
+    // One vCPU each: two TCG guests share this host's cores.
+    let spec_a = VmSpec {
+        name: "A".into(),
+        exec: ctx.exec(&cfg_a)?,
+        rwdir: a.to_path_buf(),
+        qemu_opts: Some(qemu_nic("listen", port, vm::MAC_A) + &dump),
+        cpus: 1,
+    };
+    let spec_b = VmSpec {
+        name: "B".into(),
+        exec: ctx.exec(&cfg_b)?,
+        rwdir: b.to_path_buf(),
+        qemu_opts: Some(qemu_nic("connect", port, vm::MAC_B)),
+        cpus: 1,
+    };
+    Ok((spec_a, spec_b))
+}
+
+/// QEMU's options for a VM's end of the socket wire: `side` is `listen`
+/// or `connect`, on 127.0.0.1:`port`, the NIC with `mac`.
+fn qemu_nic(side: &str, port: u16, mac: &str) -> String {
+    format!(
+        "-netdev socket,id=s0,{side}=127.0.0.1:{port} -device virtio-net-pci,netdev=s0,mac={mac}"
+    )
+}
+
+/// With `--capture`, QEMU's option that records both directions of A's end
+/// of the wire, which is everything between the two hosts; else empty.
+fn wire_dump(opts: &LabOptions, dir: &Path) -> String {
+    if opts.capture {
+        format!(
+            " -object filter-dump,id=f0,netdev=s0,file={}",
+            dir.join(crate::capture::WIRE_PCAP).display()
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// What the serving host refused by its own rules: taken out of `list`,
+/// printed, and returned to be reported as skipped, with why.
+fn take_refused(report_dir: &Path, list: &mut Vec<&'static Scenario>) -> Vec<Skip> {
+    let refused = read_refused(report_dir);
     list.retain(|s| !refused.iter().any(|r| r.scenario == s.name));
     for r in &refused {
         println!("lab: skipped {}: {}", r.scenario, r.reason);
     }
-    skipped.extend(refused);
-    let mut outcomes = if serve {
-        Vec::new()
-    } else {
-        collect(&list, &report_dir, &report_dir)
-    };
-    let captured = opts.capture && opts.mode == Mode::TwoHosts;
-    if captured {
-        if let Err(e) = attach_captures(&dir, &mut outcomes) {
-            notes.push(format!("capture: {e}"));
-        }
-    }
-    let (findings, hosts) = read_doctor(&report_dir);
-    let elapsed = started.elapsed();
+    refused
+}
+
+/// The VMs' accelerator, kernel and boot time (`None` with `--local`); the
+/// kernel's version is also written into the result dir.
+fn vm_info(
+    tools: Option<setup::Tools>,
+    accel: vm::Accel,
+    boot: Duration,
+    dir: &Path,
+) -> Option<VmInfo> {
     let vms = tools.map(|t| VmInfo {
         accel,
         kernel: t.kernel.version,
@@ -562,19 +732,12 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     if let Some(v) = &vms {
         let _ = fs::write(dir.join(KERNEL_FILE), &v.kernel);
     }
-    let report = LabReport {
-        dir,
-        outcomes,
-        notes,
-        elapsed,
-        vms,
-        addrs: opts.mode.addrs(),
-        captured,
-        mode: opts.mode.clone(),
-        skipped,
-        findings,
-        hosts,
-    };
+    vms
+}
+
+/// Cleanup: the result dir goes when everything passed, unless `keep` or
+/// a capture (it is what was asked for) keeps it.
+fn clean_up(report: &LabReport, keep: bool) {
     let all_pass = report.notes.is_empty()
         && report.findings.is_empty()
         && report
@@ -582,10 +745,9 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             .iter()
             .all(|o| report.failures(o).is_empty());
     // A capture is kept: it is what was asked for.
-    if all_pass && !opts.keep && !captured {
+    if all_pass && !keep && !report.captured {
         let _ = fs::remove_dir_all(&report.dir);
     }
-    Ok(report)
 }
 
 /// The secret a serving host uses when neither `--secret-file` nor the
@@ -639,37 +801,13 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
     let pairs: Vec<&Scenario> = scenarios::pairs().collect();
     let (locked_kib, locked_by) = scenarios::largest_registration(&pairs);
     let Some(peer) = &req.peer else {
-        let check = crate::doctor::check_host(&crate::doctor::DoctorOpts {
-            dev: req.dev.clone(),
-            ip: req.ip.clone(),
-            gid_idx: req.gid_idx,
-            locked_kib,
-            locked_by: locked_by.to_string(),
-            mcast: req.mcast.clone(),
-        });
-        // Names and text the system's tools gave.
-        for l in &check.lines {
-            println!("{}", escape_controls(l));
-        }
-        for f in &check.findings {
-            eprintln!("{}", escape_controls(f));
-        }
-        return Ok(check.findings.is_empty());
+        return Ok(doctor_alone(req, locked_kib, locked_by));
     };
     let ip = req
         .ip
         .clone()
         .ok_or("--peer needs --ip: this host's address on its RDMA netdev")?;
-    let parse = |a: &str| {
-        a.parse::<std::net::IpAddr>()
-            .map_err(|e| format!("`{a}`: {e}"))
-    };
-    // Both doctors are started alike: the lower address serves.
-    let serves = match parse(&ip)?.cmp(&parse(peer)?) {
-        std::cmp::Ordering::Less => true,
-        std::cmp::Ordering::Greater => false,
-        std::cmp::Ordering::Equal => return Err("--peer is this host's own --ip".into()),
-    };
+    let serves = doctor_serves(&ip, peer)?;
     // Without a secret the two doctors cannot meet: said at once.
     crate::control::Secret::load(req.secret_file.as_deref())
         .unwrap_or_else(|| Err(crate::control::Secret::missing()))?;
@@ -678,47 +816,11 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         None => first_rdma_device()
             .ok_or("no RDMA device on this host (/sys/class/infiniband is empty): pass --dev")?,
     };
-    let probe = scenarios::find(scenarios::PROBE).expect("the probe is in the table");
-    let bin_dir = match &req.bin_dir {
-        Some(d) => d.clone(),
-        None => {
-            let d = target_dir().join("release");
-            if !d.join(probe.package).is_file() {
-                build(&[probe])?;
-            }
-            d
-        }
-    };
+    let bin_dir = probe_bin_dir(req)?;
     // Kept until the findings are read.
     let out_dir = doctor_dir()?;
     let out = out_dir.path().to_path_buf();
-    let (server_ip, client_ip) = if serves {
-        (ip.clone(), peer.clone())
-    } else {
-        (peer.clone(), ip.clone())
-    };
-    let cfg = AgentConfig {
-        role: if serves { Role::Server } else { Role::Client },
-        ip: ip.clone(),
-        net: Net::None,
-        out: out.clone(),
-        bin_dir,
-        params: Params {
-            server_ip,
-            client_ip,
-            dev: dev.clone(),
-            gid_idx: req.gid_idx.unwrap_or(0),
-            ib_port: 1,
-        },
-        scenarios: Vec::new(),
-        wait_secs: req.wait_secs,
-        port: req.port,
-        auto_gid: req.gid_idx.is_none(),
-        secret_file: req.secret_file.clone(),
-        secret: None,
-        allow: req.allow.clone(),
-        doctor_only: true,
-    };
+    let cfg = doctor_agent(req, serves, &ip, peer, &dev, out.clone(), bin_dir);
     let result = crate::agent::run(cfg);
     let (mut findings, _) = read_doctor(&out);
     drop(out_dir);
@@ -735,6 +837,97 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
         eprintln!("{}", escape_controls(f));
     }
     Ok(findings.is_empty())
+}
+
+/// The doctor without a peer: this host's check, its report printed on
+/// stdout and its findings on stderr; whether it found nothing.
+fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> bool {
+    let check = crate::doctor::check_host(&crate::doctor::DoctorOpts {
+        dev: req.dev.clone(),
+        ip: req.ip.clone(),
+        gid_idx: req.gid_idx,
+        locked_kib,
+        locked_by: locked_by.to_string(),
+        mcast: req.mcast.clone(),
+    });
+    // Names and text the system's tools gave.
+    for l in &check.lines {
+        println!("{}", escape_controls(l));
+    }
+    for f in &check.findings {
+        eprintln!("{}", escape_controls(f));
+    }
+    check.findings.is_empty()
+}
+
+/// Whether this host's doctor serves the session: both doctors are started
+/// alike, and the lower address serves.
+fn doctor_serves(ip: &str, peer: &str) -> Result<bool, String> {
+    let parse = |a: &str| {
+        a.parse::<std::net::IpAddr>()
+            .map_err(|e| format!("`{a}`: {e}"))
+    };
+    match parse(ip)?.cmp(&parse(peer)?) {
+        std::cmp::Ordering::Less => Ok(true),
+        std::cmp::Ordering::Greater => Ok(false),
+        std::cmp::Ordering::Equal => Err("--peer is this host's own --ip".into()),
+    }
+}
+
+/// Where the probe's binary is: `--bin-dir`, or the build's, built now if
+/// it lacks the probe.
+fn probe_bin_dir(req: &DoctorRequest) -> Result<PathBuf, String> {
+    let probe = scenarios::find(scenarios::PROBE).expect("the probe is in the table");
+    Ok(match &req.bin_dir {
+        Some(d) => d.clone(),
+        None => {
+            let d = target_dir().join("release");
+            if !d.join(probe.package).is_file() {
+                build(&[probe])?;
+            }
+            d
+        }
+    })
+}
+
+/// The agent of a doctor's session with `peer`: serving or the peer, the
+/// doctor only, its results in `out`.
+fn doctor_agent(
+    req: &DoctorRequest,
+    serves: bool,
+    ip: &str,
+    peer: &str,
+    dev: &str,
+    out: PathBuf,
+    bin_dir: PathBuf,
+) -> AgentConfig {
+    let (server_ip, client_ip) = if serves {
+        (ip.to_string(), peer.to_string())
+    } else {
+        (peer.to_string(), ip.to_string())
+    };
+    AgentConfig {
+        role: if serves { Role::Server } else { Role::Client },
+        ip: ip.to_string(),
+        net: Net::None,
+        out,
+        bin_dir,
+        params: Params {
+            server_ip,
+            client_ip,
+            dev: dev.to_string(),
+            gid_idx: req.gid_idx.unwrap_or(0),
+            ib_port: 1,
+        },
+        scenarios: Vec::new(),
+        wait_secs: req.wait_secs,
+        port: req.port,
+        auto_gid: req.gid_idx.is_none(),
+        secret_file: req.secret_file.clone(),
+        secret: None,
+        allow: req.allow.clone(),
+        doctor_only: true,
+    }
 }
 
 /// Copies the example binaries of `from` (a build's `target/release`)

@@ -154,44 +154,10 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < ps.len() {
-        let mut kinds = Vec::new();
-        let mut j = i;
-        while j < ps.len() {
-            if j > i && ps[j].time - ps[j - 1].time > RUN_PAUSE {
-                break;
-            }
-            let k = key(ps[j]);
-            if !kinds.contains(&k) {
-                if kinds.len() == RUN_KINDS {
-                    break;
-                }
-                kinds.push(k);
-            }
-            j += 1;
-        }
+        let (end, mut kinds) = run_extent(&ps, i, &key);
         let first = key(ps[i]);
-        let count = |k: &(Option<Side>, String)| ps[i..j].iter().filter(|p| key(p) == *k).count();
-        let repeats = count(&first);
-        // The run ends with the last packet of a kind that repeats in it:
-        // what merely follows it (a disconnect) is drawn on its own.
-        // But what closes a message in the run stays in it: its Last
-        // packet, and the ACKs that follow at once.
-        if let Some(last) = (i..j).rev().find(|&x| count(&key(ps[x])) >= RUN_REPEATS) {
-            let end = j;
-            j = last + 1;
-            kinds.retain(|k| ps[i..j].iter().any(|p| key(p) == *k));
-            while j < end {
-                let k = key(ps[j]);
-                let closes = k.1.ends_with(" Last") || k.1.ends_with("Acknowledge");
-                if !kinds.contains(&k) && !closes {
-                    break;
-                }
-                if !kinds.contains(&k) {
-                    kinds.push(k);
-                }
-                j += 1;
-            }
-        }
+        let repeats = ps[i..end].iter().filter(|p| key(p) == first).count();
+        let j = trim_run(&ps, i, end, &mut kinds, &key);
         if j - i < RUN_MIN || repeats < RUN_REPEATS {
             let mut r = single(ps[i], addrs);
             if resent[i] {
@@ -205,50 +171,112 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
             let members: Vec<usize> = (i..j).filter(|&x| key(ps[x]) == k).collect();
             let run: Vec<&Packet> = members.iter().map(|&x| ps[x]).collect();
             let again = members.iter().filter(|&&x| resent[x]).count();
-            if let [p] = run.as_slice() {
-                let mut r = single(p, addrs);
-                if again > 0 {
-                    r.label += " (resent)";
-                }
-                out.push(r);
-                continue;
-            }
-            let mut qps: Vec<u32> = run.iter().filter_map(|p| p.dest_qp).collect();
-            qps.sort_unstable();
-            qps.dedup();
-            let mut label = format!("{} ×{}", k.1, run.len());
-            match qps.as_slice() {
-                [] => {}
-                [qp] => label += &format!(" QP {qp:#x}"),
-                many => label += &format!(" to {} QPs", many.len()),
-            }
-            let mut lens: Vec<usize> = run.iter().map(|p| p.message_len()).collect();
-            lens.sort_unstable();
-            lens.dedup();
-            match lens.as_slice() {
-                [0] => {}
-                [len] => label += &format!(" {len} B each"),
-                _ => {
-                    label += &format!(
-                        " {} B in all",
-                        run.iter().map(|p| p.message_len()).sum::<usize>()
-                    )
-                }
-            }
-            if again > 0 {
-                label += &format!(" ({again} resent)");
-            }
-            out.push(Rung {
-                time: run[0].time,
-                from: k.0,
-                label,
-                note: note(run[0], addrs),
-                count: run.len(),
-            });
+            out.push(kind_rung(&k, &run, again, addrs));
         }
         i = j;
     }
     fold_blocks(out)
+}
+
+/// Where the run that starts at `ps[i]` ends (exclusive), and its kinds in
+/// order: at a pause, or at a kind beyond the [`RUN_KINDS`] it may mix.
+fn run_extent(
+    ps: &[&Packet],
+    i: usize,
+    key: &impl Fn(&Packet) -> (Option<Side>, String),
+) -> (usize, Vec<(Option<Side>, String)>) {
+    let mut kinds = Vec::new();
+    let mut j = i;
+    while j < ps.len() {
+        if j > i && ps[j].time - ps[j - 1].time > RUN_PAUSE {
+            break;
+        }
+        let k = key(ps[j]);
+        if !kinds.contains(&k) {
+            if kinds.len() == RUN_KINDS {
+                break;
+            }
+            kinds.push(k);
+        }
+        j += 1;
+    }
+    (j, kinds)
+}
+
+/// Where the run `ps[i..end]` really ends, its `kinds` kept to those in
+/// it: with the last packet of a kind that repeats in it, for what merely
+/// follows it (a disconnect) is drawn on its own. But what closes a
+/// message in the run stays in it: its Last packet, and the ACKs that
+/// follow at once.
+fn trim_run(
+    ps: &[&Packet],
+    i: usize,
+    end: usize,
+    kinds: &mut Vec<(Option<Side>, String)>,
+    key: &impl Fn(&Packet) -> (Option<Side>, String),
+) -> usize {
+    let count = |k: &(Option<Side>, String)| ps[i..end].iter().filter(|p| key(p) == *k).count();
+    let Some(last) = (i..end).rev().find(|&x| count(&key(ps[x])) >= RUN_REPEATS) else {
+        return end;
+    };
+    let mut j = last + 1;
+    kinds.retain(|k| ps[i..j].iter().any(|p| key(p) == *k));
+    while j < end {
+        let k = key(ps[j]);
+        let closes = k.1.ends_with(" Last") || k.1.ends_with("Acknowledge");
+        if !kinds.contains(&k) && !closes {
+            break;
+        }
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+        j += 1;
+    }
+    j
+}
+
+/// The rung of one kind `k` of a run: its packets `run` (`again` of them
+/// resent) with their count, QPs and bytes; a lone packet as itself.
+fn kind_rung(k: &(Option<Side>, String), run: &[&Packet], again: usize, addrs: &Addrs) -> Rung {
+    if let [p] = run {
+        let mut r = single(p, addrs);
+        if again > 0 {
+            r.label += " (resent)";
+        }
+        return r;
+    }
+    let mut qps: Vec<u32> = run.iter().filter_map(|p| p.dest_qp).collect();
+    qps.sort_unstable();
+    qps.dedup();
+    let mut label = format!("{} ×{}", k.1, run.len());
+    match qps.as_slice() {
+        [] => {}
+        [qp] => label += &format!(" QP {qp:#x}"),
+        many => label += &format!(" to {} QPs", many.len()),
+    }
+    let mut lens: Vec<usize> = run.iter().map(|p| p.message_len()).collect();
+    lens.sort_unstable();
+    lens.dedup();
+    match lens.as_slice() {
+        [0] => {}
+        [len] => label += &format!(" {len} B each"),
+        _ => {
+            label += &format!(
+                " {} B in all",
+                run.iter().map(|p| p.message_len()).sum::<usize>()
+            )
+        }
+    }
+    if again > 0 {
+        label += &format!(" ({again} resent)");
+    }
+    Rung {
+        time: run[0].time,
+        from: k.0,
+        label,
+        note: note(run[0], addrs),
+        count: run.len(),
+    }
 }
 
 /// A rung's shape: what makes two rungs alike, PSNs aside.

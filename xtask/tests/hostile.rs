@@ -3,6 +3,9 @@
 //! must run nothing, write nothing outside its private result dir, and say
 //! what happened in one line within the stated bound.
 
+// The lab's functions stay short (threshold in clippy.toml); CI denies it.
+#![warn(clippy::too_many_lines)]
+
 mod serving;
 
 use serving::*;

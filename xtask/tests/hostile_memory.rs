@@ -2,6 +2,9 @@
 //! them and stays small. A test binary of its own, so that the peak memory
 //! of this process's children is the attacked agents' alone.
 
+// The lab's functions stay short (threshold in clippy.toml); CI denies it.
+#![warn(clippy::too_many_lines)]
+
 mod serving;
 
 use serving::*;
