@@ -1,12 +1,12 @@
-//! Soft-RoCE tests: every scenario of `xtask::scenarios::all()`, once in one
+//! Soft-RoCE tests: every scenario of `rdma_lab::scenarios::all()`, once in one
 //! VM (`<name>_single_host`, but for those that need two hosts) and once
 //! across two (`<name>_two_hosts`, but for those that say
 //! `single_host_only`, not being about the wire),
-//! judged by `xtask::check` alone: what a scenario expects is declared
+//! judged by `rdma_lab::check` alone: what a scenario expects is declared
 //! with it, so a new scenario is tested without touching this file.
 //!
 //! They boot VMs, so like `#[ignore]`d tests they run only when asked:
-//! `cargo test -p xtask --test softroce -- --ignored` (which `cargo xtask
+//! `cargo test -p rdma-lab --test softroce -- --ignored` (which `cargo xtask
 //! test` runs). A filter narrows the run, and the VMs run only the
 //! scenarios it selects. Each mode boots once and runs its scenarios in
 //! one batch, so this is its own small harness (`harness = false`) that
@@ -15,10 +15,10 @@
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
 
+use rdma_lab::scenarios::{self, Scenario};
+use rdma_lab::{lab, LabOptions, LabReport, Mode};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use xtask::scenarios::{self, Scenario};
-use xtask::{lab, LabOptions, LabReport, Mode};
 
 /// One test: a scenario in a mode.
 struct Test {
@@ -121,13 +121,13 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
         // One VM boots the kernel named explicitly, `--kernel`'s path, the
         // same image as the two VMs' default.
         kernel: (*mode == Mode::SingleHost)
-            .then(|| xtask::setup::find_kernel().map(|k| k.image))
+            .then(|| rdma_lab::setup::find_kernel().map(|k| k.image))
             .flatten(),
         // Keep the result dir: the report tests read it.
         keep: true,
-        ..LabOptions::new(mode.clone(), PathBuf::from(env!("CARGO_BIN_EXE_xtask")))
+        ..LabOptions::new(mode.clone(), PathBuf::from(env!("CARGO_BIN_EXE_rdma-lab")))
     };
-    let report = match xtask::run_scenarios(&opts, &names) {
+    let report = match rdma_lab::run_scenarios(&opts, &names) {
         Ok(r) => r,
         Err(e) => {
             for t in tests {
@@ -216,7 +216,7 @@ fn batch_tests(mode: &Mode) -> Vec<String> {
 /// The summary names the kernel the VMs booted: with `--kernel`, the
 /// image's own version, which is the default kernel's.
 fn kernel_named(mode: &Mode, report: &LabReport) -> Vec<String> {
-    let want = xtask::setup::find_kernel().map(|k| k.version);
+    let want = rdma_lab::setup::find_kernel().map(|k| k.version);
     let got = report.vms.as_ref().map(|v| v.kernel.clone());
     if want.is_some() && got == want {
         Vec::new()
@@ -237,10 +237,10 @@ fn reports_validate(report: &LabReport) -> Vec<String> {
         report.dir.join("lab.junit.xml"),
         report.dir.join("lab.json"),
     );
-    if let Err(e) = xtask::report::write(report, Some(&junit), Some(&json)) {
+    if let Err(e) = rdma_lab::report::write(report, Some(&junit), Some(&json)) {
         return vec![e];
     }
-    let mut failures = xtask::report::validate_junit(&junit);
+    let mut failures = rdma_lab::report::validate_junit(&junit);
     let text = std::fs::read_to_string(&junit).unwrap_or_default();
     let cases = text.matches("<testcase ").count();
     let want = report.outcomes.len() + report.skipped.len() + 1;
@@ -278,7 +278,7 @@ fn reports_validate(report: &LabReport) -> Vec<String> {
 fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
     let mut failures = Vec::new();
     let mut seen = 0;
-    for b in xtask::EXAMPLE_BINARIES {
+    for b in rdma_lab::EXAMPLE_BINARIES {
         let path = dir.join(b);
         if !path.is_file() {
             continue;
@@ -299,7 +299,7 @@ fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
             else {
                 continue;
             };
-            if !xtask::setup::runtime_library_ok(lib) {
+            if !rdma_lab::setup::runtime_library_ok(lib) {
                 failures.push(format!("{b} needs {lib}, which no runtime package has"));
             }
         }
@@ -316,7 +316,7 @@ fn handout_test(report: Option<&LabReport>) -> bool {
     let failures = match report {
         None => vec!["the two-host batch did not run".to_string()],
         Some(r) => {
-            let missing: Vec<&str> = xtask::handout::scenarios()
+            let missing: Vec<&str> = rdma_lab::handout::scenarios()
                 .iter()
                 .map(|s| s.name)
                 .filter(|n| !r.outcomes.iter().any(|o| o.scenario == *n))
@@ -324,9 +324,9 @@ fn handout_test(report: Option<&LabReport>) -> bool {
             if !missing.is_empty() {
                 vec![format!("the batch did not run {}", missing.join(", "))]
             } else {
-                match xtask::handout::write(r, &r.dir.join("handout")) {
+                match rdma_lab::handout::write(r, &r.dir.join("handout")) {
                     Err(e) => vec![e],
-                    Ok(html) => xtask::handout::check_in_chromium(&html),
+                    Ok(html) => rdma_lab::handout::check_in_chromium(&html),
                 }
             }
         }
@@ -400,7 +400,7 @@ fn handout_selected(args: &Args) -> bool {
 /// The handout is written from the two-host batch: it needs every pair
 /// and exercise in it, added to `tests` where missing.
 fn add_handout_scenarios(tests: &mut Vec<Test>) {
-    for s in xtask::handout::scenarios() {
+    for s in rdma_lab::handout::scenarios() {
         let name = format!("{}_two_hosts", s.name);
         if !tests.iter().any(|t| t.name == name) {
             tests.push(Test {

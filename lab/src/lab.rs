@@ -222,7 +222,11 @@ pub fn guest_can_see(p: &Path) -> bool {
 /// Where the binaries are: `opts.bin_dir`, which must hold every program
 /// of `list`, or the build's, built now.
 fn binaries(opts: &LabOptions, list: &[&Scenario]) -> Result<PathBuf, String> {
-    let Some(dir) = &opts.bin_dir else {
+    // A copied rdma-lab, without the source tree, runs the examples beside it.
+    let beside = (!crate::workspace::source_tree())
+        .then(crate::workspace::exe_dir)
+        .flatten();
+    let Some(dir) = opts.bin_dir.as_ref().or(beside.as_ref()) else {
         build(list)?;
         return Ok(target_dir().join("release"));
     };
@@ -428,7 +432,33 @@ fn build_for_run(opts: &LabOptions, list: &[&'static Scenario]) -> Result<PathBu
     if opts.mode.two_hosts() {
         to_build.extend(scenarios::find(scenarios::PROBE));
     }
+    if opts.mode.vms() {
+        build_lab_binary(opts)?;
+    }
     binaries(opts, &to_build)
+}
+
+/// Builds `rdma-lab` beside the agent's binary (same profile), for the
+/// scenarios that run the lab inside the VMs, by its name or copied to a
+/// host: `cargo xtask` builds only its own binary.
+fn build_lab_binary(opts: &LabOptions) -> Result<(), String> {
+    let Some(dir) = opts.agent_exe.parent() else {
+        return Ok(());
+    };
+    if !crate::workspace::source_tree() {
+        return Ok(());
+    }
+    let mut c = cargo();
+    c.args(["build", "--quiet", "-p", "rdma-lab", "--bin", "rdma-lab"]);
+    if dir.ends_with("release") {
+        c.arg("--release");
+    }
+    let ok = c.status().is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        Err("cargo build -p rdma-lab --bin rdma-lab failed".into())
+    }
 }
 
 /// What the boot of every mode shares: the options, the binaries, the
@@ -659,6 +689,11 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
         params,
     );
     cfg_b.bin_dir = copy_binaries(&ctx.bin_dir, &b.join("bin"))?;
+    // The lab itself too, as a host without the source tree gets it.
+    if let Some(lab) = ctx.opts.agent_exe.parent().map(|d| d.join("rdma-lab")) {
+        fs::copy(&lab, cfg_b.bin_dir.join("rdma-lab"))
+            .map_err(|e| format!("copying {}: {e}", lab.display()))?;
+    }
     // A secret of this run's own, in a file each VM's agent reads.
     let secret = crate::control::Secret::generate()?;
     for cfg in [&mut cfg_a, &mut cfg_b] {
@@ -1239,14 +1274,14 @@ mod tests {
 
     #[test]
     fn the_binaries_to_copy_are_the_workspace_examples() {
-        // Every workspace binary but xtask's: a `src/main.rs` is its
+        // Every workspace binary but the lab's own: a `src/main.rs` is its
         // package's binary, and each `src/bin/NAME.rs` is one more.
         let root = workspace_root();
         let mut found = Vec::new();
         for e in fs::read_dir(&root).unwrap().flatten() {
             let dir = e.path();
             let name = e.file_name().to_string_lossy().into_owned();
-            if name == "xtask" || !dir.join("Cargo.toml").is_file() {
+            if ["xtask", "lab"].contains(&name.as_str()) || !dir.join("Cargo.toml").is_file() {
                 continue;
             }
             if dir.join("src/main.rs").is_file() {

@@ -11,13 +11,14 @@ use super::{Cmd, Expect, Ready, Scenario};
 const SERVE: &str = "B=$(dirname \"$(command -v rc_example)\")
 export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=lab-two-commands-cell
 exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
-xtask lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$B\"";
+rdma-lab lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$B\"";
 
 /// `sh -c PEER`: host B's command, which names the scenarios and prints
-/// the report.
+/// the report: `rdma-lab` run from the copy beside the example binaries,
+/// as a host without Rust or the source tree runs it.
 const PEER: &str = "B=$(dirname \"$(command -v rc_example)\")
 export CARGO_TARGET_DIR=/tmp/lab-two-commands RDMA_LAB_SECRET=lab-two-commands-cell
-exec xtask lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 7473 --wait 60 \
+exec \"$B/rdma-lab\" lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 7473 --wait 60 \
 --bin-dir \"$B\" --junit /tmp/lab-two-commands/lab.xml rc_example ibv_sockets_pingpong";
 
 /// `sh -c ALONE ROLE ARGS...`: one half of a two-host run whose other half
@@ -25,7 +26,7 @@ exec xtask lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 74
 const ALONE: &str =
     "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=lab-alone-cell-secret
 role=$1; shift
-exec xtask lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
+exec rdma-lab lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 --bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";
 
 /// One half of a two-host run, `sh` with `args` ([`ALONE`] and its

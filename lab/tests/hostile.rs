@@ -8,6 +8,7 @@
 
 mod serving;
 
+use rdma_lab::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
 use serving::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -15,7 +16,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use xtask::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
 
 #[test]
 fn a_stranger_without_the_secret_runs_nothing() {
@@ -71,16 +71,16 @@ fn a_replayed_handshake_is_refused() {
     // A legitimate handshake, recorded as an eavesdropper would.
     let first = Serving::start(3, &[]);
     let mut s = first.connect();
-    let hello = format!("{} {}", xtask::control::HELLO, "11".repeat(32));
+    let hello = format!("{} {}", rdma_lab::control::HELLO, "11".repeat(32));
     let ch = challenge(&mut s, &hello);
-    let ns = xtask::control::unhex(ch.split(' ').nth(1).unwrap()).unwrap();
+    let ns = rdma_lab::control::unhex(ch.split(' ').nth(1).unwrap()).unwrap();
     let mut m = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
     m.update(b"rdma-examples lab client");
     m.update(&[0x11; 32]);
     m.update(&ns);
     let proof = format!(
         "proof {}\n",
-        xtask::control::hex(&m.finalize().into_bytes())
+        rdma_lab::control::hex(&m.finalize().into_bytes())
     );
     s.write_all(proof.as_bytes()).unwrap();
     let mut answer = [0u8; 80];
@@ -112,7 +112,7 @@ fn a_forged_line_in_the_middle_of_a_session_ends_it() {
     let forged = format!(
         "{} scenarios {}\n",
         "ab".repeat(32),
-        xtask::control::hex(b"srq")
+        rdma_lab::control::hex(b"srq")
     );
     c.stream().write_all(forged.as_bytes()).unwrap();
     let (code, log, a) = a.finish(10);
@@ -228,7 +228,7 @@ fn a_secret_file_others_can_read_is_refused() {
     let f: &Path = &dir.path().join("secret");
     std::fs::write(f, SECRET).unwrap();
     std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
         .args([
             "doctor",
             "--dev",
@@ -247,9 +247,9 @@ fn a_secret_file_others_can_read_is_refused() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("chmod 600"), "{err}");
     // And a peer with no secret at all is told so, at once.
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
         .args(["lab", "--local", "--ip", "127.0.0.1", "--peer", "127.0.0.2"])
-        .env_remove(xtask::control::SECRET_ENV)
+        .env_remove(rdma_lab::control::SECRET_ENV)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -1,4 +1,4 @@
-//! The built `xtask` binary, run as a user runs it: what it does with a
+//! The built `rdma-lab` binary (the lab that `cargo xtask` runs), run as a user runs it: what it does with a
 //! stdout it cannot write, and with option values it must refuse.
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 /// `xtask ARGS` with stdout on `stdout`, its stderr captured.
 fn xtask(args: &[&str], stdout: Stdio) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+    Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(stdout)
@@ -62,7 +62,7 @@ fn a_value_that_is_not_a_device_or_an_address_is_refused_in_one_line() {
             "--peer \"",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
             .args(args)
             .current_dir(tmp.path())
             .stdin(Stdio::null())

@@ -348,8 +348,9 @@ fn is_ready(ready: Ready, stdout_path: &Path) -> bool {
     }
 }
 
-/// PATH with the workspace binaries first, then this very xtask, so shell
-/// snippets in scenarios can name them (`xtask doctor`).
+/// PATH with the workspace binaries first, then this very lab (whose
+/// binary `rdma-lab` sits beside it, built or copied there), so shell
+/// snippets in scenarios can name them (`rdma-lab doctor`).
 fn search_path(bin_dir: &Path) -> std::ffi::OsString {
     let mut dirs = vec![bin_dir.to_path_buf()];
     if let Some(dir) = own_exe().and_then(|e| e.parent().map(Path::to_path_buf)) {
@@ -361,7 +362,7 @@ fn search_path(bin_dir: &Path) -> std::ffi::OsString {
     std::env::join_paths(dirs).unwrap_or_default()
 }
 
-/// The running xtask binary.
+/// The running lab binary (`xtask` or `rdma-lab`).
 fn own_exe() -> Option<PathBuf> {
     std::env::current_exe().ok()
 }
@@ -380,7 +381,7 @@ impl Running {
         let local = cfg.bin_dir.join(cmd.program);
         let program = match own_exe() {
             // The lab's own commands are this binary's, never a stale copy.
-            Some(exe) if cmd.program == "xtask" => exe.into_os_string(),
+            Some(exe) if ["xtask", "rdma-lab"].contains(&cmd.program) => exe.into_os_string(),
             _ if local.is_file() => local.into_os_string(),
             _ => cmd.program.into(),
         };

@@ -36,7 +36,7 @@ pub const STEPS: &[&[&str]] = &[
     &[
         "test",
         "-p",
-        "xtask",
+        "rdma-lab",
         "--test",
         "softroce",
         "--",

@@ -145,12 +145,12 @@ n=$(ip -o addr show to \"{server_ip}\" | awk '{print $2}')
 trap 'ip route replace 224.0.0.0/4 dev \"$n\"' EXIT
 trap 'exit 143' TERM
 ip route del 224.0.0.0/4 || exit 99
-fix=$(xtask doctor --dev \"{dev}\" --ip \"{server_ip}\" 2>&1 >/dev/null \\
+fix=$(rdma-lab doctor --dev \"{dev}\" --ip \"{server_ip}\" 2>&1 >/dev/null \\
   | sed -n 's/.*has no route.*`\\(ip route add [^`]*\\)`.*/\\1/p')
 echo \"the doctor's fix: $fix\"
 [ -n \"$fix\" ] && $fix || exit 98
-xtask doctor --dev \"{dev}\" --ip \"{server_ip}\" >/dev/null && echo 'the doctor finds nothing'
-xtask lab --local --ip \"{server_ip}\" --dev \"{dev}\" --bin-dir \"$B\" mckey mc
+rdma-lab doctor --dev \"{dev}\" --ip \"{server_ip}\" >/dev/null && echo 'the doctor finds nothing'
+rdma-lab lab --local --ip \"{server_ip}\" --dev \"{dev}\" --bin-dir \"$B\" mckey mc
 exit $?";
 
 /// A sender (`mckey -s` or `mc -s`, without `-b`, as the pairs run it) in

@@ -2,13 +2,13 @@
 //! --serve` runs it) on 127.0.0.1, for the hostile-peer tests to attack.
 #![allow(dead_code)]
 
+use rdma_lab::control::{Control, Secret};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use xtask::control::{Control, Secret};
 
 pub const SECRET: &str = "the-serving-hosts-secret-0123";
 
@@ -59,9 +59,9 @@ impl Serving {
         .collect();
         args.extend(extra.iter().map(|s| s.to_string()));
         args.push("--".into());
-        let child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        let child = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
             .args(&args)
-            .env_remove(xtask::control::SECRET_ENV)
+            .env_remove(rdma_lab::control::SECRET_ENV)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -13,13 +13,13 @@ pub const MEMLOCK_64: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-
 /// RDMA device serves (a second dummy netdev, removed again).
 const ELSEWHERE: &str = "ip link add d9 type dummy && ip addr add 198.51.100.9/24 dev d9 \
                          && ip link set d9 up || exit 99
-xtask doctor --dev {dev} --ip 198.51.100.9; rc=$?
+rdma-lab doctor --dev {dev} --ip 198.51.100.9; rc=$?
 ip link del d9
 exit $rc";
 
 /// `sh -c NO_RDMA_UCM`: the doctor without rdma_ucm, which is loaded again.
 const NO_RDMA_UCM: &str = "modprobe -r rdma_ucm || exit 99
-xtask doctor --dev {dev} --ip {server_ip}; rc=$?
+rdma-lab doctor --dev {dev} --ip {server_ip}; rc=$?
 modprobe rdma_ucm
 exit $rc";
 
@@ -37,7 +37,7 @@ table inet doctor_cell {
   }
 }
 RULES
-RDMA_LAB_SECRET=doctor-cells-secret xtask doctor --dev {dev} --ip {client_ip} \
+RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
 --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
@@ -48,14 +48,14 @@ trap 'ip link set \"$n\" mtu 1500' EXIT
 trap 'exit 143' TERM
 ip link set \"$n\" mtu 9000 || exit 99
 sleep 1
-RDMA_LAB_SECRET=doctor-cells-secret xtask doctor --dev {dev} --ip {client_ip} \
+RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
 --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
 /// `sh -c SERVING_DOCTOR`: the server host's doctor, with the secret that
 /// the two doctors of a cell share.
 const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=doctor-cells-secret
-exec xtask doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
+exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
 
 /// The line that both doctors end in when the MTUs differ.
 const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the server host and \
@@ -134,7 +134,7 @@ pub static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "doctor_healthy",
         server: Some(Cmd {
-            program: "xtask",
+            program: "rdma-lab",
             args: &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"],
         }),
         server_expect: Expect::ok(&[
@@ -157,7 +157,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "-c",
             MEMLOCK_64,
             "sh",
-            "xtask",
+            "rdma-lab",
             "doctor",
             "--dev",
             "{dev}",
@@ -215,7 +215,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-c",
                 super::mckey::NO_MCAST_ROUTE,
                 "sh",
-                "xtask",
+                "rdma-lab",
                 "doctor",
                 "--dev",
                 "{dev}",
@@ -240,7 +240,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-c",
                 super::mckey::MCAST_ROUTE_ELSEWHERE,
                 "sh",
-                "xtask",
+                "rdma-lab",
                 "doctor",
                 "--dev",
                 "{dev}",

@@ -53,6 +53,11 @@ impl Mode {
         }
     }
 
+    /// Whether the sides run in the lab's VMs.
+    pub fn vms(&self) -> bool {
+        !matches!(self, Mode::Local { .. })
+    }
+
     /// Whether the sides run on two hosts.
     pub fn two_hosts(&self) -> bool {
         match self {

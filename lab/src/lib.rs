@@ -17,6 +17,7 @@ pub mod agent;
 pub mod bench;
 pub mod capture;
 pub mod ci;
+pub mod cli;
 pub mod control;
 pub mod doctor;
 pub mod handout;

@@ -1,0 +1,731 @@
+//! The lab's command line, the same under both of its names: `cargo xtask`
+//! (the developer's, in the source tree) and `rdma-lab` (the binary that
+//! runs from a copy): `setup | lab | doctor | list | handout | ladder | fmt
+//! | test | bench`; see `help`.
+
+// The lab's functions stay short (threshold in clippy.toml); CI denies it.
+
+use std::process::ExitCode;
+// xtask's own: a failed write to stdout ends the program in one line.
+use crate::{agent, ci, lab, scenarios, setup, LabOptions, Mode};
+
+/// Each command: its name, its synopsis and what it does.
+const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "setup",
+        "setup",
+        "install what the lab needs (as root; otherwise print the commands)",
+    ),
+    (
+        "lab",
+        "lab [NAME...] [--faults] [--two-hosts [--capture]] [--kernel IMAGE] [--keep] [--tcg]
+       [--local [--dev DEV] [--ip ADDR] [--gid-idx N] [--serve | --peer ADDR]
+        [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]
+       [--junit FILE] [--json FILE]",
+        "run scenarios (default: every example pair; --faults: the fault
+            matrix, of every example or of those NAMEd) in a Soft-RoCE VM,
+            in two VMs (--two-hosts) or on this host's RDMA device (--local);
+            with --local, two real hosts: one runs --serve --ip ITS_ADDR,
+            the other --peer THAT_ADDR --ip ITS_OWN and prints the report;
+            they meet on TCP port 7471 (--port) and wait 120 s (--wait)
+            for each other, and prove that they hold the same secret
+            (--secret-file F, mode 600, or RDMA_LAB_SECRET; --serve makes
+            one when neither is given and prints the peer's command);
+            --allow ADDR (repeatable) narrows who may connect; --bin-dir runs the examples from a copy of
+            target/release instead of building them; the doctor runs
+            first and its findings are printed; --junit and --json write
+            the reports CI systems read; --kernel boots that image (its
+            modules in /lib/modules) instead of the default; results go to
+            target/lab/<run>/, kept on failure or with --keep; the VMs use
+            KVM where the CPU offers it, --tcg (or XTASK_TCG=1) forces
+            emulation",
+    ),
+    (
+        "doctor",
+        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--mcast GROUP]
+       [--peer ADDR [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]",
+        "check this host's RDMA setup (devices, ports, MTUs, the GID table,
+            ulimit -l, rdma_cm, the address's netdev, and that the route to
+            the examples' multicast group 239.255.1.1, and to --mcast
+            GROUP's, leaves through that netdev) and, with --peer (run
+            the doctor there too, with --peer this host), the path to the
+            peer: one RC message (both doctors need the same secret:
+            --secret-file F or RDMA_LAB_SECRET); each finding is one line on stderr, what
+            is wrong and what to do; exit 1 when there is one",
+    ),
+    ("list", "list", "list the scenarios"),
+    (
+        "handout",
+        "handout [--pdf] [--check] [--out DIR] [--from RUN] [--tcg]",
+        "run every pair and the exercises across two VMs with capture, then
+            write the lab handout: DIR/handout.html (default target/handout)
+            with the captures in DIR/pcaps/; --pdf also prints
+            DIR/handout.pdf with headless Chromium; --from RUN writes it
+            from a kept run's result dir instead of a new run; --check opens
+            it in headless Chromium and checks what it rendered",
+    ),
+    (
+        "ladder",
+        "ladder DIR [NAME...]",
+        "the packet ladders of a kept two-host run with --capture (its
+            result dir): cuts DIR/wire.pcap per scenario again and draws them",
+    ),
+    (
+        "fmt",
+        "fmt [--check]",
+        "cargo fmt --all [--check] over the whole workspace",
+    ),
+    (
+        "test",
+        "test",
+        "setup, fmt, clippy, host tests, then the Soft-RoCE test suite",
+    ),
+    (
+        "bench",
+        "bench pingpong [--two-hosts] [--tcg]",
+        "ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
+            alternating runs in one boot; medians and their ratio",
+    ),
+];
+
+/// The name the lab was called by: `cargo xtask` or `rdma-lab`.
+static PROG: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+fn prog() -> &'static str {
+    PROG.get().copied().unwrap_or("cargo xtask")
+}
+
+/// The usage of every command, or of one.
+fn usage(only: Option<&str>) -> String {
+    let mut text = format!("usage: {} <command> [--help]\n\n", prog());
+    for (_, synopsis, what) in COMMANDS.iter().filter(|c| only.map_or(true, |o| o == c.0)) {
+        if synopsis.len() <= 8 {
+            text += &format!("  {synopsis:9} {what}\n");
+        } else {
+            text += &format!("  {synopsis}\n            {what}\n");
+        }
+    }
+    if only.is_none() {
+        text += "\n  (agent ...  internal: the runner inside the VMs)\n";
+    }
+    text
+}
+
+/// `args` read against `opts` (each command's own, plus `--help`); `None`
+/// when `--help` asked for the command's usage, which is then printed.
+fn parse(
+    cmd: &str,
+    mut opts: getopts::Options,
+    args: &[String],
+) -> Result<Option<getopts::Matches>, String> {
+    opts.optflag("h", "help", "");
+    let m = opts
+        .parse(args)
+        .map_err(|e| format!("{e}\n{}", usage(Some(cmd))))?;
+    if m.opt_present("help") {
+        print!("{}", usage(Some(cmd)));
+        return Ok(None);
+    }
+    Ok(Some(m))
+}
+
+/// `args` of a command that takes no option and no operand.
+fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse(cmd, getopts::Options::new(), args)? else {
+        return Ok(false);
+    };
+    no_operands(cmd, &m)?;
+    Ok(true)
+}
+
+/// Refuses operands to a command that takes none.
+fn no_operands(cmd: &str, m: &getopts::Matches) -> Result<(), String> {
+    match m.free.first() {
+        Some(extra) => Err(format!(
+            "unexpected argument `{extra}`\n{}",
+            usage(Some(cmd))
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `--NAME N`, a number, or `default`.
+fn num_opt<T: std::str::FromStr>(m: &getopts::Matches, name: &str, default: T) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    match m.opt_str(name) {
+        Some(v) => v.parse().map_err(|e| format!("--{name} {v}: {e}")),
+        None => Ok(default),
+    }
+}
+
+/// Refuses a `--dev` that is not a device name and an `--ip` or `--peer`
+/// that is not an IP address, before anything runs: the values reach the
+/// scenarios' command lines.
+fn check_values(m: &getopts::Matches) -> Result<(), String> {
+    if let Some(v) = m.opt_str("dev") {
+        scenarios::check_dev("--dev", &v)?;
+    }
+    for opt in ["ip", "peer"] {
+        if let Some(v) = m.opt_str(opt) {
+            scenarios::check_ip(&format!("--{opt}"), &v)?;
+        }
+    }
+    Ok(())
+}
+
+/// `cargo xtask lab`: its options read into the lab's, the run, its report.
+fn lab_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("lab", lab_getopts(), args)? else {
+        return Ok(true);
+    };
+    let role = lab_role(&m)?;
+    let opts = lab_options(&m, &role)?;
+    let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
+    if m.opt_present("faults") {
+        names = crate::scenarios::faults(&names)?
+            .iter()
+            .map(|s| s.name)
+            .collect();
+    }
+    // A peer without a secret is told at once, before any build.
+    if let lab::Local::Peer(_) = role {
+        crate::control::Secret::load(opts.secret_file.as_deref())
+            .unwrap_or_else(|| Err(crate::control::Secret::missing()))?;
+    }
+    let report = crate::run_scenarios(&opts, &names)?;
+    if role == lab::Local::Serve {
+        return Ok(print_served(&report));
+    }
+    lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
+    let failed = lab::print_summary(&report);
+    crate::report::write(
+        &report,
+        m.opt_str("junit").as_deref().map(std::path::Path::new),
+        m.opt_str("json").as_deref().map(std::path::Path::new),
+    )?;
+    Ok(failed == 0 && report.notes.is_empty() && report.findings.is_empty())
+}
+
+/// The options `lab` takes: its flags, its values, and `--allow`.
+fn lab_getopts() -> getopts::Options {
+    let mut opts = getopts::Options::new();
+    for flag in [
+        "two-hosts",
+        "local",
+        "keep",
+        "tcg",
+        "faults",
+        "capture",
+        "serve",
+    ] {
+        opts.optflag("", flag, "");
+    }
+    for value in TWO_HOST_VALUES.iter().chain(&["junit", "json", "kernel"]) {
+        opts.optopt("", value, "", "");
+    }
+    opts.optmulti("", "allow", "", "");
+    opts
+}
+
+/// `lab`'s options checked against each other, and which half of a run
+/// `--local` takes (alone without it).
+fn lab_role(m: &getopts::Matches) -> Result<lab::Local, String> {
+    check_values(m)?;
+    let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
+    if two && local {
+        return Err("--two-hosts and --local exclude each other".into());
+    }
+    if m.opt_present("capture") && !two {
+        return Err("--capture goes with --two-hosts: it records the wire between the VMs".into());
+    }
+    let local_only = [
+        "dev",
+        "ip",
+        "gid-idx",
+        "serve",
+        "peer",
+        "port",
+        "wait",
+        "bin-dir",
+        "secret-file",
+        "allow",
+    ];
+    if let Some(o) = local_only.iter().find(|o| !local && m.opt_present(o)) {
+        return Err(format!("--{o} goes with --local"));
+    }
+    if m.opt_present("kernel") && local {
+        return Err("--kernel is the VMs' kernel: it does not go with --local".into());
+    }
+    let (serve, peer) = (m.opt_present("serve"), m.opt_str("peer"));
+    let role = match (serve, peer) {
+        (true, Some(_)) => return Err("--serve and --peer exclude each other".into()),
+        (true, None) => lab::Local::Serve,
+        (false, Some(p)) => lab::Local::Peer(p),
+        (false, None) => lab::Local::Alone,
+    };
+    if role != lab::Local::Alone && !m.opt_present("ip") {
+        return Err("two hosts need --ip: this host's address on its RDMA netdev".into());
+    }
+    if !serve && m.opt_present("allow") {
+        return Err("--allow goes with --serve: it narrows who may connect to this host".into());
+    }
+    if serve && !m.free.is_empty() {
+        return Err("--serve runs the scenarios the peer names: give the NAMEs there".into());
+    }
+    Ok(role)
+}
+
+/// The lab's options from `lab`'s checked ones: the mode (with `role`
+/// under `--local`) and every other choice.
+fn lab_options(m: &getopts::Matches, role: &lab::Local) -> Result<LabOptions, String> {
+    let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
+    let gid_idx = match m.opt_str("gid-idx") {
+        Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
+        None => None,
+    };
+    let mode = if local {
+        Mode::Local {
+            dev: m.opt_str("dev"),
+            ip: m.opt_str("ip").unwrap_or_else(|| "127.0.0.1".into()),
+            gid_idx,
+            role: role.clone(),
+        }
+    } else if two {
+        Mode::TwoHosts
+    } else {
+        Mode::SingleHost
+    };
+    let agent_exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    Ok(LabOptions {
+        keep: m.opt_present("keep"),
+        tcg: m.opt_present("tcg") || crate::lab::tcg_from_env(),
+        capture: m.opt_present("capture"),
+        kernel: m.opt_str("kernel").map(std::path::PathBuf::from),
+        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+        wait_secs: m
+            .opt_str("wait")
+            .map(|v| v.parse().map_err(|e| format!("--wait {v}: {e}")))
+            .transpose()?,
+        port: num_opt(m, "port", agent::CONTROL_PORT)?,
+        secret_file: m.opt_str("secret-file").map(std::path::PathBuf::from),
+        allow: allow_list(m)?,
+        ..LabOptions::new(mode, agent_exe)
+    })
+}
+
+/// A serving host's end of a run: the notes (some are the peer's words),
+/// or that the peer prints the report; whether there were none.
+fn print_served(report: &crate::LabReport) -> bool {
+    for n in &report.notes {
+        println!("note: {}", crate::text::escape_controls(n));
+    }
+    if report.notes.is_empty() {
+        println!("lab: served the peer; it prints the report");
+    }
+    report.notes.is_empty()
+}
+
+/// The options with a value that `lab --local` and `doctor` share: the
+/// device, the addresses and the two-host session's.
+const TWO_HOST_VALUES: &[&str] = &[
+    "dev",
+    "ip",
+    "gid-idx",
+    "peer",
+    "port",
+    "wait",
+    "bin-dir",
+    "secret-file",
+];
+
+fn doctor_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    for value in TWO_HOST_VALUES.iter().chain(&["mcast"]) {
+        opts.optopt("", value, "", "");
+    }
+    opts.optmulti("", "allow", "", "");
+    let Some(m) = parse("doctor", opts, args)? else {
+        return Ok(true);
+    };
+    check_values(&m)?;
+    no_operands("doctor", &m)?;
+    let mut mcast = vec![crate::hints::EXAMPLES_GROUP.to_string()];
+    if let Some(g) = m.opt_str("mcast") {
+        mcast_group(&g)?;
+        if !mcast.contains(&g) {
+            mcast.push(g);
+        }
+    }
+    let gid_idx = match m.opt_str("gid-idx") {
+        Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
+        None => None,
+    };
+    let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
+    lab::doctor(&lab::DoctorRequest {
+        dev: m.opt_str("dev"),
+        ip: m.opt_str("ip"),
+        peer: m.opt_str("peer"),
+        gid_idx,
+        mcast,
+        port: num_opt(&m, "port", agent::CONTROL_PORT)?,
+        wait_secs: num_opt(&m, "wait", agent::PEER_WAIT_SECS)?,
+        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+        secret_file,
+        allow: allow_list(&m)?,
+    })
+}
+
+/// `--mcast GROUP`: an IPv4 multicast address, the only kind whose route
+/// the doctor knows how to fix.
+fn mcast_group(g: &str) -> Result<(), String> {
+    match g.parse::<std::net::Ipv4Addr>() {
+        Ok(a) if a.is_multicast() => Ok(()),
+        _ => Err(format!(
+            "--mcast {g}: give an IPv4 multicast address (224.0.0.0/4), as the examples' -m takes"
+        )),
+    }
+}
+
+/// The `--allow` addresses, each an IP address.
+fn allow_list(m: &getopts::Matches) -> Result<Vec<std::net::IpAddr>, String> {
+    m.opt_strs("allow")
+        .iter()
+        .map(|a| {
+            a.parse()
+                .map_err(|e| format!("--allow {a}: {e}: give an IP address"))
+        })
+        .collect()
+}
+
+fn handout_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("", "pdf", "");
+    opts.optflag("", "check", "");
+    opts.optflag("", "tcg", "");
+    opts.optopt("", "out", "", "");
+    opts.optopt("", "from", "", "");
+    let Some(m) = parse("handout", opts, args)? else {
+        return Ok(true);
+    };
+    no_operands("handout", &m)?;
+    let out = m.opt_str("out").map_or_else(
+        || lab::target_dir().join("handout"),
+        std::path::PathBuf::from,
+    );
+    if m.opt_present("pdf") || m.opt_present("check") {
+        // Before the run: a missing Chromium is better said at once.
+        crate::handout::find_chromium()?;
+    }
+    let opts = LabOptions {
+        keep: true,
+        tcg: m.opt_present("tcg") || lab::tcg_from_env(),
+        capture: true,
+        ..LabOptions::new(
+            Mode::TwoHosts,
+            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
+        )
+    };
+    let names: Vec<&str> = crate::handout::scenarios().iter().map(|s| s.name).collect();
+    let report = match m.opt_str("from") {
+        Some(dir) => {
+            lab::load_two_host_run(std::path::Path::new(&dir), &crate::handout::scenarios())?
+        }
+        None => crate::run_scenarios(&opts, &names)?,
+    };
+    let failed = if m.opt_present("from") {
+        let failed: Vec<&str> = report
+            .outcomes
+            .iter()
+            .filter(|o| !report.failures(o).is_empty())
+            .map(|o| o.scenario.as_str())
+            .collect();
+        if !failed.is_empty() {
+            println!("handout: in that run, these failed: {}", failed.join(", "));
+        }
+        failed.len()
+    } else {
+        lab::print_summary(&report)
+    };
+    let html = crate::handout::write(&report, &out)?;
+    println!("handout: {}", html.display());
+    if m.opt_present("pdf") {
+        let pdf = out.join("handout.pdf");
+        crate::handout::pdf(&html, &pdf)?;
+        println!("handout: {}", pdf.display());
+    }
+    let mut looks_right = true;
+    if m.opt_present("check") {
+        let failures = crate::handout::check_in_chromium(&html);
+        for f in &failures {
+            println!("handout check: {f}");
+        }
+        looks_right = failures.is_empty();
+        if looks_right {
+            println!("handout check: Chromium renders every chapter and ladder, and prints it");
+        }
+    }
+    Ok(failed == 0 && report.notes.is_empty() && looks_right)
+}
+
+fn ladder_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("ladder", getopts::Options::new(), args)? else {
+        return Ok(true);
+    };
+    let Some((dir, names)) = m.free.split_first() else {
+        return Err(format!("which run?\n{}", usage(Some("ladder"))));
+    };
+    let addrs = Mode::TwoHosts
+        .addrs()
+        .expect("the two-host lab has addresses");
+    let captures = crate::capture::split(std::path::Path::new(dir))?;
+    if let Some(n) = names
+        .iter()
+        .find(|n| !captures.iter().any(|c| &c.scenario == *n))
+    {
+        return Err(format!("{dir} has no capture of `{n}`"));
+    }
+    let mut ok = true;
+    let mut out = String::new();
+    for c in captures
+        .iter()
+        .filter(|c| names.is_empty() || names.contains(&c.scenario))
+    {
+        let rungs = crate::ladder::rungs(&c.packets, &addrs);
+        out += &crate::ladder::text(&c.scenario, &rungs, &addrs);
+        if let Some(s) = scenarios::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
+            let failures = crate::capture::check(s.wire, &c.packets, &addrs);
+            if failures.is_empty() {
+                out += &format!("wire facts: all {} hold\n", s.wire.len());
+            } else {
+                ok = false;
+                out += &format!("wire facts: {}\n", failures.join("; "));
+            }
+        }
+        out.push('\n');
+    }
+    // One write: a closed pipe (`| head`) ends the output, quietly. The
+    // ladders are drawn from packets, which a peer writes.
+    print!("{}", crate::text::escape_controls(&out));
+    Ok(ok)
+}
+
+fn bench_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("", "two-hosts", "");
+    opts.optflag("", "tcg", "");
+    let Some(m) = parse("bench", opts, args)? else {
+        return Ok(true);
+    };
+    if m.free != ["pingpong"] {
+        return Err(format!("which bench? pingpong\n{}", usage(Some("bench"))));
+    }
+    let mode = if m.opt_present("two-hosts") {
+        Mode::TwoHosts
+    } else {
+        Mode::SingleHost
+    };
+    crate::bench::pingpong(mode, m.opt_present("tcg") || crate::lab::tcg_from_env())
+}
+
+fn real_main(args: &[String]) -> Result<bool, String> {
+    let Some(cmd) = args.first() else {
+        print!("{}", usage(None));
+        return Ok(false);
+    };
+    let rest = &args[1..];
+    match cmd.as_str() {
+        "setup" => {
+            if !no_args("setup", rest)? {
+                return Ok(true);
+            }
+            let t = setup::ensure()?;
+            println!("setup: ok; VMs boot {}", t.kernel.image.display());
+            Ok(true)
+        }
+        "lab" => lab_cmd(rest),
+        "doctor" => doctor_cmd(rest),
+        "ladder" => ladder_cmd(rest),
+        "handout" => handout_cmd(rest),
+        "list" => {
+            if no_args("list", rest)? {
+                for s in scenarios::all() {
+                    let kind = match (s.pair, s.fault) {
+                        (true, _) => "pair".to_string(),
+                        (false, Some(f)) => format!("fault: {}", f.label()),
+                        (false, None) => "test-only".to_string(),
+                    };
+                    // A closed pipe (`| head`) ends the listing, quietly.
+                    println!("{:28} {kind}", s.name);
+                }
+            }
+            Ok(true)
+        }
+        "fmt" | "test" if !crate::workspace::source_tree() => Err(format!(
+            "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
+        )),
+        "fmt" => {
+            let mut opts = getopts::Options::new();
+            opts.optflag("", "check", "");
+            match parse("fmt", opts, rest)? {
+                Some(m) => Ok(ci::fmt(m.opt_present("check"))),
+                None => Ok(true),
+            }
+        }
+        "test" => {
+            if !no_args("test", rest)? {
+                return Ok(true);
+            }
+            let failed = ci::run();
+            if failed.is_empty() {
+                println!("all steps passed");
+            } else {
+                println!("failed steps:\n  {}", failed.join("\n  "));
+            }
+            Ok(failed.is_empty())
+        }
+        "bench" => bench_cmd(rest),
+        "agent" => agent::run(agent::AgentConfig::from_cli(rest)?).map(|()| true),
+        "help" | "-h" | "--help" => {
+            print!("{}", usage(None));
+            Ok(true)
+        }
+        other => Err(format!("unknown command `{other}`\n{}", usage(None))),
+    }
+}
+
+/// Runs the command line of this process as the lab called `name`; its
+/// exit code. A failure is one line on stderr.
+pub fn main(name: &'static str) -> ExitCode {
+    let _ = PROG.set(name);
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let result = real_main(&args);
+    // What `print!` left buffered is written now, checked like the rest.
+    crate::out::flush();
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("{}: {e}", prog().rsplit(' ').next().unwrap_or("xtask"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn every_command_answers_help_without_running() {
+        for (name, _, _) in COMMANDS {
+            assert_eq!(real_main(&args(&[name, "--help"])), Ok(true), "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_options_and_arguments_print_the_usage() {
+        for bad in [
+            &["lab", "--bogus"][..],
+            &["lab", "--gid-idx"],
+            &["lab", "--two-hosts", "--local"],
+            &["bench"],
+            &["bench", "pingpong", "--keep"],
+            &["fmt", "--two-hosts"],
+            &["list", "extra"],
+            &["test", "--tcg"],
+            &["nope"],
+            &["lab", "--capture"],
+            &["ladder"],
+            &["handout", "extra"],
+            &["handout", "--from"],
+            &["ladder", "/nonexistent", "rc_example"],
+        ] {
+            let e = real_main(&args(bad)).unwrap_err();
+            assert!(
+                e.contains("usage: cargo xtask")
+                    || e.contains("exclude each other")
+                    || e.contains("goes with --two-hosts")
+                    || e.contains("not the result dir"),
+                "{bad:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn two_host_options_are_checked_before_anything_runs() {
+        for (bad, says) in [
+            (&["lab", "--serve"][..], "goes with --local"),
+            (&["lab", "--peer", "10.0.0.1"], "goes with --local"),
+            (&["lab", "--local", "--serve"], "need --ip"),
+            (&["lab", "--local", "--peer", "10.0.0.1"], "need --ip"),
+            (
+                &[
+                    "lab", "--local", "--serve", "--peer", "10.0.0.1", "--ip", "10.0.0.2",
+                ],
+                "exclude each other",
+            ),
+            (
+                &["lab", "--local", "--serve", "--ip", "10.0.0.1", "srq"],
+                "give the NAMEs there",
+            ),
+            (
+                &["lab", "--local", "--kernel", "/boot/x"],
+                "does not go with --local",
+            ),
+            (&["lab", "--local", "--port", "x"], "--port x"),
+            (&["doctor", "--peer", "10.0.0.2"], "--peer needs --ip"),
+            (
+                &["doctor", "--ip", "10.0.0.2", "--peer", "10.0.0.2"],
+                "own --ip",
+            ),
+            (&["doctor", "extra"], "unexpected argument"),
+            (
+                &["doctor", "--mcast", "192.0.2.1"],
+                "--mcast 192.0.2.1: give an IPv4 multicast address",
+            ),
+            (
+                &["doctor", "--mcast", "ff0e::1"],
+                "--mcast ff0e::1: give an IPv4 multicast address",
+            ),
+            (
+                &["lab", "--kernel", "/nonexistent/vmlinuz"],
+                "--kernel /nonexistent/vmlinuz",
+            ),
+        ] {
+            let e = real_main(&args(bad)).unwrap_err();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_usage_lists_every_command() {
+        let text = usage(None);
+        for (name, synopsis, _) in COMMANDS {
+            assert!(text.contains(synopsis), "{name}");
+        }
+        assert!(usage(Some("lab")).contains("--two-hosts"));
+        assert!(!usage(Some("lab")).contains("bench pingpong"));
+    }
+
+    #[test]
+    fn a_directory_without_a_capture_is_refused_in_one_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let e = real_main(&args(&["ladder", &dir.to_string_lossy()])).unwrap_err();
+        assert!(e.contains("wire.pcap") && !e.contains('\n'), "{e}");
+        let e = real_main(&args(&["handout", "--from", &dir.to_string_lossy()])).unwrap_err();
+        assert!(
+            e.contains("not the result dir of a two-host run with --capture"),
+            "{e}"
+        );
+    }
+}
