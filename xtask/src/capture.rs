@@ -27,6 +27,7 @@ pub const FIELDS: &[&str] = &[
     "tcp.flags.syn",
     "tcp.flags.fin",
     "tcp.flags.reset",
+    "tcp.flags.ack",
     "tcp.payload",
     "_ws.col.Protocol",
     "_ws.col.Info",
@@ -75,6 +76,8 @@ pub enum Kind {
         fin: bool,
         /// RST set.
         rst: bool,
+        /// ACK set (a SYN with it answers one).
+        ack: bool,
     },
     /// ARP.
     Arp,
@@ -276,6 +279,7 @@ pub fn parse(text: &str) -> Vec<Packet> {
                         syn: flag("tcp.flags.syn"),
                         fin: flag("tcp.flags.fin"),
                         rst: flag("tcp.flags.reset"),
+                        ack: flag("tcp.flags.ack"),
                     }
                 } else if proto == "ARP" {
                     Kind::Arp
@@ -1025,6 +1029,7 @@ pub(crate) mod tests {
                 syn: false,
                 fin: false,
                 rst: false,
+                ack: true,
             },
             payload: payload.as_bytes().to_vec(),
             ..packet("192.0.2.1", "192.0.2.2", "TCP", 0, 0)

@@ -505,6 +505,27 @@ mod tests {
         }
     }
 
+    /// The top-level README shows rc_example's ladder: the one the ladder
+    /// code draws from the recorded capture, not an older drawing.
+    #[test]
+    fn the_readme_ladder_is_drawn_from_the_recorded_capture() {
+        let frames = crate::capture::parse(include_str!("../tests/data/rc_example.tsv"));
+        let packets = &crate::capture::cut(&frames)[0].packets;
+        let addrs = crate::Mode::TwoHosts.addrs().expect("two hosts");
+        let drawn =
+            crate::ladder::text("rc_example", &crate::ladder::rungs(packets, &addrs), &addrs);
+        let readme = fs::read_to_string(lab::workspace_root().join("README.md")).unwrap();
+        let start = readme
+            .find("--- rc_example: on the wire ---")
+            .expect("the README shows rc_example's ladder");
+        let end = start + readme[start..].find("```").expect("in a code block");
+        assert_eq!(
+            &readme[start..end],
+            drawn,
+            "paste the ladder drawn from the fixture into README.md"
+        );
+    }
+
     #[test]
     fn commands_read_as_typed() {
         let cmd = Cmd {
