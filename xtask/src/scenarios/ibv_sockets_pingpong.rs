@@ -1,4 +1,4 @@
-//! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
+//! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
 use super::{
     pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel,
