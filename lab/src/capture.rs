@@ -27,6 +27,7 @@ pub const FIELDS: &[&str] = &[
     "tcp.flags.syn",
     "tcp.flags.fin",
     "tcp.flags.reset",
+    "tcp.flags.ack",
     "tcp.payload",
     "_ws.col.Protocol",
     "_ws.col.Info",
@@ -75,6 +76,8 @@ pub enum Kind {
         fin: bool,
         /// RST set.
         rst: bool,
+        /// ACK set (a SYN with it answers one).
+        ack: bool,
     },
     /// ARP.
     Arp,
@@ -315,6 +318,7 @@ fn frame_kind<'a>(get: &impl Fn(&str) -> &'a str, proto: &str) -> Kind {
             sport: s as u16,
             dport: d as u16,
             syn: flag("tcp.flags.syn"),
+            ack: flag("tcp.flags.ack"),
             fin: flag("tcp.flags.fin"),
             rst: flag("tcp.flags.reset"),
         }
@@ -1138,6 +1142,7 @@ pub(crate) mod tests {
                 syn: false,
                 fin: false,
                 rst: false,
+                ack: true,
             },
             payload: payload.as_bytes().to_vec(),
             ..packet("192.0.2.1", "192.0.2.2", "TCP", 0, 0)

@@ -505,6 +505,129 @@ mod tests {
         }
     }
 
+    /// The top-level README shows rc_example's ladder: the one the ladder
+    /// code draws from the recorded capture, not an older drawing.
+    #[test]
+    fn the_readme_ladder_is_drawn_from_the_recorded_capture() {
+        let frames = crate::capture::parse(include_str!("../tests/data/rc_example.tsv"));
+        let packets = &crate::capture::cut(&frames)[0].packets;
+        let addrs = crate::Mode::TwoHosts.addrs().expect("two hosts");
+        let drawn =
+            crate::ladder::text("rc_example", &crate::ladder::rungs(packets, &addrs), &addrs);
+        let readme = fs::read_to_string(lab::workspace_root().join("README.md")).unwrap();
+        let start = readme
+            .find("--- rc_example: on the wire ---")
+            .expect("the README shows rc_example's ladder");
+        let end = start + readme[start..].find("```").expect("in a code block");
+        assert_eq!(
+            &readme[start..end],
+            drawn,
+            "paste the ladder drawn from the fixture into README.md"
+        );
+    }
+
+    /// The handout of a run that captured rc_example only (the recorded
+    /// fixture) and printed nothing: every chapter's README sections and
+    /// exercises, and rc_example's ladder.
+    fn rendered() -> String {
+        let frames = crate::capture::parse(include_str!("../tests/data/rc_example.tsv"));
+        let packets = crate::capture::cut(&frames).remove(0).packets;
+        let report = LabReport {
+            dir: PathBuf::from("/nonexistent/lab/run"),
+            outcomes: vec![Outcome {
+                scenario: "rc_example".into(),
+                server: None,
+                client: None,
+                leftover: String::new(),
+                capture: Some(packets),
+            }],
+            notes: Vec::new(),
+            elapsed: std::time::Duration::ZERO,
+            vms: None,
+            addrs: crate::Mode::TwoHosts.addrs(),
+            captured: true,
+            mode: crate::Mode::TwoHosts,
+            skipped: Vec::new(),
+            findings: Vec::new(),
+            hosts: Vec::new(),
+        };
+        html(&report)
+    }
+
+    /// The names of the source documents' files in `text`: three digits,
+    /// `_`, sixteen hex digits, `.txt` (`002_4568353e3e00e8fb.txt`).
+    fn seed_file_names(text: &str) -> Vec<String> {
+        let b = text.as_bytes();
+        let at = |i: usize| {
+            let name = b.get(i..i + 24)?;
+            let ok = name[..3].iter().all(u8::is_ascii_digit)
+                && name[3] == b'_'
+                && name[4..20].iter().all(u8::is_ascii_hexdigit)
+                && &name[20..] == b".txt";
+            ok.then(|| String::from_utf8_lossy(name).into_owned())
+        };
+        (0..b.len()).filter_map(at).collect()
+    }
+
+    #[test]
+    fn the_handout_names_no_source_file() {
+        assert_eq!(
+            seed_file_names("(`002_4568353e3e00e8fb.txt`) and 12_ab.txt"),
+            ["002_4568353e3e00e8fb.txt"]
+        );
+        assert_eq!(seed_file_names(&rendered()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_handout_says_what_roce_carries_instead_of_a_grh() {
+        let h = rendered();
+        assert!(
+            !h.to_lowercase().contains("every packet needs a grh"),
+            "RoCE v2 puts no GRH on the wire"
+        );
+        assert!(h.contains("no GRH goes on the wire"));
+        assert!(h.contains("UDP to port 4791"));
+    }
+
+    #[test]
+    fn the_handout_ladder_says_what_a_read_request_asks_for_and_a_syn_ack() {
+        let h = rendered();
+        assert!(
+            h.contains("RC RDMA Read Request QP 0x15 PSN 0 (reads 21 B)"),
+            "a Read Request carries no payload"
+        );
+        assert!(!h.contains("RC RDMA Read Request QP 0x15 PSN 0 21 B"));
+        assert!(h.contains("TCP :19875 SYN/ACK"));
+    }
+
+    #[test]
+    fn the_handout_says_what_it_cannot_show() {
+        let h = rendered();
+        // Timings of emulated hosts, where the ping-pong's appear.
+        let pingpong = &h[h.find("id=\"ibv_sockets_pingpong\"").unwrap()..];
+        let exercise = &pingpong[pingpong.find("Add -n 100").unwrap()..];
+        let exercise = &exercise[..exercise.find("</h4>").unwrap()];
+        assert!(exercise.contains("say nothing about RDMA performance"));
+        // No pointers to what the handout does not have.
+        assert!(!pingpong.contains("benchmark below"));
+        assert!(!pingpong.contains("parse_summary"));
+        // apm opens with why it shows no migration on RoCE.
+        let apm = &h[h.find("id=\"apm\"").unwrap()..];
+        let intro = &apm[apm.find("<p>").unwrap()..];
+        let intro = &intro[..intro.find("</p>").unwrap()];
+        for want in [
+            "no path migration to see",
+            "alternate path",
+            "InfiniBand",
+            "QP path migrated",
+        ] {
+            assert!(
+                intro.contains(want),
+                "apm's first paragraph: no `{want}` in {intro}"
+            );
+        }
+    }
+
     #[test]
     fn commands_read_as_typed() {
         let cmd = Cmd {

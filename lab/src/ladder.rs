@@ -42,8 +42,11 @@ fn kind_of(p: &Packet) -> String {
             syn,
             fin,
             rst,
+            ack,
         } => {
-            let flag = if syn {
+            let flag = if syn && ack {
+                " SYN/ACK"
+            } else if syn {
                 " SYN"
             } else if rst {
                 " RST"
@@ -77,10 +80,18 @@ fn label(p: &Packet) -> String {
         }
     }
     let len = p.message_len();
-    if len > 0 {
+    if reads(p) {
+        l += &format!(" (reads {len} B)");
+    } else if len > 0 {
         l += &format!(" {len} B");
     }
     l
+}
+
+/// An RDMA Read Request: it carries no payload, only the RETH's DMA
+/// length, the bytes it asks the responder to send back.
+fn reads(p: &Packet) -> bool {
+    p.what.ends_with("RDMA Read Request")
 }
 
 fn note(p: &Packet, addrs: &Addrs) -> String {
@@ -259,6 +270,13 @@ fn kind_rung(k: &(Option<Side>, String), run: &[&Packet], again: usize, addrs: &
     lens.dedup();
     match lens.as_slice() {
         [0] => {}
+        [len] if reads(run[0]) => label += &format!(" (reads {len} B each)"),
+        _ if reads(run[0]) => {
+            label += &format!(
+                " (reads {} B in all)",
+                run.iter().map(|p| p.message_len()).sum::<usize>()
+            )
+        }
         [len] => label += &format!(" {len} B each"),
         _ => {
             label += &format!(
@@ -472,12 +490,14 @@ mod tests {
         let a = addrs();
         let text = text("rc_example", &rungs(packets, &a), &a);
         let order = [
-            "|<------------------ TCP :19875 SYN",
+            "|<------------------- TCP :19875 SYN -------------------|",
+            "|----------------- TCP :19875 SYN/ACK ----------------->|",
             "- TCP :19875 34 B -",
-            "- RC Send Only QP 0x15 PSN 0 21 B ---------->|  \"SEND operation \"",
-            "|<----- RC RDMA Read Request QP 0x15 PSN 0 21 B ------|  va 0x",
-            "-- RC RDMA Read Response Only QP 0x15 PSN 0 21 B --->|  \"RDMA read operation \"",
-            "|<------ RC RDMA Write Only QP 0x15 PSN 1 21 B -------|  va 0x",
+            "- RC Send Only QP 0x15 PSN 0 21 B ----------->|  \"SEND operation \"",
+            // A request, no payload: 21 is the length it asks for.
+            "|<-- RC RDMA Read Request QP 0x15 PSN 0 (reads 21 B) ---|  va 0x",
+            "--- RC RDMA Read Response Only QP 0x15 PSN 0 21 B ---->|  \"RDMA read operation \"",
+            "|<------- RC RDMA Write Only QP 0x15 PSN 1 21 B --------|  va 0x",
             "TCP :19875 FIN",
         ];
         let mut at = 0;
@@ -596,6 +616,32 @@ mod tests {
             "CM DisconnectRequest 5 B",
         ]);
         assert_eq!(ladder(2.0), paused);
+    }
+
+    #[test]
+    fn a_read_request_shows_the_length_it_asks_for_not_a_payload() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let read = |psn: u32| Packet {
+            payload: Vec::new(),
+            reth: Some(capture::Reth {
+                va: 0x1000,
+                rkey: 7,
+                len: 4096,
+            }),
+            ..roce(c, s, "RC RDMA Read Request", 1, psn)
+        };
+        let one = rungs(&[read(3)], &a);
+        assert_eq!(
+            one[0].label,
+            "RC RDMA Read Request QP 0x1 PSN 3 (reads 4096 B)"
+        );
+        let many: Vec<Packet> = (0..12).map(read).collect();
+        let folded = rungs(&many, &a);
+        assert_eq!(
+            folded[0].label,
+            "RC RDMA Read Request ×12 QP 0x1 (reads 4096 B each)"
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c, seed 000).
+//! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
 use super::{
     pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel,
@@ -286,7 +286,7 @@ pub static SCENARIOS: &[Scenario] = &[
             Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
             Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
         ],
-        try_this: Some("Add -n 100 -s 4096: instead of the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire."),
+        try_this: Some("Add -n 100 -s 4096: instead of the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire. The timings are those of two QEMU VMs (under TCG emulation where the host has no KVM) whose NIC is Soft-RoCE, software: they say nothing about RDMA performance."),
         ..Scenario::BASE
     },
     bad_option(

@@ -160,7 +160,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "test result is 0",
         ])
         .counts(CLIENT_SEES_SERVER),
-        try_this: Some("Leave out -g on a RoCE port. The manual's program then gives the QPs a zero GID and fails at RTR; this port picks the RoCE v2 GID of the port's IPv4 address itself, and says which."),
+        try_this: Some("Leave out -g on a RoCE port. The manual's program then sets is_global = 0: its address handle has no GRH fields, no GID at all, which RoCE cannot address a peer without, so the move to RTR fails (EINVAL); this port picks the RoCE v2 GID of the port's IPv4 address itself, and says which."),
         ..Scenario::BASE
     },
     // A misspelt -d fails at once, before the server listens; the client
