@@ -2,7 +2,7 @@
 //! throwaway QEMU VMs with virtme-ng and runs the example pairs in them.
 //!
 //! The scenarios are data ([`scenarios::all`]); the lab's PASS/FAIL
-//! summary and the Soft-RoCE tests (`xtask/tests/softroce/`) judge runs
+//! summary and the Soft-RoCE tests (`lab/tests/softroce/`) judge runs
 //! with the same [`scenarios::check`].
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
