@@ -345,6 +345,8 @@ pub struct Control {
     writer: TcpStream,
     reader: BufReader<TcpStream>,
     keys: Option<Keys>,
+    /// How long one whole line may take to be written.
+    write_within: Duration,
 }
 
 /// A handshake that did not end in a session.
@@ -364,14 +366,12 @@ impl Control {
         stream
             .set_nodelay(true)
             .map_err(|e| format!("control: {e}"))?;
-        stream
-            .set_write_timeout(Some(Duration::from_secs(WRITE_SECS)))
-            .map_err(|e| format!("control: {e}"))?;
         let reader = BufReader::new(stream.try_clone().map_err(|e| format!("control: {e}"))?);
         Ok(Control {
             writer: stream,
             reader,
             keys: None,
+            write_within: Duration::from_secs(WRITE_SECS),
         })
     }
 
@@ -387,10 +387,32 @@ impl Control {
     }
 
     fn send_raw(&mut self, line: &str) -> Result<(), String> {
-        // One write, so one segment, for the whole line.
-        self.writer
-            .write_all(format!("{line}\n").as_bytes())
-            .map_err(|e| format!("control: sending `{}`: {e}", shown(line)))
+        let bytes = format!("{line}\n").into_bytes();
+        // The whole line within its deadline, not each write: a peer that
+        // reads a byte now and then cannot hold it longer.
+        let deadline = Instant::now() + self.write_within;
+        let failed = |e: &dyn std::fmt::Display| format!("control: sending `{}`: {e}", shown(line));
+        let mut sent = 0;
+        while sent < bytes.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(failed(&format!(
+                    "not taken by the peer within {} s",
+                    self.write_within.as_secs()
+                )));
+            }
+            self.writer
+                .set_write_timeout(Some(left))
+                .map_err(|e| failed(&e))?;
+            // One write, so one segment, for a short line.
+            match self.writer.write(&bytes[sent..]) {
+                Ok(0) => return Err(failed(&"the connection is closed")),
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(failed(&e)),
+            }
+        }
+        Ok(())
     }
 
     /// Sends one line (with its MAC, once the session is open).
@@ -738,9 +760,7 @@ mod tests {
     #[test]
     fn a_peer_that_stops_reading_cannot_hold_a_write() {
         let (mut s, c) = pair();
-        s.writer
-            .set_write_timeout(Some(Duration::from_millis(500)))
-            .unwrap();
+        s.write_within = Duration::from_millis(500);
         let started = Instant::now();
         let blob = vec![b'x'; 1 << 20];
         let e = (0..200)
@@ -753,6 +773,36 @@ mod tests {
             started.elapsed()
         );
         drop(c);
+    }
+
+    #[test]
+    fn a_peer_that_reads_a_trickle_cannot_hold_a_line_past_its_deadline() {
+        let (mut s, c) = pair();
+        s.write_within = Duration::from_millis(500);
+        let t = std::thread::spawn(move || {
+            let mut b = [0u8; 1];
+            for _ in 0..40 {
+                if (&c.writer).read(&mut b).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let started = Instant::now();
+        let e = s
+            .send_blob("file stdout", &vec![b'x'; 4 << 20])
+            .unwrap_err();
+        assert!(
+            e.contains("within 0 s") || e.contains("control: sending"),
+            "{e}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(s);
+        t.join().unwrap();
     }
 
     #[test]
