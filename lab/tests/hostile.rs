@@ -182,9 +182,11 @@ fn a_peer_that_trickles_is_cut_off_at_the_handshake_bound() {
     let took = started.elapsed();
     t.join().unwrap();
     assert_eq!(code, 1);
+    // The trickle would go on for 40 s; the bound cuts it at 10 (with room
+    // for a loaded machine to end the process).
     assert!(
         took >= Duration::from_secs(HANDSHAKE_SECS - 1)
-            && took < Duration::from_secs(HANDSHAKE_SECS + 3),
+            && took < Duration::from_secs(HANDSHAKE_SECS + 8),
         "{took:?}"
     );
     assert_eq!(
