@@ -39,7 +39,8 @@ pub fn find_roce_gid(ctx: &Context, port: u8) -> Result<Option<(u8, Gid)>> {
 }
 
 /// The GID index a verbs-only example uses on `port` when the user gave
-/// none (`-g`): on an Ethernet (RoCE) port, where a GRH is mandatory, the
+/// none (`-g`): on an Ethernet (RoCE) port, where the address handle must
+/// carry the GRH fields (RoCE addresses by GID), the
 /// one [`find_roce_gid`] picks, announced in one line; on InfiniBand
 /// `None`, so the program runs by LID only as its original.
 pub fn default_gid_index(ctx: &Context, port: u8, port_attr: &PortAttr) -> Result<Option<u8>> {

@@ -67,7 +67,9 @@ pub enum LinkLayer {
     Unspecified,
     /// InfiniBand: LIDs, a GRH only across subnets.
     InfiniBand,
-    /// Ethernet (RoCE): every packet needs a GRH, so a GID.
+    /// Ethernet (RoCE): the peer is addressed by GID, so every address
+    /// handle carries the GRH fields (on RoCE v2 they become the IPv4 and
+    /// UDP headers on the wire).
     Ethernet,
 }
 
