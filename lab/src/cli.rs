@@ -53,7 +53,12 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             --secret-file F or RDMA_LAB_SECRET); each finding is one line on stderr, what
             is wrong and what to do; exit 1 when there is one",
     ),
-    ("list", "list", "list the scenarios"),
+    (
+        "list",
+        "list [--full]",
+        "list the scenarios; --full prints everything each one declares
+            (commands, expectations, wire facts) and where it may run",
+    ),
     (
         "handout",
         "handout [--pdf] [--check] [--out DIR] [--from RUN] [--tcg]",
@@ -529,6 +534,33 @@ fn bench_cmd(args: &[String]) -> Result<bool, String> {
     crate::bench::pingpong(mode, m.opt_present("tcg") || crate::lab::tcg_from_env())
 }
 
+/// `list [--full]`.
+fn list_cmd(rest: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("", "full", "");
+    let Some(m) = parse("list", opts, rest)? else {
+        return Ok(true);
+    };
+    no_operands("list", &m)?;
+    if m.opt_present("full") {
+        let bench = scenarios::bench::SCENARIOS.iter();
+        for s in scenarios::all().iter().copied().chain(bench) {
+            print!("{}", crate::mode::describe(s));
+        }
+        return Ok(true);
+    }
+    for s in scenarios::all() {
+        let kind = match (s.pair, s.fault) {
+            (true, _) => "pair".to_string(),
+            (false, Some(f)) => format!("fault: {}", f.label()),
+            (false, None) => "test-only".to_string(),
+        };
+        // A closed pipe (`| head`) ends the listing, quietly.
+        println!("{:28} {kind}", s.name);
+    }
+    Ok(true)
+}
+
 fn real_main(args: &[String]) -> Result<bool, String> {
     let Some(cmd) = args.first() else {
         print!("{}", usage(None));
@@ -548,20 +580,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "doctor" => doctor_cmd(rest),
         "ladder" => ladder_cmd(rest),
         "handout" => handout_cmd(rest),
-        "list" => {
-            if no_args("list", rest)? {
-                for s in scenarios::all() {
-                    let kind = match (s.pair, s.fault) {
-                        (true, _) => "pair".to_string(),
-                        (false, Some(f)) => format!("fault: {}", f.label()),
-                        (false, None) => "test-only".to_string(),
-                    };
-                    // A closed pipe (`| head`) ends the listing, quietly.
-                    println!("{:28} {kind}", s.name);
-                }
-            }
-            Ok(true)
-        }
+        "list" => list_cmd(rest),
         "fmt" | "test" if !crate::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),

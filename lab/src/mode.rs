@@ -107,3 +107,44 @@ pub fn skip_reason(s: &Scenario, mode: &Mode, link_layer: Option<&str>) -> Optio
         None
     }
 }
+
+/// Everything `s` declares, as text, and where it may run: what
+/// `list --full` prints, so that a change to how the table is built can
+/// show that it changed no entry.
+pub fn describe(s: &Scenario) -> String {
+    let mut text = String::new();
+    for line in format!("{s:#?}").lines() {
+        let field = line.trim_start().split(':').next().unwrap_or("");
+        if ["single_host_only", "two_hosts_only", "vm_only", "placement"].contains(&field) {
+            continue;
+        }
+        // A `verify` function's address changes from build to build.
+        match line.find("0x") {
+            Some(at) if field.starts_with("0x") => text.push_str(&format!("{}fn,", &line[..at])),
+            _ => text.push_str(line),
+        }
+        text.push('\n');
+    }
+    let local = |role| Mode::Local {
+        dev: None,
+        ip: SERVER_IP.into(),
+        gid_idx: None,
+        role,
+    };
+    let modes = [
+        (Mode::SingleHost, None),
+        (Mode::TwoHosts, None),
+        (local(Local::Alone), None),
+        (local(Local::Serve), None),
+        (Mode::SingleHost, Some("InfiniBand")),
+    ];
+    for (mode, link) in modes {
+        let why = skip_reason(s, &mode, link).unwrap_or("runs");
+        text.push_str(&format!(
+            "  {} ({}): {why}\n",
+            mode.label(),
+            link.unwrap_or("RoCE")
+        ));
+    }
+    text
+}
