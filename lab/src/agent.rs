@@ -377,7 +377,7 @@ struct Running {
 
 impl Running {
     fn start(cfg: &AgentConfig, s: &Scenario, side: &str, cmd: &scenarios::Cmd) -> Running {
-        let base = |ext: &str| result_file(&cfg.out, s.name, side, ext);
+        let base = |ext: &str| result_file(&cfg.out, &s.name, side, ext);
         let local = cfg.bin_dir.join(cmd.program);
         let program = match own_exe() {
             // The lab's own commands are this binary's, never a stale copy.
@@ -790,7 +790,7 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
     let _ = fs::write(refused_file(&cfg.out), &text);
     Ok(list
         .into_iter()
-        .filter(|s| !refused.contains(&s.name))
+        .filter(|s| !refused.contains(&s.name.as_str()))
         .collect())
 }
 
@@ -995,7 +995,7 @@ fn run_all(
     log: &mut Log,
 ) -> Result<(), String> {
     for s in list {
-        let name = s.name;
+        let name = s.name.as_str();
         // Generous: the peer waits for our side's full run plus its own.
         let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
         match (&mut control, cfg.role) {

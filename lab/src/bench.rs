@@ -3,7 +3,7 @@
 //! VM boot, alternating runs, and the parser both programs' summaries share.
 
 use crate::lab::{self, LabOptions, Mode};
-pub use crate::scenarios::bench::{parse_summary, Summary, ITERS, SCENARIOS, SIZE};
+pub use crate::scenarios::bench::{parse_summary, Summary, ITERS, SIZE};
 
 /// Target: ours at most this much slower than ibv_rc_pingpong.
 pub const TARGET_RATIO: f64 = 1.05;
@@ -29,7 +29,10 @@ pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
             std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
         )
     };
-    let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+    let names: Vec<&str> = crate::scenarios::bench_runs()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
     let report = lab::run_scenarios(&opts, &names)?;
     let (mut theirs, mut ours) = (Vec::new(), Vec::new());
     println!("run                          usec/iter (client)  Mbit/sec");
@@ -125,15 +128,21 @@ mod tests {
 
     #[test]
     fn runs_alternate_and_have_unique_names() {
-        let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+        let names: Vec<&str> = crate::scenarios::bench_runs()
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
         let mut dedup = names.clone();
         dedup.sort_unstable();
         dedup.dedup();
         assert_eq!(dedup.len(), names.len());
-        for pair in SCENARIOS.chunks(2) {
+        for pair in crate::scenarios::bench_runs().chunks(2) {
             assert!(pair[0].name.starts_with("bench_rc_"));
             assert!(pair[1].name.starts_with("bench_sockets_"));
         }
-        assert!(SCENARIOS.len() >= 6, "at least 3 runs each");
+        assert!(
+            crate::scenarios::bench_runs().len() >= 6,
+            "at least 3 runs each"
+        );
     }
 }

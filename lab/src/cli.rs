@@ -191,7 +191,7 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     if m.opt_present("faults") {
         names = crate::scenarios::faults(&names)?
             .iter()
-            .map(|s| s.name)
+            .map(|s| s.name.as_str())
             .collect();
     }
     // A peer without a secret is told at once, before any build.
@@ -432,7 +432,10 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
             std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
         )
     };
-    let names: Vec<&str> = crate::handout::scenarios().iter().map(|s| s.name).collect();
+    let names: Vec<&str> = crate::handout::scenarios()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
     let report = match m.opt_str("from") {
         Some(dir) => {
             lab::load_two_host_run(std::path::Path::new(&dir), &crate::handout::scenarios())?
@@ -543,8 +546,8 @@ fn list_cmd(rest: &[String]) -> Result<bool, String> {
     };
     no_operands("list", &m)?;
     if m.opt_present("full") {
-        let bench = scenarios::bench::SCENARIOS.iter();
-        for s in scenarios::all().iter().copied().chain(bench) {
+        let bench = scenarios::bench_runs();
+        for s in scenarios::all().iter().chain(bench) {
             print!("{}", crate::mode::describe(s));
         }
         return Ok(true);

@@ -26,7 +26,6 @@ pub const EXAMPLES: &[&str] = &[
 pub fn scenarios() -> Vec<&'static Scenario> {
     scenarios::all()
         .iter()
-        .copied()
         .filter(|s| s.pair || s.try_this.is_some())
         .collect()
 }
@@ -207,7 +206,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
         h += &runs(s, find(s));
         h += &wire_part(s, find(s), addrs);
     }
-    let exercises: Vec<&&Scenario> = all
+    let exercises: Vec<&Scenario> = all
         .iter()
         .filter(|s| s.package == package && s.try_this.is_some())
         .collect();
@@ -630,10 +629,10 @@ mod tests {
 
     #[test]
     fn commands_read_as_typed() {
-        let cmd = Cmd {
-            program: "rc_example",
-            args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}", "a b"],
-        };
+        let cmd = Cmd::new(
+            "rc_example",
+            &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}", "a b"],
+        );
         assert_eq!(
             command_line(&cmd, &lab_params()),
             "rc_example -d rxe0 -g 1 192.0.2.1 'a b'"

@@ -336,7 +336,7 @@ fn select_and_skip(
     serve: bool,
 ) -> Result<(Vec<&'static Scenario>, Vec<Skip>), String> {
     let mut list = if serve {
-        scenarios::all().to_vec()
+        scenarios::all().iter().collect()
     } else {
         scenarios::select(names)?
     };
@@ -1008,7 +1008,7 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
         .filter(|s| {
             ["server", "client"].iter().any(|side| {
                 let d = if *side == "server" { &a } else { &b };
-                crate::agent::result_file(d, s.name, side, "status").exists()
+                crate::agent::result_file(d, &s.name, side, "status").exists()
             })
         })
         .collect();
@@ -1391,7 +1391,7 @@ mod tests {
     fn a_byte_that_is_not_utf8_keeps_the_transcript() {
         let dir = tempfile::tempdir().unwrap();
         let s = scenarios::find("rc_example").unwrap();
-        let file = |side, ext| crate::agent::result_file(dir.path(), s.name, side, ext);
+        let file = |side, ext| crate::agent::result_file(dir.path(), &s.name, side, ext);
         fs::write(file("server", "stdout"), b"before \xff after\n").unwrap();
         fs::write(file("server", "stderr"), b"err \xfe\n").unwrap();
         fs::write(file("server", "status"), "exit=0\nelapsed_ms=5\n").unwrap();

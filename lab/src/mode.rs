@@ -97,11 +97,11 @@ pub fn skip_reason(s: &Scenario, mode: &Mode, link_layer: Option<&str>) -> Optio
     let local = matches!(mode, Mode::Local { .. });
     if s.roce_only && link_layer == Some("InfiniBand") {
         Some("it is about a RoCE port (the GID a program picks itself), and this device's port is InfiniBand")
-    } else if local && s.vm_only {
+    } else if local && s.placement.vms_only() {
         Some("VMs only: it changes the machine it runs on (removes a device, adds a firewall rule) or runs the lab itself")
-    } else if !mode.two_hosts() && s.two_hosts_only {
+    } else if !mode.two_hosts() && s.placement.two_hosts() {
         Some("it needs two hosts")
-    } else if local && mode.two_hosts() && s.single_host_only {
+    } else if local && mode.two_hosts() && s.placement.one_host() {
         Some("it is about one host, not the wire: run it with --local alone")
     } else {
         None

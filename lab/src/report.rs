@@ -483,7 +483,7 @@ mod tests {
     }
 
     /// The stdout a side's expected lines describe, every wildcard a "1".
-    fn expected_stdout(patterns: &[&str]) -> String {
+    fn expected_stdout(patterns: &[String]) -> String {
         patterns
             .iter()
             .map(|p| p.replace('*', "1") + "\n")
@@ -497,14 +497,14 @@ mod tests {
         let rc = scenarios::find("rc_example").expect("rc_example is a scenario");
         assert!(scenarios::find("srq").is_some(), "srq is a scenario");
         let passing = Outcome {
-            scenario: rc.name.into(),
+            scenario: rc.name.clone(),
             server: Some(side(
                 0,
                 1234,
-                &(expected_stdout(rc.server_expect.stdout) + NASTY),
+                &(expected_stdout(&rc.server_expect.stdout) + NASTY),
                 "",
             )),
-            client: Some(side(0, 987, &expected_stdout(rc.client_expect.stdout), "")),
+            client: Some(side(0, 987, &expected_stdout(&rc.client_expect.stdout), "")),
             leftover: String::new(),
             capture: None,
         };

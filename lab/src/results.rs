@@ -101,18 +101,18 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
             server: s
                 .server
                 .as_ref()
-                .and_then(|_| read_side(server_dir, s.name, "server")),
+                .and_then(|_| read_side(server_dir, &s.name, "server")),
             client: s
                 .client
                 .as_ref()
-                .and_then(|_| read_side(client_dir, s.name, "client")),
+                .and_then(|_| read_side(client_dir, &s.name, "client")),
             leftover: [
                 (server_dir, "server"),
                 (server_dir, "both"),
                 (client_dir, "client"),
             ]
             .iter()
-            .filter_map(|(dir, role)| read_text(&result_file(dir, s.name, role, "leftover")))
+            .filter_map(|(dir, role)| read_text(&result_file(dir, &s.name, role, "leftover")))
             .collect(),
             capture: None,
         })

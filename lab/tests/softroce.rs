@@ -1,7 +1,7 @@
 //! Soft-RoCE tests: every scenario of `rdma_lab::scenarios::all()`, once in one
 //! VM (`<name>_single_host`, but for those that need two hosts) and once
 //! across two (`<name>_two_hosts`, but for those that say
-//! `single_host_only`, not being about the wire),
+//! `Placement::one_host`, not being about the wire),
 //! judged by `rdma_lab::check` alone: what a scenario expects is declared
 //! with it, so a new scenario is tested without touching this file.
 //!
@@ -83,10 +83,10 @@ fn selected(args: &Args) -> Vec<Test> {
                 .iter()
                 // A handout exercise runs across two VMs even when it is
                 // not about the wire: the handout shows that run.
-                .filter(move |s| !(two && s.single_host_only && s.try_this.is_none()))
+                .filter(move |s| !(two && s.placement.one_host() && s.try_this.is_none()))
                 // Nor what the lab skips in this mode (what needs two hosts).
                 .filter(move |s| lab::skip_reason(s, &mode_of(two), None).is_none())
-                .map(move |&scenario| Test {
+                .map(move |scenario| Test {
                     name: format!("{}_{suffix}", scenario.name),
                     mode: mode.clone(),
                     scenario,
@@ -113,7 +113,7 @@ const HANDOUT_TEST: &str = "handout_in_chromium";
 /// Runs `tests` (all of one mode) in one batch; returns how many failed,
 /// and the report.
 fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
-    let names: Vec<&str> = tests.iter().map(|t| t.scenario.name).collect();
+    let names: Vec<&str> = tests.iter().map(|t| t.scenario.name.as_str()).collect();
     let opts = LabOptions {
         // Across two VMs the wire is recorded, and each pair's declared
         // wire facts are checked on it.
@@ -318,7 +318,7 @@ fn handout_test(report: Option<&LabReport>) -> bool {
         Some(r) => {
             let missing: Vec<&str> = rdma_lab::handout::scenarios()
                 .iter()
-                .map(|s| s.name)
+                .map(|s| s.name.as_str())
                 .filter(|n| !r.outcomes.iter().any(|o| o.scenario == *n))
                 .collect();
             if !missing.is_empty() {

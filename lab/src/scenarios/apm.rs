@@ -3,8 +3,9 @@
 //! and still exchange every message; `-m` then has nothing to migrate.
 
 use super::{
-    memlocked, past_max_msg_sz_cell, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side,
-    Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
+    memlocked, owned, past_max_msg_sz_cell, refused, Cmd, Expect, Fault, Kill, Placement, Ready,
+    Scenario, Side, Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ,
+    SIGSTOP,
 };
 
 /// The one line each side prints when the port cannot take an alternate path.
@@ -64,20 +65,19 @@ const EXCHANGE: &[(&str, usize)] = &[("send: *", 5), ("recv: *", 5), (NO_APM, 1)
 
 /// The pair, the manual migration, a client without a server, and a
 /// server that dies.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     Scenario {
-        name: "apm",
+        name: "apm".into(),
         package: "apm",
         // Its default -l 1000000: two buffers of 245 pages.
         locked_kib: 1960,
-        server: Some(Cmd {
-            program: "apm",
-            args: &["-s", "-p", "51230", "-c", "5", "-w", "10"],
-        }),
-        client: Some(Cmd {
-            program: "apm",
-            args: &["-a", "{server_ip}", "-p", "51230", "-c", "5", "-w", "10"],
-        }),
+        server: Some(Cmd::new("apm", &["-s", "-p", "51230", "-c", "5", "-w", "10"])),
+        client: Some(Cmd::new("apm", &["-a", "{server_ip}", "-p", "51230", "-c", "5", "-w", "10"])),
         ready: Ready::RdmaCmListen(51230),
         server_expect: Expect::ok(PAIR_SERVER).counts(EXCHANGE),
         client_expect: Expect::ok(PAIR_CLIENT).counts(EXCHANGE),
@@ -96,15 +96,10 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "apm_migrate",
+        name: "apm_migrate".into(),
         package: "apm",
-        server: Some(Cmd {
-            program: "apm",
-            args: &["-s", "-p", "51231", "-c", "5", "-w", "10", "-l", "1000000"],
-        }),
-        client: Some(Cmd {
-            program: "apm",
-            args: &[
+        server: Some(Cmd::new("apm", &["-s", "-p", "51231", "-c", "5", "-w", "10", "-l", "1000000"])),
+        client: Some(Cmd::new("apm", &[
                 "-a",
                 "{server_ip}",
                 "-p",
@@ -117,8 +112,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "1000000",
                 "-m",
                 "2",
-            ],
-        }),
+            ])),
         ready: Ready::RdmaCmListen(51231),
         server_expect: Expect::ok(PAIR_SERVER).counts(EXCHANGE),
         client_expect: Expect::ok(MIGRATE_CLIENT).counts(EXCHANGE),
@@ -127,12 +121,9 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // As srq_length_beyond_memory.
     Scenario {
-        name: "apm_length_beyond_memory",
+        name: "apm_length_beyond_memory".into(),
         package: "apm",
-        server: Some(Cmd {
-            program: "apm",
-            args: &["-s", "-p", "51295", "-l", "2000000000", "-c", "2"],
-        }),
+        server: Some(Cmd::new("apm", &["-s", "-p", "51295", "-l", "2000000000", "-c", "2"])),
         server_expect: Expect::exits(
             1,
             &["mode:    server"],
@@ -146,12 +137,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "apm_no_server",
+        name: "apm_no_server".into(),
         package: "apm",
-        client: Some(Cmd {
-            program: "apm",
-            args: &["-a", "{server_ip}", "-p", "51299", "-c", "5", "-w", "10"],
-        }),
+        client: Some(Cmd::new("apm", &["-a", "{server_ip}", "-p", "51299", "-c", "5", "-w", "10"])),
         client_expect: Expect::exits(
             1,
             &["rdma_connect"],
@@ -190,15 +178,10 @@ pub static SCENARIOS: &[Scenario] = &[
     // and fails there, before it connects.
     past_max_msg_sz_cell("apm_l_past_max_msg_sz", "apm", &["-c", PAST_MAX_MSG_SZ, "sh", "apm", "-a", "{server_ip}", "-p", "51286"]),
     Scenario {
-        name: "apm_lowest_values",
+        name: "apm_lowest_values".into(),
         package: "apm",
-        server: Some(Cmd {
-            program: "apm",
-            args: &["-s", "-p", "51287", "-c", "1", "-l", "1", "-w", "0"],
-        }),
-        client: Some(Cmd {
-            program: "apm",
-            args: &[
+        server: Some(Cmd::new("apm", &["-s", "-p", "51287", "-c", "1", "-l", "1", "-w", "0"])),
+        client: Some(Cmd::new("apm", &[
                 "-a",
                 "{server_ip}",
                 "-p",
@@ -209,13 +192,12 @@ pub static SCENARIOS: &[Scenario] = &[
                 "1",
                 "-w",
                 "0",
-            ],
-        }),
+            ])),
         ready: Ready::RdmaCmListen(51287),
         server_expect: Expect::ok(&["recv: 1", "send: 1"]),
         client_expect: Expect::ok(&["send: 1", "recv: 1"]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
     // CM private data of the wrong size: rping's connect request carries
@@ -224,19 +206,13 @@ pub static SCENARIOS: &[Scenario] = &[
     // and goes on; rping's 16-byte receive then cannot take apm's message,
     // which the server reports in one line.
     Scenario {
-        name: "apm_private_data_from_rping",
+        name: "apm_private_data_from_rping".into(),
         package: "apm",
-        server: Some(Cmd {
-            program: "apm",
-            args: &["-s", "-p", "51289", "-c", "2"],
-        }),
-        client: Some(Cmd {
-            program: "rping",
-            args: &["-c", "-a", "{server_ip}", "-p", "51289", "-C", "1", "-v"],
-        }),
+        server: Some(Cmd::new("apm", &["-s", "-p", "51289", "-c", "2"])),
+        client: Some(Cmd::new("rping", &["-c", "-a", "{server_ip}", "-p", "51289", "-C", "1", "-v"])),
         ready: Ready::RdmaCmListen(51289),
         server_expect: Expect {
-            stdout: &["loading alt path - local port: *, dlid: 0", "recv: 1"],
+            stdout: owned(&["loading alt path - local port: *, dlid: 0", "recv: 1"]),
             ..Expect::fails_one_of(&[
                 "rdma_get_send_comp: work completion status remote operation error",
                 "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
@@ -257,32 +233,32 @@ pub static SCENARIOS: &[Scenario] = &[
         &["rdma_create_ep for 127.0.0.1:51294 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
     ),
     Scenario {
-        name: "apm_no_such_host",
+        name: "apm_no_such_host".into(),
         package: "apm",
-        client: Some(Cmd {
-            program: "apm",
-            args: &["-a", "192.0.2.99", "-p", "51294"],
-        }),
+        client: Some(Cmd::new("apm", &["-a", "192.0.2.99", "-p", "51294"])),
         client_expect: Expect::fails(&[
             "rdma_create_ep for 192.0.2.99:51294 failed: Connection timed out (ETIMEDOUT)",
         ])
         .within(15),
         fault: Some(Fault::Address),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
-];
+]
+}
 
 /// The server, for the fault matrix's signal cells: killed by either.
-pub static WAITING: &[Waiting] = &[Waiting {
-    name: "apm",
-    package: "apm",
-    cmd: &["apm", "-s", "-p", "51291"],
-    line: "rdma_listen",
-    exits: [143, 130],
-    stdout: &[],
-    stderr: &[],
-}];
+pub fn waiting() -> Vec<Waiting> {
+    vec![Waiting {
+        name: "apm",
+        package: "apm",
+        cmd: &["apm", "-s", "-p", "51291"],
+        line: "rdma_listen",
+        exits: [143, 130],
+        stdout: &[],
+        stderr: &[],
+    }]
+}
 
 /// A long run (100 messages, 200 ms apart), for the fault matrix's kill
 /// cells.
@@ -307,58 +283,63 @@ const PEER_GONE: &str =
     "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)";
 
 /// The pair the kill cells run.
-const PAIR: Kill = Kill {
-    name: "apm",
-    package: "apm",
-    server: LONG_SERVER,
-    client: LONG_CLIENT,
-    ready: Ready::RdmaCmListen(51282),
-    ..Kill::BASE
-};
+fn pair() -> Kill {
+    Kill {
+        name: "apm",
+        package: "apm",
+        server: LONG_SERVER,
+        client: LONG_CLIENT,
+        ready: Ready::RdmaCmListen(51282),
+        ..Kill::BASE
+    }
+}
 
 /// The fault matrix's kill cells. "Connected" is the alternate path line,
 /// which each side prints once connected and 200 ms before its first
 /// message; mid-exchange is the second receive; and a server stopped while
 /// it listens leaves the client's connect unanswered.
-pub static KILLS: &[Kill] = &[
-    Kill {
-        phase: "connected",
-        victim: Side::Client,
-        signals: KILL_TERM_INT,
-        line: "loading alt path*",
-        survivor: Expect::fails(&[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        signals: KILL_TERM_INT,
-        line: "loading alt path*",
-        survivor: Expect::fails(&[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "midway",
-        victim: Side::Client,
-        line: "recv: 2",
-        signals: KILL_TERM_INT,
-        survivor: Expect::fails(&[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "midway",
-        victim: Side::Server,
-        signals: KILL_TERM_INT,
-        line: "recv: 2",
-        survivor: Expect::exits(1, &["send: 2"], &[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "listening",
-        victim: Side::Server,
-        line: "rdma_get_request",
-        signals: &[SIGSTOP],
-        survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"]).within(35),
-        ..PAIR
-    },
-];
+pub fn kills() -> Vec<Kill> {
+    vec![
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            signals: KILL_TERM_INT,
+            line: "loading alt path*",
+            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            signals: KILL_TERM_INT,
+            line: "loading alt path*",
+            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Client,
+            line: "recv: 2",
+            signals: KILL_TERM_INT,
+            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Server,
+            signals: KILL_TERM_INT,
+            line: "recv: 2",
+            survivor: Expect::exits(1, &["send: 2"], &[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "listening",
+            victim: Side::Server,
+            line: "rdma_get_request",
+            signals: &[SIGSTOP],
+            survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"])
+                .within(35),
+            ..pair()
+        },
+    ]
+}

@@ -1,7 +1,7 @@
 //! Scenarios of `cargo xtask doctor`: its probe between two hosts, and the
 //! faults it must find on Soft-RoCE, each made inside the VM.
 
-use super::{refused_sh, Cmd, Expect, Fault, Ready, Scenario, PROBE};
+use super::{refused_sh, Cmd, Expect, Fault, Placement, Ready, Scenario, PROBE};
 
 /// `sh -c MEMLOCK_64 sh PROGRAM ARGS`: the program without CAP_IPC_LOCK
 /// (which would lift the limit) and with `ulimit -l 64`: 64 KiB, a common
@@ -68,19 +68,16 @@ const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not a
 /// A cell of one host: `sh` with `args` (`-c`, a script) runs the doctor,
 /// which must find what `finding` (one pattern) matches, in one line, and
 /// exit 1.
-const fn finds(
+fn finds(
     name: &'static str,
     args: &'static [&'static str],
     finding: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        name,
-        server: Some(Cmd {
-            program: "sh",
-            args,
-        }),
+        name: name.into(),
+        server: Some(Cmd::new("sh", args)),
         server_expect: Expect::fails(finding).within(20),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     }
 }
@@ -89,41 +86,39 @@ const fn finds(
 /// (`-c`, a script that makes the fault) running the client host's, which
 /// meet on port 7472 (the lab's own control connection has 7471); both
 /// must find what `finding` matches, in one line, and exit 1.
-const fn both_find(
+fn both_find(
     name: &'static str,
     args: &'static [&'static str],
     finding: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        name,
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", SERVING_DOCTOR],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args,
-        }),
+        name: name.into(),
+        server: Some(Cmd::new("sh", &["-c", SERVING_DOCTOR])),
+        client: Some(Cmd::new("sh", args)),
         ready: Ready::TcpListen(7472),
         server_expect: Expect::fails(finding).within(60),
         client_expect: Expect::fails(finding).within(60),
         timeout_secs: 90,
-        two_hosts_only: true,
-        vm_only: true,
+        placement: Placement::TwoVms,
         ..Scenario::BASE
     }
 }
 
 /// The probe and the doctor's cells.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     // The doctor's probe: one RC SEND from the server's host to the
     // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
     // it first in every two-host session.
     Scenario {
-        name: PROBE,
+        name: PROBE.into(),
         package: "ibv_sockets_pingpong",
-        server: Some(super::ibv_sockets_pingpong::SERVER),
-        client: Some(super::ibv_sockets_pingpong::CLIENT),
+        server: Some(super::ibv_sockets_pingpong::server()),
+        client: Some(super::ibv_sockets_pingpong::client()),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
         client_expect: Expect::ok(&["*buf: hello from server"]),
@@ -132,11 +127,8 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // A healthy host: the report, and no finding.
     Scenario {
-        name: "doctor_healthy",
-        server: Some(Cmd {
-            program: "rdma-lab",
-            args: &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"],
-        }),
+        name: "doctor_healthy".into(),
+        server: Some(Cmd::new("rdma-lab", &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"])),
         server_expect: Expect::ok(&[
             "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
             "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
@@ -147,7 +139,7 @@ pub static SCENARIOS: &[Scenario] = &[
             "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
         ])
         .within(20),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
     // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
@@ -190,7 +182,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(10),
     ),
     Scenario {
-        vm_only: true,
+        placement: Placement::Vms,
         ..finds(
             "doctor_address_without_rdma",
             &["-c", ELSEWHERE],
@@ -198,7 +190,7 @@ pub static SCENARIOS: &[Scenario] = &[
         )
     },
     Scenario {
-        vm_only: true,
+        placement: Placement::Vms,
         ..finds(
             "doctor_no_rdma_ucm",
             &["-c", NO_RDMA_UCM],
@@ -208,7 +200,7 @@ pub static SCENARIOS: &[Scenario] = &[
     // No route to multicast (the lab's agent adds one; a user's host may
     // lack it): the doctor says where the senders fail, and the fix.
     Scenario {
-        vm_only: true,
+        placement: Placement::Vms,
         ..finds(
             "doctor_no_mcast_route",
             &[
@@ -233,7 +225,7 @@ pub static SCENARIOS: &[Scenario] = &[
     // The default route, and multicast with it, on a netdev without RDMA
     // (a cluster node's management NIC): the finding names that netdev.
     Scenario {
-        vm_only: true,
+        placement: Placement::Vms,
         ..finds(
             "doctor_mcast_route_elsewhere",
             &[
@@ -262,4 +254,5 @@ pub static SCENARIOS: &[Scenario] = &[
     // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
     // 128 bytes still cross).
     both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
-];
+]
+}

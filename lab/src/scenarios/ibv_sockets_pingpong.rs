@@ -1,27 +1,31 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
 use super::{
-    pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel,
-    Waiting, Wire, KILL_TERM_INT,
+    pingpong_summaries, refused, Cmd, Expect, Fault, Kill, Placement, Ready, Scenario, Side,
+    SideChannel, Waiting, Wire, KILL_TERM_INT,
 };
 
-pub(crate) const SERVER: Cmd = Cmd {
-    program: "ibv_sockets_pingpong",
-    args: &["-d", "{dev}", "-i", "{ib_port}", "-g", "{gid_idx}"],
-};
+pub(crate) fn server() -> Cmd {
+    Cmd::new(
+        "ibv_sockets_pingpong",
+        &["-d", "{dev}", "-i", "{ib_port}", "-g", "{gid_idx}"],
+    )
+}
 
-pub(crate) const CLIENT: Cmd = Cmd {
-    program: "ibv_sockets_pingpong",
-    args: &[
-        "-d",
-        "{dev}",
-        "-i",
-        "{ib_port}",
-        "-g",
-        "{gid_idx}",
-        "{server_ip}",
-    ],
-};
+pub(crate) fn client() -> Cmd {
+    Cmd::new(
+        "ibv_sockets_pingpong",
+        &[
+            "-d",
+            "{dev}",
+            "-i",
+            "{ib_port}",
+            "-g",
+            "{gid_idx}",
+            "{server_ip}",
+        ],
+    )
+}
 
 /// Both sides' lines up to INIT, then `$rest`: each side's whole run.
 macro_rules! after_init {
@@ -114,18 +118,15 @@ const PEER_DIES_CONNECTED: &[&str] = &[
 const NO_SEND: &[(&str, usize)] = &[("[OK] post send.", 0), ("[OK] poll cq.", 0)];
 
 /// One process that must refuse its options: usage error, exit 1.
-const fn bad_option(
+fn bad_option(
     name: &'static str,
     args: &'static [&'static str],
     stderr: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        name,
+        name: name.into(),
         package: "ibv_sockets_pingpong",
-        client: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args,
-        }),
+        client: Some(Cmd::new("ibv_sockets_pingpong", args)),
         client_expect: Expect::fails(stderr),
         fault: Some(Fault::Limits),
         ..Scenario::BASE
@@ -134,12 +135,17 @@ const fn bad_option(
 
 /// The pair as the original (one SEND, server to client), the real
 /// ping-pong, and the error paths.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     Scenario {
-        name: "ibv_sockets_pingpong",
+        name: "ibv_sockets_pingpong".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(SERVER),
-        client: Some(CLIENT),
+        server: Some(server()),
+        client: Some(client()),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
         client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
@@ -169,17 +175,11 @@ pub static SCENARIOS: &[Scenario] = &[
     // No option at all on a RoCE port: the first device, and the RoCE v2
     // IPv4-mapped GID, which the program picks itself and names.
     Scenario {
-        name: "ibv_sockets_pingpong_auto_gid",
+        name: "ibv_sockets_pingpong_auto_gid".into(),
         roce_only: true,
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[],
-        }),
-        client: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &["{server_ip}"],
-        }),
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &["{server_ip}"])),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::ok(&[
             "port * is Ethernet (RoCE) and no GID index was given: \
@@ -208,13 +208,10 @@ pub static SCENARIOS: &[Scenario] = &[
     // Each side sends its whole buffer into the peer's: sizes that differ
     // are refused by both as soon as mr_info tells them, before any SEND.
     Scenario {
-        name: "ibv_sockets_pingpong_size_mismatch",
+        name: "ibv_sockets_pingpong_size_mismatch".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"],
-        }),
-        client: Some(CLIENT),
+        server: Some(Cmd::new("ibv_sockets_pingpong", &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"])),
+        client: Some(client()),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::fails(&[
             "fail to exchange mr info: the peer's buffer is 128 bytes \
@@ -230,11 +227,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "ibv_sockets_pingpong_n100_s4096",
+        name: "ibv_sockets_pingpong_n100_s4096".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[
                 "-d",
                 "{dev}",
                 "-i",
@@ -245,11 +240,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "100",
                 "-s",
                 "4096",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[
+            ])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
                 "-d",
                 "{dev}",
                 "-i",
@@ -261,8 +253,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-s",
                 "4096",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::ok(&[
             "remote addr: 0x*, len: 4096, rkey: *",
@@ -300,11 +291,9 @@ pub static SCENARIOS: &[Scenario] = &[
         &["*invalid message size '0' for -s*"],
     ),
     Scenario {
-        name: "ibv_sockets_pingpong_closed_port",
+        name: "ibv_sockets_pingpong_closed_port".into(),
         package: "ibv_sockets_pingpong",
-        client: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
                 "-d",
                 "{dev}",
                 "-g",
@@ -312,8 +301,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-p",
                 "19999",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         server_expect: Expect::NOTHING,
         client_expect: Expect::fails(&[
             "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
@@ -326,21 +314,16 @@ pub static SCENARIOS: &[Scenario] = &[
         // A size the port allows but the server cannot register: without
         // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
         // fails with ENOMEM, which must come out with the `ulimit -l` hint.
-        name: "ibv_sockets_pingpong_reg_mr_fails",
+        name: "ibv_sockets_pingpong_reg_mr_fails".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "setpriv",
-            args: &[
+        server: Some(Cmd::new("setpriv", &[
                 "--bounding-set=-ipc_lock",
                 "--inh-caps=-ipc_lock",
                 "sh",
                 "-c",
                 "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[
+            ])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
                 "-d",
                 "{dev}",
                 "-g",
@@ -348,8 +331,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-s",
                 "1048576",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::fails(&[
             "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
@@ -378,11 +360,9 @@ pub static SCENARIOS: &[Scenario] = &[
         &["fail to query gid: GID index 255 of port 1 is empty (see `ibv_devinfo -v`)"],
     ),
     Scenario {
-        name: "ibv_sockets_pingpong_n1_s1_port_65535",
+        name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[
                 "-d",
                 "{dev}",
                 "-g",
@@ -393,11 +373,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "1",
                 "-p",
                 "65535",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "ibv_sockets_pingpong",
-            args: &[
+            ])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
                 "-d",
                 "{dev}",
                 "-g",
@@ -409,27 +386,29 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-p",
                 "65535",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         ready: Ready::TcpListen(65535),
         server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
         client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
-];
+]
+}
 
 /// The server, for the fault matrix's signal cells: killed by either.
-pub static WAITING: &[Waiting] = &[Waiting {
-    name: "ibv_sockets_pingpong",
-    package: "ibv_sockets_pingpong",
-    cmd: &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "{gid_idx}"],
-    line: "start to listen...",
-    exits: [143, 130],
-    stdout: &[],
-    stderr: &[],
-}];
+pub fn waiting() -> Vec<Waiting> {
+    vec![Waiting {
+        name: "ibv_sockets_pingpong",
+        package: "ibv_sockets_pingpong",
+        cmd: &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "{gid_idx}"],
+        line: "start to listen...",
+        exits: [143, 130],
+        stdout: &[],
+        stderr: &[],
+    }]
+}
 
 /// A long ping-pong, for the fault matrix's kill cells.
 const LONG_SERVER: &[&str] = &[
@@ -455,63 +434,70 @@ const LONG_CLIENT: &[&str] = &[
 ];
 
 /// The pair the kill cells run.
-const PAIR: Kill = Kill {
-    name: "ibv_sockets_pingpong",
-    package: "ibv_sockets_pingpong",
-    server: LONG_SERVER,
-    client: LONG_CLIENT,
-    ready: Ready::TcpListen(6543),
-    ..Kill::BASE
-};
+fn pair() -> Kill {
+    Kill {
+        name: "ibv_sockets_pingpong",
+        package: "ibv_sockets_pingpong",
+        server: LONG_SERVER,
+        client: LONG_CLIENT,
+        ready: Ready::TcpListen(6543),
+        ..Kill::BASE
+    }
+}
 
 /// The fault matrix's kill cells: each side killed as soon as it has its
 /// TCP connection, and the client in the middle of the ping-pong.
-pub static KILLS: &[Kill] = &[
-    Kill {
-        phase: "connected",
-        victim: Side::Client,
-        signals: KILL_TERM_INT,
-        line: "successfully connect to server, ip: *, port: *",
-        survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
-        ..PAIR
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        signals: KILL_TERM_INT,
-        line: "successfully accept client, ip: *, port: *",
-        survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
-        ..PAIR
-    },
-    Kill {
-        phase: "midway",
-        victim: Side::Client,
-        // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
-        line: "*post recv.",
-        // The client prints nothing once the ping-pong runs; a second after
-        // its receive is posted, the MR info is exchanged and the loop has
-        // begun.
-        delay: "1",
-        signals: KILL_TERM_INT,
-        survivor: Expect::fails_one_of(PEER_DIES).within(20),
-        ..PAIR
-    },
-];
+pub fn kills() -> Vec<Kill> {
+    vec![
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            signals: KILL_TERM_INT,
+            line: "successfully connect to server, ip: *, port: *",
+            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+            ..pair()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            signals: KILL_TERM_INT,
+            line: "successfully accept client, ip: *, port: *",
+            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Client,
+            // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
+            line: "*post recv.",
+            // The client prints nothing once the ping-pong runs; a second after
+            // its receive is posted, the MR info is exchanged and the loop has
+            // begun.
+            delay: "1",
+            signals: KILL_TERM_INT,
+            survivor: Expect::fails_one_of(PEER_DIES).within(20),
+            ..pair()
+        },
+    ]
+}
 
 /// The side channel, for the fault matrix's side-channel cells. The server
 /// writes its conn_info first; if that lands after a peer's close, Linux
 /// answers with a RST, so the read that follows sees ECONNRESET instead of
 /// EOF: both are the peer leaving.
-pub static SIDE_CHANNEL: &[SideChannel] = &[SideChannel {
-    name: "ibv_sockets_pingpong",
-    package: "ibv_sockets_pingpong",
-    server: SERVER,
-    client: CLIENT,
-    port: "6543",
-    struct_len: "24",
-    short_len: "7",
-    peer_left: "fail to exchange conn info: read failed: *",
-    bad_struct: "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
-    silence: "fail to exchange conn info: read failed: no answer from the peer within 60 s*",
-    server_left: "fail to exchange conn info: *",
-}];
+pub fn side_channels() -> Vec<SideChannel> {
+    vec![SideChannel {
+        name: "ibv_sockets_pingpong",
+        package: "ibv_sockets_pingpong",
+        server: server(),
+        client: client(),
+        port: "6543",
+        struct_len: "24",
+        short_len: "7",
+        peer_left: "fail to exchange conn info: read failed: *",
+        bad_struct:
+            "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
+        silence: "fail to exchange conn info: read failed: no answer from the peer within 60 s*",
+        server_left: "fail to exchange conn info: *",
+    }]
+}

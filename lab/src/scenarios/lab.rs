@@ -1,7 +1,7 @@
 //! The lab's own two-host mode, as a user of two real hosts runs it: one
 //! command on each host, inside the two VMs.
 
-use super::{Cmd, Expect, Ready, Scenario};
+use super::{Cmd, Expect, Placement, Ready, Scenario};
 
 /// `sh -c SERVE`: host A's command, run as an ordinary user (nobody), as
 /// the README says to. The binaries are the ones this run uses (the first
@@ -32,27 +32,24 @@ exec rdma-lab lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 /// One half of a two-host run, `sh` with `args` ([`ALONE`] and its
 /// arguments), whose other half never comes: it must end in 1, within
 /// 20 s, with the `note` line `line` matches.
-const fn alone(
+fn alone(
     name: &'static str,
     args: &'static [&'static str],
     line: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        name,
+        name: name.into(),
         package: "rc_example",
-        server: Some(Cmd {
-            program: "sh",
-            args,
-        }),
+        server: Some(Cmd::new("sh", args)),
         server_expect: Expect::exits(1, line, &[]).any_stderr().within(20),
-        single_host_only: true,
-        vm_only: true,
+        placement: Placement::OneVm,
         ..Scenario::BASE
     }
 }
 
 /// The two-command run, and each half without the other.
-pub static SCENARIOS: &[Scenario] = &[
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     // A serving host whose peer never comes says so after --wait...
     alone(
         "lab_peer_never_comes",
@@ -73,17 +70,11 @@ pub static SCENARIOS: &[Scenario] = &[
         ],
     ),
     Scenario {
-        name: "lab_two_commands",
+        name: "lab_two_commands".into(),
         // ibv_sockets_pingpong, the probe's, is built for every two-host run.
         package: "rc_example",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", SERVE],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", PEER],
-        }),
+        server: Some(Cmd::new("sh", &["-c", SERVE])),
+        client: Some(Cmd::new("sh", &["-c", PEER])),
         ready: Ready::TcpListen(7473),
         server_expect: Expect::ok(&[
             "*agent server: control: the peer connected from {client_ip}:*",
@@ -109,9 +100,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ])
         .any_stderr(),
         timeout_secs: 120,
-        two_hosts_only: true,
+        placement: Placement::TwoVms,
         // It runs the lab itself, which a --local run would nest.
-        vm_only: true,
         ..Scenario::BASE
     },
-];
+]
+}

@@ -7,8 +7,8 @@
 //! because the workspace's bin dir comes first on PATH.
 
 use super::{
-    memlocked, refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, Sig, Waiting, Wire,
-    MEMLOCKED, SIGKILL,
+    memlocked, refused, Cmd, Expect, Fault, Kill, Placement, Ready, Scenario, Side, Sig, Waiting,
+    Wire, MEMLOCKED, SIGKILL,
 };
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
@@ -158,23 +158,19 @@ exit $?";
 /// route to the group does not reach the RDMA netdev: it must fail at once,
 /// in one line that `error` matches (which ends in the text of
 /// `hints::mcast_no_rdma_route`, a test says), its other lines unchanged.
-const fn no_rdma_route(
+fn no_rdma_route(
     name: &'static str,
     args: &'static [&'static str],
     stdout: &'static [&'static str],
     error: &'static [&'static str],
 ) -> Scenario {
     Scenario {
-        name,
+        name: name.into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args,
-        }),
+        server: Some(Cmd::new("sh", args)),
         server_expect: Expect::exits(1, stdout, error).within(10),
         fault: Some(Fault::Address),
-        single_host_only: true,
-        vm_only: true,
+        placement: Placement::OneVm,
         ..Scenario::BASE
     }
 }
@@ -188,18 +184,17 @@ const MCKEY_UNRESOLVED: &[&str] = &[
 ];
 
 /// The pairs, the interop with rdma-core's mckey, and the error paths.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     Scenario {
-        name: "mckey",
+        name: "mckey".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}"],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s"],
-        }),
+        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
@@ -216,16 +211,10 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mc",
+        name: "mc".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mc",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}"],
-        }),
-        client: Some(Cmd {
-            program: "mc",
-            args: &["-s", "-m", "239.255.1.1"],
-        }),
+        server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
+        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
         ready: Ready::Line("waiting for messages..."),
         server_expect: Expect::ok(&[
             "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
@@ -252,16 +241,10 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mckey_two_connections",
+        name: "mckey_two_connections".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s", "-c", "2"],
-        }),
+        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-c", "2"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
             .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
@@ -271,11 +254,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mckey_50_messages_of_1000",
+        name: "mckey_50_messages_of_1000".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &[
+        server: Some(Cmd::new("mckey", &[
                 "-m",
                 "239.255.1.1",
                 "-b",
@@ -284,12 +265,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "50",
                 "-S",
                 "1000",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
-        }),
+            ])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
@@ -299,11 +276,9 @@ pub static SCENARIOS: &[Scenario] = &[
     Scenario {
         // Rust sender, rdma-core receiver (line-buffered so its "receiving"
         // line reaches the file while it waits).
-        name: "mckey_to_rdma_core_mckey",
+        name: "mckey_to_rdma_core_mckey".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "stdbuf",
-            args: &[
+        server: Some(Cmd::new("stdbuf", &[
                 "-oL",
                 "/usr/bin/mckey",
                 "-m",
@@ -314,12 +289,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "50",
                 "-S",
                 "1000",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
-        }),
+            ])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
@@ -328,11 +299,9 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         // rdma-core sender, Rust receiver.
-        name: "rdma_core_mckey_to_mckey",
+        name: "rdma_core_mckey_to_mckey".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &[
+        server: Some(Cmd::new("mckey", &[
                 "-m",
                 "239.255.1.1",
                 "-b",
@@ -341,12 +310,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "50",
                 "-S",
                 "1000",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", C_MCKEY_SENDER],
-        }),
+            ])),
+        client: Some(Cmd::new("sh", &["-c", C_MCKEY_SENDER])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
         client_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("initiating data transfers", 1)]),
@@ -354,16 +319,10 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mckey_two_receivers",
+        name: "mckey_two_receivers".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", TWO_RECEIVERS],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s"],
-        }),
+        server: Some(Cmd::new("sh", &["-c", TWO_RECEIVERS])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
         ready: Ready::Line("both receivers waiting"),
         server_expect: Expect::ok(&[
             "r1: receiving data transfers",
@@ -383,11 +342,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mc_20_messages_of_512",
+        name: "mc_20_messages_of_512".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mc",
-            args: &[
+        server: Some(Cmd::new("mc", &[
                 "-m",
                 "239.255.1.1",
                 "-b",
@@ -396,12 +353,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "20",
                 "-l",
                 "512",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "mc",
-            args: &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"],
-        }),
+            ])),
+        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"])),
         ready: Ready::Line("waiting for messages..."),
         server_expect: Expect::ok(&["waiting for messages...", "received message 20"])
             .counts(&[("received message *", 20)]),
@@ -412,11 +365,9 @@ pub static SCENARIOS: &[Scenario] = &[
     Scenario {
         // mc's defaults (4 messages of 64 bytes) into an mckey receiver
         // expecting as many of that size: the two speak the same exchange.
-        name: "mc_to_mckey",
+        name: "mc_to_mckey".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &[
+        server: Some(Cmd::new("mckey", &[
                 "-m",
                 "239.255.1.1",
                 "-b",
@@ -425,12 +376,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "4",
                 "-S",
                 "64",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "mc",
-            args: &["-s", "-m", "239.255.1.1"],
-        }),
+            ])),
+        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
         client_expect: Expect::ok(&["sent message 4"]),
@@ -439,12 +386,9 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // Error paths run on the server side, in VM A, where {server_ip} is local.
     Scenario {
-        name: "mckey_size_above_mtu",
+        name: "mckey_size_above_mtu".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"],
-        }),
+        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"])),
         server_expect: Expect::exits(
             1,
             &["mckey: starting client", "test complete", "return status 1"],
@@ -457,12 +401,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mc_length_above_mtu",
+        name: "mc_length_above_mtu".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mc",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"],
-        }),
+        server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"])),
         server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
             .counts(&[("sent message *", 0)]),
         client_expect: Expect::NOTHING,
@@ -471,11 +412,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mckey_device_removed",
+        name: "mckey_device_removed".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
+        server: Some(Cmd::new("sh", &[
                 "-c",
                 DEVICE_REMOVED,
                 "sh",
@@ -484,8 +423,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         server_expect: Expect::ok(&[
             "receiver waiting",
             "rdma link delete exit 0",
@@ -497,15 +435,13 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(40),
         timeout_secs: 60,
         fault: Some(Fault::Device),
-        vm_only: true,
+        placement: Placement::Vms,
         ..Scenario::BASE
     },
     Scenario {
-        name: "mc_device_removed",
+        name: "mc_device_removed".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
+        server: Some(Cmd::new("sh", &[
                 "-c",
                 DEVICE_REMOVED,
                 "sh",
@@ -514,8 +450,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         server_expect: Expect::ok(&[
             "receiver waiting",
             "rdma link delete exit 0",
@@ -527,16 +462,13 @@ pub static SCENARIOS: &[Scenario] = &[
         .within(40),
         timeout_secs: 60,
         fault: Some(Fault::Device),
-        vm_only: true,
+        placement: Placement::Vms,
         ..Scenario::BASE
     },
     Scenario {
-        name: "mckey_bad_input",
+        name: "mckey_bad_input".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", MCKEY_BAD_INPUT],
-        }),
+        server: Some(Cmd::new("sh", &["-c", MCKEY_BAD_INPUT])),
         server_expect: Expect::ok(&[
             "case []: exit 1, usage 1, stderr lines 1: mckey: a \
                     multicast address (-m or -M) is required",
@@ -567,12 +499,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "mc_bad_input",
+        name: "mc_bad_input".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", MC_BAD_INPUT],
-        }),
+        server: Some(Cmd::new("sh", &["-c", MC_BAD_INPUT])),
         server_expect: Expect::ok(&[
             "case []: exit 1, usage 1, stderr lines 1: mc: multicast \
                     address must be specified with -m",
@@ -662,33 +591,25 @@ pub static SCENARIOS: &[Scenario] = &[
         &["ibv_create_cq of 2147483647 entries failed: Invalid argument (EINVAL)"],
     ),
     Scenario {
-        name: "mckey_no_messages",
+        name: "mckey_no_messages".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s", "-C", "0"],
-        }),
+        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "0"])),
         ready: Ready::Line("mckey: joined dgid: *"),
         server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
             .counts(&[("receiving data transfers", 0)]),
         client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
             .counts(&[("initiating data transfers", 0)]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
     // As in the original, -S 0 means no message at all (create_message
     // sets message_count to 0): both sides join and end.
     Scenario {
-        name: "mckey_empty_messages",
+        name: "mckey_empty_messages".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mckey",
-            args: &[
+        server: Some(Cmd::new("mckey", &[
                 "-m",
                 "239.255.1.1",
                 "-b",
@@ -697,27 +618,21 @@ pub static SCENARIOS: &[Scenario] = &[
                 "0",
                 "-C",
                 "2",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "mckey",
-            args: &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"],
-        }),
+            ])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"])),
         ready: Ready::Line("mckey: joined dgid: *"),
         server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
             .counts(&[("receiving data transfers", 0)]),
         client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
             .counts(&[("initiating data transfers", 0)]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
     Scenario {
-        name: "mc_empty_messages",
+        name: "mc_empty_messages".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "mc",
-            args: &[
+        server: Some(Cmd::new("mc", &[
                 "-m",
                 "239.255.1.1",
                 "-b",
@@ -726,17 +641,13 @@ pub static SCENARIOS: &[Scenario] = &[
                 "2",
                 "-l",
                 "0",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "mc",
-            args: &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"],
-        }),
+            ])),
+        client: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"])),
         ready: Ready::Line("waiting for messages..."),
         server_expect: Expect::ok(&["received message 1", "received message 2"]),
         client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
     // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
@@ -802,12 +713,9 @@ pub static SCENARIOS: &[Scenario] = &[
            otherwise), or give -b an address on that netdev)"],
     ),
     Scenario {
-        name: "lab_local_mcast_route_fixed",
+        name: "lab_local_mcast_route_fixed".into(),
         package: "mckey",
-        server: Some(Cmd {
-            program: "sh",
-            args: &["-c", ROUTE_FIXED],
-        }),
+        server: Some(Cmd::new("sh", &["-c", ROUTE_FIXED])),
         server_expect: Expect::ok(&[
             "the doctor's fix: ip route add 224.0.0.0/4 dev d0",
             "the doctor finds nothing",
@@ -818,35 +726,37 @@ pub static SCENARIOS: &[Scenario] = &[
         ])
         .any_stderr(),
         timeout_secs: 180,
-        single_host_only: true,
+        placement: Placement::OneVm,
         // It changes the routes, and runs the lab itself.
-        vm_only: true,
         ..Scenario::BASE
     },
-];
+]
+}
 
 /// The receivers, for the fault matrix's signal cells: either ends the
 /// wait in one line, exit 1.
-pub static WAITING: &[Waiting] = &[
-    Waiting {
-        name: "mckey",
-        package: "mckey",
-        cmd: &["mckey", "-m", "239.255.1.1", "-b", "{server_ip}"],
-        line: "receiving data transfers",
-        exits: [1, 1],
-        stdout: &["test complete", "return status 1"],
-        stderr: &["mckey: interrupted on connection 0 after 0 of 10 completions"],
-    },
-    Waiting {
-        name: "mc",
-        package: "mckey",
-        cmd: &["mc", "-m", "239.255.1.1", "-b", "{server_ip}"],
-        line: "waiting for messages...",
-        exits: [1, 1],
-        stdout: &[],
-        stderr: &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
-    },
-];
+pub fn waiting() -> Vec<Waiting> {
+    vec![
+        Waiting {
+            name: "mckey",
+            package: "mckey",
+            cmd: &["mckey", "-m", "239.255.1.1", "-b", "{server_ip}"],
+            line: "receiving data transfers",
+            exits: [1, 1],
+            stdout: &["test complete", "return status 1"],
+            stderr: &["mckey: interrupted on connection 0 after 0 of 10 completions"],
+        },
+        Waiting {
+            name: "mc",
+            package: "mckey",
+            cmd: &["mc", "-m", "239.255.1.1", "-b", "{server_ip}"],
+            line: "waiting for messages...",
+            exits: [1, 1],
+            stdout: &[],
+            stderr: &["receiving message 1 of 4: interrupted (SIGINT/SIGTERM)"],
+        },
+    ]
+}
 
 /// A receiver of 10 messages and senders of 10 and of 5, for the kill
 /// cells.
@@ -865,24 +775,28 @@ const MCKEY_HALFWAY: &[&str] = &["mckey: interrupted on connection 0 after 5 of 
 const MC_HALFWAY: &[&str] = &["receiving message 6 of 10: interrupted (SIGINT/SIGTERM)"];
 
 /// The mckey receiver the kill cells run, and its sender.
-const MCKEY: Kill = Kill {
-    name: "mckey",
-    package: "mckey",
-    server: MCKEY_RECEIVER,
-    ready: Ready::Line("receiving data transfers"),
-    client: MCKEY_SENDER,
-    ..Kill::BASE
-};
+fn mckey() -> Kill {
+    Kill {
+        name: "mckey",
+        package: "mckey",
+        server: MCKEY_RECEIVER,
+        ready: Ready::Line("receiving data transfers"),
+        client: MCKEY_SENDER,
+        ..Kill::BASE
+    }
+}
 
 /// The mc receiver the kill cells run, and its sender.
-const MC: Kill = Kill {
-    name: "mc",
-    package: "mckey",
-    server: MC_RECEIVER,
-    ready: Ready::Line("waiting for messages..."),
-    client: MC_SENDER,
-    ..Kill::BASE
-};
+fn mc() -> Kill {
+    Kill {
+        name: "mc",
+        package: "mckey",
+        server: MC_RECEIVER,
+        ready: Ready::Line("waiting for messages..."),
+        client: MC_SENDER,
+        ..Kill::BASE
+    }
+}
 
 /// The fault matrix's kill cells. Multicast has no connection: a receiver
 /// cannot tell a dead sender from a slow one, so it waits on (a sender
@@ -891,101 +805,107 @@ const MC: Kill = Kill {
 /// receiver, so it runs to its end when the receiver is killed as it
 /// waits, or halfway through the messages (the receiver of 10 has had the
 /// 5 a sender sent, and SIGTERM and SIGINT say so).
-pub static KILLS: &[Kill] = &[
-    Kill {
-        phase: "connected",
-        victim: Side::Client,
-        // The sender pauses 3 s after joining (the original's SM pause),
-        // which SIGTERM and SIGINT end in one line.
-        line: "mckey: joined dgid: *",
-        signals: &[
-            SIGKILL,
-            Sig {
-                name: "TERM",
-                exit: 1,
-                stderr: SENDER_INTERRUPTED,
-            },
-            Sig {
-                name: "INT",
-                exit: 1,
-                stderr: SENDER_INTERRUPTED,
-            },
-        ],
-        survivor: Expect::exits(
-            1,
-            &["test complete", "return status 1"],
-            &["mckey: interrupted on connection 0 after 0 of 10 completions"],
-        ),
-        stop_server: true,
-        ..MCKEY
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        line: "receiving data transfers",
-        survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
-        ..MCKEY
-    },
-    Kill {
-        phase: "midway",
-        client: MCKEY_SENDER_OF_5,
-        victim: Side::Server,
-        line: "receiving data transfers",
-        // The receiver prints nothing per message: the sender's 3 s pause
-        // and its 5 messages are over within about 5 s of this line.
-        delay: "8",
-        signals: &[
-            SIGKILL,
-            Sig {
-                name: "TERM",
-                exit: 1,
-                stderr: MCKEY_HALFWAY,
-            },
-            Sig {
-                name: "INT",
-                exit: 1,
-                stderr: MCKEY_HALFWAY,
-            },
-        ],
-        survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
-        ..MCKEY
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Client,
-        line: "joined dgid: *",
-        // The sender may have sent some of its 4 when it died: fewer
-        // than the receiver's 10 in any case.
-        survivor: Expect::fails(&["receiving message * of 10: interrupted (SIGINT/SIGTERM)"]),
-        stop_server: true,
-        ..MC
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        line: "waiting for messages...",
-        survivor: Expect::ok(&["sent message 4"]),
-        ..MC
-    },
-    Kill {
-        phase: "midway",
-        client: MC_SENDER_OF_5,
-        victim: Side::Server,
-        line: "received message 5",
-        signals: &[
-            SIGKILL,
-            Sig {
-                name: "TERM",
-                exit: 1,
-                stderr: MC_HALFWAY,
-            },
-            Sig {
-                name: "INT",
-                exit: 1,
-                stderr: MC_HALFWAY,
-            },
-        ],
-        survivor: Expect::ok(&["sent message 5"]),
-        ..MC
-    },
-];
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn kills() -> Vec<Kill> {
+    vec![
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            // The sender pauses 3 s after joining (the original's SM pause),
+            // which SIGTERM and SIGINT end in one line.
+            line: "mckey: joined dgid: *",
+            signals: &[
+                SIGKILL,
+                Sig {
+                    name: "TERM",
+                    exit: 1,
+                    stderr: SENDER_INTERRUPTED,
+                },
+                Sig {
+                    name: "INT",
+                    exit: 1,
+                    stderr: SENDER_INTERRUPTED,
+                },
+            ],
+            survivor: Expect::exits(
+                1,
+                &["test complete", "return status 1"],
+                &["mckey: interrupted on connection 0 after 0 of 10 completions"],
+            ),
+            stop_server: true,
+            ..mckey()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            line: "receiving data transfers",
+            survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
+            ..mckey()
+        },
+        Kill {
+            phase: "midway",
+            client: MCKEY_SENDER_OF_5,
+            victim: Side::Server,
+            line: "receiving data transfers",
+            // The receiver prints nothing per message: the sender's 3 s pause
+            // and its 5 messages are over within about 5 s of this line.
+            delay: "8",
+            signals: &[
+                SIGKILL,
+                Sig {
+                    name: "TERM",
+                    exit: 1,
+                    stderr: MCKEY_HALFWAY,
+                },
+                Sig {
+                    name: "INT",
+                    exit: 1,
+                    stderr: MCKEY_HALFWAY,
+                },
+            ],
+            survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
+            ..mckey()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            line: "joined dgid: *",
+            // The sender may have sent some of its 4 when it died: fewer
+            // than the receiver's 10 in any case.
+            survivor: Expect::fails(&["receiving message * of 10: interrupted (SIGINT/SIGTERM)"]),
+            stop_server: true,
+            ..mc()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            line: "waiting for messages...",
+            survivor: Expect::ok(&["sent message 4"]),
+            ..mc()
+        },
+        Kill {
+            phase: "midway",
+            client: MC_SENDER_OF_5,
+            victim: Side::Server,
+            line: "received message 5",
+            signals: &[
+                SIGKILL,
+                Sig {
+                    name: "TERM",
+                    exit: 1,
+                    stderr: MC_HALFWAY,
+                },
+                Sig {
+                    name: "INT",
+                    exit: 1,
+                    stderr: MC_HALFWAY,
+                },
+            ],
+            survivor: Expect::ok(&["sent message 5"]),
+            ..mc()
+        },
+    ]
+}

@@ -5,7 +5,7 @@
 #[derive(Debug)]
 pub struct Scenario {
     /// Unique name; also the stem of the result files.
-    pub name: &'static str,
+    pub name: String,
     /// Workspace package whose binaries the scenario needs ("" = none).
     pub package: &'static str,
     /// Started first, in the background (in VM A in two-host mode).
@@ -28,13 +28,9 @@ pub struct Scenario {
     pub stop_server: bool,
     /// What the expectations above cannot say.
     pub verify: Option<Verify>,
-    /// The Soft-RoCE suite runs it in one VM only: a fault that is not
-    /// about the wire (a silent peer that waits out a bound, a program
-    /// refused before it needs any peer, `ulimit -l`).
-    pub single_host_only: bool,
-    /// It needs two hosts (the doctor's path between them): never run on
-    /// one, where the lab reports it as skipped.
-    pub two_hosts_only: bool,
+    /// Where it may run: anywhere, or on one host only, or in the lab's
+    /// VMs only.
+    pub placement: Placement,
     /// It is about a RoCE (Ethernet) port, such as the GID a program picks
     /// itself: a device whose port is InfiniBand cannot run it, and the
     /// lab reports it as skipped there.
@@ -43,10 +39,6 @@ pub struct Scenario {
     /// firewall tool, say): installed, where missing, before a run that
     /// has it.
     pub packages: &'static [&'static str],
-    /// It changes the machine it runs on (removes a device, changes a
-    /// device node's mode): the lab runs it in its VMs only, never with
-    /// `--local`.
-    pub vm_only: bool,
     /// The fault matrix's row, for a scenario that is one of its cells
     /// (`cargo xtask lab --faults` runs those, and the summary groups them).
     pub fault: Option<Fault>,
@@ -59,6 +51,46 @@ pub struct Scenario {
     /// The most memory one of its processes registers, in KiB, where that
     /// is more than a few pages: what the doctor holds `ulimit -l` against.
     pub locked_kib: u64,
+}
+
+/// Where a scenario may run: in which of the lab's modes (one VM, two
+/// VMs, `--local` on one host or across two) the lab runs it, and where it
+/// reports it as skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Every mode.
+    Anywhere,
+    /// One host: a fault that is not about the wire (a silent peer that
+    /// waits out a bound, a program refused before it needs any peer,
+    /// `ulimit -l`). The Soft-RoCE suite runs it in one VM only, and
+    /// `--local` across two hosts skips it.
+    OneHost,
+    /// The lab's VMs, one or two, never `--local`: it changes the machine
+    /// it runs on (removes a device, adds a firewall rule) or runs the lab
+    /// itself.
+    Vms,
+    /// The lab's one VM only: both of the above.
+    OneVm,
+    /// The lab's two VMs only: it changes the machine and needs two hosts
+    /// (the doctor's path between them).
+    TwoVms,
+}
+
+impl Placement {
+    /// Whether it is about one host, not the wire.
+    pub fn one_host(self) -> bool {
+        matches!(self, Placement::OneHost | Placement::OneVm)
+    }
+
+    /// Whether it needs two hosts.
+    pub fn two_hosts(self) -> bool {
+        self == Placement::TwoVms
+    }
+
+    /// Whether it runs in the lab's VMs only.
+    pub fn vms_only(self) -> bool {
+        matches!(self, Placement::Vms | Placement::OneVm | Placement::TwoVms)
+    }
 }
 
 /// A fact about a pair's packets between two hosts (see [`crate::capture`]).
@@ -196,13 +228,28 @@ impl Fault {
 /// `{client_ip}`, `{dev}`, `{gid_idx}` and `{ib_port}`. A `sh -c`/`bash -c`
 /// script gets them as `${LAB_SERVER_IP}`... from the environment, never
 /// pasted ([`Cmd::args_with`]): write them in the script as anywhere else.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Cmd {
     /// A workspace binary (looked up in the build's bin dir first) or a
     /// system program found on PATH.
     pub program: &'static str,
     /// Arguments, before placeholder substitution.
-    pub args: &'static [&'static str],
+    pub args: Vec<String>,
+}
+
+impl Cmd {
+    /// `program` with these arguments.
+    pub fn new(program: &'static str, args: &[&str]) -> Cmd {
+        Cmd {
+            program,
+            args: owned(args),
+        }
+    }
+}
+
+/// Each of `lines`, owned.
+pub fn owned(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| l.to_string()).collect()
 }
 
 /// Readiness condition of a server, polled with a deadline.
@@ -220,24 +267,24 @@ pub enum Ready {
 }
 
 /// Expected behaviour of one side.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Expect {
     /// Exit status.
     pub exit: i32,
     /// Each pattern must match a whole stdout line (`*` is a wildcard),
     /// in this order: the program's flow is part of what is checked.
-    pub stdout: &'static [&'static str],
+    pub stdout: Vec<String>,
     /// Each pattern must match some whole stderr line (`*` is a wildcard).
-    pub stderr: &'static [&'static str],
+    pub stderr: Vec<String>,
     /// `(pattern, n)`: exactly `n` stdout lines match the pattern (0: none
     /// may). Counts say what order cannot: how many messages went each way.
-    pub stdout_counts: &'static [(&'static str, usize)],
+    pub stdout_counts: Vec<(String, usize)>,
     /// The same for stderr.
-    pub stderr_counts: &'static [(&'static str, usize)],
+    pub stderr_counts: Vec<(String, usize)>,
     /// Some stderr line must match one of these: a side whose peer dies
     /// meets that in whichever step it has reached, and each step says so
     /// in its own words.
-    pub stderr_one_of: &'static [&'static str],
+    pub stderr_one_of: Vec<String>,
     /// How many lines stderr may have in all.
     pub stderr_lines: StderrLines,
     /// The side must have ended within this many seconds: a failure that
@@ -264,62 +311,63 @@ pub enum StderrLines {
 impl Expect {
     /// Exit 0, no stderr line required, no stdout either: a side that does
     /// not run, or whose output does not matter.
-    pub const NOTHING: Expect = Expect::ok(&[]);
+    pub const NOTHING: Expect = Expect {
+        exit: 0,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        stdout_counts: Vec::new(),
+        stderr_counts: Vec::new(),
+        stderr_one_of: Vec::new(),
+        stderr_lines: StderrLines::ByExit,
+        within_secs: None,
+    };
 
     /// Exit 0 with these stdout lines.
-    pub const fn ok(stdout: &'static [&'static str]) -> Expect {
+    pub fn ok(stdout: &[&str]) -> Expect {
         Expect::exits(0, stdout, &[])
     }
 
     /// Exit 1 with these stderr lines.
-    pub const fn fails(stderr: &'static [&'static str]) -> Expect {
+    pub fn fails(stderr: &[&str]) -> Expect {
         Expect::exits(1, &[], stderr)
     }
 
     /// This exit status, these stdout lines in order, these stderr lines.
-    pub const fn exits(
-        exit: i32,
-        stdout: &'static [&'static str],
-        stderr: &'static [&'static str],
-    ) -> Expect {
+    pub fn exits(exit: i32, stdout: &[&str], stderr: &[&str]) -> Expect {
         Expect {
             exit,
-            stdout,
-            stderr,
-            stdout_counts: &[],
-            stderr_counts: &[],
-            stderr_one_of: &[],
-            stderr_lines: StderrLines::ByExit,
-            within_secs: None,
+            stdout: owned(stdout),
+            stderr: owned(stderr),
+            ..Expect::NOTHING
         }
     }
 
     /// With these stdout line counts.
-    pub const fn counts(self, stdout_counts: &'static [(&'static str, usize)]) -> Expect {
+    pub fn counts(self, stdout_counts: &[(&str, usize)]) -> Expect {
         Expect {
-            stdout_counts,
+            stdout_counts: owned_counts(stdout_counts),
             ..self
         }
     }
 
     /// With these stderr line counts.
-    pub const fn stderr_counts(self, stderr_counts: &'static [(&'static str, usize)]) -> Expect {
+    pub fn stderr_counts(self, stderr_counts: &[(&str, usize)]) -> Expect {
         Expect {
-            stderr_counts,
+            stderr_counts: owned_counts(stderr_counts),
             ..self
         }
     }
 
     /// Exit 1 with one stderr line, which matches one of `patterns`.
-    pub const fn fails_one_of(patterns: &'static [&'static str]) -> Expect {
+    pub fn fails_one_of(patterns: &[&str]) -> Expect {
         Expect {
-            stderr_one_of: patterns,
+            stderr_one_of: owned(patterns),
             ..Expect::fails(&[])
         }
     }
 
     /// With exactly one stderr line, whatever the exit status.
-    pub const fn one_error_line(self) -> Expect {
+    pub fn one_error_line(self) -> Expect {
         Expect {
             stderr_lines: StderrLines::Exactly(1),
             ..self
@@ -327,7 +375,7 @@ impl Expect {
     }
 
     /// With at most one stderr line, whatever the exit status.
-    pub const fn at_most_one_error_line(self) -> Expect {
+    pub fn at_most_one_error_line(self) -> Expect {
         Expect {
             stderr_lines: StderrLines::AtMost(1),
             ..self
@@ -335,7 +383,7 @@ impl Expect {
     }
 
     /// With any number of stderr lines (see [`StderrLines::Any`]).
-    pub const fn any_stderr(self) -> Expect {
+    pub fn any_stderr(self) -> Expect {
         Expect {
             stderr_lines: StderrLines::Any,
             ..self
@@ -343,12 +391,17 @@ impl Expect {
     }
 
     /// Ending within `secs` seconds.
-    pub const fn within(self, secs: u32) -> Expect {
+    pub fn within(self, secs: u32) -> Expect {
         Expect {
             within_secs: Some(secs),
             ..self
         }
     }
+}
+
+/// Each `(pattern, n)` of `counts`, owned.
+fn owned_counts(counts: &[(&str, usize)]) -> Vec<(String, usize)> {
+    counts.iter().map(|(p, n)| (p.to_string(), *n)).collect()
 }
 
 /// A check that data cannot say (pids that must match across sides, a
@@ -360,7 +413,7 @@ impl Scenario {
     /// sides, no readiness check, nothing expected, 30 s, test-only, and a
     /// server that ends by itself.
     pub const BASE: Scenario = Scenario {
-        name: "",
+        name: String::new(),
         package: "",
         server: None,
         client: None,
@@ -371,11 +424,9 @@ impl Scenario {
         pair: false,
         stop_server: false,
         verify: None,
-        single_host_only: false,
-        two_hosts_only: false,
+        placement: Placement::Anywhere,
         roce_only: false,
         packages: &[],
-        vm_only: false,
         fault: None,
         wire: &[],
         try_this: None,
@@ -431,39 +482,19 @@ pub struct Waiting {
     pub stderr: &'static [&'static str],
 }
 
-/// Generated cells live as long as the table that holds them.
-fn leak<T>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
-}
-
-/// As [`leak`], for a generated name or line.
-fn text(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
-}
-
 /// `cmd` run under [`SIGNAL_AT`], and the line the wrapper ends with.
 fn signalled(
     sig: &'static str,
     line: &'static str,
     delay: &'static str,
     hold: u32,
-    cmd: &[&'static str],
+    cmd: &[&str],
     exit: i32,
-) -> (Cmd, &'static str) {
-    let wrapper = [
-        "-c",
-        SIGNAL_AT,
-        "sh",
-        sig,
-        line,
-        delay,
-        text(hold.to_string()),
-    ];
-    let cmd = Cmd {
-        program: "sh",
-        args: leak(wrapper.into_iter().chain(cmd.iter().copied()).collect()),
-    };
-    (cmd, text(format!("exit {exit} after {sig}")))
+) -> (Cmd, String) {
+    let hold = hold.to_string();
+    let wrapper = ["-c", SIGNAL_AT, "sh", sig, line, delay, &hold];
+    let args: Vec<&str> = wrapper.into_iter().chain(cmd.iter().copied()).collect();
+    (Cmd::new("sh", &args), format!("exit {exit} after {sig}"))
 }
 
 /// A signal the fault matrix sends, and what the signalled program does
@@ -599,27 +630,24 @@ impl Kill {
                 };
                 let (victim, ended) =
                     signalled(sig.name, self.line, self.delay, hold, victim_cmd, sig.exit);
-                let victim_expect =
-                    Expect::exits(sig.exit, leak(vec![self.line, ended]), sig.stderr);
-                let plain = |argv: &'static [&'static str]| Cmd {
-                    program: argv[0],
-                    args: &argv[1..],
-                };
+                let victim_expect = Expect::exits(sig.exit, &[self.line, &ended], sig.stderr);
+                let plain = |argv: &'static [&'static str]| Cmd::new(argv[0], &argv[1..]);
+                let survivor = self.survivor.clone();
                 let (server, client, server_expect, client_expect) = match self.victim {
-                    Side::Server => (victim, plain(self.client), victim_expect, self.survivor),
-                    Side::Client => (plain(self.server), victim, self.survivor, victim_expect),
+                    Side::Server => (victim, plain(self.client), victim_expect, survivor),
+                    Side::Client => (plain(self.server), victim, survivor, victim_expect),
                 };
                 let victim_name = match self.victim {
                     Side::Server => "server",
                     Side::Client => "client",
                 };
                 Scenario {
-                    name: text(format!(
+                    name: format!(
                         "{}_{victim_name}_sig{}_{}",
                         self.name,
                         sig.name.to_lowercase(),
                         self.phase
-                    )),
+                    ),
                     package: self.package,
                     server: Some(server),
                     client: Some(client),
@@ -632,7 +660,11 @@ impl Kill {
                     // Only a dead peer is about the wire (the survivor learns
                     // of it from there); silence and a signal's own exit
                     // status are not, and one VM is enough for them.
-                    single_host_only: sig.name != "KILL",
+                    placement: if sig.name == "KILL" {
+                        Placement::Anywhere
+                    } else {
+                        Placement::OneHost
+                    },
                     fault: Some(match sig.name {
                         "STOP" => Fault::SilentPeer,
                         "TERM" | "INT" => Fault::Signal,
@@ -652,18 +684,18 @@ impl Waiting {
             .into_iter()
             .map(|(sig, exit)| {
                 let (server, ended) = signalled(sig, self.line, "0", 0, self.cmd, exit);
-                let stdout = std::iter::once(self.line)
+                let stdout: Vec<&str> = std::iter::once(self.line)
                     .chain(self.stdout.iter().copied())
-                    .chain([ended]);
+                    .chain([ended.as_str()])
+                    .collect();
                 Scenario {
-                    name: text(format!("{}_sig{}_waiting", self.name, sig.to_lowercase())),
+                    name: format!("{}_sig{}_waiting", self.name, sig.to_lowercase()),
                     package: self.package,
                     server: Some(server),
-                    server_expect: Expect::exits(exit, leak(stdout.collect()), self.stderr)
-                        .within(15),
+                    server_expect: Expect::exits(exit, &stdout, self.stderr).within(15),
                     fault: Some(Fault::Signal),
                     // One program and a signal: nothing crosses the wire.
-                    single_host_only: true,
+                    placement: Placement::OneHost,
                     ..Scenario::BASE
                 }
             })
@@ -723,9 +755,8 @@ pub struct SideChannel {
 impl SideChannel {
     /// The five cells.
     pub fn cells(&self) -> Vec<Scenario> {
-        let peer = |mode: &'static str, len: &'static str| Cmd {
-            program: "bash",
-            args: leak(vec![
+        let peer = |mode: &str, len: &str| {
+            let args = [
                 "-c",
                 SIDE_CHANNEL_PEER,
                 "bash",
@@ -733,16 +764,17 @@ impl SideChannel {
                 self.port,
                 mode,
                 len,
-            ]),
+            ];
+            Cmd::new("bash", &args)
         };
         let ready = Ready::TcpListen(self.port.parse().unwrap_or_default());
-        let against = |suffix: &str, mode, len, fault, error: &'static str| Scenario {
-            name: text(format!("{}_{suffix}", self.name)),
+        let against = |suffix: &str, mode, len, fault, error: &str| Scenario {
+            name: format!("{}_{suffix}", self.name),
             package: self.package,
-            server: Some(Cmd { ..self.server }),
+            server: Some(self.server.clone()),
             client: Some(peer(mode, len)),
             ready,
-            server_expect: Expect::fails(leak(vec![error])).within(15),
+            server_expect: Expect::fails(&[error]).within(15),
             fault: Some(fault),
             ..Scenario::BASE
         };
@@ -755,16 +787,16 @@ impl SideChannel {
                 self.peer_left,
             ),
             Scenario {
-                name: text(format!("{}_server_dies", self.name)),
+                name: format!("{}_server_dies", self.name),
                 package: self.package,
-                server: Some(Cmd {
-                    program: "python3",
-                    args: leak(vec!["-c", ACCEPT_AND_CLOSE, "{server_ip}", self.port]),
-                }),
-                client: Some(Cmd { ..self.client }),
+                server: Some(Cmd::new(
+                    "python3",
+                    &["-c", ACCEPT_AND_CLOSE, "{server_ip}", self.port],
+                )),
+                client: Some(self.client.clone()),
                 ready,
                 server_expect: Expect::ok(&["accepted", "closed"]),
-                client_expect: Expect::fails(leak(vec![self.server_left])).within(15),
+                client_expect: Expect::fails(&[self.server_left]).within(15),
                 fault: Some(Fault::PeerKilled),
                 ..Scenario::BASE
             },
@@ -783,9 +815,9 @@ impl SideChannel {
                 self.bad_struct,
             ),
             Scenario {
-                server_expect: Expect::fails(leak(vec![self.silence])).within(70),
+                server_expect: Expect::fails(&[self.silence]).within(70),
                 timeout_secs: 90,
-                single_host_only: true,
+                placement: Placement::OneHost,
                 ..against("silent_client", "silent", "", Fault::SilentPeer, "")
             },
         ]
@@ -835,11 +867,7 @@ exec "$@" -l $((m + 1))"#;
 /// A limits cell: `args` (`-c`, [`PAST_MAX_MSG_SZ`], `sh`, the program and
 /// its arguments, without `-l`) refused at once, in the one line
 /// [`past_max_msg_sz`] names.
-pub const fn past_max_msg_sz_cell(
-    name: &'static str,
-    package: &'static str,
-    args: &'static [&'static str],
-) -> Scenario {
+pub fn past_max_msg_sz_cell(name: &str, package: &'static str, args: &[&str]) -> Scenario {
     Scenario {
         verify: Some(past_max_msg_sz),
         ..refused_sh(
@@ -904,11 +932,7 @@ pub const MEMLOCK_REFUSED: &str = "-l * needs * KiB of locked memory for its two
 /// The fault matrix's `ulimit -l` cells: one side run under [`MEMLOCKED`]
 /// (`args` start with `-c`, `MEMLOCKED`, `sh`), which must fail at once
 /// with the hint, in one line.
-pub const fn memlocked(
-    name: &'static str,
-    package: &'static str,
-    args: &'static [&'static str],
-) -> Scenario {
+pub fn memlocked(name: &str, package: &'static str, args: &[&str]) -> Scenario {
     refused_sh(
         name,
         package,
@@ -920,18 +944,15 @@ pub const fn memlocked(
 
 /// A [`refused`] cell whose one side is `sh` with `args` (a wrapper script,
 /// then the program and its arguments), expected to do what `expect` says.
-pub(crate) const fn refused_sh(
-    name: &'static str,
+pub(crate) fn refused_sh(
+    name: &str,
     package: &'static str,
     fault: Fault,
-    args: &'static [&'static str],
+    args: &[&str],
     expect: Expect,
 ) -> Scenario {
     Scenario {
-        server: Some(Cmd {
-            program: "sh",
-            args,
-        }),
+        server: Some(Cmd::new("sh", args)),
         server_expect: expect,
         ..refused(name, package, fault, &[], &[])
     }
@@ -940,25 +961,25 @@ pub(crate) const fn refused_sh(
 /// A cell of one program that is refused at once, before it would wait
 /// for any peer: `argv` (the program and its arguments) must fail within
 /// 5 s, in one line matching `error`. Not about the wire: one VM (see
-/// [`Scenario::single_host_only`]).
-pub const fn refused(
-    name: &'static str,
+/// [`Placement::OneHost`]).
+pub fn refused(
+    name: &str,
     package: &'static str,
     fault: Fault,
-    argv: &'static [&'static str],
-    error: &'static [&'static str],
+    argv: &[&'static str],
+    error: &[&str],
 ) -> Scenario {
     let (program, args) = match argv {
         [program, args @ ..] => (*program, args),
         [] => ("", argv),
     };
     Scenario {
-        name,
+        name: name.to_string(),
         package,
-        server: Some(Cmd { program, args }),
+        server: Some(Cmd::new(program, args)),
         server_expect: Expect::fails(error).within(5),
         fault: Some(fault),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     }
 }
@@ -1022,68 +1043,76 @@ mod rdmacm_client_server;
 mod srq;
 
 /// Each scenario file's table, in file-name order.
-static TABLES: &[&[Scenario]] = &[
-    apm::SCENARIOS,
-    doctor::SCENARIOS,
-    ibv_sockets_pingpong::SCENARIOS,
-    lab::SCENARIOS,
-    mckey::SCENARIOS,
-    peers::SCENARIOS,
-    rc_example::SCENARIOS,
-    rdmacm_client_server::SCENARIOS,
-    srq::SCENARIOS,
+const TABLES: &[fn() -> Vec<Scenario>] = &[
+    apm::scenarios,
+    doctor::scenarios,
+    ibv_sockets_pingpong::scenarios,
+    lab::scenarios,
+    mckey::scenarios,
+    peers::scenarios,
+    rc_example::scenarios,
+    rdmacm_client_server::scenarios,
+    srq::scenarios,
 ];
 
-/// The files' `WAITING` declarations.
-static WAITINGS: &[&[Waiting]] = &[
-    apm::WAITING,
-    ibv_sockets_pingpong::WAITING,
-    mckey::WAITING,
-    rc_example::WAITING,
-    rdmacm_client_server::WAITING,
-    srq::WAITING,
+/// The files' [`Waiting`] declarations.
+const WAITINGS: &[fn() -> Vec<Waiting>] = &[
+    apm::waiting,
+    ibv_sockets_pingpong::waiting,
+    mckey::waiting,
+    rc_example::waiting,
+    rdmacm_client_server::waiting,
+    srq::waiting,
 ];
 
-/// The files' `KILLS` declarations.
-static KILLS: &[&[Kill]] = &[
-    apm::KILLS,
-    ibv_sockets_pingpong::KILLS,
-    mckey::KILLS,
-    rc_example::KILLS,
-    rdmacm_client_server::KILLS,
-    srq::KILLS,
+/// The files' [`Kill`] declarations.
+const KILLS: &[fn() -> Vec<Kill>] = &[
+    apm::kills,
+    ibv_sockets_pingpong::kills,
+    mckey::kills,
+    rc_example::kills,
+    rdmacm_client_server::kills,
+    srq::kills,
 ];
 
-/// The files' `SIDE_CHANNEL` declarations.
-static SIDE_CHANNELS: &[&[SideChannel]] =
-    &[ibv_sockets_pingpong::SIDE_CHANNEL, rc_example::SIDE_CHANNEL];
+/// The files' [`SideChannel`] declarations.
+const SIDE_CHANNELS: &[fn() -> Vec<SideChannel>] = &[
+    ibv_sockets_pingpong::side_channels,
+    rc_example::side_channels,
+];
 
 /// Every scenario, in table order, then the fault matrix's cells of every
 /// [`Waiting`], [`Kill`] and [`SideChannel`] declaration.
-pub fn all() -> &'static [&'static Scenario] {
-    static ALL: std::sync::OnceLock<Vec<&'static Scenario>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| {
-        let waiting = WAITINGS
-            .iter()
-            .flat_map(|w| w.iter())
-            .flat_map(Waiting::cells);
-        let kills = KILLS.iter().flat_map(|k| k.iter()).flat_map(Kill::cells);
-        let side_channels = SIDE_CHANNELS
-            .iter()
-            .flat_map(|c| c.iter())
-            .flat_map(SideChannel::cells);
-        let cells = leak(waiting.chain(kills).chain(side_channels).collect());
-        TABLES.iter().flat_map(|t| t.iter()).chain(cells).collect()
-    })
+pub fn build() -> Vec<Scenario> {
+    let tables = TABLES.iter().flat_map(|t| t());
+    let waiting = WAITINGS.iter().flat_map(|w| w()).flat_map(|w| w.cells());
+    let kills = KILLS.iter().flat_map(|k| k()).flat_map(|k| k.cells());
+    let side_channels = SIDE_CHANNELS
+        .iter()
+        .flat_map(|c| c())
+        .flat_map(|c| c.cells());
+    tables
+        .chain(waiting)
+        .chain(kills)
+        .chain(side_channels)
+        .collect()
+}
+
+/// [`build`]'s table, built once: every scenario of a run borrows from it.
+pub fn all() -> &'static [Scenario] {
+    static ALL: std::sync::OnceLock<Vec<Scenario>> = std::sync::OnceLock::new();
+    ALL.get_or_init(build)
+}
+
+/// The bench's runs ([`bench::scenarios`]), built once.
+pub fn bench_runs() -> &'static [Scenario] {
+    static BENCH: std::sync::OnceLock<Vec<Scenario>> = std::sync::OnceLock::new();
+    BENCH.get_or_init(bench::scenarios)
 }
 
 /// The scenario with this name.
 pub fn find(name: &str) -> Option<&'static Scenario> {
-    all()
-        .iter()
-        .copied()
-        .chain(bench::SCENARIOS.iter())
-        .find(|s| s.name == name)
+    all().iter().chain(bench_runs()).find(|s| s.name == name)
 }
 
 /// The scenario of the doctor's probe between two hosts: one RC message.
@@ -1091,16 +1120,16 @@ pub const PROBE: &str = "doctor_rc_probe";
 
 /// The most memory one process of `list` registers, in KiB, and which
 /// scenario that is: what `ulimit -l` must allow (at least one page).
-pub fn largest_registration(list: &[&Scenario]) -> (u64, &'static str) {
+pub fn largest_registration<'a>(list: &[&'a Scenario]) -> (u64, &'a str) {
     list.iter()
-        .map(|s| (s.locked_kib.max(4), s.name))
+        .map(|s| (s.locked_kib.max(4), s.name.as_str()))
         .max_by_key(|(kib, _)| *kib)
         .unwrap_or((4, "rc_example"))
 }
 
 /// The main example pairs, in table order.
 pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
-    all().iter().copied().filter(|s| s.pair)
+    all().iter().filter(|s| s.pair)
 }
 
 /// The fault matrix's cells, of every example or of those named (by
@@ -1113,7 +1142,7 @@ pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, String> {
                 .strip_prefix(e)
                 .is_some_and(|rest| rest.starts_with('_'))
     };
-    let cells = || all().iter().copied().filter(|s| s.fault.is_some());
+    let cells = || all().iter().filter(|s| s.fault.is_some());
     if let Some(e) = examples.iter().find(|e| !cells().any(|s| of(s, e))) {
         return Err(format!("no fault cells for `{e}`"));
     }
@@ -1131,7 +1160,7 @@ pub fn select(names: &[&str]) -> Result<Vec<&'static Scenario>, String> {
         .iter()
         .map(|n| {
             find(n).ok_or_else(|| {
-                let known: Vec<_> = all().iter().map(|s| s.name).collect();
+                let known: Vec<_> = all().iter().map(|s| s.name.as_str()).collect();
                 format!("unknown scenario `{n}`; known: {}", known.join(", "))
             })
         })
@@ -1458,20 +1487,20 @@ fn check_side(
         }
     }
     let expanded =
-        |ps: &[&str]| -> Vec<String> { ps.iter().filter_map(|p| expand(p, addrs)).collect() };
-    let stdout = expanded(expect.stdout);
+        |ps: &[String]| -> Vec<String> { ps.iter().filter_map(|p| expand(p, addrs)).collect() };
+    let stdout = expanded(&expect.stdout);
     let stdout: Vec<&str> = stdout.iter().map(String::as_str).collect();
     failures.extend(
         missing_in_order(&side.stdout, &stdout)
             .into_iter()
             .map(|f| format!("{label}: stdout {f}")),
     );
-    for p in expanded(expect.stderr) {
+    for p in expanded(&expect.stderr) {
         if !has_line(&side.stderr, &p) {
             failures.push(format!("{label}: stderr has no line matching `{p}`"));
         }
     }
-    let one_of = expanded(expect.stderr_one_of);
+    let one_of = expanded(&expect.stderr_one_of);
     if !one_of.is_empty() && !one_of.iter().any(|p| has_line(&side.stderr, p)) {
         failures.push(format!(
             "{label}: stderr has no line matching any of `{}`",
@@ -1499,8 +1528,8 @@ fn check_side(
         ));
     }
     for (stream, text, counts) in [
-        ("stdout", &side.stdout, expect.stdout_counts),
-        ("stderr", &side.stderr, expect.stderr_counts),
+        ("stdout", &side.stdout, &expect.stdout_counts),
+        ("stderr", &side.stderr, &expect.stderr_counts),
     ] {
         for (p, want) in counts {
             let Some(p) = expand(p, addrs) else { continue };
@@ -1584,7 +1613,7 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
 
 #[cfg(test)]
 mod tests {
-    use super::rc_example::{RC_CLIENT, RC_CLIENT_STDOUT, RC_SERVER_STDOUT};
+    use super::rc_example::{rc_client, RC_CLIENT_STDOUT, RC_SERVER_STDOUT};
     use super::*;
 
     #[test]
@@ -1600,10 +1629,10 @@ mod tests {
             seen += 1;
             let text = std::fs::read_to_string(e.path()).unwrap();
             assert!(this.contains(&format!("mod {name};\n")), "mod {name};");
-            for item in ["SCENARIOS", "WAITING", "KILLS", "SIDE_CHANNEL"] {
+            for item in ["scenarios", "waiting", "kills", "side_channels"] {
                 // The bench's runs are chained after every other table.
-                let declared = text.contains(&format!("pub static {item}:"))
-                    && (name, item) != ("bench", "SCENARIOS");
+                let declared = text.contains(&format!("pub fn {item}() -> Vec<"))
+                    && (name, item) != ("bench", "scenarios");
                 let listed = [",", "]"]
                     .iter()
                     .any(|end| this.contains(&format!("{name}::{item}{end}")));
@@ -1640,12 +1669,15 @@ mod tests {
             "mc_mcast_route_elsewhere",
         ] {
             let s = find(name).unwrap();
-            let [line] = s.server_expect.stderr else {
+            let [line] = &s.server_expect.stderr[..] else {
                 panic!("{name}: one error line")
             };
             assert!(line.ends_with(&hint), "{name}: {line}");
-            let args = s.server.as_ref().unwrap().args;
-            assert!(args.contains(&"-s") && !args.contains(&"-b"), "{name}");
+            let args = &s.server.as_ref().unwrap().args;
+            assert!(
+                args.iter().any(|a| a == "-s") && !args.iter().any(|a| a == "-b"),
+                "{name}"
+            );
         }
         let links = [("rxe0".to_string(), 1, "d0".to_string())];
         let judge = |answer: &str| {
@@ -1668,7 +1700,7 @@ mod tests {
             ),
         ] {
             let finding = judge(answer).unwrap_err();
-            let [pattern] = find(name).unwrap().server_expect.stderr else {
+            let [pattern] = &find(name).unwrap().server_expect.stderr[..] else {
                 panic!("{name}: one finding")
             };
             assert!(glob_match(pattern, &finding), "{name}: {finding}");
@@ -1679,7 +1711,7 @@ mod tests {
                 .unwrap()
                 .server_expect
                 .stdout
-                .contains(&healthy.as_str()),
+                .contains(&healthy),
             "{healthy}"
         );
     }
@@ -1779,7 +1811,7 @@ mod tests {
     fn timeout_is_labelled() {
         let s = find("rc_example_client_dies").unwrap();
         let o = Outcome {
-            scenario: s.name.into(),
+            scenario: s.name.clone(),
             leftover: String::new(),
             capture: None,
             server: Some(side(TIMED_OUT, "", "")),
@@ -1794,7 +1826,7 @@ mod tests {
     fn missing_side_fails_and_absent_side_is_ignored() {
         let s = find("rc_example_closed_port").unwrap();
         let mut o = Outcome {
-            scenario: s.name.into(),
+            scenario: s.name.clone(),
             leftover: String::new(),
             capture: None,
             server: None,
@@ -1833,12 +1865,9 @@ mod tests {
 
     #[test]
     fn counts_bounds_and_address_lines_are_checked() {
-        static S: Scenario = Scenario {
-            name: "t",
-            client: Some(Cmd {
-                program: "t",
-                args: &[],
-            }),
+        let s = Scenario {
+            name: "t".into(),
+            client: Some(Cmd::new("t", &[])),
             client_expect: Expect::ok(&["start"])
                 .counts(&[("sent *", 2), ("peer ::ffff:{server_ip}", 1)])
                 .one_error_line()
@@ -1861,10 +1890,10 @@ mod tests {
             "warn\n",
             10,
         );
-        assert!(check(&S, &good, Some(&lab)).is_empty());
+        assert!(check(&s, &good, Some(&lab)).is_empty());
         let bad = run("start\nsent 1\npeer ::ffff:192.0.2.2\n", "a\nb\n", 6000);
         assert_eq!(
-            check(&S, &bad, Some(&lab)),
+            check(&s, &bad, Some(&lab)),
             [
                 "client: took 6.0 s, must end within 5 s",
                 "client: stderr has 2 lines, expected 1",
@@ -1873,7 +1902,7 @@ mod tests {
             ]
         );
         // Without known addresses the address line is not checked.
-        assert_eq!(check(&S, &bad, None).len(), 3);
+        assert_eq!(check(&s, &bad, None).len(), 3);
     }
 
     #[test]
@@ -1917,12 +1946,12 @@ mod tests {
             stderr: &[],
         };
         let cells = w.cells();
-        let names: Vec<&str> = cells.iter().map(|c| c.name).collect();
+        let names: Vec<&str> = cells.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["prog_sigterm_waiting", "prog_sigint_waiting"]);
         let int = &cells[1];
-        let args = int.server.as_ref().unwrap().args;
+        let args = &int.server.as_ref().unwrap().args;
         assert_eq!(
-            args,
+            &args[..],
             [
                 "-c",
                 SIGNAL_AT,
@@ -1949,7 +1978,7 @@ mod tests {
 
     #[test]
     fn kill_declarations_give_a_cell_per_signal() {
-        static SURVIVOR: Expect = Expect::fails(&["peer gone"]).within(20);
+        let survivor = Expect::fails(&["peer gone"]).within(20);
         let k = Kill {
             name: "prog",
             package: "pkg",
@@ -1960,11 +1989,11 @@ mod tests {
             victim: Side::Server,
             line: "recv *",
             signals: &[SIGKILL, SIGSTOP],
-            survivor: SURVIVOR,
+            survivor,
             ..Kill::BASE
         };
         let cells = k.cells();
-        let names: Vec<&str> = cells.iter().map(|c| c.name).collect();
+        let names: Vec<&str> = cells.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
             ["prog_server_sigkill_midway", "prog_server_sigstop_midway"]
@@ -1980,15 +2009,18 @@ mod tests {
         assert_eq!(kill.server_expect.exit, 137);
         assert_eq!(kill.server_expect.stdout, ["recv *", "exit 137 after KILL"]);
         let client = kill.client.as_ref().unwrap();
-        assert_eq!((client.program, client.args), ("prog", &["host"][..]));
+        assert_eq!(
+            (client.program, &client.args[..]),
+            ("prog", &["host".to_string()][..])
+        );
         assert_eq!(kill.client_expect.stderr, ["peer gone"]);
         assert_eq!(kill.client_expect.within_secs, Some(20));
         assert_eq!(kill.fault, Some(Fault::PeerKilled));
-        assert!(!kill.single_host_only);
+        assert_eq!(kill.placement, Placement::Anywhere);
         // A stopped victim is held past the survivor's bound, in one VM.
         assert_eq!(stop.server.as_ref().unwrap().args[6], "25");
         assert_eq!(stop.fault, Some(Fault::SilentPeer));
-        assert!(stop.single_host_only);
+        assert_eq!(stop.placement, Placement::OneHost);
         assert!(!stop.stop_server && !kill.stop_server);
         assert!(
             find("srq_client_sigterm_midway").is_some_and(|c| c.fault == Some(Fault::Signal)),
@@ -2037,9 +2069,9 @@ mod tests {
 
     #[test]
     fn one_of_takes_any_of_its_lines_and_names_them_all_when_none_matches() {
-        static ONE_OF: Scenario = Scenario {
-            name: "one_of",
-            client: Some(RC_CLIENT),
+        let one_of = Scenario {
+            name: "one_of".into(),
+            client: Some(rc_client()),
             client_expect: Expect::fails_one_of(&["a: *", "b: *"]),
             ..Scenario::BASE
         };
@@ -2050,9 +2082,9 @@ mod tests {
             server: None,
             client: Some(side(1, "", stderr)),
         };
-        assert!(check(&ONE_OF, &run("b: gone"), None).is_empty());
+        assert!(check(&one_of, &run("b: gone"), None).is_empty());
         assert_eq!(
-            check(&ONE_OF, &run("c: gone"), None),
+            check(&one_of, &run("c: gone"), None),
             ["client: stderr has no line matching any of `a: *`, `b: *`"]
         );
     }
@@ -2084,7 +2116,7 @@ mod tests {
     fn past_max_msg_sz_wants_the_limit_that_applies() {
         let cell = find("srq_l_past_max_msg_sz").unwrap();
         let run = |m: &str, stderr: &str| Outcome {
-            scenario: cell.name.into(),
+            scenario: cell.name.clone(),
             leftover: String::new(),
             capture: None,
             server: Some(side(1, &format!("port max_msg_sz {m}"), stderr)),
@@ -2121,8 +2153,8 @@ mod tests {
         fn never(_: &Outcome) -> Vec<String> {
             vec!["never".into()]
         }
-        static S: Scenario = Scenario {
-            name: "t",
+        let s = Scenario {
+            name: "t".into(),
             verify: Some(never),
             ..Scenario::BASE
         };
@@ -2133,7 +2165,7 @@ mod tests {
             server: None,
             client: None,
         };
-        assert_eq!(check(&S, &o, None), ["never"]);
+        assert_eq!(check(&s, &o, None), ["never"]);
     }
 
     /// What `program -c script` prints, with `env` and `args` after it.
@@ -2207,15 +2239,15 @@ mod tests {
             gid_idx: 0,
             ib_port: 1,
         };
-        let cmd = Cmd {
-            program: "sh",
-            args: &[
+        let cmd = Cmd::new(
+            "sh",
+            &[
                 "-c",
                 "echo {dev} \"{dev}\" '{server_ip}' {client_ip}; echo \"$1\"",
                 "sh",
                 "{dev}",
             ],
-        };
+        );
         let args = cmd.args_with(&p);
         assert!(
             !args[1].contains(&evil) && !args[1].contains("touch"),
@@ -2228,7 +2260,7 @@ mod tests {
         assert!(!marker.exists(), "the script ran a value: {out}");
         assert!(out.ends_with(&format!("{evil}\n")), "{out}");
         // The same script with the values pasted in, as before: it can fail.
-        let _ = shell_out("sh", &substitute(cmd.args[1], &p), &[], &[]);
+        let _ = shell_out("sh", &substitute(&cmd.args[1], &p), &[], &[]);
         assert!(marker.exists());
     }
 
@@ -2239,8 +2271,8 @@ mod tests {
                 if !matches!(c.program, "sh" | "bash") {
                     continue;
                 }
-                assert_eq!(c.args.first(), Some(&"-c"), "{}", s.name);
-                let (refs, unquoted) = script_refs(c.args[1]);
+                assert_eq!(c.args.first().map(String::as_str), Some("-c"), "{}", s.name);
+                let (refs, unquoted) = script_refs(&c.args[1]);
                 assert!(
                     unquoted,
                     "{}: the quoting is not followed to the end",
@@ -2265,7 +2297,7 @@ mod tests {
             ib_port: 2,
         };
         assert_eq!(
-            RC_CLIENT.args_with(&p),
+            rc_client().args_with(&p),
             ["-d", "mlx5_0", "-g", "3", "10.0.0.1"]
         );
         assert_eq!(
@@ -2279,7 +2311,11 @@ mod tests {
     fn table_is_sane() {
         let mut names = HashSet::new();
         for s in all() {
-            assert!(names.insert(s.name), "duplicate scenario {}", s.name);
+            assert!(
+                names.insert(s.name.as_str()),
+                "duplicate scenario {}",
+                s.name
+            );
             assert!(
                 s.name
                     .chars()
@@ -2303,12 +2339,12 @@ mod tests {
             // Every placeholder in an expected line is one `expand` fills.
             let lab = addrs("192.0.2.1", "192.0.2.2");
             for e in [&s.server_expect, &s.client_expect] {
-                let counted = e.stdout_counts.iter().chain(e.stderr_counts).map(|c| &c.0);
+                let counted = e.stdout_counts.iter().chain(&e.stderr_counts).map(|c| &c.0);
                 for p in e
                     .stdout
                     .iter()
-                    .chain(e.stderr)
-                    .chain(e.stderr_one_of)
+                    .chain(&e.stderr)
+                    .chain(&e.stderr_one_of)
                     .chain(counted)
                 {
                     let filled = expand(p, Some(&lab)).unwrap_or_default();
@@ -2325,8 +2361,12 @@ mod tests {
 
     #[test]
     fn select_defaults_to_pairs_and_rejects_unknown() {
-        let all: Vec<_> = select(&[]).unwrap().iter().map(|s| s.name).collect();
-        assert_eq!(all, pairs().map(|s| s.name).collect::<Vec<_>>());
+        let all: Vec<_> = select(&[])
+            .unwrap()
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(all, pairs().map(|s| s.name.as_str()).collect::<Vec<_>>());
         assert!(select(&["nope"]).unwrap_err().contains("rc_example"));
     }
 }

@@ -1,8 +1,8 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
 use super::{
-    refused, Cmd, Expect, Fault, Kill, Ready, Scenario, Side, SideChannel, Waiting, Wire,
-    KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT,
+    owned, refused, Cmd, Expect, Fault, Kill, Placement, Ready, Scenario, Side, SideChannel,
+    Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT,
 };
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
@@ -35,15 +35,16 @@ pub(crate) const RC_CLIENT_STDOUT: &[&str] = &[
 const SERVER_SEES_CLIENT: &[(&str, usize)] = &[("Remote GID =*ff:ff:{client_ip_hex}", 1)];
 const CLIENT_SEES_SERVER: &[(&str, usize)] = &[("Remote GID =*ff:ff:{server_ip_hex}", 1)];
 
-pub(crate) const RC_SERVER: Cmd = Cmd {
-    program: "rc_example",
-    args: &["-d", "{dev}", "-g", "{gid_idx}"],
-};
+pub(crate) fn rc_server() -> Cmd {
+    Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}"])
+}
 
-pub(crate) const RC_CLIENT: Cmd = Cmd {
-    program: "rc_example",
-    args: &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
-};
+pub(crate) fn rc_client() -> Cmd {
+    Cmd::new(
+        "rc_example",
+        &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"],
+    )
+}
 
 /// `bash -c STAND_IN_CLIENT bash leave|stall`: a client that does the side
 /// channel's part of the exchange: the server's struct in, one of its own
@@ -66,12 +67,17 @@ else
 fi"#;
 
 /// The pair and its error paths.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     Scenario {
-        name: "rc_example",
+        name: "rc_example".into(),
         package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(RC_CLIENT),
+        server: Some(rc_server()),
+        client: Some(rc_client()),
         ready: Ready::TcpListen(19875),
         server_expect: Expect::ok(RC_SERVER_STDOUT).counts(SERVER_SEES_CLIENT),
         client_expect: Expect::ok(RC_CLIENT_STDOUT).counts(CLIENT_SEES_SERVER),
@@ -133,17 +139,11 @@ pub static SCENARIOS: &[Scenario] = &[
     // No option at all on a RoCE port: the first device, TCP port 19875,
     // and the RoCE v2 IPv4-mapped GID, which the program picks and names.
     Scenario {
-        name: "rc_example_auto_gid",
+        name: "rc_example_auto_gid".into(),
         roce_only: true,
         package: "rc_example",
-        server: Some(Cmd {
-            program: "rc_example",
-            args: &[],
-        }),
-        client: Some(Cmd {
-            program: "rc_example",
-            args: &["{server_ip}"],
-        }),
+        server: Some(Cmd::new("rc_example", &[])),
+        client: Some(Cmd::new("rc_example", &["{server_ip}"])),
         ready: Ready::TcpListen(19875),
         server_expect: Expect::ok(&[
             "port * is Ethernet (RoCE) and no GID index was given: \
@@ -166,13 +166,10 @@ pub static SCENARIOS: &[Scenario] = &[
     // A misspelt -d fails at once, before the server listens; the client
     // then finds no server.
     Scenario {
-        name: "rc_example_wrong_device",
+        name: "rc_example_wrong_device".into(),
         package: "rc_example",
-        server: Some(Cmd {
-            program: "rc_example",
-            args: &["-d", "nosuchdev0"],
-        }),
-        client: Some(RC_CLIENT),
+        server: Some(Cmd::new("rc_example", &["-d", "nosuchdev0"])),
+        client: Some(rc_client()),
         ready: Ready::TcpListen(19875),
         server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"])
             .counts(&[("waiting on port *", 0)])
@@ -183,22 +180,17 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "rc_example_no_such_host",
+        name: "rc_example_no_such_host".into(),
         package: "rc_example",
-        client: Some(Cmd {
-            program: "rc_example",
-            args: &["-d", "{dev}", "-g", "{gid_idx}", "no-such-host.invalid"],
-        }),
+        client: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "no-such-host.invalid"])),
         client_expect: Expect::fails(&["*getaddrinfo failed for no-such-host.invalid*"]),
         fault: Some(Fault::Address),
         ..Scenario::BASE
     },
     Scenario {
-        name: "rc_example_closed_port",
+        name: "rc_example_closed_port".into(),
         package: "rc_example",
-        client: Some(Cmd {
-            program: "rc_example",
-            args: &[
+        client: Some(Cmd::new("rc_example", &[
                 "-d",
                 "{dev}",
                 "-g",
@@ -206,8 +198,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-p",
                 "19999",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
         fault: Some(Fault::Address),
         try_this: Some("Start the client when no server listens."),
@@ -218,16 +209,13 @@ pub static SCENARIOS: &[Scenario] = &[
     // server's SEND then finds no QP at the other end, and the completion
     // it waits for does not come within its bound (or comes failed).
     Scenario {
-        name: "rc_example_client_leaves_midway",
+        name: "rc_example_client_leaves_midway".into(),
         package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "bash",
-            args: &["-c", STAND_IN_CLIENT, "bash", "leave"],
-        }),
+        server: Some(rc_server()),
+        client: Some(Cmd::new("bash", &["-c", STAND_IN_CLIENT, "bash", "leave"])),
         ready: Ready::TcpListen(19875),
         server_expect: Expect {
-            stdout: &["QP state was change to RTS", "Send Request was posted"],
+            stdout: owned(&["QP state was change to RTS", "Send Request was posted"]),
             ..Expect::fails_one_of(&[
                 "poll completion failed: completion wasn't found in the CQ after timeout",
                 "poll completion failed: got bad completion with status: *",
@@ -241,12 +229,10 @@ pub static SCENARIOS: &[Scenario] = &[
     // The fault matrix's `ulimit -l` cell: the client's registration fails
     // with the hint, in one line; the server then finds its peer gone.
     Scenario {
-        name: "rc_example_memlock",
+        name: "rc_example_memlock".into(),
         package: "rc_example",
-        server: Some(RC_SERVER),
-        client: Some(Cmd {
-            program: "sh",
-            args: &[
+        server: Some(rc_server()),
+        client: Some(Cmd::new("sh", &[
                 "-c",
                 MEMLOCKED,
                 "sh",
@@ -256,8 +242,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "-g",
                 "{gid_idx}",
                 "{server_ip}",
-            ],
-        }),
+            ])),
         ready: Ready::TcpListen(19875),
         server_expect: Expect::fails(&["*failed to exchange connection data*"]),
         client_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
@@ -285,67 +270,68 @@ pub static SCENARIOS: &[Scenario] = &[
         &["failed to create resources: could not get gid for port 1, index 255: *"],
     ),
     Scenario {
-        name: "rc_example_tcp_port_1",
+        name: "rc_example_tcp_port_1".into(),
         package: "rc_example",
-        server: Some(Cmd {
-            program: "rc_example",
-            args: &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1"],
-        }),
-        client: Some(Cmd {
-            program: "rc_example",
-            args: &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1", "{server_ip}"],
-        }),
+        server: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1"])),
+        client: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1", "{server_ip}"])),
         ready: Ready::TcpListen(1),
         server_expect: Expect::ok(&["waiting on port 1 for TCP connection", "test result is 0"]),
         client_expect: Expect::ok(&["test result is 0"]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
-];
+]
+}
 
 /// The server, for the fault matrix's signal cells: killed by either.
-pub static WAITING: &[Waiting] = &[Waiting {
-    name: "rc_example",
-    package: "rc_example",
-    cmd: &["rc_example", "-d", "{dev}", "-g", "{gid_idx}"],
-    line: "waiting on port * for TCP connection",
-    exits: [143, 130],
-    stdout: &[],
-    stderr: &[],
-}];
+pub fn waiting() -> Vec<Waiting> {
+    vec![Waiting {
+        name: "rc_example",
+        package: "rc_example",
+        cmd: &["rc_example", "-d", "{dev}", "-g", "{gid_idx}"],
+        line: "waiting on port * for TCP connection",
+        exits: [143, 130],
+        stdout: &[],
+        stderr: &[],
+    }]
+}
 
 /// The fault matrix's mid-exchange signal cells. rc_example's exchange is
 /// over about a millisecond after its lines, so the server's peer is the
 /// stand-in that stalls after its struct: the server, connected up to RTS,
 /// waits for the sync there, and is signalled.
-pub static KILLS: &[Kill] = &[Kill {
-    name: "rc_example",
-    package: "rc_example",
-    phase: "midway",
-    server: &["rc_example", "-d", "{dev}", "-g", "{gid_idx}"],
-    client: &["bash", "-c", STAND_IN_CLIENT, "bash", "stall"],
-    ready: Ready::TcpListen(19875),
-    victim: Side::Server,
-    line: "QP state was change to RTS",
-    signals: KILL_TERM_INT,
-    survivor: Expect::ok(&["the server closed the connection"]).within(15),
-    ..Kill::BASE
-}];
+pub fn kills() -> Vec<Kill> {
+    vec![Kill {
+        name: "rc_example",
+        package: "rc_example",
+        phase: "midway",
+        server: &["rc_example", "-d", "{dev}", "-g", "{gid_idx}"],
+        client: &["bash", "-c", STAND_IN_CLIENT, "bash", "stall"],
+        ready: Ready::TcpListen(19875),
+        victim: Side::Server,
+        line: "QP state was change to RTS",
+        signals: KILL_TERM_INT,
+        survivor: Expect::ok(&["the server closed the connection"]).within(15),
+        ..Kill::BASE
+    }]
+}
 
 /// The side channel, for the fault matrix's side-channel cells: whatever
 /// goes wrong on it before the QPs connect fails connect_qp in one line.
-pub static SIDE_CHANNEL: &[SideChannel] = &[SideChannel {
-    name: "rc_example",
-    package: "rc_example",
-    server: RC_SERVER,
-    client: RC_CLIENT,
-    port: "19875",
-    struct_len: "34",
-    short_len: "10",
-    peer_left: "*failed to exchange connection data*",
-    bad_struct: "failed to connect QPs: the peer's QP number 0xffffffff is not a QP number *",
-    silence: "failed to connect QPs: failed to exchange connection data between sides: read \
+pub fn side_channels() -> Vec<SideChannel> {
+    vec![SideChannel {
+        name: "rc_example",
+        package: "rc_example",
+        server: rc_server(),
+        client: rc_client(),
+        port: "19875",
+        struct_len: "34",
+        short_len: "10",
+        peer_left: "*failed to exchange connection data*",
+        bad_struct: "failed to connect QPs: the peer's QP number 0xffffffff is not a QP number *",
+        silence: "failed to connect QPs: failed to exchange connection data between sides: read \
               failed: no answer from the peer within 60 s*",
-    server_left: "failed to connect QPs: failed to exchange connection data between sides: *",
-}];
+        server_left: "failed to connect QPs: failed to exchange connection data between sides: *",
+    }]
+}

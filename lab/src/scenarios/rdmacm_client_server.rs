@@ -1,7 +1,7 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
 use super::{
-    memlocked, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side,
+    memlocked, owned, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready, Scenario, Side,
     Waiting, Wire, KILL_TERM_INT, MEMLOCKED, SIGSTOP,
 };
 
@@ -55,29 +55,28 @@ fn pids_match(o: &Outcome) -> Vec<String> {
 }
 
 /// The pair and its error paths.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     // rdmacm_client_server: two clients in a row against one server, which
     // keeps serving until SIGTERM.
     Scenario {
-        name: "rdmacm_client_server",
+        name: "rdmacm_client_server".into(),
         package: "rdmacm_client_server",
         // Each side's shell names the pid the program runs as (exec keeps
         // it), so the tests can check the pid each message carries.
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
+        server: Some(Cmd::new("sh", &[
                 "-c",
                 "echo \"server pid $$\"; exec rdmacm_server {server_ip} 12345",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &[
+            ])),
+        client: Some(Cmd::new("sh", &[
                 "-c",
                 "for i in 1 2; do rdmacm_client {server_ip} 12345 & p=$!; \
                  echo \"client pid $p\"; wait $p || exit 1; done",
-            ],
-        }),
+            ])),
         ready: Ready::RdmaCmListen(12345),
         // Per connection, the send's completion and the peer's message come
         // in either order; the tests count both.
@@ -138,16 +137,10 @@ pub static SCENARIOS: &[Scenario] = &[
     // it connects: whatever state that leaves its connection in, the server
     // drops it and serves the next client.
     Scenario {
-        name: "rdmacm_client_dies",
+        name: "rdmacm_client_dies".into(),
         package: "rdmacm_client_server",
-        server: Some(Cmd {
-            program: "rdmacm_server",
-            args: &["{server_ip}", "12345"],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", KILL_FIRST_CLIENT],
-        }),
+        server: Some(Cmd::new("rdmacm_server", &["{server_ip}", "12345"])),
+        client: Some(Cmd::new("sh", &["-c", KILL_FIRST_CLIENT])),
         ready: Ready::RdmaCmListen(12345),
         // The send's completion and the client's message come in either
         // order (the former is counted). The killed client left no error
@@ -173,16 +166,13 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "rdmacm_nobody_listening",
+        name: "rdmacm_nobody_listening".into(),
         package: "rdmacm_client_server",
-        client: Some(Cmd {
-            program: "rdmacm_client",
-            args: &["{server_ip}", "12399"],
-        }),
+        client: Some(Cmd::new("rdmacm_client", &["{server_ip}", "12399"])),
         // Told by a reject or an unreachable event, whichever the kernel
         // sends, not by a timeout.
         client_expect: Expect {
-            stdout: &["address resolved.", "route resolved."],
+            stdout: owned(&["address resolved.", "route resolved."]),
             ..Expect::fails_one_of(&[
                 "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
                 "on_event: unexpected event RDMA_CM_EVENT_UNREACHABLE (status *)",
@@ -197,16 +187,10 @@ pub static SCENARIOS: &[Scenario] = &[
     // client's 1024-byte SEND cannot land, and the failed completion must be
     // reported with its status string, exit 1.
     Scenario {
-        name: "rdmacm_client_to_rping",
+        name: "rdmacm_client_to_rping".into(),
         package: "rdmacm_client_server",
-        server: Some(Cmd {
-            program: "rping",
-            args: &["-s", "-a", "{server_ip}", "-p", "12346", "-C", "1"],
-        }),
-        client: Some(Cmd {
-            program: "rdmacm_client",
-            args: &["{server_ip}", "12346"],
-        }),
+        server: Some(Cmd::new("rping", &["-s", "-a", "{server_ip}", "-p", "12346", "-C", "1"])),
+        client: Some(Cmd::new("rdmacm_client", &["{server_ip}", "12346"])),
         ready: Ready::RdmaCmListen(12346),
         server_expect: Expect::exits(255, &[], &[]),
         client_expect: Expect::exits(
@@ -220,20 +204,14 @@ pub static SCENARIOS: &[Scenario] = &[
     // receive. The server drops that connection with one line and serves
     // the next client, a good one, in full.
     Scenario {
-        name: "rping_to_rdmacm_server",
+        name: "rping_to_rdmacm_server".into(),
         package: "rdmacm_client_server",
-        server: Some(Cmd {
-            program: "rdmacm_server",
-            args: &["{server_ip}", "12347"],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &[
+        server: Some(Cmd::new("rdmacm_server", &["{server_ip}", "12347"])),
+        client: Some(Cmd::new("sh", &[
                 "-c",
                 "rping -c -a {server_ip} -p 12347 -C 1; echo \"rping exit $?\"; \
                  rdmacm_client {server_ip} 12347",
-            ],
-        }),
+            ])),
         ready: Ready::RdmaCmListen(12347),
         server_expect: Expect::ok(&[
             "received connection request.",
@@ -262,13 +240,10 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "rdmacm_no_such_host",
+        name: "rdmacm_no_such_host".into(),
         package: "rdmacm_client_server",
         // On the lab's /24 and answered by nobody: address resolution fails.
-        client: Some(Cmd {
-            program: "rdmacm_client",
-            args: &["192.0.2.99", "12345"],
-        }),
+        client: Some(Cmd::new("rdmacm_client", &["192.0.2.99", "12345"])),
         client_expect: Expect::fails(&[
             "on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)",
         ]),
@@ -305,19 +280,22 @@ pub static SCENARIOS: &[Scenario] = &[
         &["rdmacm_client", "127.0.0.1", "12344"],
         &["rdma_resolve_route failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
     ),
-];
+]
+}
 
 /// The server, for the fault matrix's signal cells: either stops it
 /// cleanly, as documented.
-pub static WAITING: &[Waiting] = &[Waiting {
-    name: "rdmacm_server",
-    package: "rdmacm_client_server",
-    cmd: &["rdmacm_server", "{server_ip}", "12348"],
-    line: "listening on port *.",
-    exits: [0, 0],
-    stdout: &[],
-    stderr: &[],
-}];
+pub fn waiting() -> Vec<Waiting> {
+    vec![Waiting {
+        name: "rdmacm_server",
+        package: "rdmacm_client_server",
+        cmd: &["rdmacm_server", "{server_ip}", "12348"],
+        line: "listening on port *.",
+        exits: [0, 0],
+        stdout: &[],
+        stderr: &[],
+    }]
+}
 
 /// The server and the client of the kill cells.
 const SERVER_ARGV: &[&str] = &["rdmacm_server", "{server_ip}", "12347"];
@@ -325,65 +303,72 @@ const CLIENT_ARGV: &[&str] = &["rdmacm_client", "{server_ip}", "12347"];
 
 /// A server whose client is gone, in whichever state: it drops that
 /// connection (in one line at most) and keeps serving until SIGTERM.
-const SERVER_SURVIVES: Expect =
-    Expect::ok(&["received connection request.", "peer disconnected."]).at_most_one_error_line();
+fn server_survives() -> Expect {
+    Expect::ok(&["received connection request.", "peer disconnected."]).at_most_one_error_line()
+}
 
 /// The pair the kill cells run.
-const PAIR: Kill = Kill {
-    name: "rdmacm",
-    package: "rdmacm_client_server",
-    server: SERVER_ARGV,
-    client: CLIENT_ARGV,
-    ready: Ready::RdmaCmListen(12347),
-    ..Kill::BASE
-};
+fn pair() -> Kill {
+    Kill {
+        name: "rdmacm",
+        package: "rdmacm_client_server",
+        server: SERVER_ARGV,
+        client: CLIENT_ARGV,
+        ready: Ready::RdmaCmListen(12347),
+        ..Kill::BASE
+    }
+}
 
 /// The fault matrix's kill cells: the client killed once connected, and
 /// once it has the server's message (its exchange is one message each way);
 /// the server killed once a request reached it, and stopped there, a
 /// silent peer that the client gives up on at its bound.
-pub static KILLS: &[Kill] = &[
-    Kill {
-        phase: "connected",
-        victim: Side::Client,
-        signals: KILL_TERM_INT,
-        line: "connected. posting send...",
-        survivor: SERVER_SURVIVES,
-        stop_server: true,
-        ..PAIR
-    },
-    Kill {
-        phase: "midway",
-        victim: Side::Client,
-        line: "received message: *",
-        signals: KILL_TERM_INT,
-        survivor: SERVER_SURVIVES,
-        stop_server: true,
-        ..PAIR
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        line: "received connection request.",
-        survivor: Expect {
-            stdout: &["route resolved."],
-            ..Expect::fails_one_of(&[
-                "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
-                "on_disconnect: the server disconnected before the exchange completed",
+pub fn kills() -> Vec<Kill> {
+    vec![
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            signals: KILL_TERM_INT,
+            line: "connected. posting send...",
+            survivor: server_survives(),
+            stop_server: true,
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Client,
+            line: "received message: *",
+            signals: KILL_TERM_INT,
+            survivor: server_survives(),
+            stop_server: true,
+            ..pair()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            line: "received connection request.",
+            survivor: Expect {
+                stdout: owned(&["route resolved."]),
+                ..Expect::fails_one_of(&[
+                    "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
+                    "on_disconnect: the server disconnected before the exchange completed",
+                ])
+            }
+            .within(10),
+            ..pair()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            // Stopped as a request reached it, before or just after it
+            // accepted: the client gives up at its bound either way.
+            line: "received connection request.",
+            signals: &[SIGSTOP],
+            survivor: Expect::fails(&[
+                "no answer from {server_ip}:12347 within 15 s (waiting for *)",
             ])
-        }
-        .within(10),
-        ..PAIR
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        // Stopped as a request reached it, before or just after it
-        // accepted: the client gives up at its bound either way.
-        line: "received connection request.",
-        signals: &[SIGSTOP],
-        survivor: Expect::fails(&["no answer from {server_ip}:12347 within 15 s (waiting for *)"])
             .within(20),
-        ..PAIR
-    },
-];
+            ..pair()
+        },
+    ]
+}

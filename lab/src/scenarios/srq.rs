@@ -6,9 +6,9 @@
 //! sends ceil(msg_count / max_wr) times and the client receives as often.
 
 use super::{
-    memlocked, past_max_msg_sz_cell, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome, Ready,
-    Scenario, Side, Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED, PAST_MAX_MSG_SZ,
-    SIGSTOP,
+    memlocked, past_max_msg_sz_cell, refused, stdout_of, Cmd, Expect, Fault, Kill, Outcome,
+    Placement, Ready, Scenario, Side, Waiting, Wire, KILL_TERM_INT, MEMLOCKED, MEMLOCK_REFUSED,
+    PAST_MAX_MSG_SZ, SIGSTOP,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -83,20 +83,19 @@ chmod o+rw /dev/infiniband/rdma_cm
 wait $p; echo 'first client ended'";
 
 /// The pair, its variants and its error path.
-pub static SCENARIOS: &[Scenario] = &[
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table: one entry per scenario, each read on its own"
+)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
     Scenario {
-        name: "srq",
+        name: "srq".into(),
         package: "srq",
         // Its default -l 100000: two buffers of 25 pages.
         locked_kib: 200,
-        server: Some(Cmd {
-            program: "srq",
-            args: &["-s", "-a", "{server_ip}", "-p", "51216"],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51216"],
-        }),
+        server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51216"])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51216"])),
         ready: Ready::RdmaCmListen(51216),
         server_expect: Expect::ok(&[
             "waiting for connection from client...",
@@ -122,16 +121,10 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "srq_one_qp",
+        name: "srq_one_qp".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &["-s", "-a", "{server_ip}", "-p", "51221", "-q", "1"],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51221", "-q", "1"],
-        }),
+        server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51221", "-q", "1"])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51221", "-q", "1"])),
         ready: Ready::RdmaCmListen(51221),
         server_expect: Expect::ok(&[
             "waiting for connection from client...",
@@ -147,11 +140,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "srq_8qp_w16",
+        name: "srq_8qp_w16".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
+        server: Some(Cmd::new("srq", &[
                 "-s",
                 "-a",
                 "{server_ip}",
@@ -161,12 +152,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "8",
                 "-w",
                 "16",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51222", "-q", "8", "-w", "16"],
-        }),
+            ])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51222", "-q", "8", "-w", "16"])),
         ready: Ready::RdmaCmListen(51222),
         server_expect: Expect::ok(&[
             "waiting for connection from client...",
@@ -181,11 +168,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "srq_c10_w3",
+        name: "srq_c10_w3".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
+        server: Some(Cmd::new("srq", &[
                 "-s",
                 "-a",
                 "{server_ip}",
@@ -195,12 +180,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "10",
                 "-w",
                 "3",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51223", "-c", "10", "-w", "3"],
-        }),
+            ])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51223", "-c", "10", "-w", "3"])),
         ready: Ready::RdmaCmListen(51223),
         server_expect: Expect::ok(&[
             "waiting for connection from client...",
@@ -215,11 +196,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "srq_c5_w64",
+        name: "srq_c5_w64".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
+        server: Some(Cmd::new("srq", &[
                 "-s",
                 "-a",
                 "{server_ip}",
@@ -229,12 +208,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "5",
                 "-w",
                 "64",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51224", "-c", "5", "-w", "64"],
-        }),
+            ])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51224", "-c", "5", "-w", "64"])),
         ready: Ready::RdmaCmListen(51224),
         server_expect: Expect::ok(&[
             "waiting for connection from client...",
@@ -251,11 +226,9 @@ pub static SCENARIOS: &[Scenario] = &[
     // More QPs than a batch holds: the round-robin goes on across batches,
     // so all 8 QPs carry messages although a batch has only 3.
     Scenario {
-        name: "srq_q8_w3",
+        name: "srq_q8_w3".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
+        server: Some(Cmd::new("srq", &[
                 "-s",
                 "-a",
                 "{server_ip}",
@@ -267,11 +240,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "3",
                 "-c",
                 "20",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &[
+            ])),
+        client: Some(Cmd::new("srq", &[
                 "-a",
                 "{server_ip}",
                 "-p",
@@ -282,8 +252,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "3",
                 "-c",
                 "20",
-            ],
-        }),
+            ])),
         ready: Ready::RdmaCmListen(51227),
         server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"])
             .counts(&[("recv count: *, qp_num: *", 20), ("send count: *", 7)]),
@@ -295,16 +264,10 @@ pub static SCENARIOS: &[Scenario] = &[
     },
     // Fewer messages than QPs: the idle connections must not stall the end.
     Scenario {
-        name: "srq_c2_q4",
+        name: "srq_c2_q4".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &["-s", "-a", "{server_ip}", "-p", "51228", "-c", "2"],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51228", "-c", "2"],
-        }),
+        server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51228", "-c", "2"])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51228", "-c", "2"])),
         ready: Ready::RdmaCmListen(51228),
         server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"])
             .counts(&[("recv count: *, qp_num: *", 2), ("send count: *", 1)]),
@@ -317,12 +280,9 @@ pub static SCENARIOS: &[Scenario] = &[
     // An address on the lab's subnet that nobody answers: address
     // resolution fails in one line, within its time limit.
     Scenario {
-        name: "srq_no_such_host",
+        name: "srq_no_such_host".into(),
         package: "srq",
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "192.0.2.99", "-p", "51297"],
-        }),
+        client: Some(Cmd::new("srq", &["-a", "192.0.2.99", "-p", "51297"])),
         client_expect: Expect::fails(&["rdma_resolve_addr*"]).within(20),
         fault: Some(Fault::Address),
         ..Scenario::BASE
@@ -330,11 +290,9 @@ pub static SCENARIOS: &[Scenario] = &[
     // Two buffers of 2 GB each in a 2 GiB VM: refused at once, in one line,
     // where pinning them would get the program killed after a while.
     Scenario {
-        name: "srq_length_beyond_memory",
+        name: "srq_length_beyond_memory".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
+        server: Some(Cmd::new("srq", &[
                 "-s",
                 "-a",
                 "{server_ip}",
@@ -344,8 +302,7 @@ pub static SCENARIOS: &[Scenario] = &[
                 "2000000000",
                 "-c",
                 "2",
-            ],
-        }),
+            ])),
         server_expect: Expect::fails(&["-l 2000000000 needs two buffers of that size, \
                                         3814 MiB of pinned memory, and this host has \
                                         * MiB available: give a smaller -l"])
@@ -354,12 +311,9 @@ pub static SCENARIOS: &[Scenario] = &[
         ..Scenario::BASE
     },
     Scenario {
-        name: "srq_no_server",
+        name: "srq_no_server".into(),
         package: "srq",
-        client: Some(Cmd {
-            program: "srq",
-            args: &["-a", "{server_ip}", "-p", "51298"],
-        }),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51298"])),
         client_expect: Expect::fails(&["rdma_connect failed: Connection refused (ECONNREFUSED) \
     (RDMA_CM_EVENT_REJECTED, status *)"])
         .within(10),
@@ -411,11 +365,9 @@ pub static SCENARIOS: &[Scenario] = &[
     ),
     past_max_msg_sz_cell("srq_l_past_max_msg_sz", "srq", &["-c", PAST_MAX_MSG_SZ, "sh", "srq", "-s", "-a", "{server_ip}", "-p", "51284"]),
     Scenario {
-        name: "srq_lowest_values",
+        name: "srq_lowest_values".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "srq",
-            args: &[
+        server: Some(Cmd::new("srq", &[
                 "-s",
                 "-a",
                 "{server_ip}",
@@ -429,11 +381,8 @@ pub static SCENARIOS: &[Scenario] = &[
                 "1",
                 "-l",
                 "1",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "srq",
-            args: &[
+            ])),
+        client: Some(Cmd::new("srq", &[
                 "-a",
                 "{server_ip}",
                 "-p",
@@ -446,13 +395,12 @@ pub static SCENARIOS: &[Scenario] = &[
                 "1",
                 "-l",
                 "1",
-            ],
-        }),
+            ])),
         ready: Ready::RdmaCmListen(51285),
         server_expect: Expect::ok(&["recv count: 1, qp_num: *", "send count: 1"]),
         client_expect: Expect::ok(&["send count: 1, qp_num: *", "recv count: 1"]),
         fault: Some(Fault::Limits),
-        single_host_only: true,
+        placement: Placement::OneHost,
         ..Scenario::BASE
     },
     // A connection request that librdmacm swallows (issue 12, item 5): the
@@ -462,21 +410,15 @@ pub static SCENARIOS: &[Scenario] = &[
     // the listener's channel again. The server must still give up on its
     // second connection at its 30 s bound, not block in that read.
     Scenario {
-        name: "srq_request_swallowed",
+        name: "srq_request_swallowed".into(),
         package: "srq",
-        server: Some(Cmd {
-            program: "sh",
-            args: &[
+        server: Some(Cmd::new("sh", &[
                 "-c",
                 "chmod o+rw /dev/infiniband/*; \
                  exec setpriv --reuid=65534 --regid=65534 --clear-groups \
                  srq -s -a {server_ip} -p 51288 -q 2 -c 4",
-            ],
-        }),
-        client: Some(Cmd {
-            program: "sh",
-            args: &["-c", SWALLOWED],
-        }),
+            ])),
+        client: Some(Cmd::new("sh", &["-c", SWALLOWED])),
         ready: Ready::RdmaCmListen(51288),
         server_expect: Expect::fails(&[
             "rdma_get_request: connection 2 of 2 did not arrive within 30 s",
@@ -490,8 +432,7 @@ pub static SCENARIOS: &[Scenario] = &[
         .any_stderr(),
         timeout_secs: 90,
         fault: Some(Fault::Device),
-        single_host_only: true,
-        vm_only: true,
+        placement: Placement::OneVm,
         ..Scenario::BASE
     },
     // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
@@ -510,73 +451,81 @@ pub static SCENARIOS: &[Scenario] = &[
         &["srq", "-a", "127.0.0.1", "-p", "51295"],
         &["rdma_create_ep for 127.0.0.1:51295 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
     ),
-];
+]
+}
 
 /// The server, for the fault matrix's signal cells: killed by either.
-pub static WAITING: &[Waiting] = &[Waiting {
-    name: "srq",
-    package: "srq",
-    cmd: &["srq", "-s", "-a", "{server_ip}", "-p", "51290"],
-    line: "waiting for connection from client...",
-    exits: [143, 130],
-    stdout: &[],
-    stderr: &[],
-}];
+pub fn waiting() -> Vec<Waiting> {
+    vec![Waiting {
+        name: "srq",
+        package: "srq",
+        cmd: &["srq", "-s", "-a", "{server_ip}", "-p", "51290"],
+        line: "waiting for connection from client...",
+        exits: [143, 130],
+        stdout: &[],
+        stderr: &[],
+    }]
+}
 
 /// The pair the kill cells run.
-const PAIR: Kill = Kill {
-    name: "srq",
-    package: "srq",
-    server: LONG_SERVER,
-    client: LONG_CLIENT,
-    ready: Ready::RdmaCmListen(51281),
-    ..Kill::BASE
-};
+fn pair() -> Kill {
+    Kill {
+        name: "srq",
+        package: "srq",
+        server: LONG_SERVER,
+        client: LONG_CLIENT,
+        ready: Ready::RdmaCmListen(51281),
+        ..Kill::BASE
+    }
+}
 
 /// The fault matrix's kill cells. "Connected" is the first line a side
 /// prints once connected (the client connects all its QPs before its first
 /// message); the server's kill mid-exchange is its 20th receive; and a
 /// server stopped while it listens leaves the client's connect unanswered.
-pub static KILLS: &[Kill] = &[
-    Kill {
-        phase: "connected",
-        victim: Side::Client,
-        signals: KILL_TERM_INT,
-        line: "send count: 1, qp_num: *",
-        survivor: Expect::fails(&[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "connected",
-        victim: Side::Server,
-        signals: KILL_TERM_INT,
-        line: "recv count: 1, qp_num: *",
-        survivor: Expect::fails(&[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "midway",
-        victim: Side::Client,
-        line: "recv count: 2",
-        signals: KILL_TERM_INT,
-        // The server had answered two batches.
-        survivor: Expect::exits(1, &["send count: 2"], &[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "midway",
-        victim: Side::Server,
-        signals: KILL_TERM_INT,
-        line: "recv count: 20, qp_num: *",
-        survivor: Expect::exits(1, &["send count: 20, qp_num: *"], &[PEER_GONE]).within(20),
-        ..PAIR
-    },
-    Kill {
-        phase: "listening",
-        victim: Side::Server,
-        line: "waiting for connection from client...",
-        signals: &[SIGSTOP],
-        survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"]).within(35),
-        ..PAIR
-    },
-];
+pub fn kills() -> Vec<Kill> {
+    vec![
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            signals: KILL_TERM_INT,
+            line: "send count: 1, qp_num: *",
+            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            signals: KILL_TERM_INT,
+            line: "recv count: 1, qp_num: *",
+            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Client,
+            line: "recv count: 2",
+            signals: KILL_TERM_INT,
+            // The server had answered two batches.
+            survivor: Expect::exits(1, &["send count: 2"], &[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Server,
+            signals: KILL_TERM_INT,
+            line: "recv count: 20, qp_num: *",
+            survivor: Expect::exits(1, &["send count: 20, qp_num: *"], &[PEER_GONE]).within(20),
+            ..pair()
+        },
+        Kill {
+            phase: "listening",
+            victim: Side::Server,
+            line: "waiting for connection from client...",
+            signals: &[SIGSTOP],
+            survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"])
+                .within(35),
+            ..pair()
+        },
+    ]
+}
