@@ -5,9 +5,11 @@
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 
+use crate::{base, catalog, guest, host, model};
 use std::process::ExitCode;
 // xtask's own: a failed write to stdout ends the program in one line.
-use crate::{agent, ci, lab, scenarios, setup, LabOptions, Mode};
+use crate::host::lab::LabOptions;
+use crate::model::Mode;
 
 /// Each command: its name, its synopsis and what it does.
 const COMMANDS: &[(&str, &str, &str)] = &[
@@ -170,11 +172,11 @@ where
 /// scenarios' command lines.
 fn check_values(m: &getopts::Matches) -> Result<(), String> {
     if let Some(v) = m.opt_str("dev") {
-        scenarios::check_dev("--dev", &v)?;
+        model::check_dev("--dev", &v)?;
     }
     for opt in ["ip", "peer"] {
         if let Some(v) = m.opt_str(opt) {
-            scenarios::check_ip(&format!("--{opt}"), &v)?;
+            model::check_ip(&format!("--{opt}"), &v)?;
         }
     }
     Ok(())
@@ -189,23 +191,23 @@ fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let opts = lab_options(&m, &role)?;
     let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
     if m.opt_present("faults") {
-        names = crate::scenarios::faults(&names)?
+        names = crate::catalog::faults(&names)?
             .iter()
             .map(|s| s.name.as_str())
             .collect();
     }
     // A peer without a secret is told at once, before any build.
-    if let lab::Local::Peer(_) = role {
-        crate::control::Secret::load(opts.secret_file.as_deref())
-            .unwrap_or_else(|| Err(crate::control::Secret::missing()))?;
+    if let model::Local::Peer(_) = role {
+        crate::guest::control::Secret::load(opts.secret_file.as_deref())
+            .unwrap_or_else(|| Err(crate::guest::control::Secret::missing()))?;
     }
-    let report = crate::run_scenarios(&opts, &names)?;
-    if role == lab::Local::Serve {
+    let report = crate::host::lab::run_scenarios(&opts, &names)?;
+    if role == model::Local::Serve {
         return Ok(print_served(&report));
     }
-    lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
-    let failed = lab::print_summary(&report);
-    crate::report::write(
+    host::lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
+    let failed = host::lab::print_summary(&report);
+    crate::present::report::write(
         &report,
         m.opt_str("junit").as_deref().map(std::path::Path::new),
         m.opt_str("json").as_deref().map(std::path::Path::new),
@@ -236,7 +238,7 @@ fn lab_getopts() -> getopts::Options {
 
 /// `lab`'s options checked against each other, and which half of a run
 /// `--local` takes (alone without it).
-fn lab_role(m: &getopts::Matches) -> Result<lab::Local, String> {
+fn lab_role(m: &getopts::Matches) -> Result<model::Local, String> {
     check_values(m)?;
     let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
     if two && local {
@@ -266,11 +268,11 @@ fn lab_role(m: &getopts::Matches) -> Result<lab::Local, String> {
     let (serve, peer) = (m.opt_present("serve"), m.opt_str("peer"));
     let role = match (serve, peer) {
         (true, Some(_)) => return Err("--serve and --peer exclude each other".into()),
-        (true, None) => lab::Local::Serve,
-        (false, Some(p)) => lab::Local::Peer(p),
-        (false, None) => lab::Local::Alone,
+        (true, None) => model::Local::Serve,
+        (false, Some(p)) => model::Local::Peer(p),
+        (false, None) => model::Local::Alone,
     };
-    if role != lab::Local::Alone && !m.opt_present("ip") {
+    if role != model::Local::Alone && !m.opt_present("ip") {
         return Err("two hosts need --ip: this host's address on its RDMA netdev".into());
     }
     if !serve && m.opt_present("allow") {
@@ -284,7 +286,7 @@ fn lab_role(m: &getopts::Matches) -> Result<lab::Local, String> {
 
 /// The lab's options from `lab`'s checked ones: the mode (with `role`
 /// under `--local`) and every other choice.
-fn lab_options(m: &getopts::Matches, role: &lab::Local) -> Result<LabOptions, String> {
+fn lab_options(m: &getopts::Matches, role: &model::Local) -> Result<LabOptions, String> {
     let (two, local) = (m.opt_present("two-hosts"), m.opt_present("local"));
     let gid_idx = match m.opt_str("gid-idx") {
         Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
@@ -305,7 +307,7 @@ fn lab_options(m: &getopts::Matches, role: &lab::Local) -> Result<LabOptions, St
     let agent_exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     Ok(LabOptions {
         keep: m.opt_present("keep"),
-        tcg: m.opt_present("tcg") || crate::lab::tcg_from_env(),
+        tcg: m.opt_present("tcg") || crate::host::lab::tcg_from_env(),
         capture: m.opt_present("capture"),
         kernel: m.opt_str("kernel").map(std::path::PathBuf::from),
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
@@ -313,7 +315,7 @@ fn lab_options(m: &getopts::Matches, role: &lab::Local) -> Result<LabOptions, St
             .opt_str("wait")
             .map(|v| v.parse().map_err(|e| format!("--wait {v}: {e}")))
             .transpose()?,
-        port: num_opt(m, "port", agent::CONTROL_PORT)?,
+        port: num_opt(m, "port", model::CONTROL_PORT)?,
         secret_file: m.opt_str("secret-file").map(std::path::PathBuf::from),
         allow: allow_list(m)?,
         ..LabOptions::new(mode, agent_exe)
@@ -322,9 +324,9 @@ fn lab_options(m: &getopts::Matches, role: &lab::Local) -> Result<LabOptions, St
 
 /// A serving host's end of a run: the notes (some are the peer's words),
 /// or that the peer prints the report; whether there were none.
-fn print_served(report: &crate::LabReport) -> bool {
+fn print_served(report: &crate::host::lab::LabReport) -> bool {
     for n in &report.notes {
-        println!("note: {}", crate::text::escape_controls(n));
+        println!("note: {}", crate::base::text::escape_controls(n));
     }
     if report.notes.is_empty() {
         println!("lab: served the peer; it prints the report");
@@ -356,7 +358,7 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
     };
     check_values(&m)?;
     no_operands("doctor", &m)?;
-    let mut mcast = vec![crate::hints::EXAMPLES_GROUP.to_string()];
+    let mut mcast = vec![hints::EXAMPLES_GROUP.to_string()];
     if let Some(g) = m.opt_str("mcast") {
         mcast_group(&g)?;
         if !mcast.contains(&g) {
@@ -368,14 +370,14 @@ fn doctor_cmd(args: &[String]) -> Result<bool, String> {
         None => None,
     };
     let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
-    lab::doctor(&lab::DoctorRequest {
+    host::lab::doctor(&host::lab::DoctorRequest {
         dev: m.opt_str("dev"),
         ip: m.opt_str("ip"),
         peer: m.opt_str("peer"),
         gid_idx,
         mcast,
-        port: num_opt(&m, "port", agent::CONTROL_PORT)?,
-        wait_secs: num_opt(&m, "wait", agent::PEER_WAIT_SECS)?,
+        port: num_opt(&m, "port", model::CONTROL_PORT)?,
+        wait_secs: num_opt(&m, "wait", guest::agent::PEER_WAIT_SECS)?,
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
         secret_file,
         allow: allow_list(&m)?,
@@ -416,31 +418,32 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
     };
     no_operands("handout", &m)?;
     let out = m.opt_str("out").map_or_else(
-        || lab::target_dir().join("handout"),
+        || base::workspace::target_dir().join("handout"),
         std::path::PathBuf::from,
     );
     if m.opt_present("pdf") || m.opt_present("check") {
         // Before the run: a missing Chromium is better said at once.
-        crate::handout::find_chromium()?;
+        crate::present::handout::find_chromium()?;
     }
     let opts = LabOptions {
         keep: true,
-        tcg: m.opt_present("tcg") || lab::tcg_from_env(),
+        tcg: m.opt_present("tcg") || host::lab::tcg_from_env(),
         capture: true,
         ..LabOptions::new(
             Mode::TwoHosts,
             std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
         )
     };
-    let names: Vec<&str> = crate::handout::scenarios()
+    let names: Vec<&str> = crate::present::handout::scenarios()
         .iter()
         .map(|s| s.name.as_str())
         .collect();
     let report = match m.opt_str("from") {
-        Some(dir) => {
-            lab::load_two_host_run(std::path::Path::new(&dir), &crate::handout::scenarios())?
-        }
-        None => crate::run_scenarios(&opts, &names)?,
+        Some(dir) => host::lab::load_two_host_run(
+            std::path::Path::new(&dir),
+            &crate::present::handout::scenarios(),
+        )?,
+        None => crate::host::lab::run_scenarios(&opts, &names)?,
     };
     let failed = if m.opt_present("from") {
         let failed: Vec<&str> = report
@@ -454,18 +457,18 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
         }
         failed.len()
     } else {
-        lab::print_summary(&report)
+        host::lab::print_summary(&report)
     };
-    let html = crate::handout::write(&report, &out)?;
+    let html = crate::present::handout::write(&report, &out)?;
     println!("handout: {}", html.display());
     if m.opt_present("pdf") {
         let pdf = out.join("handout.pdf");
-        crate::handout::pdf(&html, &pdf)?;
+        crate::present::handout::pdf(&html, &pdf)?;
         println!("handout: {}", pdf.display());
     }
     let mut looks_right = true;
     if m.opt_present("check") {
-        let failures = crate::handout::check_in_chromium(&html);
+        let failures = crate::present::handout::check_in_chromium(&html);
         for f in &failures {
             println!("handout check: {f}");
         }
@@ -500,10 +503,10 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         .iter()
         .filter(|c| names.is_empty() || names.contains(&c.scenario))
     {
-        let rungs = crate::ladder::rungs(&c.packets, &addrs);
-        out += &crate::ladder::text(&c.scenario, &rungs, &addrs);
-        if let Some(s) = scenarios::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
-            let failures = crate::capture::check(s.wire, &c.packets, &addrs);
+        let rungs = crate::capture::ladder::rungs(&c.packets, &addrs);
+        out += &crate::capture::ladder::text(&c.scenario, &rungs, &addrs);
+        if let Some(s) = catalog::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
+            let failures = crate::judge::wire::check(s.wire, &c.packets, &addrs);
             if failures.is_empty() {
                 out += &format!("wire facts: all {} hold\n", s.wire.len());
             } else {
@@ -515,7 +518,7 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
     }
     // One write: a closed pipe (`| head`) ends the output, quietly. The
     // ladders are drawn from packets, which a peer writes.
-    print!("{}", crate::text::escape_controls(&out));
+    print!("{}", crate::base::text::escape_controls(&out));
     Ok(ok)
 }
 
@@ -534,7 +537,10 @@ fn bench_cmd(args: &[String]) -> Result<bool, String> {
     } else {
         Mode::SingleHost
     };
-    crate::bench::pingpong(mode, m.opt_present("tcg") || crate::lab::tcg_from_env())
+    crate::host::bench::pingpong(
+        mode,
+        m.opt_present("tcg") || crate::host::lab::tcg_from_env(),
+    )
 }
 
 /// `list [--full]`.
@@ -546,13 +552,13 @@ fn list_cmd(rest: &[String]) -> Result<bool, String> {
     };
     no_operands("list", &m)?;
     if m.opt_present("full") {
-        let bench = scenarios::bench_runs();
-        for s in scenarios::all().iter().chain(bench) {
-            print!("{}", crate::mode::describe(s));
+        let bench = catalog::bench_runs();
+        for s in catalog::all().iter().chain(bench) {
+            print!("{}", crate::catalog::describe(s));
         }
         return Ok(true);
     }
-    for s in scenarios::all() {
+    for s in catalog::all() {
         let kind = match (s.pair, s.fault) {
             (true, _) => "pair".to_string(),
             (false, Some(f)) => format!("fault: {}", f.label()),
@@ -575,7 +581,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             if !no_args("setup", rest)? {
                 return Ok(true);
             }
-            let t = setup::ensure()?;
+            let t = host::setup::ensure()?;
             println!("setup: ok; VMs boot {}", t.kernel.image.display());
             Ok(true)
         }
@@ -584,14 +590,14 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "ladder" => ladder_cmd(rest),
         "handout" => handout_cmd(rest),
         "list" => list_cmd(rest),
-        "fmt" | "test" if !crate::workspace::source_tree() => Err(format!(
+        "fmt" | "test" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),
         "fmt" => {
             let mut opts = getopts::Options::new();
             opts.optflag("", "check", "");
             match parse("fmt", opts, rest)? {
-                Some(m) => Ok(ci::fmt(m.opt_present("check"))),
+                Some(m) => Ok(host::ci::fmt(m.opt_present("check"))),
                 None => Ok(true),
             }
         }
@@ -599,7 +605,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             if !no_args("test", rest)? {
                 return Ok(true);
             }
-            let failed = ci::run();
+            let failed = host::ci::run();
             if failed.is_empty() {
                 println!("all steps passed");
             } else {
@@ -608,7 +614,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             Ok(failed.is_empty())
         }
         "bench" => bench_cmd(rest),
-        "agent" => agent::run(agent::AgentConfig::from_cli(rest)?).map(|()| true),
+        "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?).map(|()| true),
         "help" | "-h" | "--help" => {
             print!("{}", usage(None));
             Ok(true)
@@ -627,7 +633,7 @@ pub fn main(name: &'static str) -> ExitCode {
         .collect();
     let result = real_main(&args);
     // What `print!` left buffered is written now, checked like the rest.
-    crate::out::flush();
+    crate::base::out::flush();
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

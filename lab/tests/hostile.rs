@@ -8,7 +8,7 @@
 
 mod serving;
 
-use rdma_lab::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
+use rdma_lab::guest::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
 use serving::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -71,16 +71,16 @@ fn a_replayed_handshake_is_refused() {
     // A legitimate handshake, recorded as an eavesdropper would.
     let first = Serving::start(3, &[]);
     let mut s = first.connect();
-    let hello = format!("{} {}", rdma_lab::control::HELLO, "11".repeat(32));
+    let hello = format!("{} {}", rdma_lab::guest::control::HELLO, "11".repeat(32));
     let ch = challenge(&mut s, &hello);
-    let ns = rdma_lab::control::unhex(ch.split(' ').nth(1).unwrap()).unwrap();
+    let ns = rdma_lab::guest::control::unhex(ch.split(' ').nth(1).unwrap()).unwrap();
     let mut m = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
     m.update(b"rdma-examples lab client");
     m.update(&[0x11; 32]);
     m.update(&ns);
     let proof = format!(
         "proof {}\n",
-        rdma_lab::control::hex(&m.finalize().into_bytes())
+        rdma_lab::guest::control::hex(&m.finalize().into_bytes())
     );
     s.write_all(proof.as_bytes()).unwrap();
     let mut answer = [0u8; 80];
@@ -112,7 +112,7 @@ fn a_forged_line_in_the_middle_of_a_session_ends_it() {
     let forged = format!(
         "{} scenarios {}\n",
         "ab".repeat(32),
-        rdma_lab::control::hex(b"srq")
+        rdma_lab::guest::control::hex(b"srq")
     );
     c.stream().write_all(forged.as_bytes()).unwrap();
     let (code, log, a) = a.finish(10);
@@ -251,7 +251,7 @@ fn a_secret_file_others_can_read_is_refused() {
     // And a peer with no secret at all is told so, at once.
     let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
         .args(["lab", "--local", "--ip", "127.0.0.1", "--peer", "127.0.0.2"])
-        .env_remove(rdma_lab::control::SECRET_ENV)
+        .env_remove(rdma_lab::guest::control::SECRET_ENV)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

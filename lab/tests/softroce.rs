@@ -1,8 +1,8 @@
-//! Soft-RoCE tests: every scenario of `rdma_lab::scenarios::all()`, once in one
+//! Soft-RoCE tests: every scenario of `rdma_lab::catalog::all()`, once in one
 //! VM (`<name>_single_host`, but for those that need two hosts) and once
 //! across two (`<name>_two_hosts`, but for those that say
 //! `Placement::one_host`, not being about the wire),
-//! judged by `rdma_lab::check` alone: what a scenario expects is declared
+//! judged by `rdma_lab::judge::check` alone: what a scenario expects is declared
 //! with it, so a new scenario is tested without touching this file.
 //!
 //! They boot VMs, so like `#[ignore]`d tests they run only when asked:
@@ -15,8 +15,9 @@
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
 
-use rdma_lab::scenarios::{self, Scenario};
-use rdma_lab::{lab, LabOptions, LabReport, Mode};
+use rdma_lab::host::lab::{LabOptions, LabReport};
+use rdma_lab::model::{Mode, Scenario};
+use rdma_lab::{catalog, host};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -79,13 +80,13 @@ fn selected(args: &Args) -> Vec<Test> {
         .into_iter()
         .flat_map(|(mode, suffix)| {
             let two = mode == Mode::TwoHosts;
-            scenarios::all()
+            catalog::all()
                 .iter()
                 // A handout exercise runs across two VMs even when it is
                 // not about the wire: the handout shows that run.
                 .filter(move |s| !(two && s.placement.one_host() && s.try_this.is_none()))
                 // Nor what the lab skips in this mode (what needs two hosts).
-                .filter(move |s| lab::skip_reason(s, &mode_of(two), None).is_none())
+                .filter(move |s| catalog::skip_reason(s, &mode_of(two), None).is_none())
                 .map(move |scenario| Test {
                     name: format!("{}_{suffix}", scenario.name),
                     mode: mode.clone(),
@@ -121,13 +122,13 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
         // One VM boots the kernel named explicitly, `--kernel`'s path, the
         // same image as the two VMs' default.
         kernel: (*mode == Mode::SingleHost)
-            .then(|| rdma_lab::setup::find_kernel().map(|k| k.image))
+            .then(|| rdma_lab::host::setup::find_kernel().map(|k| k.image))
             .flatten(),
         // Keep the result dir: the report tests read it.
         keep: true,
         ..LabOptions::new(mode.clone(), PathBuf::from(env!("CARGO_BIN_EXE_rdma-lab")))
     };
-    let report = match rdma_lab::run_scenarios(&opts, &names) {
+    let report = match rdma_lab::host::lab::run_scenarios(&opts, &names) {
         Ok(r) => r,
         Err(e) => {
             for t in tests {
@@ -161,7 +162,7 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
         failed += 1;
         println!("test {} ... FAILED\n  {}", t.name, failures.join("\n  "));
         if let Some(o) = outcome {
-            lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
+            host::lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
         }
     }
     for name in batch_tests(mode) {
@@ -216,7 +217,7 @@ fn batch_tests(mode: &Mode) -> Vec<String> {
 /// The summary names the kernel the VMs booted: with `--kernel`, the
 /// image's own version, which is the default kernel's.
 fn kernel_named(mode: &Mode, report: &LabReport) -> Vec<String> {
-    let want = rdma_lab::setup::find_kernel().map(|k| k.version);
+    let want = rdma_lab::host::setup::find_kernel().map(|k| k.version);
     let got = report.vms.as_ref().map(|v| v.kernel.clone());
     if want.is_some() && got == want {
         Vec::new()
@@ -237,10 +238,10 @@ fn reports_validate(report: &LabReport) -> Vec<String> {
         report.dir.join("lab.junit.xml"),
         report.dir.join("lab.json"),
     );
-    if let Err(e) = rdma_lab::report::write(report, Some(&junit), Some(&json)) {
+    if let Err(e) = rdma_lab::present::report::write(report, Some(&junit), Some(&json)) {
         return vec![e];
     }
-    let mut failures = rdma_lab::report::validate_junit(&junit);
+    let mut failures = rdma_lab::present::report::validate_junit(&junit);
     let text = std::fs::read_to_string(&junit).unwrap_or_default();
     let cases = text.matches("<testcase ").count();
     let want = report.outcomes.len() + report.skipped.len() + 1;
@@ -278,7 +279,7 @@ fn reports_validate(report: &LabReport) -> Vec<String> {
 fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
     let mut failures = Vec::new();
     let mut seen = 0;
-    for b in rdma_lab::EXAMPLE_BINARIES {
+    for b in rdma_lab::model::EXAMPLE_BINARIES {
         let path = dir.join(b);
         if !path.is_file() {
             continue;
@@ -299,7 +300,7 @@ fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
             else {
                 continue;
             };
-            if !rdma_lab::setup::runtime_library_ok(lib) {
+            if !rdma_lab::host::setup::runtime_library_ok(lib) {
                 failures.push(format!("{b} needs {lib}, which no runtime package has"));
             }
         }
@@ -316,7 +317,7 @@ fn handout_test(report: Option<&LabReport>) -> bool {
     let failures = match report {
         None => vec!["the two-host batch did not run".to_string()],
         Some(r) => {
-            let missing: Vec<&str> = rdma_lab::handout::scenarios()
+            let missing: Vec<&str> = rdma_lab::present::handout::scenarios()
                 .iter()
                 .map(|s| s.name.as_str())
                 .filter(|n| !r.outcomes.iter().any(|o| o.scenario == *n))
@@ -324,9 +325,9 @@ fn handout_test(report: Option<&LabReport>) -> bool {
             if !missing.is_empty() {
                 vec![format!("the batch did not run {}", missing.join(", "))]
             } else {
-                match rdma_lab::handout::write(r, &r.dir.join("handout")) {
+                match rdma_lab::present::handout::write(r, &r.dir.join("handout")) {
                     Err(e) => vec![e],
-                    Ok(html) => rdma_lab::handout::check_in_chromium(&html),
+                    Ok(html) => rdma_lab::present::handout::check_in_chromium(&html),
                 }
             }
         }
@@ -400,7 +401,7 @@ fn handout_selected(args: &Args) -> bool {
 /// The handout is written from the two-host batch: it needs every pair
 /// and exercise in it, added to `tests` where missing.
 fn add_handout_scenarios(tests: &mut Vec<Test>) {
-    for s in rdma_lab::handout::scenarios() {
+    for s in rdma_lab::present::handout::scenarios() {
         let name = format!("{}_two_hosts", s.name);
         if !tests.iter().any(|t| t.name == name) {
             tests.push(Test {

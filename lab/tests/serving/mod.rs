@@ -2,7 +2,7 @@
 //! --serve` runs it) on 127.0.0.1, for the hostile-peer tests to attack.
 #![allow(dead_code)]
 
-use rdma_lab::control::{Control, Secret};
+use rdma_lab::guest::control::{Control, Secret};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
@@ -61,7 +61,7 @@ impl Serving {
         args.push("--".into());
         let child = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
             .args(&args)
-            .env_remove(rdma_lab::control::SECRET_ENV)
+            .env_remove(rdma_lab::guest::control::SECRET_ENV)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -1,0 +1,11 @@
+//! What every stage may use and that knows nothing of the lab: its own
+//! `println!`, text escaping, private temporary directories, the source
+//! tree, the TCP listeners of this host.
+
+#[macro_use]
+pub mod out;
+
+pub mod netstat;
+pub mod text;
+pub mod tmp;
+pub mod workspace;

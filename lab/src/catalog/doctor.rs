@@ -1,0 +1,258 @@
+//! Scenarios of `cargo xtask doctor`: its probe between two hosts, and the
+//! faults it must find on Soft-RoCE, each made inside the VM.
+
+use super::cells::refused_sh;
+use super::PROBE;
+use crate::model::{Cmd, Expect, Fault, Placement, Ready, Scenario};
+
+/// `sh -c MEMLOCK_64 sh PROGRAM ARGS`: the program without CAP_IPC_LOCK
+/// (which would lift the limit) and with `ulimit -l 64`: 64 KiB, a common
+/// default of older distributions and of containers.
+pub const MEMLOCK_64: &str = "exec setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
+                              sh -c 'ulimit -l 64 && exec \"$@\"' sh \"$@\"";
+
+/// `sh -c ELSEWHERE`: the doctor asked about an address on a netdev that no
+/// RDMA device serves (a second dummy netdev, removed again).
+const ELSEWHERE: &str = "ip link add d9 type dummy && ip addr add 198.51.100.9/24 dev d9 \
+                         && ip link set d9 up || exit 99
+rdma-lab doctor --dev {dev} --ip 198.51.100.9; rc=$?
+ip link del d9
+exit $rc";
+
+/// `sh -c NO_RDMA_UCM`: the doctor without rdma_ucm, which is loaded again.
+const NO_RDMA_UCM: &str = "modprobe -r rdma_ucm || exit 99
+rdma-lab doctor --dev {dev} --ip {server_ip}; rc=$?
+modprobe rdma_ucm
+exit $rc";
+
+/// `sh -c DROP_ROCE`: the client host's doctor, with this host dropping
+/// every RoCE v2 packet that comes in (UDP 4791), as a firewall would; the
+/// rule goes again, also when `timeout` ends the cell. The doctors meet on port 7472: the lab's own control
+/// connection has 7471.
+const DROP_ROCE: &str = "trap 'nft delete table inet doctor_cell 2>/dev/null' EXIT
+trap 'exit 143' TERM
+nft -f - <<'RULES' || exit 99
+table inet doctor_cell {
+  chain input {
+    type filter hook input priority 0;
+    udp dport 4791 drop
+  }
+}
+RULES
+RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
+--peer {server_ip} --port 7472 --wait 60
+exit $?";
+
+/// `sh -c JUMBO`: the client host's doctor with its netdev's MTU at 9000
+/// (rxe's active MTU 4096, the server's staying 1024), set back after.
+const JUMBO: &str = "n=$(ip -o addr show to {client_ip} | awk '{print $2}')
+trap 'ip link set \"$n\" mtu 1500' EXIT
+trap 'exit 143' TERM
+ip link set \"$n\" mtu 9000 || exit 99
+sleep 1
+RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
+--peer {server_ip} --port 7472 --wait 60
+exit $?";
+
+/// `sh -c SERVING_DOCTOR`: the server host's doctor, with the secret that
+/// the two doctors of a cell share.
+const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=doctor-cells-secret
+exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
+
+/// The line that both doctors end in when the MTUs differ.
+const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the server host and \
+                           4096 on the client host: *";
+
+/// The line that both doctors end in when RoCE v2 does not get through.
+const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
+                       UDP 4791 blocked or GID wrong: *";
+
+/// A cell of one host: `sh` with `args` (`-c`, a script) runs the doctor,
+/// which must find what `finding` (one pattern) matches, in one line, and
+/// exit 1.
+fn finds(
+    name: &'static str,
+    args: &'static [&'static str],
+    finding: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        server: Some(Cmd::new("sh", args)),
+        server_expect: Expect::fails(finding).within(20),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    }
+}
+
+/// A cell of two hosts: the server host's doctor, and `sh` with `args`
+/// (`-c`, a script that makes the fault) running the client host's, which
+/// meet on port 7472 (the lab's own control connection has 7471); both
+/// must find what `finding` matches, in one line, and exit 1.
+fn both_find(
+    name: &'static str,
+    args: &'static [&'static str],
+    finding: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        server: Some(Cmd::new("sh", &["-c", SERVING_DOCTOR])),
+        client: Some(Cmd::new("sh", args)),
+        ready: Ready::TcpListen(7472),
+        server_expect: Expect::fails(finding).within(60),
+        client_expect: Expect::fails(finding).within(60),
+        timeout_secs: 90,
+        placement: Placement::TwoVms,
+        ..Scenario::BASE
+    }
+}
+
+/// The probe and the doctor's cells.
+// A table: one entry per scenario, each read on its own.
+#[allow(clippy::too_many_lines)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+    // The doctor's probe: one RC SEND from the server's host to the
+    // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
+    // it first in every two-host session.
+    Scenario {
+        name: PROBE.into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(super::ibv_sockets_pingpong::server()),
+        client: Some(super::ibv_sockets_pingpong::client()),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
+        client_expect: Expect::ok(&["*buf: hello from server"]),
+        timeout_secs: 20,
+        ..Scenario::BASE
+    },
+    // A healthy host: the report, and no finding.
+    Scenario {
+        name: "doctor_healthy".into(),
+        server: Some(Cmd::new("rdma-lab", &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"])),
+        server_expect: Expect::ok(&[
+            "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
+            "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
+             <- the examples use this one",
+            "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
+            "rdma_cm: /dev/infiniband/rdma_cm is there",
+            "address {server_ip}: on d0, served by rxe0 port 1",
+            "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
+        ])
+        .within(20),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    },
+    // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
+    finds(
+        "doctor_memlock_64",
+        &[
+            "-c",
+            MEMLOCK_64,
+            "sh",
+            "rdma-lab",
+            "doctor",
+            "--dev",
+            "{dev}",
+            "--ip",
+            "{server_ip}",
+        ],
+        &["*`ulimit -l` is 64 KiB*1960 KiB*apm*"],
+    ),
+    // ...and srq, the other pair that registers more than 64 KiB, is then
+    // refused with its own `ulimit -l` line, before it opens a device.
+    refused_sh(
+        "srq_memlock_64",
+        "srq",
+        Fault::Memlock,
+        &[
+            "-c",
+            MEMLOCK_64,
+            "sh",
+            "srq",
+            "-s",
+            "-a",
+            "{server_ip}",
+            "-p",
+            "51217",
+        ],
+        Expect::fails(&[
+            "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
+             64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
+        ])
+        .within(10),
+    ),
+    Scenario {
+        placement: Placement::Vms,
+        ..finds(
+            "doctor_address_without_rdma",
+            &["-c", ELSEWHERE],
+            &["*198.51.100.9*d9*"],
+        )
+    },
+    Scenario {
+        placement: Placement::Vms,
+        ..finds(
+            "doctor_no_rdma_ucm",
+            &["-c", NO_RDMA_UCM],
+            &["*/dev/infiniband/rdma_cm*rdma_ucm*"],
+        )
+    },
+    // No route to multicast (the lab's agent adds one; a user's host may
+    // lack it): the doctor says where the senders fail, and the fix.
+    Scenario {
+        placement: Placement::Vms,
+        ..finds(
+            "doctor_no_mcast_route",
+            &[
+                "-c",
+                super::mckey::NO_MCAST_ROUTE,
+                "sh",
+                "rdma-lab",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &[
+                "multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: \
+               Network is unreachable): * fail with ENETUNREACH: *`ip route add 224.0.0.0/4 dev \
+               d0` (then all IPv4 multicast from this host leaves through d0 unless a more \
+               specific route says otherwise)*",
+            ],
+        )
+    },
+    // The default route, and multicast with it, on a netdev without RDMA
+    // (a cluster node's management NIC): the finding names that netdev.
+    Scenario {
+        placement: Placement::Vms,
+        ..finds(
+            "doctor_mcast_route_elsewhere",
+            &[
+                "-c",
+                super::mckey::MCAST_ROUTE_ELSEWHERE,
+                "sh",
+                "rdma-lab",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &[
+                "multicast to 239.255.1.1 leaves this host through d8, not through d0 (rxe0's \
+               netdev): * find no RDMA device there and fail (ENODEV): *`ip route add \
+               224.0.0.0/4 dev d0`*",
+            ],
+        )
+    },
+    // Two hosts, the client's dropping RoCE v2: both doctors say so.
+    Scenario {
+        packages: &["nftables"],
+        ..both_find("doctor_udp_4791_blocked", &["-c", DROP_ROCE], &[BLOCKED])
+    },
+    // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
+    // 128 bytes still cross).
+    both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
+]
+}

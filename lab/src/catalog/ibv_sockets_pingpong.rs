@@ -1,0 +1,499 @@
+//! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
+
+use super::cells::{pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT};
+use crate::model::{Cmd, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+
+pub(crate) fn server() -> Cmd {
+    Cmd::new(
+        "ibv_sockets_pingpong",
+        &["-d", "{dev}", "-i", "{ib_port}", "-g", "{gid_idx}"],
+    )
+}
+
+pub(crate) fn client() -> Cmd {
+    Cmd::new(
+        "ibv_sockets_pingpong",
+        &[
+            "-d",
+            "{dev}",
+            "-i",
+            "{ib_port}",
+            "-g",
+            "{gid_idx}",
+            "{server_ip}",
+        ],
+    )
+}
+
+/// Both sides' lines up to INIT, then `$rest`: each side's whole run.
+macro_rules! after_init {
+    ($($rest:expr),* $(,)?) => {
+        &[
+            "[OK] get * ib devices.",
+            "*idx: 0, name: *, guid (BE): *",
+            "[OK] open device *.",
+            "[OK] query port.",
+            "*lid: *",
+            "[OK] create cq.",
+            "[OK] allocate pd.",
+            "[OK] create qp.",
+            "*qp num: *",
+            "[OK] modify qp to INIT state.",
+            $($rest),*
+        ]
+    };
+}
+
+/// Every line of the server's run, in the original's order.
+const SERVER_STDOUT: &[&str] = after_init![
+    "successfully create server sock fd: *",
+    "successfully bind addr: 00000000, port: 6543",
+    "start to listen...",
+    "successfully accept client, ip: *, port: *",
+    "remote qp num: *, lid: *",
+    "remote gid: *",
+    "[OK] modify qp to RTR state.",
+    "[OK] modify qp to RTS state.",
+    "[OK] reg mr.",
+    "*va: 0x*, len: 128",
+    "remote addr: 0x*, len: 128, rkey: *",
+    "[OK] post send.",
+    "[OK] poll cq.",
+    "*wr id: 12345, opcode: 0, qp num: *, status: 0",
+    "[OK] destroy qp.",
+    "[OK] dereg mr.",
+    "[OK] dealloc pd.",
+    "[OK] destroy cq.",
+    "[OK] close device *.",
+];
+
+/// Every line of the client's run, in the original's order.
+const CLIENT_STDOUT: &[&str] = after_init![
+    "successfully create client sock fd: *",
+    "successfully connect to server, ip: *, port: 6543",
+    "remote qp num: *, lid: *",
+    "remote gid: *",
+    "[OK] modify qp to RTR state.",
+    "[OK] modify qp to RTS state.",
+    "[OK] reg mr.",
+    "*va: 0x*, len: 128, lkey: *, rkey: *",
+    "[OK] post recv.",
+    "[OK] poll cq.",
+    "*wr id: 54321",
+    "*buf: hello from server",
+    "[OK] destroy qp.",
+    "[OK] dereg mr.",
+    "[OK] dealloc pd.",
+    "[OK] destroy cq.",
+    "[OK] close device *.",
+];
+
+/// Each side names the other's GID: across two VMs they differ.
+const SERVER_SEES_CLIENT: (&str, usize) = ("remote gid: ::ffff:{client_ip}", 1);
+const CLIENT_SEES_SERVER: (&str, usize) = ("remote gid: ::ffff:{server_ip}", 1);
+
+/// A side whose peer dies in the middle of the ping-pong reports either
+/// failure it can meet: a SEND that fails (its retries run out, or the
+/// peer's kernel answers that the QP is gone), or an answer that never
+/// comes.
+const PEER_DIES: &[&str] = &[
+    "fail to poll cq: wr id * completed with status 12 (transport retry counter exceeded)*",
+    "fail to poll cq: wr id * completed with status 11 (remote operation error)*",
+    "fail to poll cq: no completion within 5 s (is the peer still running?)",
+];
+
+/// A side whose peer dies once connected: it is in one of the two
+/// exchanges on the side channel or, as the peer sends its structs at once,
+/// already in the ping-pong.
+const PEER_DIES_CONNECTED: &[&str] = &[
+    "fail to exchange * info: *",
+    "fail to poll cq: wr id * completed with status 12 (transport retry counter exceeded)*",
+    "fail to poll cq: wr id * completed with status 11 (remote operation error)*",
+    "fail to poll cq: no completion within 5 s (is the peer still running?)",
+];
+
+/// Refused before any SEND was posted.
+const NO_SEND: &[(&str, usize)] = &[("[OK] post send.", 0), ("[OK] poll cq.", 0)];
+
+/// One process that must refuse its options: usage error, exit 1.
+fn bad_option(
+    name: &'static str,
+    args: &'static [&'static str],
+    stderr: &'static [&'static str],
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        package: "ibv_sockets_pingpong",
+        client: Some(Cmd::new("ibv_sockets_pingpong", args)),
+        client_expect: Expect::fails(stderr),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    }
+}
+
+/// The pair as the original (one SEND, server to client), the real
+/// ping-pong, and the error paths.
+// A table: one entry per scenario, each read on its own.
+#[allow(clippy::too_many_lines)]
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+    Scenario {
+        name: "ibv_sockets_pingpong".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(server()),
+        client: Some(client()),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
+        client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
+        pair: true,
+        // No -n: the one SEND of the greeting, server to client.
+        wire: &[
+            Wire::Count {
+                from: Side::Server,
+                what: "RC Send Only",
+                n: 1,
+                len: None,
+            },
+            Wire::Carries {
+                from: Side::Server,
+                what: "RC Send Only",
+                text: "hello from server",
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "RC Send*",
+                n: 0,
+                len: None,
+            },
+        ],
+        ..Scenario::BASE
+    },
+    // No option at all on a RoCE port: the first device, and the RoCE v2
+    // IPv4-mapped GID, which the program picks itself and names.
+    Scenario {
+        name: "ibv_sockets_pingpong_auto_gid".into(),
+        roce_only: true,
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &["{server_ip}"])),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&[
+            "port * is Ethernet (RoCE) and no GID index was given: \
+             using GID index * (RoCE v2, ::ffff:*)",
+            "remote gid: ::ffff:*",
+            "[OK] post send.",
+            "*wr id: 12345, opcode: 0, qp num: *, status: 0",
+        ])
+        // Each side picked its own netdev's address, and saw the peer's.
+        .counts(&[
+            ("*using GID index * (RoCE v2, ::ffff:{server_ip})", 1),
+            SERVER_SEES_CLIENT,
+        ]),
+        client_expect: Expect::ok(&[
+            "port * is Ethernet (RoCE) and no GID index was given: \
+             using GID index * (RoCE v2, ::ffff:*)",
+            "remote gid: ::ffff:*",
+            "*buf: hello from server",
+        ])
+        .counts(&[
+            ("*using GID index * (RoCE v2, ::ffff:{client_ip})", 1),
+            CLIENT_SEES_SERVER,
+        ]),
+        ..Scenario::BASE
+    },
+    // Each side sends its whole buffer into the peer's: sizes that differ
+    // are refused by both as soon as mr_info tells them, before any SEND.
+    Scenario {
+        name: "ibv_sockets_pingpong_size_mismatch".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new("ibv_sockets_pingpong", &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"])),
+        client: Some(client()),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&[
+            "fail to exchange mr info: the peer's buffer is 128 bytes \
+             and ours 256: give both sides the same -s",
+        ])
+        .counts(NO_SEND),
+        client_expect: Expect::fails(&[
+            "fail to exchange mr info: the peer's buffer is 256 bytes \
+             and ours 128: give both sides the same -s",
+        ])
+        .counts(NO_SEND),
+        fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    },
+    Scenario {
+        name: "ibv_sockets_pingpong_n100_s4096".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+                "-s",
+                "4096",
+            ])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+                "-s",
+                "4096",
+                "{server_ip}",
+            ])),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&[
+            "remote addr: 0x*, len: 4096, rkey: *",
+            "819200 bytes in * seconds = * Mbit/sec",
+            "100 iters in * seconds = * usec/iter",
+            "[OK] close device *.",
+        ]),
+        client_expect: Expect::ok(&[
+            "[OK] post recv.",
+            "819200 bytes in * seconds = * Mbit/sec",
+            "100 iters in * seconds = * usec/iter",
+            "[OK] close device *.",
+        ]),
+        timeout_secs: 60,
+        verify: Some(pingpong_summaries),
+        // 100 messages each way (each a SEND's First, Middle, Middle and
+        // Last packets at the 1024-byte MTU), retransmissions counted once.
+        wire: &[
+            Wire::Count { from: Side::Server, what: "RC Send First", n: 100, len: Some(1024) },
+            Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: Some(1024) },
+            Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
+            Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
+        ],
+        try_this: Some("Add -n 100 -s 4096: instead of the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire. The timings are those of two QEMU VMs (under TCG emulation where the host has no KVM) whose NIC is Soft-RoCE, software: they say nothing about RDMA performance."),
+        ..Scenario::BASE
+    },
+    bad_option(
+        "ibv_sockets_pingpong_n0",
+        &["-d", "{dev}", "-n", "0"],
+        &["*invalid iteration count '0' for -n*"],
+    ),
+    bad_option(
+        "ibv_sockets_pingpong_s0",
+        &["-d", "{dev}", "-s", "0"],
+        &["*invalid message size '0' for -s*"],
+    ),
+    Scenario {
+        name: "ibv_sockets_pingpong_closed_port".into(),
+        package: "ibv_sockets_pingpong",
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-p",
+                "19999",
+                "{server_ip}",
+            ])),
+        server_expect: Expect::NOTHING,
+        client_expect: Expect::fails(&[
+            "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
+        ]),
+        fault: Some(Fault::Address),
+        try_this: Some("Start the client when no server listens."),
+        ..Scenario::BASE
+    },
+    Scenario {
+        // A size the port allows but the server cannot register: without
+        // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
+        // fails with ENOMEM, which must come out with the `ulimit -l` hint.
+        name: "ibv_sockets_pingpong_reg_mr_fails".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new("setpriv", &[
+                "--bounding-set=-ipc_lock",
+                "--inh-caps=-ipc_lock",
+                "sh",
+                "-c",
+                "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
+            ])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-s",
+                "1048576",
+                "{server_ip}",
+            ])),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&[
+            "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
+            (ENOMEM)*ulimit -l*",
+        ]),
+        client_expect: Expect::fails(&["fail to exchange mr info: *"]),
+        timeout_secs: 30,
+        fault: Some(Fault::Memlock),
+        ..Scenario::BASE
+    },
+    // The limits row, in the VM: the highest IB port and GID index are
+    // refused at once; the smallest ping-pong (one iteration of one byte)
+    // and the highest TCP port run.
+    refused(
+        "ibv_sockets_pingpong_ib_port_255",
+        "ibv_sockets_pingpong",
+        Fault::Limits,
+        &["ibv_sockets_pingpong", "-d", "{dev}", "-i", "255"],
+        &["fail to query port: ibv_query_port failed: Invalid argument (EINVAL)"],
+    ),
+    refused(
+        "ibv_sockets_pingpong_gid_255",
+        "ibv_sockets_pingpong",
+        Fault::Limits,
+        &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "255"],
+        &["fail to query gid: GID index 255 of port 1 is empty (see `ibv_devinfo -v`)"],
+    ),
+    Scenario {
+        name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "1",
+                "-s",
+                "1",
+                "-p",
+                "65535",
+            ])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "1",
+                "-s",
+                "1",
+                "-p",
+                "65535",
+                "{server_ip}",
+            ])),
+        ready: Ready::TcpListen(65535),
+        server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+        client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+        fault: Some(Fault::Limits),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    },
+]
+}
+
+/// The server, for the fault matrix's signal cells: killed by either.
+pub fn waiting() -> Vec<Waiting> {
+    vec![Waiting {
+        name: "ibv_sockets_pingpong",
+        package: "ibv_sockets_pingpong",
+        cmd: &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "{gid_idx}"],
+        line: "start to listen...",
+        exits: [143, 130],
+        stdout: &[],
+        stderr: &[],
+    }]
+}
+
+/// A long ping-pong, for the fault matrix's kill cells.
+const LONG_SERVER: &[&str] = &[
+    "ibv_sockets_pingpong",
+    "-d",
+    "{dev}",
+    "-g",
+    "{gid_idx}",
+    "-n",
+    "100000000",
+];
+
+/// The client of [`LONG_SERVER`].
+const LONG_CLIENT: &[&str] = &[
+    "ibv_sockets_pingpong",
+    "-d",
+    "{dev}",
+    "-g",
+    "{gid_idx}",
+    "-n",
+    "100000000",
+    "{server_ip}",
+];
+
+/// The pair the kill cells run.
+fn pair() -> Kill {
+    Kill {
+        name: "ibv_sockets_pingpong",
+        package: "ibv_sockets_pingpong",
+        server: LONG_SERVER,
+        client: LONG_CLIENT,
+        ready: Ready::TcpListen(6543),
+        ..Kill::BASE
+    }
+}
+
+/// The fault matrix's kill cells: each side killed as soon as it has its
+/// TCP connection, and the client in the middle of the ping-pong.
+pub fn kills() -> Vec<Kill> {
+    vec![
+        Kill {
+            phase: "connected",
+            victim: Side::Client,
+            signals: KILL_TERM_INT,
+            line: "successfully connect to server, ip: *, port: *",
+            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+            ..pair()
+        },
+        Kill {
+            phase: "connected",
+            victim: Side::Server,
+            signals: KILL_TERM_INT,
+            line: "successfully accept client, ip: *, port: *",
+            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+            ..pair()
+        },
+        Kill {
+            phase: "midway",
+            victim: Side::Client,
+            // `*`, not `[OK]`: the line is a shell pattern and a glob alike.
+            line: "*post recv.",
+            // The client prints nothing once the ping-pong runs; a second after
+            // its receive is posted, the MR info is exchanged and the loop has
+            // begun.
+            delay: "1",
+            signals: KILL_TERM_INT,
+            survivor: Expect::fails_one_of(PEER_DIES).within(20),
+            ..pair()
+        },
+    ]
+}
+
+/// The side channel, for the fault matrix's side-channel cells. The server
+/// writes its conn_info first; if that lands after a peer's close, Linux
+/// answers with a RST, so the read that follows sees ECONNRESET instead of
+/// EOF: both are the peer leaving.
+pub fn side_channels() -> Vec<SideChannel> {
+    vec![SideChannel {
+        name: "ibv_sockets_pingpong",
+        package: "ibv_sockets_pingpong",
+        server: server(),
+        client: client(),
+        port: "6543",
+        struct_len: "24",
+        short_len: "7",
+        peer_left: "fail to exchange conn info: read failed: *",
+        bad_struct:
+            "fail to exchange conn info: the peer's QP number 0xffffffff is not a QP number *",
+        silence: "fail to exchange conn info: read failed: no answer from the peer within 60 s*",
+        server_left: "fail to exchange conn info: *",
+    }]
+}

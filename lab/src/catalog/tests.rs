@@ -1,0 +1,276 @@
+use super::*;
+use crate::catalog::cells::{SIGKILL, SIGNAL_AT, SIGSTOP};
+use crate::model::params::script_refs;
+use crate::model::tests::addrs;
+use crate::model::{expand, Expect, Fault, Placement, Ready, Side, PLACEHOLDER_VARS};
+
+#[test]
+fn every_scenario_file_is_declared_with_its_tables() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/catalog");
+    let this = std::fs::read_to_string(dir.join("mod.rs")).unwrap();
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        // Not a table: the registry, the generated cells, these tests.
+        let tables = |n: &&str| !["mod", "cells", "tests"].contains(n);
+        let Some(name) = file.strip_suffix(".rs").filter(tables) else {
+            continue;
+        };
+        seen += 1;
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        assert!(this.contains(&format!("mod {name};\n")), "mod {name};");
+        for item in ["scenarios", "waiting", "kills", "side_channels"] {
+            // The bench's runs are chained after every other table.
+            let declared = text.contains(&format!("pub fn {item}() -> Vec<"))
+                && (name, item) != ("bench", "scenarios");
+            let listed = [",", "]"]
+                .iter()
+                .any(|end| this.contains(&format!("{name}::{item}{end}")));
+            assert_eq!(declared, listed, "{name}::{item}");
+        }
+    }
+    assert_eq!(seen, TABLES.len() + 1);
+}
+use std::collections::HashSet;
+
+#[test]
+fn waiting_declarations_give_two_signal_cells() {
+    let w = Waiting {
+        name: "prog",
+        package: "pkg",
+        cmd: &["prog", "-s"],
+        line: "waiting *",
+        exits: [143, 130],
+        stdout: &["bye"],
+        stderr: &[],
+    };
+    let cells = w.cells();
+    let names: Vec<&str> = cells.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["prog_sigterm_waiting", "prog_sigint_waiting"]);
+    let int = &cells[1];
+    let args = &int.server.as_ref().unwrap().args;
+    assert_eq!(
+        &args[..],
+        [
+            "-c",
+            SIGNAL_AT,
+            "sh",
+            "INT",
+            "waiting *",
+            "0",
+            "0",
+            "prog",
+            "-s"
+        ]
+    );
+    assert_eq!(int.server_expect.exit, 130);
+    assert_eq!(
+        int.server_expect.stdout,
+        ["waiting *", "bye", "exit 130 after INT"]
+    );
+    assert_eq!(int.server_expect.within_secs, Some(15));
+    assert!(
+        find("srq_sigint_waiting").is_some(),
+        "declared cells are in the table"
+    );
+}
+
+#[test]
+fn kill_declarations_give_a_cell_per_signal() {
+    let survivor = Expect::fails(&["peer gone"]).within(20);
+    let k = Kill {
+        name: "prog",
+        package: "pkg",
+        phase: "midway",
+        server: &["prog", "-s"],
+        client: &["prog", "host"],
+        ready: Ready::TcpListen(1),
+        victim: Side::Server,
+        line: "recv *",
+        signals: &[SIGKILL, SIGSTOP],
+        survivor,
+        ..Kill::BASE
+    };
+    let cells = k.cells();
+    let names: Vec<&str> = cells.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["prog_server_sigkill_midway", "prog_server_sigstop_midway"]
+    );
+    let (kill, stop) = (&cells[0], &cells[1]);
+    // The victim runs under the wrapper; the survivor as declared.
+    let server = kill.server.as_ref().unwrap();
+    assert_eq!(server.program, "sh");
+    assert_eq!(
+        server.args,
+        ["-c", SIGNAL_AT, "sh", "KILL", "recv *", "0", "0", "prog", "-s"]
+    );
+    assert_eq!(kill.server_expect.exit, 137);
+    assert_eq!(kill.server_expect.stdout, ["recv *", "exit 137 after KILL"]);
+    let client = kill.client.as_ref().unwrap();
+    assert_eq!(
+        (client.program, &client.args[..]),
+        ("prog", &["host".to_string()][..])
+    );
+    assert_eq!(kill.client_expect.stderr, ["peer gone"]);
+    assert_eq!(kill.client_expect.within_secs, Some(20));
+    assert_eq!(kill.fault, Some(Fault::PeerKilled));
+    assert_eq!(kill.placement, Placement::Anywhere);
+    // A stopped victim is held past the survivor's bound, in one VM.
+    assert_eq!(stop.server.as_ref().unwrap().args[6], "25");
+    assert_eq!(stop.fault, Some(Fault::SilentPeer));
+    assert_eq!(stop.placement, Placement::OneHost);
+    assert!(!stop.stop_server && !kill.stop_server);
+    assert!(
+        find("srq_client_sigterm_midway").is_some_and(|c| c.fault == Some(Fault::Signal)),
+        "declared cells are in the table"
+    );
+}
+
+/// The wrapper, on this host: a program signalled at its line, and a
+/// stopped one let go when the wrapper gets SIGTERM, long before HOLD.
+#[test]
+fn signal_at_signals_at_the_line_and_lets_a_stopped_program_go_on_sigterm() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let program = ["sh", "-c", "echo starting; echo ready; exec sleep 30"];
+    let run = |sig: &str, hold: &str| {
+        Command::new("sh")
+            .args(["-c", SIGNAL_AT, "sh", sig, "rea*", "0", hold])
+            .args(program)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let t = Instant::now();
+    let out = run("TERM", "0").wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "starting\nready\nexit 143 after TERM\n"
+    );
+    assert_eq!(out.status.code(), Some(143));
+    let stopped = run("STOP", "60");
+    std::thread::sleep(Duration::from_millis(500));
+    // The shell's builtin: a minimal system has no kill program.
+    let term = format!("kill -TERM {}", stopped.id());
+    assert!(Command::new("sh")
+        .args(["-c", &term])
+        .status()
+        .unwrap()
+        .success());
+    let out = stopped.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "starting\nready\nexit 137 after STOP\n"
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+}
+
+#[test]
+fn faults_selects_cells_by_example_or_program() {
+    let all_cells = faults(&[]).unwrap();
+    assert!(all_cells.iter().all(|s| s.fault.is_some()));
+    assert!(all_cells
+        .iter()
+        .any(|s| s.name == "srq_client_sigkill_midway"));
+    assert!(
+        !all_cells.iter().any(|s| s.name == "srq"),
+        "pairs are not cells"
+    );
+    let mc = faults(&["mc"]).unwrap();
+    assert!(!mc.is_empty() && mc.iter().all(|s| s.name.starts_with("mc_")));
+    let mckey = faults(&["mckey"]).unwrap();
+    assert!(mckey.len() > mc.len(), "the package has both programs");
+    assert_eq!(
+        faults(&["srq", "nosuch"]).unwrap_err(),
+        "no fault cells for `nosuch`"
+    );
+}
+
+/// Both kernels' outcomes, as they came in the VMs: Debian 12's
+/// Soft-RoCE carries 8 MiB, Debian 13's 2 GiB, past what -l takes.
+#[test]
+fn every_script_of_the_table_is_read_to_its_end_unquoted() {
+    for s in all() {
+        for c in [&s.server, &s.client].into_iter().flatten() {
+            if !matches!(c.program, "sh" | "bash") {
+                continue;
+            }
+            assert_eq!(c.args.first().map(String::as_str), Some("-c"), "{}", s.name);
+            let (refs, unquoted) = script_refs(&c.args[1]);
+            assert!(
+                unquoted,
+                "{}: the quoting is not followed to the end",
+                s.name
+            );
+            assert!(
+                !PLACEHOLDER_VARS.iter().any(|(p, _)| refs.contains(p)),
+                "{}",
+                s.name
+            );
+        }
+    }
+}
+
+#[test]
+fn table_is_sane() {
+    let mut names = HashSet::new();
+    for s in all() {
+        assert!(
+            names.insert(s.name.as_str()),
+            "duplicate scenario {}",
+            s.name
+        );
+        assert!(
+            s.name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{} must be usable as a file stem and test name",
+            s.name
+        );
+        assert!(
+            s.server.is_some() || s.client.is_some(),
+            "{} is empty",
+            s.name
+        );
+        if s.pair {
+            assert!(s.server.is_some() && s.client.is_some(), "{}", s.name);
+            assert!(!s.package.is_empty(), "{}", s.name);
+        }
+        if s.server.is_none() {
+            assert_eq!(s.ready, Ready::None, "{}", s.name);
+        }
+        assert!((1..=600).contains(&s.timeout_secs), "{}", s.name);
+        // Every placeholder in an expected line is one `expand` fills.
+        let lab = addrs("192.0.2.1", "192.0.2.2");
+        for e in [&s.server_expect, &s.client_expect] {
+            let counted = e.stdout_counts.iter().chain(&e.stderr_counts).map(|c| &c.0);
+            for p in e
+                .stdout
+                .iter()
+                .chain(&e.stderr)
+                .chain(&e.stderr_one_of)
+                .chain(counted)
+            {
+                let filled = expand(p, Some(&lab)).unwrap_or_default();
+                assert!(
+                    !filled.contains('{'),
+                    "{}: unknown placeholder in `{p}`",
+                    s.name
+                );
+            }
+        }
+    }
+    assert!(pairs().count() >= 1);
+}
+
+#[test]
+fn select_defaults_to_pairs_and_rejects_unknown() {
+    let all: Vec<_> = select(&[])
+        .unwrap()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(all, pairs().map(|s| s.name.as_str()).collect::<Vec<_>>());
+    assert!(select(&["nope"]).unwrap_err().contains("rc_example"));
+}

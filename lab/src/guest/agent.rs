@@ -1,0 +1,1261 @@
+//! The runner inside a VM (or on this host with `--local`): sets up rxe0, runs
+//! each scenario's sides under `timeout` and leaves
+//! `<scenario>.<side>.{stdout,stderr,status}` in the output dir for the host.
+//!
+//! In two-host mode a server agent and a client agent walk the same scenario
+//! list in lockstep over a small TCP control connection, between two VMs or
+//! two real hosts (`cargo xtask lab --local --serve` / `--peer`) alike:
+//!
+//! 1. the client says `hello`, then which scenarios it wants; the server
+//!    checks that it knows them all;
+//! 2. each runs the doctor on itself and sends the other its findings and
+//!    its device;
+//! 3. both run the doctor's probe (one RC message) as a first scenario;
+//! 4. per scenario: "begin NAME" before the server side starts, "ready
+//!    NAME" once it is ready, "done NAME" once the client side has
+//!    finished, "end NAME" once the server side has; then the server sends
+//!    its side's result files, so that the client's result dir holds the
+//!    whole report.
+//!
+//! On the wire, "begin" and "end" bracket each scenario's packets: that is
+//! how a capture of the whole run is cut per scenario ([`crate::model`]).
+
+use crate::base::netstat::tcp_listening;
+use crate::guest::control::{Control, HandshakeError, Secret};
+use crate::model::{Params, Ready, Scenario, CONTROL_PORT};
+use crate::results::{
+    findings_file, host_file, host_record, parse_host_record, refused_file, result_file,
+};
+use crate::{catalog, judge, model};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the VM agents wait for each other: both VMs boot at roughly the
+/// same time, but TCG boots vary a lot.
+pub const VM_WAIT_SECS: u64 = 240;
+
+/// How long a real host waits for its peer (`--wait`): long enough to walk
+/// to the other host and start its half.
+pub const PEER_WAIT_SECS: u64 = 120;
+
+/// Which sides this agent runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Both sides, one after the other, on one host.
+    Both,
+    /// Server sides only; the client agent is on the peer.
+    Server,
+    /// Client sides only; the server agent is on the peer.
+    Client,
+}
+
+impl Role {
+    /// The role's name in arguments and result files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Both => "both",
+            Role::Server => "server",
+            Role::Client => "client",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Role, String> {
+        match s {
+            "both" => Ok(Role::Both),
+            "server" => Ok(Role::Server),
+            "client" => Ok(Role::Client),
+            _ => Err(format!("bad role `{s}`")),
+        }
+    }
+}
+
+/// Which netdev gets the address and the rxe device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Net {
+    /// A dummy netdev: enough for both sides on one host.
+    Dummy,
+    /// The NIC with this MAC: the wire between the two VMs.
+    Mac(String),
+    /// Use the host's RDMA device as it is (`--local`).
+    None,
+}
+
+/// The file in a result dir that holds the agent's arguments.
+pub const ARGS_FILE: &str = "agent.args";
+/// The agent's log; its creation shows the host that the guest is up.
+pub const LOG_FILE: &str = "agent.log";
+
+/// Everything an agent needs; travels into the VM in [`ARGS_FILE`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// Sides to run.
+    pub role: Role,
+    /// This host's address on the rxe netdev.
+    pub ip: String,
+    /// Netdev setup.
+    pub net: Net,
+    /// Result dir (inside vng's --rwdir).
+    pub out: PathBuf,
+    /// Where workspace binaries are.
+    pub bin_dir: PathBuf,
+    /// Placeholder values; `gid_idx` is re-derived from the GID table when
+    /// the agent sets rxe0 up itself.
+    pub params: Params,
+    /// Scenario names, in run order: the client's list (the server learns
+    /// it from the client).
+    pub scenarios: Vec<String>,
+    /// How long to wait for the peer agent to come, in seconds.
+    pub wait_secs: u64,
+    /// The control connection's TCP port.
+    pub port: u16,
+    /// `params.gid_idx` was not given: use the one the doctor finds.
+    pub auto_gid: bool,
+    /// The file with the session's shared secret (else [`Secret::from_env`]).
+    pub secret_file: Option<PathBuf>,
+    /// The secret itself, when this process already holds it (a generated
+    /// one); never written into the arguments.
+    pub secret: Option<Secret>,
+    /// Serving: the only peer addresses that may connect (empty: any).
+    pub allow: Vec<IpAddr>,
+    /// Serving the doctor: run its probe and nothing a peer names.
+    pub doctor_only: bool,
+}
+
+impl AgentConfig {
+    /// The arguments after `xtask agent` that [`AgentConfig::from_args`] reads.
+    pub fn to_args(&self) -> Vec<String> {
+        let net = match &self.net {
+            Net::Dummy => "dummy".to_string(),
+            Net::Mac(m) => format!("mac:{m}"),
+            Net::None => "none".to_string(),
+        };
+        let mut v: Vec<String> = [
+            "--role",
+            self.role.as_str(),
+            "--ip",
+            &self.ip,
+            "--server-ip",
+            &self.params.server_ip,
+            "--client-ip",
+            &self.params.client_ip,
+            "--net",
+            &net,
+            "--out",
+            &self.out.to_string_lossy(),
+            "--bin-dir",
+            &self.bin_dir.to_string_lossy(),
+            "--dev",
+            &self.params.dev,
+            "--gid-idx",
+            &self.params.gid_idx.to_string(),
+            "--ib-port",
+            &self.params.ib_port.to_string(),
+            "--wait",
+            &self.wait_secs.to_string(),
+            "--port",
+            &self.port.to_string(),
+            "--auto-gid",
+            if self.auto_gid { "1" } else { "0" },
+            "--doctor-only",
+            if self.doctor_only { "1" } else { "0" },
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(f) = &self.secret_file {
+            v.extend([
+                "--secret-file".to_string(),
+                f.to_string_lossy().into_owned(),
+            ]);
+        }
+        for a in &self.allow {
+            v.extend(["--allow".to_string(), a.to_string()]);
+        }
+        v.push("--".into());
+        v.extend(self.scenarios.iter().cloned());
+        v
+    }
+
+    /// Reads the arguments of `xtask agent`: `--args-file F` (one argument
+    /// a line, as the lab writes them) or the arguments themselves.
+    pub fn from_cli(args: &[String]) -> Result<AgentConfig, String> {
+        match args {
+            [flag, file] if flag == "--args-file" => {
+                let text = fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+                let words: Vec<String> = text.lines().map(str::to_string).collect();
+                AgentConfig::from_args(&words)
+            }
+            _ => AgentConfig::from_args(args),
+        }
+    }
+
+    /// Parses what [`AgentConfig::to_args`] wrote.
+    pub fn from_args(args: &[String]) -> Result<AgentConfig, String> {
+        let mut cfg = AgentConfig {
+            role: Role::Both,
+            ip: String::new(),
+            net: Net::None,
+            out: PathBuf::new(),
+            bin_dir: PathBuf::new(),
+            params: Params::default(),
+            scenarios: Vec::new(),
+            wait_secs: PEER_WAIT_SECS,
+            port: CONTROL_PORT,
+            auto_gid: false,
+            secret_file: None,
+            secret: None,
+            allow: Vec::new(),
+            doctor_only: false,
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a == "--" {
+                cfg.scenarios.extend(it.by_ref().cloned());
+                break;
+            }
+            let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+            let num = |v: &str| v.parse::<u32>().map_err(|e| format!("{a} {v}: {e}"));
+            match a.as_str() {
+                "--role" => cfg.role = Role::parse(v)?,
+                // The addresses and the device reach the scenarios'
+                // command lines: refused here unless they are what they say.
+                "--ip" | "--server-ip" | "--client-ip" => {
+                    model::check_ip(a, v)?;
+                    match a.as_str() {
+                        "--ip" => cfg.ip = v.clone(),
+                        "--server-ip" => cfg.params.server_ip = v.clone(),
+                        _ => cfg.params.client_ip = v.clone(),
+                    }
+                }
+                "--net" => {
+                    cfg.net = match v.as_str() {
+                        "dummy" => Net::Dummy,
+                        "none" => Net::None,
+                        m => Net::Mac(
+                            m.strip_prefix("mac:")
+                                .ok_or_else(|| format!("bad --net {m}"))?
+                                .to_string(),
+                        ),
+                    }
+                }
+                "--out" => cfg.out = PathBuf::from(v),
+                "--bin-dir" => cfg.bin_dir = PathBuf::from(v),
+                "--dev" => {
+                    model::check_dev(a, v)?;
+                    cfg.params.dev = v.clone();
+                }
+                "--gid-idx" => cfg.params.gid_idx = num(v)?,
+                "--ib-port" => cfg.params.ib_port = num(v)?,
+                "--wait" => cfg.wait_secs = num(v)?.into(),
+                "--port" => {
+                    cfg.port = v.parse().map_err(|e| format!("--port {v}: {e}"))?;
+                }
+                "--auto-gid" => cfg.auto_gid = v == "1",
+                "--doctor-only" => cfg.doctor_only = v == "1",
+                "--secret-file" => cfg.secret_file = Some(PathBuf::from(v)),
+                "--allow" => cfg.allow.push(
+                    v.parse()
+                        .map_err(|e| format!("--allow {v}: {e}: give an IP address"))?,
+                ),
+                _ => return Err(format!("unknown agent option {a}")),
+            }
+        }
+        if cfg.out.as_os_str().is_empty() {
+            return Err("agent needs --out".into());
+        }
+        Ok(cfg)
+    }
+}
+
+/// Appends timestamped lines to `agent.log` and echoes them to the console
+/// (which the host keeps as the VM log).
+struct Log {
+    file: Option<File>,
+    start: Instant,
+    tag: String,
+}
+
+impl Log {
+    fn new(out: &Path, tag: &str) -> Log {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(out.join(LOG_FILE))
+            .ok();
+        Log {
+            file,
+            start: Instant::now(),
+            tag: tag.to_string(),
+        }
+    }
+
+    fn say(&mut self, msg: &str) {
+        // A message may quote the peer or a program: no escape sequence of
+        // theirs reaches the console or the log.
+        let line = format!(
+            "[{:7.2}] agent {}: {}",
+            self.start.elapsed().as_secs_f64(),
+            self.tag,
+            crate::base::text::escape_controls(msg)
+        );
+        println!("{line}");
+        if let Some(f) = &mut self.file {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+/// Whether `rdma res show cm_id` output shows a listener on `port`.
+pub fn cm_listening(rdma_res_cm_id: &str, port: u16) -> bool {
+    let suffix = format!(":{port}");
+    rdma_res_cm_id.lines().any(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let after = |key: &str| f.windows(2).find(|w| w[0] == key).map(|w| w[1]);
+        after("state") == Some("LISTEN") && after("src-addr").is_some_and(|a| a.ends_with(&suffix))
+    })
+}
+
+/// The sysfs spelling of the IPv4-mapped GID of `ip`
+/// (`0000:0000:0000:0000:0000:ffff:c000:0201` for 192.0.2.1).
+pub fn ipv4_mapped_gid(ip: &str) -> Option<String> {
+    let ip: std::net::Ipv4Addr = ip.parse().ok()?;
+    let o = ip.octets();
+    Some(format!(
+        "0000:0000:0000:0000:0000:ffff:{:02x}{:02x}:{:02x}{:02x}",
+        o[0], o[1], o[2], o[3]
+    ))
+}
+
+fn is_ready(ready: Ready, stdout_path: &Path) -> bool {
+    match ready {
+        Ready::None => true,
+        Ready::TcpListen(port) => ["/proc/net/tcp", "/proc/net/tcp6"]
+            .iter()
+            .any(|p| fs::read_to_string(p).is_ok_and(|t| tcp_listening(&t, port))),
+        Ready::RdmaCmListen(port) => Command::new("rdma")
+            .args(["res", "show", "cm_id"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .is_ok_and(|o| cm_listening(&String::from_utf8_lossy(&o.stdout), port)),
+        Ready::Line(pattern) => {
+            fs::read_to_string(stdout_path).is_ok_and(|t| model::has_line(&t, pattern))
+        }
+    }
+}
+
+/// PATH with the workspace binaries first, then this very lab (whose
+/// binary `rdma-lab` sits beside it, built or copied there), so shell
+/// snippets in scenarios can name them (`rdma-lab doctor`).
+fn search_path(bin_dir: &Path) -> std::ffi::OsString {
+    let mut dirs = vec![bin_dir.to_path_buf()];
+    if let Some(dir) = own_exe().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        dirs.push(dir);
+    }
+    if let Some(p) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// The running lab binary (`xtask` or `rdma-lab`).
+fn own_exe() -> Option<PathBuf> {
+    std::env::current_exe().ok()
+}
+
+/// One side running under `timeout`, its output going to files.
+struct Running {
+    child: Option<Child>,
+    started: Instant,
+    status: PathBuf,
+    stdout: PathBuf,
+}
+
+impl Running {
+    fn start(cfg: &AgentConfig, s: &Scenario, side: &str, cmd: &model::Cmd) -> Running {
+        let base = |ext: &str| result_file(&cfg.out, &s.name, side, ext);
+        let local = cfg.bin_dir.join(cmd.program);
+        let program = match own_exe() {
+            // The lab's own commands are this binary's, never a stale copy.
+            Some(exe) if ["xtask", "rdma-lab"].contains(&cmd.program) => exe.into_os_string(),
+            _ if local.is_file() => local.into_os_string(),
+            _ => cmd.program.into(),
+        };
+        let files =
+            File::create(base("stdout")).and_then(|o| Ok((o, File::create(base("stderr"))?)));
+        let child = files.and_then(|(o, e)| {
+            Command::new("timeout")
+                .args(["-k", "5", &s.timeout_secs.to_string()])
+                .arg(program)
+                .args(cmd.args_with(&cfg.params))
+                // What the scripts of args_with read instead of values.
+                .envs(cfg.params.env())
+                .env("RUST_BACKTRACE", "1")
+                .env("PATH", search_path(&cfg.bin_dir))
+                .stdin(Stdio::null())
+                .stdout(o)
+                .stderr(e)
+                .spawn()
+        });
+        let child = match child {
+            Ok(c) => Some(c),
+            Err(e) => {
+                let _ = fs::write(
+                    base("stderr"),
+                    format!("agent: cannot start {}: {e}\n", cmd.program),
+                );
+                None
+            }
+        };
+        Running {
+            child,
+            started: Instant::now(),
+            status: base("status"),
+            stdout: base("stdout"),
+        }
+    }
+
+    /// SIGTERM to `timeout`, which passes it on to the command. The shell's
+    /// builtin `kill` sends it: a minimal Debian has no `kill` program
+    /// (procps), and without the signal the server would run into its
+    /// time limit. `Err` says why the signal could not be sent.
+    fn terminate(&mut self) -> Result<(), String> {
+        let Some(c) = &self.child else {
+            return Ok(());
+        };
+        let pid = c.id().to_string();
+        let out = Command::new("sh")
+            .args(["-c", "kill -TERM \"$1\"", "sh", &pid])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("sh: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "kill -TERM {pid}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+
+    fn exited(&mut self) -> bool {
+        match &mut self.child {
+            Some(c) => !matches!(c.try_wait(), Ok(None)),
+            None => true,
+        }
+    }
+
+    /// Waits (bounded by `timeout -k`) and writes the status file.
+    fn finish(mut self) -> i32 {
+        use std::os::unix::process::ExitStatusExt;
+        let code = match self.child.as_mut().map(|c| c.wait()) {
+            Some(Ok(st)) => st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
+            _ => 127,
+        };
+        let _ = fs::write(
+            &self.status,
+            format!(
+                "exit={code}\nelapsed_ms={}\n",
+                self.started.elapsed().as_millis()
+            ),
+        );
+        code
+    }
+}
+
+fn wait_ready(s: &Scenario, server: &mut Running, log: &mut Log) {
+    let deadline = Instant::now() + Duration::from_secs(s.timeout_secs.into());
+    let stdout = server.stdout.clone();
+    loop {
+        if is_ready(s.ready, &stdout) {
+            log.say(&format!(
+                "{}: server ready after {} ms",
+                s.name,
+                server.started.elapsed().as_millis()
+            ));
+            return;
+        }
+        if server.exited() {
+            log.say(&format!("{}: server exited before it was ready", s.name));
+            return;
+        }
+        if Instant::now() > deadline {
+            log.say(&format!(
+                "{}: server not ready in time; client runs anyway",
+                s.name
+            ));
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn run_cmd_logged(log_file: &mut File, program: &str, args: &[&str]) -> bool {
+    let _ = writeln!(log_file, "$ {program} {}", args.join(" "));
+    match Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => {
+            let _ = log_file.write_all(&o.stdout);
+            let _ = log_file.write_all(&o.stderr);
+            let _ = writeln!(log_file, "-> {}", o.status);
+            o.status.success()
+        }
+        Err(e) => {
+            let _ = writeln!(log_file, "-> cannot run: {e}");
+            false
+        }
+    }
+}
+
+fn find_netdev_by_mac(mac: &str) -> Option<String> {
+    let mac = mac.to_ascii_lowercase();
+    fs::read_dir("/sys/class/net")
+        .ok()?
+        .flatten()
+        .find_map(|e| {
+            let addr = fs::read_to_string(e.path().join("address")).ok()?;
+            (addr.trim() == mac).then(|| e.file_name().to_string_lossy().into_owned())
+        })
+}
+
+fn poll<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Index of `gid` in the port's GID table.
+fn gid_index(dev: &str, port: u32, gid: &str) -> Option<u32> {
+    let dir = format!("/sys/class/infiniband/{dev}/ports/{port}/gids");
+    (0..256).find(|i| fs::read_to_string(format!("{dir}/{i}")).is_ok_and(|g| g.trim() == gid))
+}
+
+/// Creates rxe0 on the requested netdev and finds the GID index of our IPv4
+/// address (1 on a fresh rxe, but derived rather than assumed).
+fn setup_rxe(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
+    let path = cfg.out.join(format!("setup.{}.log", cfg.role.as_str()));
+    let mut f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let run = |f: &mut File, line: &str| {
+        let v: Vec<&str> = line.split_whitespace().collect();
+        run_cmd_logged(f, v[0], &v[1..])
+    };
+    run(&mut f, "modprobe rdma_rxe");
+    run(&mut f, "modprobe rdma_ucm");
+    run(&mut f, "ip link set lo up");
+    let netdev = match &cfg.net {
+        Net::None => return Ok(()),
+        Net::Dummy => {
+            run(&mut f, "ip link add d0 type dummy");
+            // A dummy netdev does no ARP by default, so every address on its
+            // subnet would "resolve"; with ARP on, a missing host fails
+            // address resolution as it does on a real network.
+            run(&mut f, "ip link set d0 arp on");
+            "d0".to_string()
+        }
+        Net::Mac(mac) => match poll(2, || find_netdev_by_mac(mac)) {
+            Some(n) => n,
+            None => {
+                // Debian kernels build virtio_net as a module that nothing
+                // else may have loaded yet.
+                run(&mut f, "modprobe virtio_net");
+                poll(15, || find_netdev_by_mac(mac))
+                    .ok_or_else(|| format!("no netdev with MAC {mac}"))?
+            }
+        },
+    };
+    run(&mut f, &format!("ip addr add {}/24 dev {netdev}", cfg.ip));
+    run(&mut f, &format!("ip link set {netdev} up"));
+    // rdma_resolve_addr of a multicast address without a bind address needs
+    // a route to it (a default route on a real host); the VMs have none.
+    run(&mut f, &format!("ip route add 224.0.0.0/4 dev {netdev}"));
+    run(
+        &mut f,
+        &format!("rdma link add {} type rxe netdev {netdev}", cfg.params.dev),
+    );
+    let gid = ipv4_mapped_gid(&cfg.ip).ok_or_else(|| format!("bad ip {}", cfg.ip))?;
+    let (dev, port) = (cfg.params.dev.clone(), cfg.params.ib_port);
+    let state = format!("/sys/class/infiniband/{dev}/ports/{port}/state");
+    let active = poll(15, || {
+        fs::read_to_string(&state)
+            .ok()
+            .filter(|s| s.contains("ACTIVE"))
+    });
+    let idx = poll(15, || gid_index(&dev, port, &gid));
+    run(&mut f, "rdma link show");
+    run(&mut f, "ip addr show");
+    let _ = writeln!(f, "port state: {active:?}; gid {gid} at index {idx:?}");
+    if active.is_none() {
+        return Err(format!(
+            "{dev} port {port} did not become ACTIVE; see {}",
+            path.display()
+        ));
+    }
+    let idx = idx.ok_or_else(|| format!("no GID {gid} on {dev}; see {}", path.display()))?;
+    cfg.params.gid_idx = idx;
+    log.say(&format!(
+        "{dev} is up on {netdev}, {} has GID index {idx}",
+        cfg.ip
+    ));
+    Ok(())
+}
+
+/// The session's shared secret: the one this process holds, the
+/// `--secret-file`'s, or [`crate::guest::control::SECRET_ENV`]'s.
+fn secret(cfg: &AgentConfig) -> Result<Secret, String> {
+    match &cfg.secret {
+        Some(s) => Ok(s.clone()),
+        None => Secret::load(cfg.secret_file.as_deref()).unwrap_or_else(|| Err(Secret::missing())),
+    }
+}
+
+/// Waits up to `--wait` for a peer that proves it holds the secret:
+/// strangers, and peers outside `--allow`, are turned away, each in one
+/// line, and the wait goes on.
+fn control_server(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<Control, String> {
+    let addr: SocketAddr = format!("{}:{}", cfg.ip, cfg.port)
+        .parse()
+        .map_err(|e| format!("control: {}: {e}", cfg.ip))?;
+    let listener = TcpListener::bind(addr).map_err(|e| format!("control: bind {addr}: {e}"))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("control: {e}"))?;
+    log.say(&format!(
+        "control: listening on {addr}, for {} s",
+        cfg.wait_secs
+    ));
+    let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
+        let Some((stream, peer)) = poll(left, || listener.accept().ok()) else {
+            return Err(format!(
+                "control: no peer came to {addr} within {} s: start the lab with --peer {} on \
+                 the other host, and check that TCP port {} is open to it",
+                cfg.wait_secs, cfg.ip, cfg.port
+            ));
+        };
+        if !cfg.allow.is_empty() && !cfg.allow.contains(&peer.ip()) {
+            log.say(&format!(
+                "control: refused a connection from {peer}: not an --allow address"
+            ));
+            continue;
+        }
+        let mut c = stream
+            .set_nonblocking(false)
+            .map_err(|e| format!("control: {e}"))
+            .and_then(|()| Control::new(stream))?;
+        match c.authenticate_server(secret) {
+            Ok(()) => {
+                log.say(&format!("control: the peer connected from {peer}"));
+                return Ok(c);
+            }
+            Err(HandshakeError::Auth(why)) => log.say(&format!(
+                "control: {}: the peer at {peer}: {why}",
+                crate::guest::control::AUTH_FAILED
+            )),
+            Err(HandshakeError::Other(why)) => log.say(&format!("{why} (from {peer})")),
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "control: no peer with this host's secret came to {addr} within {} s",
+                cfg.wait_secs
+            ));
+        }
+    }
+}
+
+fn control_client(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<Control, String> {
+    let addr: SocketAddr = format!("{}:{}", cfg.params.server_ip, cfg.port)
+        .parse()
+        .map_err(|e| format!("control: {}: {e}", cfg.params.server_ip))?;
+    let stream = poll(cfg.wait_secs, || {
+        TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()
+    })
+    .ok_or_else(|| {
+        format!(
+            "control: nothing answered at {addr} within {} s: start the lab with --serve on \
+             that host first, and check that TCP port {} is open to this one",
+            cfg.wait_secs, cfg.port
+        )
+    })?;
+    let mut c = Control::new(stream)?;
+    c.authenticate_client(secret, SETUP_STEP)?;
+    log.say(&format!("control: connected to the peer at {addr}"));
+    Ok(c)
+}
+
+/// How long a session's set-up steps may take the peer: its doctor runs
+/// a few small tools.
+const SETUP_STEP: Duration = Duration::from_secs(60);
+
+/// The scenarios of `names`, or the first unknown name.
+fn resolve(names: &[String]) -> Result<Vec<&'static Scenario>, String> {
+    names
+        .iter()
+        .map(|n| catalog::find(n).ok_or_else(|| format!("unknown scenario {n}")))
+        .collect()
+}
+
+/// Why the serving host will not run `s`, by its own rules, whoever asks:
+/// a real host (`--local`) never runs what changes the machine.
+fn refusal(cfg: &AgentConfig, s: &Scenario) -> Option<String> {
+    if cfg.doctor_only {
+        return Some(
+            "the serving host refused it: the doctor's session runs its probe only".into(),
+        );
+    }
+    let mode = if cfg.net == Net::None {
+        crate::model::Mode::Local {
+            dev: Some(cfg.params.dev.clone()),
+            ip: cfg.ip.clone(),
+            gid_idx: None,
+            role: crate::model::Local::Serve,
+        }
+    } else {
+        crate::model::Mode::TwoHosts
+    };
+    let link_layer = fs::read_to_string(format!(
+        "/sys/class/infiniband/{}/ports/{}/link_layer",
+        cfg.params.dev, cfg.params.ib_port
+    ))
+    .ok();
+    crate::catalog::skip_reason(s, &mode, link_layer.as_deref().map(str::trim))
+        .map(|why| format!("the serving host refused it: {why}"))
+}
+
+/// The serving half of step 1: the peer's list, less what this host
+/// refuses by its own rules (it says which, and why).
+fn accept_list(
+    cfg: &mut AgentConfig,
+    c: &mut Control,
+    log: &mut Log,
+) -> Result<Vec<&'static Scenario>, String> {
+    let names = String::from_utf8_lossy(&c.expect_blob("scenarios", SETUP_STEP)?).into_owned();
+    let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
+    let list = match resolve(&names) {
+        Ok(list) => list,
+        Err(e) => {
+            c.send_blob("refused", e.as_bytes())?;
+            return Err(format!(
+                "the peer asked for an {}: run the same version of the lab on both hosts",
+                crate::base::text::shown(&e)
+            ));
+        }
+    };
+    let mut refused = String::new();
+    let mut runs = Vec::new();
+    for s in list {
+        match refusal(cfg, s) {
+            Some(why) => {
+                log.say(&format!("{}: {why}", s.name));
+                refused += &format!("{}\t{why}\n", s.name);
+            }
+            None => runs.push(s),
+        }
+    }
+    c.send_blob("accepted", refused.as_bytes())?;
+    cfg.scenarios = runs.iter().map(|s| s.name.to_string()).collect();
+    Ok(runs)
+}
+
+/// The peer's half of step 1: the list it asked for, less what the
+/// serving host refused (written to [`refused_file`]).
+fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>, String> {
+    let list = resolve(&cfg.scenarios)?;
+    c.send_blob("scenarios", cfg.scenarios.join(" ").as_bytes())?;
+    let answer = c.recv("accepted", SETUP_STEP)?;
+    let (word, payload) = answer.split_once(' ').unwrap_or((&answer, ""));
+    let text = String::from_utf8_lossy(&crate::guest::control::unhex(payload)?).into_owned();
+    if word != "accepted" {
+        return Err(format!(
+            "the serving host refused the list: {}: run the same version of the lab on both hosts",
+            crate::base::text::shown(&text)
+        ));
+    }
+    let refused: Vec<&str> = text.lines().filter_map(|l| l.split('\t').next()).collect();
+    let _ = fs::write(refused_file(&cfg.out), &text);
+    Ok(list
+        .into_iter()
+        .filter(|s| !refused.contains(&s.name.as_str()))
+        .collect())
+}
+
+/// Opens a two-host session (step 1 of the module's protocol, after the
+/// handshake): the scenario list both walk.
+fn open_session(
+    cfg: &mut AgentConfig,
+    log: &mut Log,
+) -> Result<(Control, Vec<&'static Scenario>), String> {
+    let secret = secret(cfg)?;
+    if cfg.role == Role::Server {
+        let mut c = control_server(cfg, &secret, log)?;
+        // `{client_ip}` is the address the peer came from.
+        if let Some(peer) = c.peer_addr() {
+            cfg.params.client_ip = peer.ip().to_string();
+        }
+        let list = accept_list(cfg, &mut c, log)?;
+        Ok((c, list))
+    } else {
+        let mut c = control_client(cfg, &secret, log)?;
+        let list = ask_list(cfg, &mut c)?;
+        Ok((c, list))
+    }
+}
+
+/// The multicast groups whose route the doctor checks for `list` on this
+/// host: the examples' group where a sender of it may run here (its
+/// senders resolve it without `-b`, by the routing table). The doctor's own
+/// session checks none: `cargo xtask doctor` judges its groups itself.
+fn mcast_groups(cfg: &AgentConfig, list: &[&Scenario]) -> Vec<String> {
+    let senders_here = cfg.role != Role::Server
+        && !cfg.doctor_only
+        && (list.is_empty() || list.iter().any(|s| s.package == "mckey"));
+    if senders_here {
+        vec![hints::EXAMPLES_GROUP.to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Runs the doctor on this host for the scenarios of `list`, writes its
+/// findings and device into the result dir, and takes its GID index when
+/// none was given; returns the two files' texts.
+fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (String, String) {
+    // The doctor's own session runs no scenario: it judges for the pairs.
+    let pairs: Vec<&Scenario> = catalog::pairs().collect();
+    let (locked_kib, locked_by) =
+        catalog::largest_registration(if list.is_empty() { &pairs } else { list });
+    let check = crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
+        dev: Some(cfg.params.dev.clone()),
+        ip: Some(cfg.ip.clone()),
+        gid_idx: (!cfg.auto_gid).then_some(cfg.params.gid_idx),
+        locked_kib,
+        locked_by: locked_by.to_string(),
+        mcast: mcast_groups(cfg, list),
+    });
+    for l in &check.lines {
+        log.say(&format!("doctor: {l}"));
+    }
+    for f in &check.findings {
+        log.say(&format!("doctor finds: {f}"));
+    }
+    if cfg.auto_gid {
+        if let Some(i) = check.info.gid_index {
+            cfg.params.gid_idx = i;
+        }
+    }
+    let mut info = check.info;
+    info.role = cfg.role.as_str().to_string();
+    let findings: String = check.findings.iter().map(|f| format!("{f}\n")).collect();
+    let host = host_record(&info) + "\n";
+    let who = cfg.role.as_str();
+    let _ = fs::write(findings_file(&cfg.out, who), &findings);
+    let _ = fs::write(host_file(&cfg.out, who), &host);
+    (findings, host)
+}
+
+/// Step 2: each side's doctor, and each tells the other what it found;
+/// the finding on the path that the two devices make (their MTUs).
+fn exchange_doctors(
+    cfg: &mut AgentConfig,
+    c: &mut Control,
+    list: &[&Scenario],
+    log: &mut Log,
+) -> Result<Option<String>, String> {
+    let (findings, host) = doctor_here(cfg, list, log);
+    c.send_blob("findings", findings.as_bytes())?;
+    c.send_blob("host", host.as_bytes())?;
+    let peer = match cfg.role {
+        Role::Server => "client",
+        _ => "server",
+    };
+    let theirs = c.expect_blob("findings", SETUP_STEP)?;
+    let their_host = c.expect_blob("host", SETUP_STEP)?;
+    let _ = fs::write(findings_file(&cfg.out, peer), theirs);
+    let _ = fs::write(host_file(&cfg.out, peer), &their_host);
+    // Both sides judge the two MTUs alike, so each says the same.
+    let mtu = parse_host_record(&host)
+        .zip(parse_host_record(&String::from_utf8_lossy(&their_host)))
+        .and_then(|(mine, theirs)| crate::guest::doctor::mtu_finding(&mine, &theirs));
+    Ok(mtu)
+}
+
+/// The finding of a failed probe, or `None` when its RC message arrived,
+/// judged on what this host ran and saw: a serving host judges its own
+/// side, whatever the peer may claim; the peer, both sides' files.
+fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
+    let outcome = crate::results::collect(&[probe], &cfg.out, &cfg.out).pop()?;
+    let mut failures = judge::check(probe, &outcome, None);
+    if cfg.role == Role::Server {
+        failures.retain(|f| f.starts_with("server"));
+    }
+    if failures.is_empty() {
+        return None;
+    }
+    let said = [&outcome.client, &outcome.server]
+        .into_iter()
+        .flatten()
+        .find_map(|s| s.stderr.lines().next().map(crate::base::text::shown))
+        .unwrap_or_else(|| failures[0].clone());
+    Some(format!(
+        "one RC message from {} to {} did not arrive ({said}): {}",
+        cfg.params.server_ip,
+        cfg.params.client_ip,
+        hints::RC_PATH_BLOCKED
+    ))
+}
+
+/// Step 3: the doctor's probe, one RC message across, as a scenario of its
+/// own; each host judges it on its own.
+fn probe_path(
+    cfg: &AgentConfig,
+    c: &mut Control,
+    mtu: Option<String>,
+    log: &mut Log,
+) -> Result<(), String> {
+    let probe = catalog::find(catalog::PROBE).expect("the probe is in the table");
+    run_all(cfg, &[probe], Some(c), log)?;
+    let finding = probe_finding(cfg, probe).unwrap_or_default();
+    if finding.is_empty() {
+        log.say("doctor: one RC message crossed to the peer and back");
+    }
+    let found: Vec<String> = mtu
+        .into_iter()
+        .chain((!finding.is_empty()).then_some(finding))
+        .collect();
+    for f in &found {
+        log.say(&format!("doctor finds: {f}"));
+    }
+    let text: String = found.iter().map(|f| format!("{f}\n")).collect();
+    let _ = fs::write(findings_file(&cfg.out, "path"), text);
+    Ok(())
+}
+
+/// The server's result files of `name`, sent after its "end" so that the
+/// client's result dir holds both sides.
+const RESULT_EXTS: &[&str] = &["stdout", "stderr", "status", "leftover"];
+
+fn send_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
+    use crate::guest::control::RESULT_MAX;
+    for ext in RESULT_EXTS {
+        if let Ok(mut bytes) = fs::read(result_file(&cfg.out, name, "server", ext)) {
+            if bytes.len() > RESULT_MAX {
+                let note = format!("\n[cut at {} MiB by the serving host]\n", RESULT_MAX >> 20);
+                bytes.truncate(RESULT_MAX - note.len());
+                bytes.extend_from_slice(note.as_bytes());
+            }
+            c.send_blob(&format!("file {ext}"), &bytes)?;
+        }
+    }
+    c.send(&format!("sent {name}"))
+}
+
+fn receive_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
+    let sent = format!("sent {name}");
+    // One line per result file at most, then "sent".
+    let line_max = "file leftover ".len() + 2 * crate::guest::control::RESULT_MAX;
+    for _ in 0..=RESULT_EXTS.len() {
+        let line = c.recv_max(&sent, SETUP_STEP, line_max)?;
+        if line == sent {
+            return Ok(());
+        }
+        let mut words = line.splitn(3, ' ');
+        match (words.next(), words.next(), words.next()) {
+            (Some("file"), Some(ext), Some(h)) if RESULT_EXTS.contains(&ext) => {
+                let path = result_file(&cfg.out, name, "server", ext);
+                let bytes = crate::guest::control::unhex(h)?;
+                fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            _ => break,
+        }
+    }
+    Err(format!(
+        "control: the serving host sent more than its result files of {name} before `{sent}`"
+    ))
+}
+
+fn run_all(
+    cfg: &AgentConfig,
+    list: &[&'static Scenario],
+    mut control: Option<&mut Control>,
+    log: &mut Log,
+) -> Result<(), String> {
+    for s in list {
+        let name = s.name.as_str();
+        // Generous: the peer waits for our side's full run plus its own.
+        let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Server) => c.send(&format!("begin {name}"))?,
+            (Some(c), Role::Client) => c.expect(&format!("begin {name}"), step)?,
+            _ => {}
+        }
+        let mut server = None;
+        if cfg.role != Role::Client {
+            if let Some(cmd) = &s.server {
+                log.say(&format!("{name}: starting server"));
+                let mut r = Running::start(cfg, s, "server", cmd);
+                wait_ready(s, &mut r, log);
+                server = Some(r);
+            }
+        }
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Server) => c.send(&format!("ready {name}"))?,
+            (Some(c), Role::Client) => c.expect(&format!("ready {name}"), step)?,
+            _ => {}
+        }
+        if cfg.role != Role::Server {
+            if let Some(cmd) = &s.client {
+                log.say(&format!("{name}: starting client"));
+                let code = Running::start(cfg, s, "client", cmd).finish();
+                log.say(&format!("{name}: client exited with {code}"));
+            }
+        }
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Client) => c.send(&format!("done {name}"))?,
+            (Some(c), Role::Server) => c.expect(&format!("done {name}"), step)?,
+            _ => {}
+        }
+        if let Some(mut r) = server {
+            if s.stop_server {
+                log.say(&format!("{name}: stopping server with SIGTERM"));
+                if let Err(e) = r.terminate() {
+                    log.say(&format!("{name}: could not stop the server: {e}"));
+                }
+            }
+            let code = r.finish();
+            log.say(&format!("{name}: server exited with {code}"));
+        }
+        // The VMs run nothing else, so every user object left in the kernel
+        // is the scenario's; on a real host (--local) others' may be there.
+        if cfg.net != Net::None {
+            let left = leftovers();
+            if !left.is_empty() {
+                log.say(&format!("{name}: left in the kernel:\n{left}"));
+            }
+            let _ = fs::write(
+                result_file(&cfg.out, name, cfg.role.as_str(), "leftover"),
+                left,
+            );
+        }
+        match (&mut control, cfg.role) {
+            (Some(c), Role::Server) => {
+                c.send(&format!("end {name}"))?;
+                send_results(cfg, c, name)?;
+            }
+            (Some(c), Role::Client) => {
+                c.expect(&format!("end {name}"), step)?;
+                receive_results(cfg, c, name)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// What user processes left in the kernel's RDMA resource tracking: the
+/// `rdma res show` lines that carry a `pid` (the kernel's own carry none),
+/// once the kernel has had up to 5 s to finish releasing a dead process's.
+fn leftovers() -> String {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut left = String::new();
+        for kind in ["qp", "cq", "mr", "pd", "cm_id"] {
+            let Ok(out) = Command::new("rdma").args(["res", "show", kind]).output() else {
+                continue;
+            };
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                if line.contains(" pid ") {
+                    left += &format!("{kind}: {}\n", line.trim());
+                }
+            }
+        }
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn save_dmesg(cfg: &AgentConfig) {
+    if let Ok(o) = Command::new("dmesg").stdin(Stdio::null()).output() {
+        let text = String::from_utf8_lossy(&o.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(200)..].join("\n");
+        let _ = fs::write(
+            cfg.out.join(format!("dmesg.{}.txt", cfg.role.as_str())),
+            tail + "\n",
+        );
+    }
+}
+
+/// The whole run of one agent: rxe set up (in a VM), the doctor, then the
+/// scenarios, alone or in a session with the peer.
+fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
+    if cfg.net != Net::None {
+        setup_rxe(cfg, log)?;
+    }
+    if cfg.role == Role::Both {
+        let list = resolve(&cfg.scenarios)?;
+        doctor_here(cfg, &list, log);
+        log.say(&format!("running {} scenario(s)", list.len()));
+        return run_all(cfg, &list, None, log);
+    }
+    let (mut c, list) = open_session(cfg, log)?;
+    let mtu = exchange_doctors(cfg, &mut c, &list, log)?;
+    probe_path(cfg, &mut c, mtu, log)?;
+    log.say(&format!("running {} scenario(s)", list.len()));
+    run_all(cfg, &list, Some(&mut c), log)
+}
+
+/// Runs the agent; the result files and `agent.<role>.status` ("ok" or the
+/// error) are left in `cfg.out`.
+pub fn run(mut cfg: AgentConfig) -> Result<(), String> {
+    fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let mut log = Log::new(&cfg.out, cfg.role.as_str());
+    let result = session(&mut cfg, &mut log);
+    if cfg.net != Net::None {
+        save_dmesg(&cfg);
+    }
+    let status = match &result {
+        Ok(()) => "ok".to_string(),
+        Err(e) => format!("error: {e}"),
+    };
+    log.say(&status);
+    let _ = fs::write(
+        cfg.out.join(format!("agent.{}.status", cfg.role.as_str())),
+        status + "\n",
+    );
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TCP: &str = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:4DA3 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1234 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:4853 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 1235 1 0000000000000000 20 4 30 10 -1
+";
+    const TCP6: &str = "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000000000000000000000000000:4853 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 99 1 0000000000000000 100 0 0 10 0
+";
+
+    #[test]
+    fn proc_net_tcp() {
+        assert!(tcp_listening(TCP, 19875), "0x4DA3 listens");
+        assert!(
+            !tcp_listening(TCP, 18515),
+            "0x4853 is established, not listening"
+        );
+        assert!(tcp_listening(TCP6, 18515));
+        assert!(!tcp_listening(TCP6, 19875));
+        assert!(!tcp_listening("", 1));
+        let header_only = TCP.lines().next().unwrap();
+        assert!(!tcp_listening(header_only, 19875));
+    }
+
+    #[test]
+    fn rdma_cm_listen() {
+        let out = "link rxe0/1 cm-idn 0 state LISTEN ps TCP pid 271 comm rping src-addr 192.0.2.1:7174 dst-addr 0.0.0.0:0 \n";
+        assert!(cm_listening(out, 7174));
+        assert!(!cm_listening(out, 717));
+        assert!(!cm_listening(&out.replace("LISTEN", "CONNECT"), 7174));
+    }
+
+    #[test]
+    fn gid_spelling() {
+        assert_eq!(
+            ipv4_mapped_gid("192.0.2.1").unwrap(),
+            "0000:0000:0000:0000:0000:ffff:c000:0201"
+        );
+        assert!(ipv4_mapped_gid("::1").is_none());
+    }
+
+    #[test]
+    fn hex_round_trips_any_text() {
+        use crate::guest::control::{hex, unhex};
+        let text = b"line one\nbegin x\n\x00\xff end";
+        assert_eq!(unhex(&hex(text)).unwrap(), text);
+        assert!(!hex(text).contains('\n'));
+        assert!(unhex("abc").is_err());
+        assert!(unhex("zz").is_err());
+    }
+
+    #[test]
+    fn config_round_trips() {
+        let cfg = AgentConfig {
+            role: Role::Client,
+            ip: "192.0.2.2".into(),
+            net: Net::Mac("52:54:00:12:34:02".into()),
+            out: "/tmp/x y".into(),
+            bin_dir: "/w/target/release".into(),
+            params: Params {
+                server_ip: "192.0.2.1".into(),
+                client_ip: "192.0.2.2".into(),
+                dev: "rxe0".into(),
+                gid_idx: 3,
+                ib_port: 2,
+            },
+            scenarios: vec!["a".into(), "--b".into()],
+            wait_secs: 7,
+            port: 7472,
+            auto_gid: true,
+            secret_file: Some("/etc/lab secret".into()),
+            secret: None,
+            allow: vec!["192.0.2.2".parse().unwrap(), "::1".parse().unwrap()],
+            doctor_only: true,
+        };
+        assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
+        assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());
+        // Through the file the lab writes, whatever the scenario list's length.
+        let mut long = cfg.clone();
+        long.scenarios = (0..200).map(|i| format!("scenario_{i}")).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent-args");
+        fs::write(&file, long.to_args().join("\n")).unwrap();
+        let args = [
+            "--args-file".to_string(),
+            file.to_string_lossy().into_owned(),
+        ];
+        assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
+    }
+
+    #[test]
+    fn a_device_or_address_that_is_not_one_is_refused() {
+        let base = ["--out", "/o", "--ip", "192.0.2.1"].map(String::from);
+        for (opt, bad) in [
+            ("--dev", "x;touch F;:"),
+            ("--dev", ""),
+            ("--ip", "1.2.3.4 x"),
+            ("--server-ip", "$(reboot)"),
+            ("--client-ip", "host.example"),
+        ] {
+            let mut args = base.to_vec();
+            args.extend([opt.to_string(), bad.to_string()]);
+            let e = AgentConfig::from_args(&args).unwrap_err();
+            assert!(e.starts_with(&format!("{opt} {bad:?}: ")), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let mut good = base.to_vec();
+        good.extend(["--dev", "mlx5_0", "--client-ip", "fe80::1"].map(String::from));
+        let cfg = AgentConfig::from_args(&good).unwrap();
+        assert_eq!(
+            (cfg.params.dev.as_str(), cfg.params.client_ip.as_str()),
+            ("mlx5_0", "fe80::1")
+        );
+    }
+}

@@ -1,0 +1,832 @@
+//! The control channel of a two-host session: lines over TCP, opened by a
+//! challenge and response on a shared secret, every later line carrying a
+//! MAC, every line bounded in size and in time.
+//!
+//! The handshake (the secret never crosses the wire):
+//!
+//! 1. peer: `hello rdma-examples lab 2 NC` (NC: 32 fresh random bytes, hex);
+//! 2. serving host: `challenge NS PROOF_S`, with NS its own fresh nonce and
+//!    `PROOF_S = HMAC(secret, "rdma-examples lab server" | NC | NS)`;
+//! 3. peer: checks `PROOF_S`, then `proof PROOF_C`, with the label `client`;
+//! 4. serving host: checks `PROOF_C`; `authentication failed` if wrong.
+//!
+//! From then on every line is `MAC BODY`, where MAC is the HMAC-SHA256 of
+//! the sender's direction, the line's sequence number and BODY under the
+//! session key `HMAC(secret, "rdma-examples lab session" | NC | NS)`. A
+//! stranger on the path can neither inject a line nor replay one, from this
+//! session or an older one. The channel is authenticated, not encrypted:
+//! scenario names, findings and transcripts cross in the clear.
+
+use crate::base::text::shown;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The environment variable that can hold the shared secret (how a
+/// launcher such as ssh or Slurm hands it over).
+pub const SECRET_ENV: &str = "RDMA_LAB_SECRET";
+
+/// The shortest secret accepted, in bytes.
+pub const MIN_SECRET: usize = 16;
+
+/// The longest line of the handshake.
+pub const HANDSHAKE_MAX: usize = 256;
+
+/// The longest line of a session but a result file's: the scenario list,
+/// the doctor's findings, the protocol's steps.
+pub const LINE_MAX: usize = 64 * 1024;
+
+/// The largest result file (a side's stdout or stderr) that crosses: a
+/// larger one is cut to this size by its sender.
+pub const RESULT_MAX: usize = 4 << 20;
+
+/// How long a connection may take to prove itself, the whole handshake.
+pub const HANDSHAKE_SECS: u64 = 10;
+
+/// How long one write may block on a peer that does not read.
+pub const WRITE_SECS: u64 = 60;
+
+/// The first words of a session: two different versions of the lab must
+/// not walk two different lists.
+pub const HELLO: &str = "hello rdma-examples lab 2";
+
+/// The line a serving host answers a failed proof with.
+pub const AUTH_FAILED: &str = "authentication failed";
+
+/// A line whose MAC is this many hex digits, a space, then the body.
+const MAC_HEX: usize = 64;
+
+/// The shared secret of a session. Its bytes are the text the user gave
+/// (or [`Secret::generate`] made), so that it can be typed or pasted.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+impl Secret {
+    /// A fresh random secret: 32 bytes from the OS, as 64 hex digits.
+    pub fn generate() -> Result<Secret, String> {
+        Ok(Secret(hex(&random32()?)))
+    }
+
+    /// A secret from text (a file's content, the environment), trimmed of
+    /// surrounding white space.
+    pub fn from_text(text: &str, from: &str) -> Result<Secret, String> {
+        let t = text.trim();
+        if t.len() < MIN_SECRET {
+            return Err(format!(
+                "the secret in {from} is {} bytes: it needs at least {MIN_SECRET}",
+                t.len()
+            ));
+        }
+        Ok(Secret(t.to_string()))
+    }
+
+    /// The secret in `path`, which only its owner may read or write.
+    pub fn from_file(path: &Path) -> Result<Secret, String> {
+        use std::os::unix::fs::PermissionsExt;
+        let shown = path.display();
+        let mut f = std::fs::File::open(path).map_err(|e| format!("--secret-file {shown}: {e}"))?;
+        // The file opened, not the path again: nothing can swap it between.
+        let meta = f
+            .metadata()
+            .map_err(|e| format!("--secret-file {shown}: {e}"))?;
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Err(format!(
+                "--secret-file {shown} is open to other users (mode {:o}): chmod 600 it",
+                meta.permissions().mode() & 0o777
+            ));
+        }
+        let mut text = String::new();
+        (&mut f)
+            .take(4096)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("--secret-file {shown}: {e}"))?;
+        Secret::from_text(&text, &format!("--secret-file {shown}"))
+    }
+
+    /// The secret in [`SECRET_ENV`], if it is set.
+    pub fn from_env() -> Option<Result<Secret, String>> {
+        let v = std::env::var_os(SECRET_ENV)?;
+        Some(match v.to_str() {
+            Some(t) => Secret::from_text(t, SECRET_ENV),
+            None => Err(format!("{SECRET_ENV} is not UTF-8")),
+        })
+    }
+
+    /// The secret of `--secret-file` when given, else the environment's;
+    /// `None` when there is neither.
+    pub fn load(file: Option<&Path>) -> Option<Result<Secret, String>> {
+        match file {
+            Some(f) => Some(Secret::from_file(f)),
+            None => Secret::from_env(),
+        }
+    }
+
+    /// What a host without a secret is told.
+    pub fn missing() -> String {
+        format!(
+            "no secret for the session: give both hosts the same one with --secret-file FILE \
+             (mode 600) or in {SECRET_ENV}"
+        )
+    }
+
+    /// The text to hand to the peer host.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    fn mac(&self, label: &str, nc: &[u8], ns: &[u8]) -> [u8; 32] {
+        hmac(self.0.as_bytes(), &[label.as_bytes(), nc, ns])
+    }
+}
+
+/// Writes `secret` to a new file that only its owner may read (it must not
+/// exist: nothing planted there is followed).
+pub fn write_secret(path: &Path, secret: &Secret) -> Result<(), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    writeln!(f, "{}", secret.text()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    let mut m = HmacSha256::new_from_slice(key).expect("HMAC takes a key of any length");
+    for p in parts {
+        m.update(p);
+    }
+    m.finalize().into_bytes().into()
+}
+
+/// Whether `tag` is the HMAC of `parts` under `key`, compared in
+/// constant time.
+fn hmac_ok(key: &[u8], parts: &[&[u8]], tag: &[u8]) -> bool {
+    let mut m = HmacSha256::new_from_slice(key).expect("HMAC takes a key of any length");
+    for p in parts {
+        m.update(p);
+    }
+    m.verify_slice(tag).is_ok()
+}
+
+fn random32() -> Result<[u8; 32], String> {
+    let mut b = [0u8; 32];
+    getrandom::fill(&mut b).map_err(|e| format!("no randomness from the OS: {e}"))?;
+    Ok(b)
+}
+
+/// Bytes as lowercase hex: any text, on one line of the control protocol.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of [`hex`]'s text.
+pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
+    if s.len() % 2 != 0 {
+        return Err("control: odd hex".into());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|d| u8::from_str_radix(d, 16).ok())
+                .ok_or_else(|| "control: bad hex".to_string())
+        })
+        .collect()
+}
+
+/// Why a bounded line could not be read.
+#[derive(Debug)]
+pub enum RecvError {
+    /// The peer closed the connection.
+    Closed,
+    /// The deadline passed before the line was whole.
+    TimedOut,
+    /// The line ran past its bound (the bound).
+    TooLong(usize),
+    /// The socket failed.
+    Io(io::Error),
+}
+
+/// Reads one line (without its newline) of at most `max` bytes from `r`,
+/// calling `arm` before each read (to set the socket's timeout to what is
+/// left of the deadline). Never holds more than `max` bytes of the line.
+pub fn read_line_bounded<R: BufRead>(
+    r: &mut R,
+    max: usize,
+    mut arm: impl FnMut() -> Result<(), RecvError>,
+) -> Result<Vec<u8>, RecvError> {
+    let mut line = Vec::new();
+    loop {
+        arm()?;
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(RecvError::TimedOut)
+            }
+            Err(e) => return Err(RecvError::Io(e)),
+        };
+        if buf.is_empty() {
+            return Err(RecvError::Closed);
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take > max {
+            return Err(RecvError::TooLong(max));
+        }
+        line.try_reserve_exact(take)
+            .map_err(|_| RecvError::TooLong(max))?;
+        line.extend_from_slice(&buf[..take]);
+        r.consume(take + usize::from(done));
+        if done {
+            return Ok(line);
+        }
+    }
+}
+
+/// The session key and the two directions' sequence numbers.
+struct Keys {
+    key: [u8; 32],
+    /// `b's'` on the serving host, `b'c'` on the peer.
+    me: u8,
+    sent: u64,
+    received: u64,
+}
+
+impl Keys {
+    fn tag(&self, from: u8, seq: u64, body: &str) -> [u8; 32] {
+        hmac(&self.key, &[&[from], &seq.to_be_bytes(), body.as_bytes()])
+    }
+}
+
+/// Opens a session line that `keys` expect next: its body, or why not.
+fn open_line(keys: &mut Keys, line: &str) -> Result<String, String> {
+    let from = if keys.me == b's' { b'c' } else { b's' };
+    let (mac, body) = split_mac(line)
+        .ok_or_else(|| format!("control: a line without a MAC: `{}`", shown(line)))?;
+    let tag = unhex(mac)?;
+    let seq = keys.received.to_be_bytes();
+    if !hmac_ok(&keys.key, &[&[from], &seq, body.as_bytes()], &tag) {
+        return Err(format!(
+            "control: a line with a bad MAC (forged, replayed or out of order): `{}`",
+            shown(body)
+        ));
+    }
+    keys.received += 1;
+    Ok(body.to_string())
+}
+
+/// The body of a session line as a capture shows it (`MAC BODY`), for
+/// whoever reads the control stream without the key ([`crate::model`]).
+pub fn body_of(line: &str) -> &str {
+    match split_mac(line) {
+        Some((mac, body)) if mac.bytes().all(|b| b.is_ascii_hexdigit()) => body,
+        _ => line,
+    }
+}
+
+/// `MAC BODY` split at the space after the MAC's hex digits.
+fn split_mac(line: &str) -> Option<(&str, &str)> {
+    let mac = line.get(..MAC_HEX)?;
+    let body = line.get(MAC_HEX..)?.strip_prefix(' ')?;
+    Some((mac, body))
+}
+
+/// What one line may take: a deadline for the whole line, and a size.
+struct Bound {
+    deadline: Instant,
+    /// The deadline as the stated bound, for the error.
+    secs: u64,
+    bytes: usize,
+}
+
+/// One end of the control channel; one reader for its whole life so that
+/// no buffered line is ever dropped.
+pub struct Control {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+    keys: Option<Keys>,
+    /// How long one whole line may take to be written.
+    write_within: Duration,
+}
+
+/// A handshake that did not end in a session.
+#[derive(Debug)]
+pub enum HandshakeError {
+    /// The peer does not hold the secret, or did not prove it in time.
+    Auth(String),
+    /// The connection or the protocol failed.
+    Other(String),
+}
+
+impl Control {
+    /// The channel over a connected stream.
+    pub fn new(stream: TcpStream) -> Result<Control, String> {
+        // One segment per message, sent at once: the capture is cut at the
+        // "begin" and "end" segments, which Nagle would hold back and merge.
+        stream
+            .set_nodelay(true)
+            .map_err(|e| format!("control: {e}"))?;
+        let reader = BufReader::new(stream.try_clone().map_err(|e| format!("control: {e}"))?);
+        Ok(Control {
+            writer: stream,
+            reader,
+            keys: None,
+            write_within: Duration::from_secs(WRITE_SECS),
+        })
+    }
+
+    /// The connection itself: what a test's hostile stand-in writes past
+    /// the protocol.
+    pub fn stream(&self) -> &TcpStream {
+        &self.writer
+    }
+
+    /// The peer's address.
+    pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
+        self.writer.peer_addr().ok()
+    }
+
+    fn send_raw(&mut self, line: &str) -> Result<(), String> {
+        let bytes = format!("{line}\n").into_bytes();
+        // The whole line within its deadline, not each write: a peer that
+        // reads a byte now and then cannot hold it longer.
+        let deadline = Instant::now() + self.write_within;
+        let failed = |e: &dyn std::fmt::Display| format!("control: sending `{}`: {e}", shown(line));
+        let mut sent = 0;
+        while sent < bytes.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(failed(&format!(
+                    "not taken by the peer within {} s",
+                    self.write_within.as_secs()
+                )));
+            }
+            self.writer
+                .set_write_timeout(Some(left))
+                .map_err(|e| failed(&e))?;
+            // One write, so one segment, for a short line.
+            match self.writer.write(&bytes[sent..]) {
+                Ok(0) => return Err(failed(&"the connection is closed")),
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(failed(&e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends one line (with its MAC, once the session is open).
+    pub fn send(&mut self, msg: &str) -> Result<(), String> {
+        match &mut self.keys {
+            None => self.send_raw(msg),
+            Some(k) => {
+                let tag = k.tag(k.me, k.sent, msg);
+                k.sent += 1;
+                self.send_raw(&format!("{} {msg}", hex(&tag)))
+            }
+        }
+    }
+
+    /// Sends `tag HEX`: text of any kind as one line.
+    pub fn send_blob(&mut self, tag: &str, bytes: &[u8]) -> Result<(), String> {
+        self.send(&format!("{tag} {}", hex(bytes)))
+    }
+
+    /// The next line, whole within `within` and at most `max` bytes.
+    fn recv_raw(&mut self, want: &str, within: Duration, max: usize) -> Result<String, String> {
+        let bound = Bound {
+            deadline: Instant::now() + within,
+            secs: within.as_secs(),
+            bytes: max,
+        };
+        self.recv_bounded(want, &bound, 0)
+    }
+
+    /// The next line by `bound`; `extra` bytes on top of its size for
+    /// the MAC, which the error does not count.
+    fn recv_bounded(&mut self, want: &str, bound: &Bound, extra: usize) -> Result<String, String> {
+        let deadline = bound.deadline;
+        let stream = &self.writer;
+        let arm = || {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(RecvError::TimedOut);
+            }
+            stream.set_read_timeout(Some(left)).map_err(RecvError::Io)
+        };
+        match read_line_bounded(&mut self.reader, bound.bytes + extra, arm) {
+            Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(RecvError::Closed) => Err(format!(
+                "control: the peer closed while we waited for `{want}`"
+            )),
+            Err(RecvError::TimedOut) => Err(format!(
+                "control: no `{want}` from the peer within {} s",
+                bound.secs
+            )),
+            Err(RecvError::TooLong(_)) => Err(format!(
+                "control: the peer sent a line longer than {} bytes while we waited for `{want}`",
+                bound.bytes
+            )),
+            Err(RecvError::Io(e)) => Err(format!("control: waiting for `{want}`: {e}")),
+        }
+    }
+
+    /// The next line's body, within `within`, of at most `max` bytes.
+    pub fn recv_max(&mut self, want: &str, within: Duration, max: usize) -> Result<String, String> {
+        let bound = Bound {
+            deadline: Instant::now() + within,
+            secs: within.as_secs(),
+            bytes: max,
+        };
+        let line = self.recv_bounded(want, &bound, MAC_HEX + 1)?;
+        match &mut self.keys {
+            None => Ok(line),
+            Some(k) => open_line(k, &line),
+        }
+    }
+
+    /// The next line's body, within `within`: at most [`LINE_MAX`] bytes.
+    pub fn recv(&mut self, want: &str, within: Duration) -> Result<String, String> {
+        self.recv_max(want, within, LINE_MAX)
+    }
+
+    /// The next line, which must be `want`.
+    pub fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {
+        let line = self.recv(want, within)?;
+        if line == want {
+            Ok(())
+        } else {
+            Err(format!("control: got `{}`, wanted `{want}`", shown(&line)))
+        }
+    }
+
+    /// The payload of the next line, which must be `tag HEX`.
+    pub fn expect_blob(&mut self, tag: &str, within: Duration) -> Result<Vec<u8>, String> {
+        let line = self.recv(tag, within)?;
+        match line.split_once(' ') {
+            Some((t, h)) if t == tag => unhex(h),
+            _ if line == tag => Ok(Vec::new()),
+            _ => Err(format!(
+                "control: got `{}`, wanted `{tag} ...`",
+                shown(&line)
+            )),
+        }
+    }
+
+    /// The serving host's half of the handshake, all of it within
+    /// [`HANDSHAKE_SECS`].
+    pub fn authenticate_server(&mut self, secret: &Secret) -> Result<(), HandshakeError> {
+        let other = HandshakeError::Other;
+        // One deadline for the whole handshake, not one per line.
+        let bound = Bound {
+            deadline: Instant::now() + Duration::from_secs(HANDSHAKE_SECS),
+            secs: HANDSHAKE_SECS,
+            bytes: HANDSHAKE_MAX,
+        };
+        let hello = self
+            .recv_bounded(HELLO, &bound, 0)
+            .map_err(HandshakeError::Auth)?;
+        let nc = hello
+            .strip_prefix(HELLO)
+            .and_then(|r| r.strip_prefix(' '))
+            .and_then(|h| unhex(h).ok())
+            .filter(|n| n.len() == 32)
+            .ok_or_else(|| {
+                other(format!(
+                    "control: the peer said `{}`, not `{HELLO} NONCE`: run the same version of \
+                     the lab on both hosts",
+                    shown(&hello)
+                ))
+            })?;
+        let ns = random32().map_err(other)?;
+        let proof = secret.mac("rdma-examples lab server", &nc, &ns);
+        self.send_raw(&format!("challenge {} {}", hex(&ns), hex(&proof)))
+            .map_err(other)?;
+        let answer = self
+            .recv_bounded("proof", &bound, 0)
+            .map_err(HandshakeError::Auth)?;
+        let theirs = answer
+            .strip_prefix("proof ")
+            .and_then(|h| unhex(h).ok())
+            .unwrap_or_default();
+        let key = secret.0.as_bytes();
+        if !hmac_ok(key, &[b"rdma-examples lab client", &nc, &ns], &theirs) {
+            let _ = self.send_raw(AUTH_FAILED);
+            return Err(HandshakeError::Auth(
+                "it does not hold this host's secret".into(),
+            ));
+        }
+        self.open(secret, &nc, &ns, b's');
+        self.send("authenticated").map_err(other)
+    }
+
+    /// The peer's half of the handshake.
+    pub fn authenticate_client(&mut self, secret: &Secret, within: Duration) -> Result<(), String> {
+        let nc = random32()?;
+        self.send_raw(&format!("{HELLO} {}", hex(&nc)))?;
+        let failed = || {
+            format!(
+                "control: {AUTH_FAILED}: the serving host does not hold the same secret \
+                 (--secret-file or {SECRET_ENV})"
+            )
+        };
+        let line = self.recv_raw("challenge", within, HANDSHAKE_MAX)?;
+        if line == AUTH_FAILED {
+            return Err(failed());
+        }
+        let mut words = line.split(' ');
+        let (Some("challenge"), Some(ns), Some(proof), None) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            return Err(format!(
+                "control: the serving host said `{}`, not a challenge: run the same version of \
+                 the lab on both hosts",
+                shown(&line)
+            ));
+        };
+        let (ns, proof) = (unhex(ns)?, unhex(proof)?);
+        let key = secret.0.as_bytes();
+        if !hmac_ok(key, &[b"rdma-examples lab server", &nc, &ns], &proof) {
+            let _ = self.send_raw(AUTH_FAILED);
+            return Err(failed());
+        }
+        let mine = secret.mac("rdma-examples lab client", &nc, &ns);
+        self.send_raw(&format!("proof {}", hex(&mine)))?;
+        self.open(secret, &nc, &ns, b'c');
+        match self.recv_raw("authenticated", within, HANDSHAKE_MAX)? {
+            l if l == AUTH_FAILED => Err(failed()),
+            l => {
+                let keys = self.keys.as_mut().expect("opened above");
+                match open_line(keys, &l)? {
+                    b if b == "authenticated" => Ok(()),
+                    b => Err(format!(
+                        "control: got `{}`, wanted `authenticated`",
+                        shown(&b)
+                    )),
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, secret: &Secret, nc: &[u8], ns: &[u8], me: u8) {
+        self.keys = Some(Keys {
+            key: secret.mac("rdma-examples lab session", nc, ns),
+            me,
+            sent: 0,
+            received: 0,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::io::Cursor;
+    use std::net::TcpListener;
+
+    fn pair() -> (Control, Control) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (s, _) = l.accept().unwrap();
+        (Control::new(s).unwrap(), Control::new(c).unwrap())
+    }
+
+    fn secret(s: &str) -> Secret {
+        Secret::from_text(s, "test").unwrap()
+    }
+
+    /// Runs the serving half in a thread and the peer's here.
+    fn handshake(
+        server: &str,
+        client: &str,
+    ) -> (Result<Control, HandshakeError>, Result<Control, String>) {
+        let (mut s, mut c) = pair();
+        let ss = secret(server);
+        let t = std::thread::spawn(move || s.authenticate_server(&ss).map(|()| s));
+        let cr = c
+            .authenticate_client(&secret(client), Duration::from_secs(5))
+            .map(|()| c);
+        (t.join().unwrap(), cr)
+    }
+
+    #[test]
+    fn the_same_secret_opens_a_session_that_carries_lines() {
+        let (s, c) = handshake("0123456789abcdef-x", "0123456789abcdef-x");
+        let (mut s, mut c) = (s.unwrap(), c.unwrap());
+        c.send("begin x").unwrap();
+        assert_eq!(s.recv("begin", Duration::from_secs(2)).unwrap(), "begin x");
+        s.send_blob("findings", b"a\nb").unwrap();
+        assert_eq!(
+            c.expect_blob("findings", Duration::from_secs(2)).unwrap(),
+            b"a\nb"
+        );
+    }
+
+    #[test]
+    fn a_wrong_secret_fails_on_both_sides() {
+        let (s, c) = handshake("0123456789abcdef-x", "0123456789abcdef-y");
+        assert!(matches!(s, Err(HandshakeError::Auth(_))));
+        assert!(c.err().unwrap().contains(AUTH_FAILED));
+    }
+
+    #[test]
+    fn secrets_are_checked() {
+        assert!(Secret::from_text("short", "x")
+            .unwrap_err()
+            .contains("at least 16"));
+        let g = Secret::generate().unwrap();
+        assert_eq!(g.text().len(), 64);
+        assert_ne!(g, Secret::generate().unwrap());
+        assert_eq!(format!("{g:?}"), "Secret(..)");
+    }
+
+    #[test]
+    fn a_secret_file_open_to_others_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s");
+        std::fs::write(&f, "0123456789abcdef0123\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = Secret::from_file(&f).unwrap_err();
+        assert!(e.contains("chmod 600") && e.contains("644"), "{e}");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(
+            Secret::from_file(&f).unwrap().text(),
+            "0123456789abcdef0123"
+        );
+    }
+
+    #[test]
+    fn a_forged_or_replayed_line_is_refused() {
+        let (s, c) = handshake("0123456789abcdef-x", "0123456789abcdef-x");
+        let (mut s, mut c) = (s.unwrap(), c.unwrap());
+        // A stranger's line: no MAC, then a MAC of the wrong key.
+        c.send_raw("begin doctor_no_rdma_ucm").unwrap();
+        let e = s.recv("begin", Duration::from_secs(2)).unwrap_err();
+        assert!(e.contains("without a MAC"), "{e}");
+        c.send_raw(&format!("{} begin x", "ab".repeat(32))).unwrap();
+        let e = s.recv("begin", Duration::from_secs(2)).unwrap_err();
+        assert!(e.contains("bad MAC"), "{e}");
+        // A real line, sent twice: the copy has the old sequence number.
+        let k = c.keys.as_mut().unwrap();
+        let tag = k.tag(b'c', k.sent, "done x");
+        let line = format!("{} done x", hex(&tag));
+        c.send_raw(&line).unwrap();
+        c.send_raw(&line).unwrap();
+        assert_eq!(s.recv("done", Duration::from_secs(2)).unwrap(), "done x");
+        assert!(s
+            .recv("done", Duration::from_secs(2))
+            .unwrap_err()
+            .contains("bad MAC"));
+        // Our own line sent back to us (reflection) is not the peer's.
+        let k = s.keys.as_ref().unwrap();
+        let mine = format!("{} ready x", hex(&k.tag(b's', k.received, "ready x")));
+        c.send_raw(&mine).unwrap();
+        assert!(s
+            .recv("ready", Duration::from_secs(2))
+            .unwrap_err()
+            .contains("bad MAC"));
+    }
+
+    #[test]
+    fn a_line_is_bounded_in_size_and_in_time() {
+        let (mut s, mut c) = pair();
+        c.writer.write_all(&vec![b'a'; 200_000]).unwrap();
+        let e = s.recv("hello", Duration::from_secs(5)).unwrap_err();
+        assert!(e.contains("longer than"), "{e}");
+        // One byte a while: the whole line has the deadline, not each read.
+        let (mut s, c) = pair();
+        let t = std::thread::spawn(move || {
+            for _ in 0..30 {
+                if (&c.writer).write_all(b"x").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let started = Instant::now();
+        let e = s.recv("hello", Duration::from_secs(1)).unwrap_err();
+        assert!(e.contains("within 1 s"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(s);
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn a_peer_that_stops_reading_cannot_hold_a_write() {
+        let (mut s, c) = pair();
+        s.write_within = Duration::from_millis(500);
+        let started = Instant::now();
+        let blob = vec![b'x'; 1 << 20];
+        let e = (0..200)
+            .find_map(|_| s.send_blob("file stdout", &blob).err())
+            .expect("the socket buffers fill up");
+        assert!(e.contains("control: sending"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(c);
+    }
+
+    #[test]
+    fn a_peer_that_reads_a_trickle_cannot_hold_a_line_past_its_deadline() {
+        let (mut s, c) = pair();
+        s.write_within = Duration::from_millis(500);
+        let t = std::thread::spawn(move || {
+            let mut b = [0u8; 1];
+            for _ in 0..40 {
+                if (&c.writer).read(&mut b).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let started = Instant::now();
+        let e = s
+            .send_blob("file stdout", &vec![b'x'; 4 << 20])
+            .unwrap_err();
+        assert!(
+            e.contains("within 0 s") || e.contains("control: sending"),
+            "{e}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(s);
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn the_body_of_a_captured_line_is_found_without_the_key() {
+        let mac = "0f".repeat(32);
+        assert_eq!(
+            body_of(&format!("{mac} begin rc_example")),
+            "begin rc_example"
+        );
+        assert_eq!(body_of("begin rc_example"), "begin rc_example");
+        assert_eq!(body_of(""), "");
+    }
+
+    #[test]
+    fn what_a_peer_said_is_shown_short_and_escaped() {
+        assert_eq!(shown("a\x1b[2Jb"), "a\\u{1b}[2Jb");
+        let long = "x".repeat(1000);
+        assert_eq!(shown(&long).chars().count(), 61);
+    }
+
+    proptest! {
+        #[test]
+        fn the_decoder_takes_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..4096), max in 0usize..600) {
+            let mut r = std::io::BufReader::with_capacity(64, Cursor::new(bytes.clone()));
+            loop {
+                match read_line_bounded(&mut r, max, || Ok(())) {
+                    Ok(line) => {
+                        prop_assert!(line.len() <= max && line.capacity() <= max.max(1));
+                        prop_assert!(!line.contains(&b'\n'));
+                    }
+                    Err(RecvError::TooLong(m)) => { prop_assert_eq!(m, max); break; }
+                    Err(RecvError::Closed) => break,
+                    Err(e) => prop_assert!(false, "{e:?}"),
+                }
+            }
+        }
+
+        #[test]
+        fn session_lines_of_any_text_never_panic(line in ".{0,200}") {
+            let mut k = Keys { key: [7; 32], me: b's', sent: 0, received: 0 };
+            let _ = open_line(&mut k, &line);
+            let _ = body_of(&line);
+            let _ = shown(&line);
+        }
+    }
+}

@@ -1,0 +1,900 @@
+//! `cargo xtask doctor`: the preflight of an RDMA setup. It checks this
+//! host (devices, ports, GIDs, `ulimit -l`, the rdma_cm device node, the
+//! address's netdev, the route of the multicast groups) and, with a peer,
+//! the path to it; each finding is one line: what is wrong, and what to do
+//! about it.
+
+use crate::results::HostInfo;
+use hints;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// What the doctor is asked to check.
+#[derive(Debug, Clone, Default)]
+pub struct DoctorOpts {
+    /// The device the examples will use (`None`: the first by name).
+    pub dev: Option<String>,
+    /// This host's address for the examples (rdma_cm's and the side
+    /// channels').
+    pub ip: Option<String>,
+    /// The GID index the examples will be given (`None`: their own choice).
+    pub gid_idx: Option<u32>,
+    /// The largest memory registration of the scenarios, in KiB.
+    pub locked_kib: u64,
+    /// The scenario that makes it.
+    pub locked_by: String,
+    /// The IPv4 multicast groups whose route must leave through the RDMA
+    /// netdev (empty: no multicast runs here without `-b`).
+    pub mcast: Vec<String>,
+}
+
+/// The doctor's report on this host.
+#[derive(Debug, Clone, Default)]
+pub struct HostCheck {
+    /// What it saw, a line each: ports, GIDs, `ulimit -l`, rdma_cm, the
+    /// address.
+    pub lines: Vec<String>,
+    /// What is wrong, a line each, with what to do about it.
+    pub findings: Vec<String>,
+    /// The device, for the reports.
+    pub info: HostInfo,
+}
+
+const SYS_IB: &str = "/sys/class/infiniband";
+
+fn read(path: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
+
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let o = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// The active and the max MTU, in bytes, of `ibv_devinfo` output
+/// (`active_mtu:  1024 (3)`).
+pub fn parse_mtus(devinfo: &str) -> (Option<u32>, Option<u32>) {
+    let field = |key: &str| {
+        devinfo.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(key)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+    };
+    (field("active_mtu:"), field("max_mtu:"))
+}
+
+/// The soft locked-memory limit of /proc/self/limits: `Some(None)` when
+/// unlimited, `None` when the line is not there.
+pub fn memlock_limit(limits: &str) -> Option<Option<u64>> {
+    let rest = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max locked memory"))?;
+    match rest.split_whitespace().next()? {
+        "unlimited" => Some(None),
+        v => v.parse().ok().map(Some),
+    }
+}
+
+/// Whether /proc/self/status grants CAP_IPC_LOCK (bit 14 of CapEff), which
+/// lifts the locked-memory limit.
+pub fn has_cap_ipc_lock(status: &str) -> bool {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << 14) != 0)
+}
+
+/// The finding on a locked-memory limit (`None`: unlimited) below `need`.
+pub fn judge_memlock(limit: Option<u64>, cap: bool, need_kib: u64, by: &str) -> Option<String> {
+    let limit = limit?;
+    (!cap && limit < need_kib * 1024).then(|| {
+        format!(
+            "`ulimit -l` is {} KiB, below the {need_kib} KiB that {by} registers: {}",
+            limit >> 10,
+            hints::MEMLOCK_FIX
+        )
+    })
+}
+
+/// The netdev that has `ip`, from `ip -o addr show` output
+/// (`3: d0    inet 192.0.2.1/24 scope global d0 ...`).
+pub fn netdev_of(ip_o_addr: &str, ip: &str) -> Option<String> {
+    ip_o_addr.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let addr = f.iter().position(|w| *w == "inet" || *w == "inet6")?;
+        let a = f.get(addr + 1)?.split('/').next()?;
+        (a == ip).then(|| {
+            f.get(1)?
+                .trim_end_matches(':')
+                .split('@')
+                .next()
+                .map(str::to_string)
+        })?
+    })
+}
+
+/// Where `ip -o route get GROUP` says the kernel sends multicast to GROUP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McastRoute {
+    /// Out of this netdev.
+    Dev(String),
+    /// Nowhere: no route (`RTNETLINK answers: Network is unreachable`).
+    Unreachable,
+    /// An answer without a netdev (an error of `ip` itself): this text.
+    Unknown(String),
+}
+
+/// Reads the output (stdout and stderr) of `ip -o route get GROUP`:
+/// `multicast 239.255.1.1 dev d0 src 192.0.2.1 uid 0 \ cache <mc>`, or
+/// `RTNETLINK answers: Network is unreachable`.
+pub fn mcast_route(ip_route_get: &str) -> McastRoute {
+    let dev = ip_route_get.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.windows(2)
+            .find(|w| w[0] == "dev")
+            .map(|w| w[1].to_string())
+    });
+    match dev {
+        Some(d) => McastRoute::Dev(d),
+        None if ip_route_get.contains("Network is unreachable") => McastRoute::Unreachable,
+        None => McastRoute::Unknown(
+            ip_route_get
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no answer")
+                .trim()
+                .to_string(),
+        ),
+    }
+}
+
+/// The doctor's judgement of the route to `group`, which the senders
+/// resolve without `-b`, given the RDMA netdev `netdev` (of device `dev`)
+/// and every RDMA port's netdev (`links`, as [`rdma_links`] gives them):
+/// `Ok` with the line it prints, or `Err` with the finding.
+pub fn judge_mcast_route(
+    group: &str,
+    route: &McastRoute,
+    netdev: &str,
+    dev: &str,
+    links: &[(String, u32, String)],
+) -> Result<String, String> {
+    let senders = "mckey's and mc's senders, which resolve the group without -b,";
+    match route {
+        McastRoute::Dev(d) if d == netdev => Ok(format!(
+            "multicast {group}: leaves through {netdev}, {dev}'s netdev"
+        )),
+        McastRoute::Dev(d) => {
+            let fails = match links.iter().find(|(_, _, n)| n == d) {
+                Some((other, _, _)) => format!("use {other}, {d}'s device, not {dev}"),
+                None => "find no RDMA device there and fail (ENODEV)".to_string(),
+            };
+            Err(format!(
+                "multicast to {group} leaves this host through {d}, not through {netdev} \
+                 ({dev}'s netdev): {senders} {fails}: {}",
+                hints::mcast_route_fix(netdev)
+            ))
+        }
+        McastRoute::Unreachable => Err(format!(
+            "multicast to {group} has no route on this host (`ip route get {group}`: Network is \
+             unreachable): {senders} fail with ENETUNREACH: {}",
+            hints::mcast_route_fix(netdev)
+        )),
+        McastRoute::Unknown(text) => Ok(format!(
+            "multicast {group}: `ip route get {group}` said \"{text}\", so its route is unknown"
+        )),
+    }
+}
+
+/// (device, port, netdev) of each `rdma link show` line that names a netdev
+/// (`link rxe0/1 state ACTIVE physical_state LINK_UP netdev d0`).
+pub fn rdma_links(rdma_link: &str) -> Vec<(String, u32, String)> {
+    rdma_link
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let after = |k: &str| f.windows(2).find(|w| w[0] == k).map(|w| w[1]);
+            let (dev, port) = after("link")?.split_once('/')?;
+            Some((
+                dev.to_string(),
+                port.parse().ok()?,
+                after("netdev")?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// One non-empty GID table entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GidRow {
+    /// Its index.
+    pub index: u32,
+    /// As sysfs spells it.
+    pub gid: String,
+    /// "RoCE v2", "IB/RoCE v1", or none (InfiniBand, old kernels).
+    pub kind: Option<String>,
+    /// Its netdev, on RoCE.
+    pub netdev: Option<String>,
+}
+
+impl GidRow {
+    /// The IPv4 address of an IPv4-mapped GID (`...:ffff:c000:0201`).
+    pub fn ipv4(&self) -> Option<String> {
+        let rest = self.gid.strip_prefix("0000:0000:0000:0000:0000:ffff:")?;
+        let v: Vec<u8> = rest
+            .split(':')
+            .flat_map(|w| {
+                let n = u16::from_str_radix(w, 16).unwrap_or(0);
+                [(n >> 8) as u8, n as u8]
+            })
+            .collect();
+        (v.len() == 4).then(|| format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3]))
+    }
+
+    fn v2(&self) -> bool {
+        self.kind.as_deref().is_some_and(|k| k.contains("v2"))
+    }
+
+    fn describe(&self) -> String {
+        let addr = self
+            .ipv4()
+            .map_or(self.gid.clone(), |a| format!("::ffff:{a}"));
+        let kind = self.kind.as_deref().unwrap_or("type unknown");
+        format!("{kind}, {addr}")
+    }
+}
+
+/// On an Ethernet (RoCE) port: the index the examples use (`given`, or
+/// their own choice) and what is wrong with it.
+pub fn judge_gid(
+    dev: &str,
+    port: u32,
+    rows: &[GidRow],
+    given: Option<u32>,
+) -> (Option<u32>, Vec<String>) {
+    let entries: Vec<hints::GidEntry> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(hints::GidEntry {
+                index: u8::try_from(r.index).ok()?,
+                ipv4_mapped: r.ipv4().is_some(),
+                roce_v2: r.v2(),
+            })
+        })
+        .collect();
+    let chosen = hints::choose_gid(&entries)
+        .map(u32::from)
+        .and_then(|i| rows.iter().find(|r| r.index == i));
+    let Some(best) = chosen else {
+        return (
+            given,
+            vec![format!(
+                "{dev} port {port} is Ethernet (RoCE) but has no usable GID: give its netdev an IP address"
+            )],
+        );
+    };
+    let Some(n) = given else {
+        return (Some(best.index), Vec::new());
+    };
+    let better = |what: &str| {
+        format!(
+            "GID index {n} of {dev} port {port} is {what}: the examples would choose {} ({}), which rdma_cm uses too: pass --gid-idx {}",
+            best.index,
+            best.describe(),
+            best.index
+        )
+    };
+    let findings = match rows.iter().find(|r| r.index == n) {
+        None => vec![better("empty")],
+        Some(r) if r.index == best.index => Vec::new(),
+        Some(r) if (best.v2() && !r.v2()) || (best.ipv4().is_some() && r.ipv4().is_none()) => {
+            vec![better(&r.describe())]
+        }
+        Some(_) => Vec::new(),
+    };
+    (Some(n), findings)
+}
+
+fn gid_rows(dev: &str, port: u32) -> Vec<GidRow> {
+    let base = format!("{SYS_IB}/{dev}/ports/{port}");
+    let mut rows = Vec::new();
+    let n = fs::read_dir(format!("{base}/gids")).map_or(0, |d| d.count());
+    for i in 0..n as u32 {
+        let Some(gid) = read(format!("{base}/gids/{i}")) else {
+            continue;
+        };
+        if gid.chars().all(|c| c == '0' || c == ':') {
+            continue;
+        }
+        rows.push(GidRow {
+            index: i,
+            gid,
+            kind: read(format!("{base}/gid_attrs/types/{i}")).filter(|s| !s.is_empty()),
+            netdev: read(format!("{base}/gid_attrs/ndevs/{i}")).filter(|s| !s.is_empty()),
+        });
+    }
+    rows
+}
+
+fn devices() -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(SYS_IB)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn ports(dev: &str) -> Vec<u32> {
+    let mut v: Vec<u32> = fs::read_dir(format!("{SYS_IB}/{dev}/ports"))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+/// Checks this host: see the module's doc.
+pub fn check_host(opts: &DoctorOpts) -> HostCheck {
+    let mut c = HostCheck::default();
+    let devs = devices();
+    let dev = chosen_device(&mut c, opts, &devs);
+    let have_devinfo = has_devinfo();
+    if !have_devinfo && !devs.is_empty() {
+        c.findings.push(
+            "ibv_devinfo is not installed, so the ports' MTUs are unknown: install ibverbs-utils"
+                .into(),
+        );
+    }
+    for d in &devs {
+        for p in ports(d) {
+            check_port(&mut c, opts, d, p, dev.as_deref(), have_devinfo);
+        }
+    }
+    check_memlock(&mut c, opts);
+    if Path::new("/dev/infiniband/rdma_cm").exists() {
+        c.lines
+            .push("rdma_cm: /dev/infiniband/rdma_cm is there".into());
+    } else {
+        c.findings.push(format!(
+            "{}: load it with `modprobe rdma_ucm`",
+            hints::NO_RDMA_CM
+        ));
+    }
+    // The RDMA netdev the examples' traffic must leave through: that of
+    // --ip, or without it, that of the device.
+    let served = match &opts.ip {
+        Some(ip) => check_address(&mut c, ip, dev.as_deref()),
+        None => dev.as_deref().and_then(netdev_of_device),
+    };
+    if let Some((d, netdev)) = served {
+        for group in &opts.mcast {
+            check_mcast_route(&mut c, group, &netdev, &d);
+        }
+    }
+    c
+}
+
+/// The device the examples would use (`--dev` if this host has it, else
+/// the first of `devs`); a finding when there is none.
+fn chosen_device(c: &mut HostCheck, opts: &DoctorOpts, devs: &[String]) -> Option<String> {
+    match &opts.dev {
+        Some(d) if devs.contains(d) => Some(d.clone()),
+        Some(d) => {
+            c.findings.push(if devs.is_empty() {
+                format!(
+                    "no RDMA device {d}: this host has none: {}",
+                    hints::NO_DEVICE
+                )
+            } else {
+                format!(
+                    "no RDMA device {d}; this host has {}: pass one of them as --dev",
+                    devs.join(", ")
+                )
+            });
+            None
+        }
+        None if devs.is_empty() => {
+            c.findings.push(format!(
+                "no RDMA device on this host (/sys/class/infiniband is empty): {}",
+                hints::NO_DEVICE
+            ));
+            None
+        }
+        None => devs.first().cloned(),
+    }
+}
+
+/// Whether `ibv_devinfo`, which tells the ports' MTUs, is installed.
+fn has_devinfo() -> bool {
+    output("ibv_devinfo", &["--help"]).is_some()
+        || Command::new("ibv_devinfo")
+            .arg("-l")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok()
+}
+
+/// One port `p` of device `d`: its line, and when it is the examples'
+/// (`dev`'s port 1) its state, its GIDs and the host's info.
+fn check_port(
+    c: &mut HostCheck,
+    opts: &DoctorOpts,
+    d: &str,
+    p: u32,
+    dev: Option<&str>,
+    have_devinfo: bool,
+) {
+    let base = format!("{SYS_IB}/{d}/ports/{p}");
+    // sysfs says `4: ACTIVE`, `5: LinkUp`.
+    let named = |f: &str| {
+        let v = read(format!("{base}/{f}")).unwrap_or_default();
+        v.split_once(": ").map_or(v.clone(), |(_, n)| n.to_string())
+    };
+    let (state, phys) = (named("state"), named("phys_state"));
+    let link = read(format!("{base}/link_layer"));
+    let (active, max) = if have_devinfo {
+        output("ibv_devinfo", &["-d", d, "-i", &p.to_string()])
+            .map_or((None, None), |t| parse_mtus(&t))
+    } else {
+        (None, None)
+    };
+    let mtu = |m: Option<u32>| m.map_or("?".to_string(), |m| m.to_string());
+    c.lines.push(format!(
+        "device {d} port {p}: {state}, {phys}, link layer {}, active MTU {}, max MTU {}",
+        link.as_deref().unwrap_or("?"),
+        mtu(active),
+        mtu(max)
+    ));
+    if Some(d) != dev || p != 1 {
+        return;
+    }
+    c.info = HostInfo {
+        role: String::new(),
+        dev: d.to_string(),
+        port: p,
+        link_layer: link.clone(),
+        gid_index: opts.gid_idx,
+        gid_type: None,
+        active_mtu: active,
+    };
+    if !state.contains("ACTIVE") {
+        c.findings.push(format!(
+            "{d} port {p} is {state} ({phys}): the examples need it ACTIVE: bring its link up (the cable, the switch's port, or `ip link set NETDEV up` under Soft-RoCE)"
+        ));
+    }
+    check_gids(c, opts, d, p, link.as_deref() == Some("Ethernet"));
+}
+
+/// The GID table of the examples' port: a line per GID, the one they use
+/// marked (on Ethernet, judged as they choose it), and its findings.
+fn check_gids(c: &mut HostCheck, opts: &DoctorOpts, d: &str, p: u32, ethernet: bool) {
+    let rows = gid_rows(d, p);
+    let (used, gid_findings) = if ethernet {
+        judge_gid(d, p, &rows, opts.gid_idx)
+    } else {
+        (opts.gid_idx, Vec::new())
+    };
+    for r in &rows {
+        let mark = if Some(r.index) == used {
+            "  <- the examples use this one"
+        } else {
+            ""
+        };
+        c.lines.push(format!(
+            "  GID [{}] {} ({}{}){mark}",
+            r.index,
+            r.gid,
+            r.kind.as_deref().unwrap_or("type unknown"),
+            r.netdev
+                .as_ref()
+                .map_or(String::new(), |n| format!(", on {n}"))
+        ));
+    }
+    c.findings.extend(gid_findings);
+    c.info.gid_index = used;
+    c.info.gid_type = used
+        .and_then(|u| rows.iter().find(|r| r.index == u))
+        .and_then(|r| r.kind.clone());
+}
+
+/// Locked memory: the examples' registrations pin pages; `ulimit -l`
+/// (or CAP_IPC_LOCK) must allow the largest.
+fn check_memlock(c: &mut HostCheck, opts: &DoctorOpts) {
+    let limits = fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let cap = has_cap_ipc_lock(&status);
+    let limit = memlock_limit(&limits).flatten();
+    c.lines.push(format!(
+        "ulimit -l: {}{} (the largest registration, {}'s, is {} KiB)",
+        limit.map_or("unlimited".to_string(), |l| format!("{} KiB", l >> 10)),
+        if cap { ", lifted by CAP_IPC_LOCK" } else { "" },
+        opts.locked_by,
+        opts.locked_kib
+    ));
+    c.findings
+        .extend(judge_memlock(limit, cap, opts.locked_kib, &opts.locked_by));
+}
+
+/// (device, netdev) of `dev`'s first port with a netdev.
+fn netdev_of_device(dev: &str) -> Option<(String, String)> {
+    links()
+        .into_iter()
+        .find(|(d, _, _)| d == dev)
+        .map(|(d, _, n)| (d, n))
+}
+
+/// Only the multicast routes of [`check_host`], for `groups`, against the
+/// RDMA netdev of `ip` (or of `dev`): what a two-host doctor adds on its
+/// own host, whose session checked the rest.
+pub fn check_mcast_routes(ip: Option<&str>, dev: Option<&str>, groups: &[String]) -> HostCheck {
+    let mut c = HostCheck::default();
+    // The address's own findings are the session's to report.
+    let served = match ip {
+        Some(ip) => check_address(&mut HostCheck::default(), ip, dev),
+        None => dev.and_then(netdev_of_device),
+    };
+    if let Some((d, netdev)) = served {
+        for group in groups {
+            check_mcast_route(&mut c, group, &netdev, &d);
+        }
+    }
+    c
+}
+
+/// Where the kernel sends `group`, against the RDMA netdev `netdev`.
+fn check_mcast_route(c: &mut HostCheck, group: &str, netdev: &str, dev: &str) {
+    // Not `ip route get GROUP from IP`: for a multicast destination with a
+    // source address and no output device, the kernel takes the netdev
+    // that has the source, whatever the routes (route.c's "special
+    // hack"), so that would always answer the RDMA netdev. The senders
+    // resolve the group without a source, by the routing table alone, and
+    // so does this.
+    let answer = Command::new("ip")
+        .args(["-o", "route", "get", group])
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+        })
+        .unwrap_or_else(|e| format!("ip: {e}"));
+    match judge_mcast_route(group, &mcast_route(&answer), netdev, dev, &links()) {
+        Ok(line) => c.lines.push(line),
+        Err(finding) => c.findings.push(finding),
+    }
+}
+
+/// (device, port, netdev) of every RDMA port with a netdev: `rdma link`'s,
+/// and those that real HCAs name in their GID tables.
+fn links() -> Vec<(String, u32, String)> {
+    let mut links = rdma_links(&output("rdma", &["link", "show"]).unwrap_or_default());
+    for d in devices() {
+        for p in ports(&d) {
+            for r in gid_rows(&d, p) {
+                if let Some(n) = r.netdev {
+                    links.push((d.clone(), p, n));
+                }
+            }
+        }
+    }
+    links
+}
+
+/// Which netdev has `ip`, and which RDMA device serves that netdev: that
+/// device and netdev, when one does.
+fn check_address(c: &mut HostCheck, ip: &str, dev: Option<&str>) -> Option<(String, String)> {
+    let addrs = output("ip", &["-o", "addr", "show"]).unwrap_or_default();
+    if netdev_of(&addrs, ip).as_deref() == Some("lo") {
+        c.findings.push(format!(
+            "{ip} is on the loopback, which no RDMA device serves: rdma_cm cannot use it: give --ip the address of this host's RDMA netdev"
+        ));
+        return None;
+    }
+    let Some(netdev) = netdev_of(&addrs, ip) else {
+        c.findings.push(format!(
+            "{ip} is on no interface of this host: give --ip an address of this host's RDMA netdev"
+        ));
+        return None;
+    };
+    let links = links();
+    match links.iter().find(|(_, _, n)| *n == netdev) {
+        Some((d, p, _)) => {
+            c.lines
+                .push(format!("address {ip}: on {netdev}, served by {d} port {p}"));
+            Some((d.clone(), netdev))
+        }
+        None => {
+            let theirs = dev
+                .and_then(|d| links.iter().find(|(ld, _, _)| ld == d))
+                .map_or(String::new(), |(d, _, n)| {
+                    format!("use an address on {n} ({d}), or ")
+                });
+            c.findings.push(format!(
+                "{ip} is on {netdev}, which no RDMA device serves ({}): {theirs}make one there: `rdma link add rxe1 type rxe netdev {netdev}`",
+                hints::NO_DEVICE_FOR_ADDRESS
+            ));
+            None
+        }
+    }
+}
+
+/// The finding on two hosts whose ports' active MTUs differ: a verbs
+/// program that takes its own port's MTU for the path (as
+/// ibv_sockets_pingpong and ibv_rc_pingpong do) sends the larger packets,
+/// which the other port drops.
+pub fn mtu_finding(mine: &HostInfo, theirs: &HostInfo) -> Option<String> {
+    let (a, b) = (mine.active_mtu?, theirs.active_mtu?);
+    (a != b).then(|| {
+        let (server, client) = if mine.role == "server" {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        format!(
+            "the active MTU is {server} on the server host and {client} on the client host: \
+             programs that take their own port's MTU send packets the other drops: give both \
+             the same MTU (the netdev's MTU on RoCE, the subnet manager's on InfiniBand)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::find;
+    use crate::model::glob_match;
+    /// The multicast route cells expect what the code says: each sender's
+    /// line ends in the hint (and runs without -b), each doctor cell's
+    /// pattern matches the finding on a recorded `ip route get` answer,
+    /// and the healthy doctor's line the judgement of the lab's route.
+    #[test]
+    fn the_multicast_route_cells_expect_the_hint_and_the_findings() {
+        let hint = format!(
+            "(hint: {})",
+            hints::mcast_no_rdma_route(hints::EXAMPLES_GROUP)
+        );
+        for name in [
+            "mckey_no_mcast_route",
+            "mc_no_mcast_route",
+            "mckey_mcast_route_elsewhere",
+            "mc_mcast_route_elsewhere",
+        ] {
+            let s = find(name).unwrap();
+            let [line] = &s.server_expect.stderr[..] else {
+                panic!("{name}: one error line")
+            };
+            assert!(line.ends_with(&hint), "{name}: {line}");
+            let args = &s.server.as_ref().unwrap().args;
+            assert!(
+                args.iter().any(|a| a == "-s") && !args.iter().any(|a| a == "-b"),
+                "{name}"
+            );
+        }
+        let links = [("rxe0".to_string(), 1, "d0".to_string())];
+        let judge = |answer: &str| {
+            crate::guest::doctor::judge_mcast_route(
+                "239.255.1.1",
+                &crate::guest::doctor::mcast_route(answer),
+                "d0",
+                "rxe0",
+                &links,
+            )
+        };
+        for (name, answer) in [
+            (
+                "doctor_no_mcast_route",
+                "RTNETLINK answers: Network is unreachable\n",
+            ),
+            (
+                "doctor_mcast_route_elsewhere",
+                "multicast 239.255.1.1 dev d8 src 198.51.100.8 uid 0 \\    cache <mc> \n",
+            ),
+        ] {
+            let finding = judge(answer).unwrap_err();
+            let [pattern] = &find(name).unwrap().server_expect.stderr[..] else {
+                panic!("{name}: one finding")
+            };
+            assert!(glob_match(pattern, &finding), "{name}: {finding}");
+        }
+        let healthy = judge("multicast 239.255.1.1 dev d0 src 192.0.2.1 uid 0 \n").unwrap();
+        assert!(
+            find("doctor_healthy")
+                .unwrap()
+                .server_expect
+                .stdout
+                .contains(&healthy),
+            "{healthy}"
+        );
+    }
+
+    use super::*;
+
+    #[test]
+    fn differing_mtus_are_a_finding_both_hosts_word_alike() {
+        let host = |role: &str, mtu| HostInfo {
+            role: role.into(),
+            active_mtu: mtu,
+            ..Default::default()
+        };
+        let (a, b) = (host("server", Some(1024)), host("client", Some(4096)));
+        let f = mtu_finding(&a, &b).unwrap();
+        assert!(
+            f.starts_with("the active MTU is 1024 on the server host and 4096 on the client host"),
+            "{f}"
+        );
+        assert_eq!(mtu_finding(&b, &a), Some(f));
+        assert_eq!(mtu_finding(&a, &host("client", Some(1024))), None);
+        assert_eq!(mtu_finding(&a, &host("client", None)), None);
+    }
+
+    #[test]
+    fn mtus_from_ibv_devinfo() {
+        let text = "hca_id:\trxe0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t1024 (3)\n";
+        assert_eq!(parse_mtus(text), (Some(1024), Some(4096)));
+        assert_eq!(parse_mtus("nothing"), (None, None));
+    }
+
+    #[test]
+    fn locked_memory_and_the_capability() {
+        let limits = "Max cpu time              unlimited            unlimited            seconds   \nMax locked memory         65536                65536                bytes     \n";
+        assert_eq!(memlock_limit(limits), Some(Some(65536)));
+        assert_eq!(
+            memlock_limit(
+                "Max locked memory         unlimited            unlimited            bytes"
+            ),
+            Some(None)
+        );
+        assert_eq!(memlock_limit(""), None);
+        assert!(has_cap_ipc_lock("CapEff:\t000001ffffffffff\n"));
+        assert!(!has_cap_ipc_lock("CapEff:\t0000000000000000\n"));
+        assert!(
+            !has_cap_ipc_lock("CapEff:\t000001ffffffbfff\n"),
+            "bit 14 cleared"
+        );
+        let f = judge_memlock(Some(65536), false, 1960, "apm").unwrap();
+        assert!(
+            f.starts_with("`ulimit -l` is 64 KiB, below the 1960 KiB that apm registers: "),
+            "{f}"
+        );
+        assert_eq!(judge_memlock(Some(65536), true, 1960, "apm"), None);
+        assert_eq!(judge_memlock(None, false, 1960, "apm"), None);
+        assert_eq!(judge_memlock(Some(8 << 20), false, 1960, "apm"), None);
+    }
+
+    #[test]
+    fn addresses_and_links() {
+        let ip = "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n3: d0    inet 192.0.2.1/24 scope global d0\\       valid_lft forever\n4: eth0@if5    inet 10.0.0.2/24 brd 10.0.0.255 scope global eth0\n";
+        assert_eq!(netdev_of(ip, "192.0.2.1").as_deref(), Some("d0"));
+        assert_eq!(netdev_of(ip, "127.0.0.1").as_deref(), Some("lo"));
+        assert_eq!(netdev_of(ip, "10.0.0.2").as_deref(), Some("eth0"));
+        assert_eq!(netdev_of(ip, "192.0.2.9"), None);
+        let links = rdma_links(
+            "link rxe0/1 state ACTIVE physical_state LINK_UP netdev d0 \nlink mlx5_0/1 state DOWN physical_state DISABLED \n",
+        );
+        assert_eq!(links, [("rxe0".to_string(), 1, "d0".to_string())]);
+    }
+
+    /// `ip -o route get 239.255.1.1` as a VM answered it: without a route,
+    /// with a default route on a second netdev, with the lab's route.
+    const NO_ROUTE: &str = "RTNETLINK answers: Network is unreachable\n";
+    const VIA_D1: &str =
+        "multicast 239.255.1.1 dev d1 src 198.51.100.1 rt_offload_failed uid 0 \\    cache <mc> \n";
+    const VIA_D0: &str =
+        "multicast 239.255.1.1 dev d0 src 192.0.2.1 rt_offload_failed uid 0 \\    cache <mc> \n";
+
+    #[test]
+    fn multicast_routes_from_ip_route_get() {
+        assert_eq!(mcast_route(NO_ROUTE), McastRoute::Unreachable);
+        assert_eq!(mcast_route(VIA_D1), McastRoute::Dev("d1".into()));
+        assert_eq!(mcast_route(VIA_D0), McastRoute::Dev("d0".into()));
+        // A route through a gateway names its netdev after it.
+        assert_eq!(
+            mcast_route("multicast 239.255.1.1 via 10.0.0.1 dev eth0 src 10.0.0.2 uid 0 \n"),
+            McastRoute::Dev("eth0".into())
+        );
+        assert_eq!(
+            mcast_route("Error: inet prefix is expected rather than \"x\".\n"),
+            McastRoute::Unknown("Error: inet prefix is expected rather than \"x\".".into())
+        );
+        assert_eq!(mcast_route(""), McastRoute::Unknown("no answer".into()));
+    }
+
+    #[test]
+    fn a_multicast_route_elsewhere_is_a_finding_with_its_fix() {
+        let links = [("rxe0".to_string(), 1, "d0".to_string())];
+        let judge =
+            |answer| judge_mcast_route("239.255.1.1", &mcast_route(answer), "d0", "rxe0", &links);
+        assert_eq!(
+            judge(VIA_D0),
+            Ok("multicast 239.255.1.1: leaves through d0, rxe0's netdev".to_string())
+        );
+        let fix = "`ip route add 224.0.0.0/4 dev d0` (then all IPv4 multicast from this host \
+                   leaves through d0 unless a more specific route says otherwise)";
+        let f = judge(NO_ROUTE).unwrap_err();
+        assert!(
+            f.starts_with("multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: Network is unreachable): ")
+                && f.contains("fail with ENETUNREACH")
+                && f.contains(fix),
+            "{f}"
+        );
+        let f = judge(VIA_D1).unwrap_err();
+        assert!(
+            f.starts_with("multicast to 239.255.1.1 leaves this host through d1, not through d0 (rxe0's netdev): ")
+                && f.contains("find no RDMA device there and fail (ENODEV)")
+                && f.contains(fix),
+            "{f}"
+        );
+        // Through another RDMA device's netdev: that device, not ours.
+        let two = [
+            links[0].clone(),
+            ("mlx5_0".to_string(), 1, "d1".to_string()),
+        ];
+        let f =
+            judge_mcast_route("239.255.1.1", &mcast_route(VIA_D1), "d0", "rxe0", &two).unwrap_err();
+        assert!(f.contains("use mlx5_0, d1's device, not rxe0: "), "{f}");
+        // What `ip` could not answer is said, not judged.
+        let l = judge("Error: x\n").unwrap();
+        assert!(l.contains("said \"Error: x\""), "{l}");
+    }
+
+    fn row(index: u32, gid: &str, kind: &str) -> GidRow {
+        GidRow {
+            index,
+            gid: gid.into(),
+            kind: Some(kind.into()),
+            netdev: Some("d0".into()),
+        }
+    }
+
+    #[test]
+    fn gid_judgement() {
+        let ll = "fe80:0000:0000:0000:5054:00ff:fe12:3401";
+        let v4 = "0000:0000:0000:0000:0000:ffff:c000:0201";
+        let rows = [
+            row(0, ll, "IB/RoCE v1"),
+            row(1, ll, "RoCE v2"),
+            row(2, v4, "IB/RoCE v1"),
+            row(3, v4, "RoCE v2"),
+        ];
+        assert_eq!(rows[3].ipv4().as_deref(), Some("192.0.2.1"));
+        assert_eq!(judge_gid("rxe0", 1, &rows, None), (Some(3), vec![]));
+        assert_eq!(judge_gid("rxe0", 1, &rows, Some(3)), (Some(3), vec![]));
+        let (used, f) = judge_gid("rxe0", 1, &rows, Some(2));
+        assert_eq!(used, Some(2));
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].contains("IB/RoCE v1") && f[0].ends_with("pass --gid-idx 3"),
+            "{}",
+            f[0]
+        );
+        let (_, f) = judge_gid("rxe0", 1, &rows, Some(1));
+        assert!(f[0].contains("RoCE v2, fe80"), "not IPv4-mapped: {}", f[0]);
+        let (_, f) = judge_gid("rxe0", 1, &rows, Some(7));
+        assert!(
+            f[0].starts_with("GID index 7 of rxe0 port 1 is empty"),
+            "{}",
+            f[0]
+        );
+        let (_, f) = judge_gid("rxe0", 1, &[], None);
+        assert!(f[0].contains("no usable GID"), "{}", f[0]);
+    }
+}

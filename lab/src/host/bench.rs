@@ -1,0 +1,150 @@
+//! `cargo xtask bench pingpong`: ibv_sockets_pingpong against rdma-core's
+//! ibv_rc_pingpong at the same size, iterations, device and GID, in the same
+//! VM boot, alternating runs, and the parser both programs' summaries share.
+
+use crate::catalog::bench::{parse_summary, ITERS, SIZE};
+use crate::host;
+use crate::host::lab::LabOptions;
+use crate::model::Mode;
+
+/// Target: ours at most this much slower than ibv_rc_pingpong.
+pub const TARGET_RATIO: f64 = 1.05;
+
+/// The median of `v` (which must not be empty).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Runs the comparison in one VM boot and prints both medians and the ratio;
+/// `Ok(true)` when ours is within [`TARGET_RATIO`].
+pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
+    let opts = LabOptions {
+        tcg,
+        ..LabOptions::new(
+            mode,
+            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
+        )
+    };
+    let names: Vec<&str> = crate::catalog::bench_runs()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    let report = host::lab::run_scenarios(&opts, &names)?;
+    let (mut theirs, mut ours) = (Vec::new(), Vec::new());
+    println!("run                          usec/iter (client)  Mbit/sec");
+    for o in &report.outcomes {
+        let client = o.client.as_ref().map(|c| c.stdout.as_str()).unwrap_or("");
+        match parse_summary(client) {
+            Some(s) => {
+                println!(
+                    "{:28} {:>12.2}  {:>14.2}",
+                    o.scenario, s.usec_per_iter, s.mbit_per_sec
+                );
+                if o.scenario.starts_with("bench_rc_") {
+                    theirs.push(s.usec_per_iter);
+                } else {
+                    ours.push(s.usec_per_iter);
+                }
+            }
+            None => {
+                host::lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
+                return Err(format!(
+                    "{}: no summary lines in the client's output",
+                    o.scenario
+                ));
+            }
+        }
+    }
+    let (t, o) = (median(&mut theirs), median(&mut ours));
+    let ratio = o / t;
+    println!(
+        "{SIZE} bytes x {ITERS} iters, {} runs each ({}):",
+        theirs.len(),
+        opts.mode.label()
+    );
+    println!("  ibv_rc_pingpong      median {t:.2} usec/iter");
+    println!("  ibv_sockets_pingpong median {o:.2} usec/iter");
+    println!(
+        "  ratio {ratio:.3} (target <= {TARGET_RATIO:.2}): {}",
+        if ratio <= TARGET_RATIO {
+            "met"
+        } else {
+            "NOT met"
+        }
+    );
+    Ok(ratio <= TARGET_RATIO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real ibv_rc_pingpong client transcript (rdma-core 44, Soft-RoCE).
+    const RC_PINGPONG: &str =
+        "  local address:  LID 0x0000, QPN 0x000011, PSN 0x2d1f4e, GID ::ffff:192.0.2.1
+  remote address: LID 0x0000, QPN 0x000012, PSN 0x8a5e0c, GID ::ffff:192.0.2.1
+8192000 bytes in 0.25 seconds = 262.34 Mbit/sec
+1000 iters in 0.25 seconds = 249.81 usec/iter
+";
+
+    #[test]
+    fn parses_ibv_rc_pingpong_summary() {
+        let s = parse_summary(RC_PINGPONG).unwrap();
+        assert_eq!(s.bytes, 8_192_000);
+        assert_eq!(s.iters, 1000);
+        assert!((s.secs - 0.25).abs() < 1e-9);
+        assert!((s.mbit_per_sec - 262.34).abs() < 1e-9);
+        assert!((s.usec_per_iter - 249.81).abs() < 1e-9);
+    }
+
+    #[test]
+    fn needs_both_lines() {
+        assert_eq!(
+            parse_summary("1000 iters in 0.25 seconds = 249.81 usec/iter\n"),
+            None
+        );
+        assert_eq!(
+            parse_summary("8192000 bytes in 0.25 seconds = 262.34 Mbit/sec\n"),
+            None
+        );
+        assert_eq!(parse_summary("garbage"), None);
+        assert_eq!(
+            parse_summary(
+                "x bytes in 0.25 seconds = 1 Mbit/sec\n1 iters in 1 seconds = 1 usec/iter"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    #[test]
+    fn runs_alternate_and_have_unique_names() {
+        let names: Vec<&str> = crate::catalog::bench_runs()
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        let mut dedup = names.clone();
+        dedup.sort_unstable();
+        dedup.dedup();
+        assert_eq!(dedup.len(), names.len());
+        for pair in crate::catalog::bench_runs().chunks(2) {
+            assert!(pair[0].name.starts_with("bench_rc_"));
+            assert!(pair[1].name.starts_with("bench_sockets_"));
+        }
+        assert!(
+            crate::catalog::bench_runs().len() >= 6,
+            "at least 3 runs each"
+        );
+    }
+}

@@ -1,0 +1,1430 @@
+//! The host side of a lab run: setup, build, boot, collect.
+
+use crate::base::text::escape_controls;
+use crate::base::workspace::{cargo, target_dir};
+use crate::catalog::skip_reason;
+use crate::guest::agent::{AgentConfig, Net, Role};
+use crate::host::vm::{Vm, VmSpec};
+use crate::model::{
+    Addrs, Local, Mode, Outcome, Params, Scenario, SideOutcome, Skip, CLIENT_IP, SERVER_IP,
+};
+use crate::results::{agent_note, collect, read_doctor, read_refused};
+use crate::{catalog, host, judge, model};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How to run the lab.
+#[derive(Debug, Clone)]
+pub struct LabOptions {
+    /// Where the sides run.
+    pub mode: Mode,
+    /// The xtask binary that runs as the agent inside the VMs (it must be on
+    /// a path the guest sees: see [`guest_can_see`]).
+    pub agent_exe: PathBuf,
+    /// Keep the result dir even when everything passed.
+    pub keep: bool,
+    /// Emulate (TCG) even where KVM would work.
+    pub tcg: bool,
+    /// Two hosts only: record the wire between the VMs (`wire.pcap` in
+    /// the result dir, cut per scenario into `<name>.pcap`) and decode it.
+    pub capture: bool,
+    /// The kernel image the VMs boot (its modules in
+    /// `/lib/modules/<version>`); `None` = the one setup picks.
+    pub kernel: Option<PathBuf>,
+    /// Run the examples from this directory (a copied `target/release`)
+    /// instead of building them.
+    pub bin_dir: Option<PathBuf>,
+    /// Two hosts: how long to wait for the peer, in seconds (`None`: the
+    /// default of the mode).
+    pub wait_secs: Option<u64>,
+    /// Two hosts: the control connection's TCP port.
+    pub port: u16,
+    /// Two real hosts: the file with the session's shared secret (else
+    /// [`crate::guest::control::SECRET_ENV`]; a serving host makes one when
+    /// neither is given).
+    pub secret_file: Option<PathBuf>,
+    /// Serving: the only peer addresses that may connect (empty: any).
+    pub allow: Vec<std::net::IpAddr>,
+}
+
+impl LabOptions {
+    /// Options for `mode` with every other choice at its default.
+    pub fn new(mode: Mode, agent_exe: PathBuf) -> LabOptions {
+        LabOptions {
+            mode,
+            agent_exe,
+            keep: false,
+            tcg: tcg_from_env(),
+            capture: false,
+            kernel: None,
+            bin_dir: None,
+            wait_secs: None,
+            port: crate::model::CONTROL_PORT,
+            secret_file: None,
+            allow: Vec::new(),
+        }
+    }
+}
+
+/// Whether `XTASK_TCG=1` asks for emulation: how `cargo xtask test` and the
+/// Soft-RoCE tests take `--tcg`.
+pub fn tcg_from_env() -> bool {
+    std::env::var_os("XTASK_TCG").is_some_and(|v| v == "1")
+}
+
+/// How the VMs of a run were booted, for the summary.
+#[derive(Debug, Clone)]
+pub struct VmInfo {
+    /// KVM or TCG, and why.
+    pub accel: host::vm::Accel,
+    /// The kernel the VMs ran.
+    pub kernel: String,
+    /// From start to the guest's program running, the slowest VM.
+    pub boot: Duration,
+}
+
+/// What a lab run produced.
+#[derive(Debug, Clone)]
+pub struct LabReport {
+    /// The result dir (removed when all passed and not `keep`).
+    pub dir: PathBuf,
+    /// One per scenario, in run order.
+    pub outcomes: Vec<Outcome>,
+    /// Problems outside any scenario (agent errors, VM trouble).
+    pub notes: Vec<String>,
+    /// Wall time of boot + run (or just the run with `--local`).
+    pub elapsed: Duration,
+    /// The VMs' accelerator, kernel and boot time (`None` with `--local`).
+    pub vms: Option<VmInfo>,
+    /// The sides' addresses, as [`judge::check`] takes them.
+    pub addrs: Option<Addrs>,
+    /// The run recorded the wire (`--capture`): every scenario with wire
+    /// facts must then have its packets.
+    pub captured: bool,
+    /// Where the sides ran.
+    pub mode: Mode,
+    /// The scenarios this setup cannot run, each with why: reported as
+    /// skipped, never as passed.
+    pub skipped: Vec<Skip>,
+    /// The doctor's findings on the hosts that ran the sides (and on the
+    /// path between them): each is one line, what is wrong and what to do.
+    pub findings: Vec<String>,
+    /// The device, GID and MTU of each host, as the doctor found them.
+    pub hosts: Vec<crate::results::HostInfo>,
+}
+
+impl LabReport {
+    /// Every way `o` fell short of its scenario; empty means PASS.
+    pub fn failures(&self, o: &Outcome) -> Vec<String> {
+        let Some(s) = catalog::find(&o.scenario) else {
+            return vec!["unknown scenario".into()];
+        };
+        let mut failures = judge::check(s, o, self.addrs.as_ref());
+        if self.captured && !s.wire.is_empty() && o.capture.is_none() {
+            failures.push("wire: the capture has none of its packets".into());
+        }
+        // A pair's ladder fits on a screen, however many packets it folds.
+        if let (true, Some(packets), Some(addrs)) = (s.pair, &o.capture, &self.addrs) {
+            let rungs = crate::capture::ladder::rungs(packets, addrs).len();
+            if rungs > crate::capture::ladder::SCREEN {
+                failures.push(format!(
+                    "ladder: {rungs} arrows, more than fit on a screen ({})",
+                    crate::capture::ladder::SCREEN
+                ));
+            }
+        }
+        failures
+    }
+}
+
+/// Builds the release binaries of the packages the scenarios need.
+pub fn build(list: &[&Scenario]) -> Result<(), String> {
+    let mut pkgs: Vec<&str> = list
+        .iter()
+        .map(|s| s.package)
+        .filter(|p| !p.is_empty())
+        .collect();
+    pkgs.sort_unstable();
+    pkgs.dedup();
+    if pkgs.is_empty() {
+        return Ok(());
+    }
+    let mut args = vec!["build", "--release", "--bins"];
+    for p in &pkgs {
+        args.extend(["-p", p]);
+    }
+    eprintln!("lab: $ cargo {}", args.join(" "));
+    let st = cargo()
+        .args(&args)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("build failed: cargo {} ({st})", args.join(" ")))
+    }
+}
+
+fn new_run_dir() -> Result<PathBuf, String> {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let lab = target_dir().join("lab");
+    fs::create_dir_all(&lab).map_err(|e| format!("{}: {e}", lab.display()))?;
+    let dir = lab.join(format!("{secs}-{}", std::process::id()));
+    create_private_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Creates `dir`, mode 0700: an error if it exists (as a directory or a
+/// symlink someone planted), so a run never writes into one it did not
+/// make, and no other user reads what the runs leave.
+fn create_private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// The doctor's result dir for a run with a peer: fresh, mode 0700, under
+/// an unpredictable name, removed when dropped. In the temporary dir, not
+/// in target/: inside the lab's VMs only /tmp is writable.
+fn doctor_dir() -> Result<tempfile::TempDir, String> {
+    crate::base::tmp::private_tempdir("rdma-doctor-", "the doctor")
+}
+
+fn run_budget(list: &[&Scenario]) -> u64 {
+    list.iter()
+        .map(|s| u64::from(s.timeout_secs) * 2 + 15)
+        .sum()
+}
+
+/// Host directories the guest does not see, because virtme-ng mounts a
+/// fresh tmpfs over them (the host's /tmp it does see, through an overlay).
+const HIDDEN_IN_GUEST: &[&str] = &[
+    "/var/tmp",
+    "/var/log",
+    "/var/cache",
+    "/var/lib/apt",
+    "/var/lib/private",
+    "/run",
+];
+
+/// Whether a host path is visible inside the lab's VMs.
+pub fn guest_can_see(p: &Path) -> bool {
+    !HIDDEN_IN_GUEST.iter().any(|h| p.starts_with(h))
+}
+
+/// Where the binaries are: `opts.bin_dir`, which must hold every program
+/// of `list`, or the build's, built now.
+fn binaries(opts: &LabOptions, list: &[&Scenario]) -> Result<PathBuf, String> {
+    // A copied rdma-lab, without the source tree, runs the examples beside it.
+    let beside = (!crate::base::workspace::source_tree())
+        .then(crate::base::workspace::exe_dir)
+        .flatten();
+    let Some(dir) = opts.bin_dir.as_ref().or(beside.as_ref()) else {
+        build(list)?;
+        return Ok(target_dir().join("release"));
+    };
+    // A serving host runs whatever its peer asks for: a binary it lacks
+    // fails that scenario, in the peer's report.
+    if let Mode::Local {
+        role: Local::Serve, ..
+    } = opts.mode
+    {
+        return Ok(dir.clone());
+    }
+    for s in list {
+        for cmd in [&s.server, &s.client].into_iter().flatten() {
+            let is_ours = crate::model::EXAMPLE_BINARIES.contains(&cmd.program);
+            if is_ours && !dir.join(cmd.program).is_file() {
+                return Err(format!(
+                    "{} has no {}: copy it there from a build's target/release",
+                    dir.display(),
+                    cmd.program
+                ));
+            }
+        }
+    }
+    Ok(dir.clone())
+}
+
+/// Runs the named scenarios (empty = every pair) in `opts.mode`: setup
+/// check, build, boot, run, collect. `Err` only when nothing could run.
+/// With `--local --serve`, the list is the peer's, and the report has no
+/// outcome: the peer prints it.
+pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, String> {
+    let serve = matches!(
+        opts.mode,
+        Mode::Local {
+            role: Local::Serve,
+            ..
+        }
+    );
+    let (mut list, mut skipped) = select_and_skip(opts, names, serve)?;
+    let tools = set_up(opts, &list)?;
+    let accel = host::vm::Accel::detect(opts.tcg);
+    // Before the build: a missing device is the more useful error.
+    let local_dev = local_device(&opts.mode)?;
+    if tools.is_some() {
+        check_guest_paths(opts)?;
+    }
+    let bin_dir = build_for_run(opts, &list)?;
+    let ctx = RunCtx::new(opts, bin_dir, &list)?;
+    let mut notes = Vec::new();
+    // The dir whose result files hold both sides: in a two-host session,
+    // the client's, to which the server sends its own.
+    let (report_dir, boot) = match &opts.mode {
+        Mode::Local {
+            ip, gid_idx, role, ..
+        } => {
+            let dev = local_dev.expect("resolved above for Local");
+            let dir = run_local(&ctx, dev, ip, *gid_idx, role, &mut notes)?;
+            (dir, Duration::ZERO)
+        }
+        Mode::SingleHost => {
+            let tools = tools.as_ref().expect("VM modes have their tools");
+            boot_one_vm(&ctx, tools, &accel, &mut notes)?
+        }
+        Mode::TwoHosts => {
+            let tools = tools.as_ref().expect("VM modes have their tools");
+            boot_two_vms(&ctx, tools, &accel, &mut notes)?
+        }
+    };
+    skipped.extend(take_refused(&report_dir, &mut list));
+    let mut outcomes = if serve {
+        Vec::new()
+    } else {
+        collect(&list, &report_dir, &report_dir)
+    };
+    let captured = opts.capture && opts.mode == Mode::TwoHosts;
+    if captured {
+        if let Err(e) = attach_captures(&ctx.dir, &mut outcomes) {
+            notes.push(format!("capture: {e}"));
+        }
+    }
+    let (findings, hosts) = read_doctor(&report_dir);
+    let elapsed = ctx.started.elapsed();
+    let vms = vm_info(tools, accel, boot, &ctx.dir);
+    let report = LabReport {
+        dir: ctx.dir,
+        outcomes,
+        notes,
+        elapsed,
+        vms,
+        addrs: opts.mode.addrs(),
+        captured,
+        mode: opts.mode.clone(),
+        skipped,
+        findings,
+        hosts,
+    };
+    clean_up(&report, opts.keep);
+    Ok(report)
+}
+
+/// Select and skip: the scenarios to run (a serving host's: all of them,
+/// the peer picks) without those this mode or device cannot run, each
+/// printed and returned as a [`Skip`] with why.
+fn select_and_skip(
+    opts: &LabOptions,
+    names: &[&str],
+    serve: bool,
+) -> Result<(Vec<&'static Scenario>, Vec<Skip>), String> {
+    let mut list = if serve {
+        catalog::all().iter().collect()
+    } else {
+        catalog::select(names)?
+    };
+    let link_layer = local_link_layer(&opts.mode);
+    let mut skipped = Vec::new();
+    list.retain(
+        |s| match skip_reason(s, &opts.mode, link_layer.as_deref()) {
+            Some(why) if !serve => {
+                println!("lab: skipped {}: {why}", s.name);
+                skipped.push(Skip {
+                    scenario: s.name.to_string(),
+                    reason: why.to_string(),
+                });
+                false
+            }
+            _ => true,
+        },
+    );
+    Ok((list, skipped))
+}
+
+/// What this host's device is, as far as the scenarios care: the link
+/// layer of its port 1 with `--local`, `None` in the VMs.
+fn local_link_layer(mode: &Mode) -> Option<String> {
+    match mode {
+        Mode::Local { dev, .. } => dev
+            .clone()
+            .or_else(first_rdma_device)
+            .and_then(|d| {
+                fs::read_to_string(format!("/sys/class/infiniband/{d}/ports/1/link_layer")).ok()
+            })
+            .map(|l| l.trim().to_string()),
+        _ => None,
+    }
+}
+
+/// Setup: the VMs' tools (with `--kernel`'s image), and the packages that
+/// `--capture` and the scenarios need; `None` with `--local`.
+fn set_up(opts: &LabOptions, list: &[&Scenario]) -> Result<Option<host::setup::Tools>, String> {
+    let vms = !matches!(opts.mode, Mode::Local { .. });
+    // Before setup: a wrong image is said at once.
+    let kernel = opts
+        .kernel
+        .as_deref()
+        .map(host::setup::kernel_from_image)
+        .transpose()?;
+    let mut tools = if vms {
+        Some(host::setup::ensure()?)
+    } else {
+        None
+    };
+    if let (Some(t), Some(k)) = (&mut tools, kernel) {
+        t.kernel = k;
+    }
+    if opts.capture {
+        host::setup::ensure_package("tshark", "to decode the capture")?;
+    }
+    if vms {
+        for s in list {
+            for p in s.packages {
+                host::setup::ensure_package(p, &format!("for the scenario {}", s.name))?;
+            }
+        }
+    }
+    Ok(tools)
+}
+
+/// The device `--local` runs on (`--dev`, else the first); `None` in the
+/// VMs.
+fn local_device(mode: &Mode) -> Result<Option<String>, String> {
+    Ok(match mode {
+        Mode::Local { dev: Some(d), .. } => Some(d.clone()),
+        Mode::Local { dev: None, .. } => Some(first_rdma_device().ok_or(
+            "no RDMA device on this host (/sys/class/infiniband is empty); pass --dev or drop --local",
+        )?),
+        _ => None,
+    })
+}
+
+/// That the VMs see the agent and the build, which virtme-ng would hide.
+fn check_guest_paths(opts: &LabOptions) -> Result<(), String> {
+    for p in [opts.agent_exe.as_path(), target_dir().as_path()] {
+        if !guest_can_see(p) {
+            return Err(format!(
+                "the VMs cannot see {}: virtme-ng mounts a fresh tmpfs over it; build the workspace elsewhere",
+                p.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Build: the binaries of `list`, and of the doctor's probe, with which a
+/// two-host session starts.
+fn build_for_run(opts: &LabOptions, list: &[&'static Scenario]) -> Result<PathBuf, String> {
+    let mut to_build = list.to_vec();
+    if opts.mode.two_hosts() {
+        to_build.extend(catalog::find(catalog::PROBE));
+    }
+    if opts.mode.vms() {
+        build_lab_binary(opts)?;
+    }
+    binaries(opts, &to_build)
+}
+
+/// Builds `rdma-lab` beside the agent's binary (same profile), for the
+/// scenarios that run the lab inside the VMs, by its name or copied to a
+/// host: `cargo xtask` builds only its own binary.
+fn build_lab_binary(opts: &LabOptions) -> Result<(), String> {
+    let Some(dir) = opts.agent_exe.parent() else {
+        return Ok(());
+    };
+    if !crate::base::workspace::source_tree() {
+        return Ok(());
+    }
+    let mut c = cargo();
+    c.args(["build", "--quiet", "-p", "rdma-lab", "--bin", "rdma-lab"]);
+    if dir.ends_with("release") {
+        c.arg("--release");
+    }
+    let ok = c.status().is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        Err("cargo build -p rdma-lab --bin rdma-lab failed".into())
+    }
+}
+
+/// What the boot of every mode shares: the options, the binaries, the
+/// scenario names, the result dir, and when the run started and must end.
+struct RunCtx<'a> {
+    /// The run's options.
+    opts: &'a LabOptions,
+    /// Where the examples' binaries are.
+    bin_dir: PathBuf,
+    /// The scenarios' names, in run order.
+    names: Vec<String>,
+    /// Whether the sides run in VMs.
+    vms: bool,
+    /// The run's result dir.
+    dir: PathBuf,
+    /// When the run started (after the build).
+    started: Instant,
+    /// The boot and the scenarios' time bound.
+    budget: Duration,
+}
+
+impl<'a> RunCtx<'a> {
+    /// Makes the run's result dir and starts its clock.
+    fn new(
+        opts: &'a LabOptions,
+        bin_dir: PathBuf,
+        list: &[&Scenario],
+    ) -> Result<RunCtx<'a>, String> {
+        let dir = new_run_dir()?;
+        let names = list.iter().map(|s| s.name.to_string()).collect();
+        let started = Instant::now();
+        Ok(RunCtx {
+            opts,
+            bin_dir,
+            names,
+            vms: !matches!(opts.mode, Mode::Local { .. }),
+            dir,
+            started,
+            budget: Duration::from_secs(host::vm::BOOT_SECS + run_budget(list)),
+        })
+    }
+
+    /// An agent's configuration: `role` at `ip` on `net`, its results in
+    /// `out`.
+    fn agent(&self, role: Role, ip: &str, net: Net, out: PathBuf, params: Params) -> AgentConfig {
+        let opts = self.opts;
+        AgentConfig {
+            role,
+            ip: ip.to_string(),
+            net,
+            out,
+            bin_dir: self.bin_dir.clone(),
+            params,
+            // The server learns the list from the client.
+            scenarios: if role == Role::Server {
+                Vec::new()
+            } else {
+                self.names.clone()
+            },
+            wait_secs: opts.wait_secs.unwrap_or(if self.vms {
+                crate::guest::agent::VM_WAIT_SECS
+            } else {
+                crate::guest::agent::PEER_WAIT_SECS
+            }),
+            port: opts.port,
+            auto_gid: false,
+            secret_file: opts.secret_file.clone(),
+            secret: None,
+            allow: opts.allow.clone(),
+            doctor_only: false,
+        }
+    }
+
+    /// The shell command a VM runs: the agent, its arguments in a file in
+    /// its result dir, written now. On the kernel command line, which vng
+    /// uses to pass --exec, a long scenario list would be cut at 2 KiB and
+    /// the guest would hang at boot.
+    fn exec(&self, cfg: &AgentConfig) -> Result<String, String> {
+        let file = cfg.out.join(crate::guest::agent::ARGS_FILE);
+        fs::write(&file, cfg.to_args().join("\n"))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok([
+            self.opts.agent_exe.to_string_lossy().into_owned(),
+            "agent".into(),
+            "--args-file".into(),
+            file.to_string_lossy().into_owned(),
+        ]
+        .iter()
+        .map(|w| host::vm::shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" "))
+    }
+}
+
+/// Boot, `--local`: no VM, the agent runs here (alone, serving or as the
+/// peer); the report's dir is the run's.
+fn run_local(
+    ctx: &RunCtx,
+    dev: String,
+    ip: &str,
+    gid_idx: Option<u32>,
+    role: &Local,
+    notes: &mut Vec<String>,
+) -> Result<PathBuf, String> {
+    let (agent_role, server_ip) = match role {
+        Local::Alone => (Role::Both, ip.to_string()),
+        Local::Serve => (Role::Server, ip.to_string()),
+        Local::Peer(server) => (Role::Client, server.clone()),
+    };
+    let params = Params {
+        server_ip,
+        client_ip: ip.to_string(),
+        dev,
+        gid_idx: gid_idx.unwrap_or(0),
+        ib_port: 1,
+    };
+    let mut cfg = ctx.agent(agent_role, ip, Net::None, ctx.dir.clone(), params);
+    cfg.auto_gid = gid_idx.is_none();
+    if agent_role == Role::Server {
+        cfg.secret = serving_secret(ctx.opts, ip)?;
+    }
+    if let Err(e) = crate::guest::agent::run(cfg) {
+        notes.push(format!("agent: {e}"));
+    }
+    Ok(ctx.dir.clone())
+}
+
+/// Boot, one VM: both sides in VM A; its result dir and its boot time.
+fn boot_one_vm(
+    ctx: &RunCtx,
+    tools: &host::setup::Tools,
+    accel: &host::vm::Accel,
+    notes: &mut Vec<String>,
+) -> Result<(PathBuf, Duration), String> {
+    let out = ctx.dir.join("a");
+    fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let cfg = ctx.agent(
+        Role::Both,
+        SERVER_IP,
+        Net::Dummy,
+        out.clone(),
+        Params::default(),
+    );
+    let spec = VmSpec {
+        name: "A".into(),
+        exec: ctx.exec(&cfg)?,
+        rwdir: out.clone(),
+        qemu_opts: None,
+        cpus: 2,
+    };
+    let mut vm = Vm::boot(tools, accel, &spec, &ctx.dir.join("vm-a.console"))?;
+    let mut boot = Duration::ZERO;
+    let booted = vm.wait_for_boot(&out.join(crate::guest::agent::LOG_FILE));
+    let waited = booted.and_then(|t| {
+        boot = t;
+        vm.wait(ctx.started + ctx.budget).map(drop)
+    });
+    if let Err(e) = waited {
+        notes.push(e);
+    }
+    agent_note(&out, "both", notes);
+    Ok((out, boot))
+}
+
+/// Boot, two VMs on a QEMU socket wire: A serves, B is the client and
+/// holds the report; B's result dir and the slower boot time.
+fn boot_two_vms(
+    ctx: &RunCtx,
+    tools: &host::setup::Tools,
+    accel: &host::vm::Accel,
+    notes: &mut Vec<String>,
+) -> Result<(PathBuf, Duration), String> {
+    let (a, b) = (ctx.dir.join("a"), ctx.dir.join("b"));
+    for d in [&a, &b] {
+        fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    let port = host::vm::free_port()?;
+    let (spec_a, spec_b) = two_vm_specs(ctx, &a, &b, port)?;
+    let mut vm_a = Vm::boot(tools, accel, &spec_a, &ctx.dir.join("vm-a.console"))?;
+    // QEMU's connect side fails at once if the listen side is not up.
+    host::vm::wait_host_listen(port, &mut vm_a, 60)?;
+    let mut vm_b = Vm::boot(tools, accel, &spec_b, &ctx.dir.join("vm-b.console"))?;
+    let booted = vm_a
+        .wait_for_boot(&a.join(crate::guest::agent::LOG_FILE))
+        .and_then(|ta| Ok(ta.max(vm_b.wait_for_boot(&b.join(crate::guest::agent::LOG_FILE))?)));
+    let mut boot = Duration::ZERO;
+    match booted {
+        // Dropping the VMs kills whichever still runs.
+        Err(e) => notes.push(e),
+        Ok(t) => {
+            boot = t;
+            let deadline = ctx.started + ctx.budget + Duration::from_secs(host::vm::BOOT_SECS);
+            for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
+                if let Err(e) = r {
+                    notes.push(e);
+                }
+            }
+        }
+    }
+    agent_note(&a, "server", notes);
+    agent_note(&b, "client", notes);
+    Ok((b, boot))
+}
+
+/// The two VMs' specs, their agents' files written: A serves from
+/// `a`, B runs the client sides from `b`, joined on 127.0.0.1:`port`.
+fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, VmSpec), String> {
+    let dump = wire_dump(ctx.opts, &ctx.dir);
+    // The two VMs are two hosts: A serves, B runs the client sides
+    // from a copy of the binaries, as a host without the source
+    // tree would, and holds the report.
+    let params = Params {
+        client_ip: CLIENT_IP.into(),
+        ..Params::default()
+    };
+    let mut cfg_a = ctx.agent(
+        Role::Server,
+        SERVER_IP,
+        Net::Mac(host::vm::MAC_A.into()),
+        a.to_path_buf(),
+        params.clone(),
+    );
+    let mut cfg_b = ctx.agent(
+        Role::Client,
+        CLIENT_IP,
+        Net::Mac(host::vm::MAC_B.into()),
+        b.to_path_buf(),
+        params,
+    );
+    cfg_b.bin_dir = copy_binaries(&ctx.bin_dir, &b.join("bin"))?;
+    // The lab itself too, as a host without the source tree gets it.
+    if let Some(lab) = ctx.opts.agent_exe.parent().map(|d| d.join("rdma-lab")) {
+        fs::copy(&lab, cfg_b.bin_dir.join("rdma-lab"))
+            .map_err(|e| format!("copying {}: {e}", lab.display()))?;
+    }
+    // A secret of this run's own, in a file each VM's agent reads.
+    let secret = crate::guest::control::Secret::generate()?;
+    for cfg in [&mut cfg_a, &mut cfg_b] {
+        let file = cfg.out.join("secret");
+        crate::guest::control::write_secret(&file, &secret)?;
+        cfg.secret_file = Some(file);
+    }
+    // One vCPU each: two TCG guests share this host's cores.
+    let spec_a = VmSpec {
+        name: "A".into(),
+        exec: ctx.exec(&cfg_a)?,
+        rwdir: a.to_path_buf(),
+        qemu_opts: Some(qemu_nic("listen", port, host::vm::MAC_A) + &dump),
+        cpus: 1,
+    };
+    let spec_b = VmSpec {
+        name: "B".into(),
+        exec: ctx.exec(&cfg_b)?,
+        rwdir: b.to_path_buf(),
+        qemu_opts: Some(qemu_nic("connect", port, host::vm::MAC_B)),
+        cpus: 1,
+    };
+    Ok((spec_a, spec_b))
+}
+
+/// QEMU's options for a VM's end of the socket wire: `side` is `listen`
+/// or `connect`, on 127.0.0.1:`port`, the NIC with `mac`.
+fn qemu_nic(side: &str, port: u16, mac: &str) -> String {
+    format!(
+        "-netdev socket,id=s0,{side}=127.0.0.1:{port} -device virtio-net-pci,netdev=s0,mac={mac}"
+    )
+}
+
+/// With `--capture`, QEMU's option that records both directions of A's end
+/// of the wire, which is everything between the two hosts; else empty.
+fn wire_dump(opts: &LabOptions, dir: &Path) -> String {
+    if opts.capture {
+        format!(
+            " -object filter-dump,id=f0,netdev=s0,file={}",
+            dir.join(crate::capture::WIRE_PCAP).display()
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// What the serving host refused by its own rules: taken out of `list`,
+/// printed, and returned to be reported as skipped, with why.
+fn take_refused(report_dir: &Path, list: &mut Vec<&'static Scenario>) -> Vec<Skip> {
+    let refused = read_refused(report_dir);
+    list.retain(|s| !refused.iter().any(|r| r.scenario == s.name));
+    for r in &refused {
+        println!("lab: skipped {}: {}", r.scenario, r.reason);
+    }
+    refused
+}
+
+/// The VMs' accelerator, kernel and boot time (`None` with `--local`); the
+/// kernel's version is also written into the result dir.
+fn vm_info(
+    tools: Option<host::setup::Tools>,
+    accel: host::vm::Accel,
+    boot: Duration,
+    dir: &Path,
+) -> Option<VmInfo> {
+    let vms = tools.map(|t| VmInfo {
+        accel,
+        kernel: t.kernel.version,
+        boot,
+    });
+    if let Some(v) = &vms {
+        let _ = fs::write(dir.join(KERNEL_FILE), &v.kernel);
+    }
+    vms
+}
+
+/// Cleanup: the result dir goes when everything passed, unless `keep` or
+/// a capture (it is what was asked for) keeps it.
+fn clean_up(report: &LabReport, keep: bool) {
+    let all_pass = report.notes.is_empty()
+        && report.findings.is_empty()
+        && report
+            .outcomes
+            .iter()
+            .all(|o| report.failures(o).is_empty());
+    // A capture is kept: it is what was asked for.
+    if all_pass && !keep && !report.captured {
+        let _ = fs::remove_dir_all(&report.dir);
+    }
+}
+
+/// The secret a serving host uses when neither `--secret-file` nor the
+/// environment gives one: a new one, with the command for the peer.
+fn serving_secret(
+    opts: &LabOptions,
+    ip: &str,
+) -> Result<Option<crate::guest::control::Secret>, String> {
+    if opts.secret_file.is_some() || crate::guest::control::Secret::from_env().is_some() {
+        return Ok(None);
+    }
+    let secret = crate::guest::control::Secret::generate()?;
+    println!(
+        "lab: this session's secret is new (no --secret-file, no {env}); on the peer host run:\n  \
+         {env}={} cargo xtask lab --local --peer {ip} --ip ITS_ADDRESS --port {} [NAME...]",
+        secret.text(),
+        opts.port,
+        env = crate::guest::control::SECRET_ENV,
+    );
+    Ok(Some(secret))
+}
+
+/// What `cargo xtask doctor` is asked.
+#[derive(Debug, Clone, Default)]
+pub struct DoctorRequest {
+    /// The device (`None`: the first).
+    pub dev: Option<String>,
+    /// This host's address on the RDMA netdev.
+    pub ip: Option<String>,
+    /// The peer host's address, whose doctor runs at the same time.
+    pub peer: Option<String>,
+    /// The GID index to judge (`None`: the one the examples choose).
+    pub gid_idx: Option<u32>,
+    /// The IPv4 multicast groups whose route to check (the examples' and
+    /// `--mcast`'s).
+    pub mcast: Vec<String>,
+    /// The control port of the two doctors.
+    pub port: u16,
+    /// How long to wait for the peer's doctor, in seconds.
+    pub wait_secs: u64,
+    /// The examples' binaries (the probe's), instead of a build's.
+    pub bin_dir: Option<PathBuf>,
+    /// The file with the two doctors' shared secret (else
+    /// [`crate::guest::control::SECRET_ENV`]).
+    pub secret_file: Option<PathBuf>,
+    /// Serving: the only peer addresses that may connect (empty: any).
+    pub allow: Vec<std::net::IpAddr>,
+}
+
+/// Runs the doctor on this host (and with a peer, on the path to it, with
+/// the peer's doctor): prints its report on stdout and each finding as one
+/// line on stderr; `Ok(true)` when it found nothing.
+pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
+    let pairs: Vec<&Scenario> = catalog::pairs().collect();
+    let (locked_kib, locked_by) = catalog::largest_registration(&pairs);
+    let Some(peer) = &req.peer else {
+        return Ok(doctor_alone(req, locked_kib, locked_by));
+    };
+    let ip = req
+        .ip
+        .clone()
+        .ok_or("--peer needs --ip: this host's address on its RDMA netdev")?;
+    let serves = doctor_serves(&ip, peer)?;
+    // Without a secret the two doctors cannot meet: said at once.
+    crate::guest::control::Secret::load(req.secret_file.as_deref())
+        .unwrap_or_else(|| Err(crate::guest::control::Secret::missing()))?;
+    let dev = match &req.dev {
+        Some(d) => d.clone(),
+        None => first_rdma_device()
+            .ok_or("no RDMA device on this host (/sys/class/infiniband is empty): pass --dev")?,
+    };
+    let bin_dir = probe_bin_dir(req)?;
+    // Kept until the findings are read.
+    let out_dir = doctor_dir()?;
+    let out = out_dir.path().to_path_buf();
+    let cfg = doctor_agent(req, serves, &ip, peer, &dev, out.clone(), bin_dir);
+    let result = crate::guest::agent::run(cfg);
+    let (mut findings, _) = read_doctor(&out);
+    drop(out_dir);
+    result?;
+    // The session's doctor judges the path; the routes of this host's
+    // multicast groups are judged here, as without a peer.
+    let mcast = crate::guest::doctor::check_mcast_routes(Some(&ip), Some(&dev), &req.mcast);
+    for l in &mcast.lines {
+        println!("{}", escape_controls(l));
+    }
+    findings.extend(mcast.findings);
+    // Some are the peer's.
+    for f in &findings {
+        eprintln!("{}", escape_controls(f));
+    }
+    Ok(findings.is_empty())
+}
+
+/// The doctor without a peer: this host's check, its report printed on
+/// stdout and its findings on stderr; whether it found nothing.
+fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> bool {
+    let check = crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
+        dev: req.dev.clone(),
+        ip: req.ip.clone(),
+        gid_idx: req.gid_idx,
+        locked_kib,
+        locked_by: locked_by.to_string(),
+        mcast: req.mcast.clone(),
+    });
+    // Names and text the system's tools gave.
+    for l in &check.lines {
+        println!("{}", escape_controls(l));
+    }
+    for f in &check.findings {
+        eprintln!("{}", escape_controls(f));
+    }
+    check.findings.is_empty()
+}
+
+/// Whether this host's doctor serves the session: both doctors are started
+/// alike, and the lower address serves.
+fn doctor_serves(ip: &str, peer: &str) -> Result<bool, String> {
+    let parse = |a: &str| {
+        a.parse::<std::net::IpAddr>()
+            .map_err(|e| format!("`{a}`: {e}"))
+    };
+    match parse(ip)?.cmp(&parse(peer)?) {
+        std::cmp::Ordering::Less => Ok(true),
+        std::cmp::Ordering::Greater => Ok(false),
+        std::cmp::Ordering::Equal => Err("--peer is this host's own --ip".into()),
+    }
+}
+
+/// Where the probe's binary is: `--bin-dir`, or the build's, built now if
+/// it lacks the probe.
+fn probe_bin_dir(req: &DoctorRequest) -> Result<PathBuf, String> {
+    let probe = catalog::find(catalog::PROBE).expect("the probe is in the table");
+    Ok(match &req.bin_dir {
+        Some(d) => d.clone(),
+        None => {
+            let d = target_dir().join("release");
+            if !d.join(probe.package).is_file() {
+                build(&[probe])?;
+            }
+            d
+        }
+    })
+}
+
+/// The agent of a doctor's session with `peer`: serving or the peer, the
+/// doctor only, its results in `out`.
+fn doctor_agent(
+    req: &DoctorRequest,
+    serves: bool,
+    ip: &str,
+    peer: &str,
+    dev: &str,
+    out: PathBuf,
+    bin_dir: PathBuf,
+) -> AgentConfig {
+    let (server_ip, client_ip) = if serves {
+        (ip.to_string(), peer.to_string())
+    } else {
+        (peer.to_string(), ip.to_string())
+    };
+    AgentConfig {
+        role: if serves { Role::Server } else { Role::Client },
+        ip: ip.to_string(),
+        net: Net::None,
+        out,
+        bin_dir,
+        params: Params {
+            server_ip,
+            client_ip,
+            dev: dev.to_string(),
+            gid_idx: req.gid_idx.unwrap_or(0),
+            ib_port: 1,
+        },
+        scenarios: Vec::new(),
+        wait_secs: req.wait_secs,
+        port: req.port,
+        auto_gid: req.gid_idx.is_none(),
+        secret_file: req.secret_file.clone(),
+        secret: None,
+        allow: req.allow.clone(),
+        doctor_only: true,
+    }
+}
+
+/// Copies the example binaries of `from` (a build's `target/release`)
+/// into `to`, and nothing else: what a host without the source tree gets.
+pub fn copy_binaries(from: &Path, to: &Path) -> Result<PathBuf, String> {
+    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for b in crate::model::EXAMPLE_BINARIES {
+        let src = from.join(b);
+        if src.is_file() {
+            fs::copy(&src, to.join(b)).map_err(|e| format!("copying {}: {e}", src.display()))?;
+        }
+    }
+    Ok(to.to_path_buf())
+}
+
+/// The file in a VM run's result dir that names the kernel it booted.
+const KERNEL_FILE: &str = "kernel";
+
+/// Cuts `dir/wire.pcap` per scenario and gives each outcome its packets.
+fn attach_captures(dir: &Path, outcomes: &mut [Outcome]) -> Result<(), String> {
+    for c in crate::capture::split(dir)? {
+        if let Some(o) = outcomes.iter_mut().find(|o| o.scenario == c.scenario) {
+            o.capture = Some(c.packets);
+        }
+    }
+    Ok(())
+}
+
+/// The report of a kept two-host run with capture (its result dir), for
+/// the scenarios of `list` that it ran.
+pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    if !dir.join(crate::capture::WIRE_PCAP).exists() {
+        return Err(format!(
+            "{} is not the result dir of a two-host run with --capture (no {})",
+            dir.display(),
+            crate::capture::WIRE_PCAP
+        ));
+    }
+    let ran: Vec<&Scenario> = list
+        .iter()
+        .copied()
+        .filter(|s| {
+            ["server", "client"].iter().any(|side| {
+                let d = if *side == "server" { &a } else { &b };
+                crate::results::result_file(d, &s.name, side, "status").exists()
+            })
+        })
+        .collect();
+    let mut outcomes = collect(&ran, &a, &b);
+    attach_captures(dir, &mut outcomes)?;
+    let kernel = fs::read_to_string(dir.join(KERNEL_FILE)).unwrap_or_default();
+    Ok(LabReport {
+        dir: dir.to_path_buf(),
+        outcomes,
+        notes: Vec::new(),
+        elapsed: Duration::ZERO,
+        vms: Some(VmInfo {
+            accel: host::vm::Accel::Tcg("as recorded".into()),
+            kernel: kernel.trim().to_string(),
+            boot: Duration::ZERO,
+        }),
+        addrs: Mode::TwoHosts.addrs(),
+        captured: true,
+        mode: Mode::TwoHosts,
+        skipped: Vec::new(),
+        findings: Vec::new(),
+        hosts: Vec::new(),
+    })
+}
+
+/// First device in /sys/class/infiniband, by name.
+pub fn first_rdma_device() -> Option<String> {
+    let mut v: Vec<String> = fs::read_dir("/sys/class/infiniband")
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v.into_iter().next()
+}
+
+/// One side's transcript as printed on the terminal.
+fn side_text(name: &str, label: &str, side: Option<&SideOutcome>) -> String {
+    match side {
+        None => format!("=== {name}: {label}: no result ===\n"),
+        // What the program wrote, which may be what its peer sent.
+        Some(side) => escape_controls(&crate::results::side_transcript(
+            &format!("{name}: {label}"),
+            side,
+        )),
+    }
+}
+
+/// Prints both sides' transcripts of every outcome, each followed by its
+/// packet ladder when the run recorded the wire.
+pub fn print_transcripts(outcomes: &[Outcome], addrs: Option<&Addrs>) {
+    for o in outcomes {
+        let s = catalog::find(&o.scenario);
+        if s.map_or(true, |s| s.server.is_some()) {
+            print!("{}", side_text(&o.scenario, "server", o.server.as_ref()));
+        }
+        if s.map_or(true, |s| s.client.is_some()) {
+            print!("{}", side_text(&o.scenario, "client", o.client.as_ref()));
+        }
+        if let (Some(packets), Some(addrs)) = (&o.capture, addrs) {
+            let rungs = crate::capture::ladder::rungs(packets, addrs);
+            // Drawn from packets, which a peer writes.
+            print!(
+                "{}",
+                escape_controls(&crate::capture::ladder::text(&o.scenario, &rungs, addrs))
+            );
+        }
+        println!();
+    }
+}
+
+/// Prints a PASS/FAIL line per scenario, grouped by example, with each
+/// example's fault matrix rows counted, then `N passed, N failed`; returns
+/// the number failed.
+pub fn print_summary(report: &LabReport) -> usize {
+    let (mut passed, mut failed) = (0, 0);
+    for (package, outcomes) in by_example(&report.outcomes) {
+        println!("{package}:");
+        let mut rows: Vec<(model::Fault, usize, usize)> = Vec::new();
+        for o in outcomes {
+            let failures = report.failures(o);
+            let ok = failures.is_empty();
+            if ok {
+                passed += 1;
+                println!("  PASS {}", o.scenario);
+            } else {
+                failed += 1;
+                // The failures quote the programs' lines.
+                let failures = escape_controls(&failures.join("; "));
+                println!("  FAIL {}: {failures}", o.scenario);
+            }
+            if let Some(fault) = catalog::find(&o.scenario).and_then(|s| s.fault) {
+                match rows.iter_mut().find(|r| r.0 == fault) {
+                    Some(r) => (r.1, r.2) = (r.1 + usize::from(ok), r.2 + 1),
+                    None => rows.push((fault, usize::from(ok), 1)),
+                }
+            }
+        }
+        if !rows.is_empty() {
+            rows.sort();
+            let rows: Vec<String> = rows
+                .iter()
+                .map(|(f, ok, all)| format!("{} {ok}/{all}", f.label()))
+                .collect();
+            println!("  fault matrix: {}", rows.join(", "));
+        }
+    }
+    for s in &report.skipped {
+        println!("  SKIP {}: {}", s.scenario, s.reason);
+    }
+    // The hosts, findings and notes come from the agents' files, some
+    // from a peer host; the kernel's name from a file in the VM.
+    for h in &report.hosts {
+        println!("{}", escape_controls(&h.to_string()));
+    }
+    if report.findings.is_empty() {
+        println!("doctor: no findings");
+    }
+    for f in &report.findings {
+        println!("doctor: {}", escape_controls(f));
+    }
+    for n in &report.notes {
+        println!("note: {}", escape_controls(n));
+    }
+    if let Some(v) = &report.vms {
+        println!(
+            "VMs: {}, kernel {}, boot {:.1} s",
+            v.accel,
+            escape_controls(&v.kernel),
+            v.boot.as_secs_f64()
+        );
+    }
+    let skipped = if report.skipped.is_empty() {
+        String::new()
+    } else {
+        format!(", {} skipped", report.skipped.len())
+    };
+    println!(
+        "{passed} passed, {failed} failed{skipped} ({:.1} s)",
+        report.elapsed.as_secs_f64()
+    );
+    if report.dir.exists() {
+        println!("results kept in {}", report.dir.display());
+    }
+    if report.captured {
+        println!(
+            "captures: {}/<scenario>.pcap, the whole run in {}",
+            report.dir.display(),
+            crate::capture::WIRE_PCAP
+        );
+    }
+    failed
+}
+
+/// The outcomes grouped by their scenario's package, in order of first
+/// appearance (a scenario that is not known goes under its own name).
+fn by_example(outcomes: &[Outcome]) -> Vec<(&str, Vec<&Outcome>)> {
+    let mut groups: Vec<(&str, Vec<&Outcome>)> = Vec::new();
+    for o in outcomes {
+        // A scenario of no example (the doctor's, an independent peer's)
+        // goes under the first word of its name.
+        let package = match catalog::find(&o.scenario).map(|s| s.package) {
+            Some(p) if !p.is_empty() => p,
+            _ => o.scenario.split('_').next().unwrap_or(&o.scenario),
+        };
+        match groups.iter_mut().find(|g| g.0 == package) {
+            Some(g) => g.1.push(o),
+            None => groups.push((package, vec![o])),
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::workspace::workspace_root;
+
+    #[test]
+    fn outcomes_are_grouped_by_example_in_order() {
+        let o = |name: &str| Outcome {
+            scenario: name.into(),
+            server: None,
+            client: None,
+            leftover: String::new(),
+            capture: None,
+        };
+        let outcomes = [
+            o("srq"),
+            o("mc_memlock"),
+            o("srq_memlock"),
+            o("mckey"),
+            o("nosuch"),
+        ];
+        let groups: Vec<(&str, Vec<&str>)> = by_example(&outcomes)
+            .into_iter()
+            .map(|(p, os)| (p, os.iter().map(|o| o.scenario.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("srq", vec!["srq", "srq_memlock"]),
+                ("mckey", vec!["mc_memlock", "mckey"]),
+                ("nosuch", vec!["nosuch"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_a_mode_cannot_run_is_skipped_with_its_reason() {
+        let find = |n| catalog::find(n).unwrap();
+        let local = |role| Mode::Local {
+            dev: None,
+            ip: "10.0.0.1".into(),
+            gid_idx: None,
+            role,
+        };
+        let peer = local(Local::Peer("10.0.0.2".into()));
+        let blocked = find("doctor_udp_4791_blocked");
+        assert!(skip_reason(blocked, &Mode::SingleHost, None).is_some());
+        assert!(skip_reason(blocked, &Mode::TwoHosts, None).is_none());
+        assert!(skip_reason(blocked, &peer, None)
+            .unwrap()
+            .contains("VMs only"));
+        let memlock = find("doctor_memlock_64");
+        assert!(skip_reason(memlock, &Mode::SingleHost, None).is_none());
+        assert!(skip_reason(memlock, &local(Local::Alone), None).is_none());
+        assert!(skip_reason(memlock, &peer, None)
+            .unwrap()
+            .contains("one host"));
+        for pair in catalog::pairs() {
+            for mode in [Mode::SingleHost, Mode::TwoHosts, peer.clone()] {
+                for link in [None, Some("Ethernet"), Some("InfiniBand")] {
+                    assert_eq!(skip_reason(pair, &mode, link), None, "{}", pair.name);
+                }
+            }
+        }
+        // A program's own GID choice is RoCE's: an InfiniBand port skips it.
+        let auto = find("rc_example_auto_gid");
+        assert!(skip_reason(auto, &peer, Some("InfiniBand"))
+            .unwrap()
+            .contains("InfiniBand"));
+        assert_eq!(skip_reason(auto, &peer, Some("Ethernet")), None);
+    }
+
+    #[test]
+    fn the_binaries_to_copy_are_the_workspace_examples() {
+        // Every workspace binary but the lab's own: a `src/main.rs` is its
+        // package's binary, and each `src/bin/NAME.rs` is one more.
+        let root = workspace_root();
+        let mut found = Vec::new();
+        for e in fs::read_dir(&root).unwrap().flatten() {
+            let dir = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if ["xtask", "lab"].contains(&name.as_str()) || !dir.join("Cargo.toml").is_file() {
+                continue;
+            }
+            if dir.join("src/main.rs").is_file() {
+                found.push(name.clone());
+            }
+            for b in fs::read_dir(dir.join("src/bin"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let f = b.file_name().to_string_lossy().into_owned();
+                if let Some(stem) = f.strip_suffix(".rs") {
+                    found.push(stem.to_string());
+                }
+            }
+        }
+        found.sort();
+        let mut listed: Vec<String> = crate::model::EXAMPLE_BINARIES
+            .iter()
+            .map(|b| b.to_string())
+            .collect();
+        listed.sort();
+        assert_eq!(found, listed);
+    }
+
+    #[test]
+    fn doctor_files_become_findings_and_hosts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        fs::write(crate::results::findings_file(dir, "server"), "too low\n").unwrap();
+        fs::write(crate::results::findings_file(dir, "path"), "blocked\n").unwrap();
+        fs::write(crate::results::findings_file(dir, "client"), "").unwrap();
+        let h = crate::results::HostInfo {
+            role: "client".into(),
+            dev: "rxe0".into(),
+            port: 1,
+            ..Default::default()
+        };
+        fs::write(
+            crate::results::host_file(dir, "client"),
+            crate::results::host_record(&h) + "\n",
+        )
+        .unwrap();
+        let (findings, hosts) = read_doctor(dir);
+        assert_eq!(
+            findings,
+            ["server host: too low", "between the hosts: blocked"]
+        );
+        assert_eq!(hosts, [h]);
+    }
+
+    fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn a_run_dir_is_new_and_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("1-2");
+        create_private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        // One that exists, even one this run made, is not taken again.
+        assert!(create_private_dir(&dir).is_err());
+        // Nor a symlink planted where the run dir will be.
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let planted = tmp.path().join("3-4");
+        std::os::unix::fs::symlink(&elsewhere, &planted).unwrap();
+        assert!(create_private_dir(&planted).is_err());
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_doctors_dir_is_fresh_and_private_whatever_was_planted() {
+        // Where the doctor's dir used to be: a symlink planted there, as
+        // any local user could, to a dir the doctor would have written to.
+        let target = tempfile::tempdir().unwrap();
+        let old = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+        std::os::unix::fs::symlink(target.path(), &old).unwrap();
+        let dirs = [doctor_dir().unwrap(), doctor_dir().unwrap()];
+        let _ = fs::remove_file(&old);
+        for d in &dirs {
+            assert_ne!(d.path(), old);
+            assert_eq!(d.path().parent(), Some(std::env::temp_dir().as_path()));
+            assert!(d
+                .path()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("rdma-doctor-"));
+            assert_eq!(mode(d.path()), 0o700);
+            assert!(!fs::symlink_metadata(d.path())
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
+        }
+        assert_ne!(dirs[0].path(), dirs[1].path());
+        assert_eq!(fs::read_dir(target.path()).unwrap().count(), 0);
+        let gone = dirs[0].path().to_path_buf();
+        drop(dirs);
+        assert!(!gone.exists(), "removed when dropped");
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_keeps_the_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = catalog::find("rc_example").unwrap();
+        let file = |side, ext| crate::results::result_file(dir.path(), &s.name, side, ext);
+        fs::write(file("server", "stdout"), b"before \xff after\n").unwrap();
+        fs::write(file("server", "stderr"), b"err \xfe\n").unwrap();
+        fs::write(file("server", "status"), "exit=0\nelapsed_ms=5\n").unwrap();
+        fs::write(file("both", "leftover"), b"qp \x80\n").unwrap();
+        fs::write(
+            crate::results::findings_file(dir.path(), "both"),
+            b"bad \xc3\n",
+        )
+        .unwrap();
+        fs::write(dir.path().join("agent.both.status"), b"died \xff\n").unwrap();
+        let o = &collect(&[s], dir.path(), dir.path())[0];
+        let server = o.server.as_ref().expect("the server side is read");
+        assert_eq!(server.stdout, "before \u{fffd} after\n");
+        assert_eq!(server.stderr, "err \u{fffd}\n");
+        assert_eq!(server.exit, Some(0));
+        assert_eq!(o.leftover, "qp \u{fffd}\n");
+        assert_eq!(read_doctor(dir.path()).0, ["this host: bad \u{fffd}"]);
+        let mut notes = Vec::new();
+        agent_note(dir.path(), "both", &mut notes);
+        assert_eq!(notes, ["both agent: died \u{fffd}"]);
+    }
+
+    #[test]
+    fn a_transcript_shows_the_programs_escape_sequences_escaped() {
+        let side = SideOutcome {
+            exit: Some(0),
+            elapsed_ms: None,
+            stdout: "got \x1b]0;pwned\x07 from the peer\n\tnext\n".into(),
+            stderr: "\u{9b}2J\n".into(),
+        };
+        assert_eq!(
+            side_text("rc_example", "server", Some(&side)),
+            "=== rc_example: server (exit 0) ===\n--- stdout ---\n\
+             got \\x1b]0;pwned\\x07 from the peer\n\tnext\n--- stderr ---\n\\u{9b}2J\n"
+        );
+    }
+
+    #[test]
+    fn guest_visibility() {
+        assert!(guest_can_see(Path::new("/work/main/target/debug/xtask")));
+        assert!(guest_can_see(Path::new("/tmp/ci/repo/target")));
+        assert!(!guest_can_see(Path::new("/var/tmp/repo/target")));
+        assert!(!guest_can_see(Path::new("/run/user/0/x")));
+        assert!(guest_can_see(Path::new("/variable/x")));
+    }
+}

@@ -1,0 +1,1093 @@
+//! `cargo xtask setup`: installs the lab's tools when they are missing (as
+//! root) or prints the commands to run (otherwise), and picks the kernel,
+//! QEMU and virtme-ng the VMs boot with.
+//!
+//! It respects the machine: it reads `/etc/os-release` and uses that
+//! distribution's package names (Debian 12 and 13, Ubuntu 22.04 and 24.04;
+//! elsewhere it says what to install and stops), installs only what is
+//! missing, with `--no-install-recommends --no-remove`, and never removes a
+//! package or touches the system Python. When the distribution's QEMU
+//! cannot be installed without removing a package (on machines with a newer
+//! `qemu-utils` from backports), it says which, and unpacks the
+//! distribution's own QEMU packages into a directory of the project's
+//! instead. virtme-ng comes from the distribution where it is packaged, and
+//! otherwise from PyPI into a virtual environment of the project's.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What every supported distribution installs under the same name.
+/// busybox-static is there because vng builds an initramfs (Debian kernels
+/// have 9p and virtio as modules) and refuses a dynamically linked busybox,
+/// which it checks with `file` (a dependency of Debian's virtme-ng package,
+/// but not of virtme-ng from PyPI: a fresh Debian 12 has no `file`); gcc
+/// and libc6-dev build the bindings' C wrappers.
+pub const COMMON_PACKAGES: &[&str] = &[
+    "rdma-core",
+    "ibverbs-providers",
+    "libibverbs-dev",
+    "librdmacm-dev",
+    "libclang-dev",
+    "pkg-config",
+    "gcc",
+    "libc6-dev",
+    "rdmacm-utils",
+    "ibverbs-utils",
+    "iproute2",
+    "kmod",
+    "busybox-static",
+    "file",
+];
+
+/// The distribution's QEMU for x86-64 guests.
+pub const QEMU_PACKAGE: &str = "qemu-system-x86";
+
+/// The packages a private QEMU is unpacked from (they conflict together).
+pub const QEMU_PRIVATE_PACKAGES: &[&str] =
+    &["qemu-system-x86", "qemu-system-common", "qemu-system-data"];
+
+/// virtme-ng from PyPI, at the release the lab was tried with: a later
+/// one may change what vng accepts.
+pub const VIRTME_NG_PIP: &str = "virtme-ng==1.42";
+
+/// `/etc/os-release`, the fields that choose package names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OsRelease {
+    /// `ID`, e.g. `debian`, `ubuntu`.
+    pub id: String,
+    /// `VERSION_ID`, e.g. `12`, `24.04`.
+    pub version_id: String,
+    /// `PRETTY_NAME`, for messages.
+    pub pretty_name: String,
+}
+
+/// Reads the `KEY=value` lines of os-release (values may be quoted).
+pub fn parse_os_release(text: &str) -> OsRelease {
+    let mut os = OsRelease::default();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let value = value
+            .trim()
+            .trim_matches('"')
+            .trim_matches('\'')
+            .to_string();
+        match key.trim() {
+            "ID" => os.id = value,
+            "VERSION_ID" => os.version_id = value,
+            "PRETTY_NAME" => os.pretty_name = value,
+            _ => {}
+        }
+    }
+    os
+}
+
+/// Where virtme-ng comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VngSource {
+    /// The distribution's package of that name.
+    Apt(&'static str),
+    /// PyPI, into the project's virtual environment ([`venv_dir`]).
+    Venv,
+}
+
+/// A distribution's names for what the lab needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The distribution, for messages.
+    pub distro: String,
+    /// Kernel package(s) to install when no kernel in /boot has rdma_rxe.
+    pub kernel: &'static [&'static str],
+    /// Where virtme-ng comes from.
+    pub vng: VngSource,
+    /// The package of a libclang >= 19 that CI also builds the bindings
+    /// with, where the default libclang is older; `None` where the default
+    /// is 19 or later, or the distribution has none.
+    pub libclang_19: Option<&'static str>,
+    /// The package of a Chromium that runs headless, for the handout's PDF
+    /// and check: Debian's `chromium`; `None` on Ubuntu, whose `chromium`
+    /// is a snap that neither CI machines nor containers run.
+    pub chromium: Option<&'static str>,
+}
+
+/// The plan for `os`, or, on a distribution we do not know, what to install
+/// by hand.
+pub fn plan(os: &OsRelease) -> Result<Plan, String> {
+    let distro = if os.pretty_name.is_empty() {
+        format!("{} {}", os.id, os.version_id)
+    } else {
+        os.pretty_name.clone()
+    };
+    let (kernel, vng, libclang_19): (&'static [&'static str], _, _) =
+        match (os.id.as_str(), os.version_id.as_str()) {
+            ("debian", "12") => (&["linux-image-amd64"], VngSource::Venv, Some("libclang-19-dev")),
+            ("debian", "13") => (&["linux-image-amd64"], VngSource::Apt("virtme-ng"), None),
+            // Ubuntu ships rdma_rxe in linux-modules-extra, which the generic
+            // kernel's meta package pulls in.
+            ("ubuntu", "22.04") => (&["linux-image-generic"], VngSource::Venv, None),
+            ("ubuntu", "24.04") => (
+                &["linux-image-generic"],
+                VngSource::Apt("virtme-ng"),
+                Some("libclang-19-dev"),
+            ),
+            _ => {
+                return Err(format!(
+                    "setup knows the package names of Debian 12 and 13 and Ubuntu 22.04 and 24.04, not of {distro}.\n\
+                     Install by hand: QEMU for x86-64 guests, rdma-core with the libibverbs and librdmacm \
+                     headers and providers, rdmacm and ibverbs utilities, libclang, pkg-config, a C compiler, \
+                     iproute2, kmod, a static busybox, a kernel image in /boot with the rdma_rxe module, and \
+                     virtme-ng (python3 -m venv <dir> && <dir>/bin/pip install virtme-ng); then run the lab again."
+                ))
+            }
+        };
+    Ok(Plan {
+        distro,
+        kernel,
+        vng,
+        libclang_19,
+        chromium: (os.id == "debian").then_some("chromium"),
+    })
+}
+
+/// The kernel the VMs boot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernel {
+    /// `uname -r` spelling, e.g. `6.1.0-56-amd64`.
+    pub version: String,
+    /// Its image, `/boot/vmlinuz-<version>`.
+    pub image: PathBuf,
+}
+
+/// What the VMs are booted with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tools {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// The `vng` to run.
+    pub vng: PathBuf,
+    /// The QEMU binary to give vng, when it is not the system's.
+    pub qemu: Option<PathBuf>,
+}
+
+fn quiet(cmd: &mut Command) -> Option<std::process::Output> {
+    cmd.stdin(Stdio::null()).output().ok()
+}
+
+fn dpkg_installed(pkg: &str) -> bool {
+    quiet(Command::new("dpkg-query").args(["-W", "-f=${Status}", pkg])).is_some_and(|o| {
+        o.status.success() && String::from_utf8_lossy(&o.stdout).ends_with(" installed")
+    })
+}
+
+/// `which`: the first executable `name` on PATH.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Whether we run as root (no libc: `id -u` says).
+pub fn is_root() -> bool {
+    quiet(Command::new("id").arg("-u"))
+        .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// The project's directory under the user's cache directory
+/// (`$XDG_CACHE_HOME/rdma-examples`, by default `~/.cache/rdma-examples`):
+/// the virtual environment and a private QEMU live there.
+pub fn cache_dir() -> PathBuf {
+    cache_dir_from(
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+        &crate::base::workspace::target_dir(),
+    )
+}
+
+/// [`cache_dir`] from the values of `XDG_CACHE_HOME` and `HOME`; without
+/// either, under the build's target dir (`target`). Never the shared
+/// /tmp: root runs the QEMU and virtme-ng found there, and any local user
+/// could have put their own at a fixed path in /tmp first. A relative
+/// value is ignored, as the XDG spec says: it would depend on the
+/// current directory.
+fn cache_dir_from(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+    target: &Path,
+) -> PathBuf {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    xdg_cache_home
+        .and_then(absolute)
+        .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")))
+        .unwrap_or_else(|| target.join("cache"))
+        .join("rdma-examples")
+}
+
+/// The project's virtual environment for virtme-ng from PyPI.
+pub fn venv_dir() -> PathBuf {
+    cache_dir().join("venv")
+}
+
+/// Where a private QEMU is unpacked.
+pub fn private_qemu_dir() -> PathBuf {
+    cache_dir().join("qemu")
+}
+
+fn private_qemu_binary() -> PathBuf {
+    private_qemu_dir().join("root/usr/bin/qemu-system-x86_64")
+}
+
+/// Where `vng` is: on PATH (the distribution's package), or in the
+/// project's virtual environment.
+pub fn vng_path() -> Option<PathBuf> {
+    which("vng").or_else(|| Some(venv_dir().join("bin/vng")).filter(|p| is_executable(p)))
+}
+
+/// The QEMU to give vng: none when the system has one, else the private one.
+pub fn qemu_path() -> Option<Option<PathBuf>> {
+    if which("qemu-system-x86_64").is_some() {
+        return Some(None);
+    }
+    let private = private_qemu_binary();
+    is_executable(&private).then_some(Some(private))
+}
+
+/// Orders kernel versions the way humans do (`6.10` after `6.9`).
+pub fn compare_versions(a: &str, b: &str) -> Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut v = Vec::new();
+        let mut start = 0;
+        let b = s.as_bytes();
+        for i in 1..=b.len() {
+            if i == b.len() || b[i].is_ascii_digit() != b[start].is_ascii_digit() {
+                v.push((b[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        v
+    }
+    let (ca, cb) = (chunks(a), chunks(b));
+    for (x, y) in ca.iter().zip(cb.iter()) {
+        let o = match (x, y) {
+            ((true, x), (true, y)) => x
+                .parse::<u64>()
+                .unwrap_or(0)
+                .cmp(&y.parse::<u64>().unwrap_or(0)),
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    ca.len().cmp(&cb.len())
+}
+
+/// The running kernel if `usable`, else the newest usable one among the
+/// versions that have an image in /boot (Debian's `-amd64`, Ubuntu's
+/// `-generic`).
+pub fn pick_kernel(
+    running: &str,
+    boot_versions: &[String],
+    usable: impl Fn(&str) -> bool,
+) -> Option<String> {
+    if usable(running) {
+        return Some(running.to_string());
+    }
+    let mut v: Vec<&String> = boot_versions
+        .iter()
+        .filter(|v| v.ends_with("-amd64") || v.ends_with("-generic"))
+        .collect();
+    v.sort_by(|a, b| compare_versions(b, a));
+    v.into_iter().find(|v| usable(v)).cloned()
+}
+
+fn has_rxe(version: &str) -> bool {
+    let dir = Path::new("/lib/modules").join(version);
+    if !dir.is_dir() {
+        return false;
+    }
+    let rxe = dir.join("kernel/drivers/infiniband/sw/rxe");
+    let file = std::fs::read_dir(rxe).is_ok_and(|mut d| {
+        d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("rdma_rxe.ko")))
+    });
+    file || quiet(Command::new("modinfo").args(["-k", version, "rdma_rxe"]))
+        .is_some_and(|o| o.status.success())
+}
+
+fn usable_kernel(version: &str) -> bool {
+    Path::new("/boot")
+        .join(format!("vmlinuz-{version}"))
+        .is_file()
+        && has_rxe(version)
+}
+
+fn boot_versions() -> Vec<String> {
+    std::fs::read_dir("/boot")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()
+                        .and_then(|n| n.strip_prefix("vmlinuz-"))
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What a host needs to run the examples' binaries without the source
+/// tree (the README's list): the libraries and the userspace drivers.
+pub const RUNTIME_PACKAGES: &[&str] = &["libibverbs1", "librdmacm1", "ibverbs-providers"];
+
+/// Whether a library an example binary names (`readelf -d`'s NEEDED) is
+/// the C runtime's, which every host has, or is in [`RUNTIME_PACKAGES`]
+/// (`dpkg -S` says which package has it; `dpkg-query` what that package
+/// provides, since Debian 13 and Ubuntu 24.04 renamed the libraries for the
+/// 64-bit `time_t` transition: `librdmacm1t64` provides `librdmacm1`).
+pub fn runtime_library_ok(lib: &str) -> bool {
+    const C_RUNTIME: &[&str] = &[
+        "libc.so.6",
+        "libm.so.6",
+        "libgcc_s.so.1",
+        "libpthread.so.0",
+        "libdl.so.2",
+        "librt.so.1",
+        "ld-linux-x86-64.so.2",
+    ];
+    if C_RUNTIME.contains(&lib) {
+        return true;
+    }
+    let Some(owners) = quiet(Command::new("dpkg").args(["-S", &format!("*/{lib}")]))
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    else {
+        return false;
+    };
+    owned_by_runtime_package(&owners, |pkg| {
+        quiet(Command::new("dpkg-query").args(["-W", "-f=${Provides}", pkg]))
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    })
+}
+
+/// Whether every package `dpkg -S` names in `owners` is one of
+/// [`RUNTIME_PACKAGES`] by its name, or by what it provides (`provides`
+/// answers as `dpkg-query -f '${Provides}'` does: `librdmacm1 (= 56.1-1)`).
+pub fn owned_by_runtime_package(owners: &str, provides: impl Fn(&str) -> String) -> bool {
+    let packages: Vec<&str> = owners
+        .lines()
+        .filter_map(|l| l.split(": ").next())
+        .flat_map(|names| names.split(", "))
+        .map(|p| p.split(':').next().unwrap_or("").trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    !packages.is_empty()
+        && packages.iter().all(|pkg| {
+            RUNTIME_PACKAGES.contains(pkg)
+                || parse_depends(&format!("Provides: {}", provides(pkg)))
+                    .iter()
+                    .any(|p| RUNTIME_PACKAGES.contains(&p.as_str()))
+        })
+}
+
+/// The version string an x86 kernel image (bzImage) carries in its boot
+/// header: the 16-bit pointer at 0x20e, plus 0x200, points at text like
+/// `6.1.0-56-amd64 (debian-kernel@lists.debian.org) #1 SMP ...`.
+pub fn image_version(image: &[u8]) -> Option<String> {
+    // "HdrS", the boot protocol's magic, at 0x202.
+    if image.get(0x202..0x206)? != b"HdrS" {
+        return None;
+    }
+    let at = usize::from(u16::from_le_bytes([*image.get(0x20e)?, *image.get(0x20f)?])) + 0x200;
+    let text = image.get(at..)?;
+    let end = text.iter().position(|&b| b == 0 || b == b' ')?;
+    let v = std::str::from_utf8(&text[..end]).ok()?;
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// The kernel of `--kernel IMAGE`: its version read from the image, and
+/// its modules, with rdma_rxe, in `/lib/modules/<version>`, which the VMs
+/// load from as from the default kernel's.
+pub fn kernel_from_image(image: &Path) -> Result<Kernel, String> {
+    let bytes = std::fs::read(image).map_err(|e| format!("--kernel {}: {e}", image.display()))?;
+    let version = image_version(&bytes).ok_or_else(|| {
+        format!(
+            "--kernel {}: not an x86 kernel image (no version in its boot header)",
+            image.display()
+        )
+    })?;
+    if !has_rxe(&version) {
+        return Err(format!(
+            "--kernel {}: kernel {version} has no rdma_rxe module in /lib/modules/{version}: \
+             install that kernel's modules (its linux-image package) too",
+            image.display()
+        ));
+    }
+    let image = image
+        .canonicalize()
+        .map_err(|e| format!("--kernel {}: {e}", image.display()))?;
+    Ok(Kernel { version, image })
+}
+
+/// The kernel the VMs should boot, if one is usable now.
+pub fn find_kernel() -> Option<Kernel> {
+    let running = quiet(Command::new("uname").arg("-r"))
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    pick_kernel(&running, &boot_versions(), usable_kernel).map(|version| Kernel {
+        image: Path::new("/boot").join(format!("vmlinuz-{version}")),
+        version,
+    })
+}
+
+/// The packages an `apt-get` run says it would remove (the indented lines
+/// after "The following packages will be REMOVED:").
+pub fn parse_removals(apt_output: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in apt_output.lines() {
+        if line.starts_with("The following packages will be REMOVED") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if !line.starts_with(' ') {
+                break;
+            }
+            out.extend(
+                line.split_whitespace()
+                    .map(|p| p.trim_end_matches('*').to_string()),
+            );
+        }
+    }
+    out
+}
+
+/// The names in a `Depends:` line, first alternative of each, without
+/// versions or architecture qualifiers.
+pub fn parse_depends(line: &str) -> Vec<String> {
+    let list = line.split_once(':').map_or(line, |(_, l)| l);
+    list.split(',')
+        .filter_map(|dep| {
+            let first = dep.split('|').next()?.trim();
+            let name = first.split([' ', '(']).next()?.trim();
+            let name = name.split(':').next()?.to_string();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+fn apt_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null())
+}
+
+fn run_loud(program: &str, args: &[&str]) -> Result<std::process::Output, String> {
+    eprintln!("setup: $ {program} {}", args.join(" "));
+    let out = apt_env(&mut Command::new(program))
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    Ok(out)
+}
+
+fn run_checked(program: &str, args: &[&str]) -> Result<(), String> {
+    let out = run_loud(program, args)?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{program} {}` failed: {}",
+            args.join(" "),
+            out.status
+        ))
+    }
+}
+
+/// The install command line for `pkgs`.
+fn apt_install_args(pkgs: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-o",
+        "DPkg::Lock::Timeout=300",
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "--no-remove",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(pkgs.iter().cloned());
+    args
+}
+
+/// Installs `pkgs` without recommends and without removing anything; when
+/// apt would have to remove a package, names it and fails.
+fn apt_install(pkgs: &[String]) -> Result<(), String> {
+    if pkgs.is_empty() {
+        return Ok(());
+    }
+    let args = apt_install_args(pkgs);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_loud("apt-get", &args)?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let removals = would_remove(pkgs);
+    if removals.is_empty() {
+        return Err(format!(
+            "`apt-get {}` failed: {}",
+            args.join(" "),
+            out.status
+        ));
+    }
+    Err(format!(
+        "installing {} would remove {}, which setup never does: install what is missing by hand, or free the conflict",
+        pkgs.join(" "),
+        removals.join(" ")
+    ))
+}
+
+/// What installing `pkgs` would remove, asked of apt without doing it.
+fn would_remove(pkgs: &[String]) -> Vec<String> {
+    let mut cmd = Command::new("apt-get");
+    cmd.args(["install", "-s", "--no-install-recommends"])
+        .args(pkgs);
+    quiet(apt_env(&mut cmd))
+        .map(|o| parse_removals(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_default()
+}
+
+/// The runtime dependencies of the private QEMU's packages, less the
+/// packages themselves.
+fn private_qemu_deps() -> Vec<String> {
+    let mut deps = Vec::new();
+    for pkg in QEMU_PRIVATE_PACKAGES {
+        let Some(out) = quiet(Command::new("apt-cache").args(["show", "--no-all-versions", pkg]))
+        else {
+            continue;
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if line.starts_with("Depends:") || line.starts_with("Pre-Depends:") {
+                deps.extend(parse_depends(line));
+            }
+        }
+    }
+    deps.sort();
+    deps.dedup();
+    deps.retain(|d| !QEMU_PRIVATE_PACKAGES.contains(&d.as_str()));
+    deps
+}
+
+/// Downloads the distribution's QEMU packages into [`private_qemu_dir`] and
+/// unpacks them there: no package of the system changes.
+fn unpack_private_qemu() -> Result<PathBuf, String> {
+    let dir = private_qemu_dir();
+    let debs = dir.join("debs");
+    let root = dir.join("root");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&debs).map_err(|e| format!("{}: {e}", debs.display()))?;
+    eprintln!(
+        "setup: $ cd {} && apt-get download {}",
+        debs.display(),
+        QEMU_PRIVATE_PACKAGES.join(" ")
+    );
+    let out = apt_env(&mut Command::new("apt-get"))
+        .current_dir(&debs)
+        .arg("download")
+        .args(QEMU_PRIVATE_PACKAGES)
+        .output()
+        .map_err(|e| format!("cannot run apt-get: {e}"))?;
+    if !out.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        return Err(format!(
+            "apt-get download {} failed",
+            QEMU_PRIVATE_PACKAGES.join(" ")
+        ));
+    }
+    for deb in std::fs::read_dir(&debs)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        let path = deb.path();
+        run_checked(
+            "dpkg-deb",
+            &["-x", &path.to_string_lossy(), &root.to_string_lossy()],
+        )?;
+    }
+    // QEMU looks for its firmware relative to its binary; the BIOS and the
+    // NIC ROMs are the system's (seabios, ipxe-qemu, installed as its
+    // dependencies).
+    for (link, target) in [
+        ("usr/share/seabios", "/usr/share/seabios"),
+        ("usr/lib/ipxe", "/usr/lib/ipxe"),
+    ] {
+        let link = root.join(link);
+        let _ = std::fs::create_dir_all(link.parent().expect("has a parent"));
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(target, &link)
+            .map_err(|e| format!("{}: {e}", link.display()))?;
+    }
+    let bin = private_qemu_binary();
+    let ok = quiet(Command::new(&bin).arg("--version")).is_some_and(|o| o.status.success());
+    if !ok {
+        return Err(format!(
+            "the unpacked QEMU ({}) does not run",
+            bin.display()
+        ));
+    }
+    Ok(bin)
+}
+
+/// What is missing, decided without changing anything.
+#[derive(Debug, Default)]
+struct Missing {
+    apt: Vec<String>,
+    /// The packages that block the system QEMU, when a private one is needed.
+    qemu_conflicts: Option<Vec<String>>,
+    venv: bool,
+}
+
+fn missing(plan: &Plan) -> Missing {
+    let mut m = Missing::default();
+    let mut want: Vec<&str> = COMMON_PACKAGES.to_vec();
+    if find_kernel().is_none() {
+        want.extend(plan.kernel);
+    }
+    match plan.vng {
+        VngSource::Apt(pkg) if vng_path().is_none() => want.push(pkg),
+        VngSource::Venv if vng_path().is_none() => {
+            m.venv = true;
+            let has_venv = quiet(Command::new("python3").args(["-c", "import ensurepip, venv"]))
+                .is_some_and(|o| o.status.success());
+            if !has_venv {
+                want.push("python3-venv");
+            }
+        }
+        _ => {}
+    }
+    m.apt = want
+        .into_iter()
+        .filter(|p| !dpkg_installed(p))
+        .map(str::to_string)
+        .collect();
+    if qemu_path().is_none() {
+        let qemu = vec![QEMU_PACKAGE.to_string()];
+        let blocked = would_remove(&qemu);
+        if blocked.is_empty() {
+            m.apt.push(QEMU_PACKAGE.to_string());
+        } else {
+            m.qemu_conflicts = Some(blocked);
+        }
+    }
+    m
+}
+
+/// The commands that install what `m` lists, for a user who is not root.
+fn commands(m: &Missing) -> Vec<String> {
+    let mut c = Vec::new();
+    let mut apt = m.apt.clone();
+    if m.qemu_conflicts.is_some() {
+        apt.extend(private_qemu_deps());
+    }
+    if !apt.is_empty() {
+        c.push("apt-get update".to_string());
+        c.push(format!(
+            "DEBIAN_FRONTEND=noninteractive apt-get {}",
+            apt_install_args(&apt).join(" ")
+        ));
+    }
+    if m.qemu_conflicts.is_some() {
+        let dir = private_qemu_dir();
+        c.push(format!(
+            "mkdir -p {d}/debs && cd {d}/debs && apt-get download {p} && for f in *.deb; do dpkg-deb -x \"$f\" {d}/root; done && ln -sfn /usr/share/seabios {d}/root/usr/share/seabios && ln -sfn /usr/lib/ipxe {d}/root/usr/lib/ipxe",
+            d = dir.display(),
+            p = QEMU_PRIVATE_PACKAGES.join(" ")
+        ));
+    }
+    if m.venv {
+        let v = venv_dir();
+        c.push(format!(
+            "python3 -m venv {v} && {v}/bin/pip install {VIRTME_NG_PIP}",
+            v = v.display()
+        ));
+    }
+    c
+}
+
+fn read_plan() -> Result<Plan, String> {
+    let text = std::fs::read_to_string("/etc/os-release")
+        .or_else(|_| std::fs::read_to_string("/usr/lib/os-release"))
+        .map_err(|e| format!("cannot read /etc/os-release: {e}"))?;
+    plan(&parse_os_release(&text))
+}
+
+/// Installs whatever is missing (quiet when nothing is) and returns what
+/// the VMs boot with. Not root: prints the commands and fails, never sudo.
+pub fn ensure() -> Result<Tools, String> {
+    let plan = read_plan()?;
+    let mut m = missing(&plan);
+    if m.apt.is_empty() && m.qemu_conflicts.is_none() && !m.venv {
+        return tools();
+    }
+    if is_root() {
+        // Fresh package lists first: what apt would remove is only known
+        // with them, and a fresh machine may have none.
+        run_checked("apt-get", &["-o", "DPkg::Lock::Timeout=300", "update"])?;
+        m = missing(&plan);
+    }
+    let mut what = m.apt.clone();
+    if let Some(conflicts) = &m.qemu_conflicts {
+        what.push(format!(
+            "QEMU (private copy: the system's {QEMU_PACKAGE} would need {} removed)",
+            conflicts.join(" ")
+        ));
+    }
+    if m.venv {
+        what.push(format!("virtme-ng (PyPI, into {})", venv_dir().display()));
+    }
+    eprintln!("setup ({}): missing: {}", plan.distro, what.join(", "));
+    if !is_root() {
+        eprintln!("setup: not root; run these as root, then retry:");
+        for c in commands(&m) {
+            eprintln!("  {c}");
+        }
+        return Err("setup: missing tools and not root".into());
+    }
+    apt_install(&m.apt)?;
+    if let Some(conflicts) = &m.qemu_conflicts {
+        eprintln!(
+            "setup: {QEMU_PACKAGE} would need {} removed; setup removes nothing, so it unpacks the distribution's QEMU packages into {} instead",
+            conflicts.join(" "),
+            private_qemu_dir().display()
+        );
+        apt_install(&private_qemu_deps())?;
+        unpack_private_qemu()?;
+    }
+    if m.venv {
+        let v = venv_dir();
+        let vs = v.to_string_lossy().into_owned();
+        run_checked("python3", &["-m", "venv", &vs])?;
+        run_checked(&format!("{vs}/bin/pip"), &["install", VIRTME_NG_PIP])?;
+    }
+    let t = tools()?;
+    eprintln!(
+        "setup: done; VMs boot {} ({}) with {}",
+        t.kernel.version,
+        t.kernel.image.display(),
+        t.qemu
+            .as_ref()
+            .map_or("the system's QEMU".to_string(), |q| q.display().to_string())
+    );
+    Ok(t)
+}
+
+fn tools() -> Result<Tools, String> {
+    Ok(Tools {
+        kernel: find_kernel().ok_or("setup: no kernel in /boot has rdma_rxe")?,
+        vng: vng_path()
+            .ok_or("setup: no vng found (PATH, or the project's virtual environment)")?,
+        qemu: qemu_path().ok_or("setup: no QEMU found (system or private)")?,
+    })
+}
+
+/// The directory of the libclang that the distribution's `libclang-dev`
+/// stands for (`/usr/lib/llvm-14/lib` on Debian 12): bindgen would take the
+/// newest one installed, so a machine with libclang 19 beside the default
+/// would never test the default.
+pub fn default_libclang() -> Option<PathBuf> {
+    let out = quiet(Command::new("dpkg-query").args(["-W", "-f=${Depends}", "libclang-dev"]))?;
+    let deps = String::from_utf8_lossy(&out.stdout).into_owned();
+    let version = parse_depends(&deps).into_iter().find_map(|d| {
+        d.strip_prefix("libclang-")?
+            .strip_suffix("-dev")
+            .map(str::to_string)
+    })?;
+    Some(PathBuf::from(format!("/usr/lib/llvm-{version}/lib"))).filter(|p| p.is_dir())
+}
+
+/// Installs the distribution's `pkg` when it is missing, for `why` (tshark
+/// for a capture, chromium for the handout's PDF): only when asked for,
+/// without recommends. Not root: names the command and fails.
+pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
+    if dpkg_installed(pkg) {
+        return Ok(());
+    }
+    if !is_root() {
+        return Err(format!(
+            "{pkg} is missing ({why}); not root; run as root: apt-get install --no-install-recommends --no-remove {pkg}"
+        ));
+    }
+    eprintln!("setup: {pkg} is missing ({why}); installing it");
+    // A fresh machine may have no package lists yet: this can come before
+    // the lab's own setup, which fetches them.
+    run_checked("apt-get", &["-o", "DPkg::Lock::Timeout=300", "update"])?;
+    apt_install(&[pkg.to_string()])
+}
+
+/// This distribution's package of a headless Chromium, if it has one
+/// ([`Plan::chromium`]).
+pub fn chromium_package() -> Option<&'static str> {
+    read_plan().ok().and_then(|p| p.chromium)
+}
+
+/// For CI's second build of the bindings: the directory of a libclang >= 19
+/// (installing its package where the distribution has one and the default
+/// libclang is older), or why there is none to use.
+pub fn ensure_libclang_19() -> Result<Option<PathBuf>, String> {
+    let plan = read_plan()?;
+    let Some(pkg) = plan.libclang_19 else {
+        return Ok(None);
+    };
+    if !dpkg_installed(pkg) {
+        if !is_root() {
+            return Err(format!(
+                "not root; run as root: apt-get install --no-install-recommends --no-remove {pkg}"
+            ));
+        }
+        apt_install(&[pkg.to_string()])?;
+    }
+    Ok(Some(PathBuf::from("/usr/lib/llvm-19/lib")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_is_never_in_tmp() {
+        let target = Path::new("/work/repo/target");
+        let v = |s: &str| Some(std::ffi::OsString::from(s));
+        let dir = |x, h| cache_dir_from(x, h, target);
+        assert_eq!(
+            dir(v("/c"), v("/root")),
+            Path::new("/c/rdma-examples"),
+            "XDG_CACHE_HOME first"
+        );
+        assert_eq!(
+            dir(None, v("/root")),
+            Path::new("/root/.cache/rdma-examples")
+        );
+        for (x, h) in [(None, None), (v(""), v("")), (v("rel"), v("home"))] {
+            assert_eq!(
+                dir(x.clone(), h.clone()),
+                Path::new("/work/repo/target/cache/rdma-examples"),
+                "{x:?} {h:?}"
+            );
+        }
+        assert_eq!(
+            dir(v("rel"), v("/home/u")),
+            Path::new("/home/u/.cache/rdma-examples")
+        );
+    }
+
+    #[test]
+    fn versions_sort_numerically() {
+        assert_eq!(
+            compare_versions("6.10.0-1-amd64", "6.9.0-1-amd64"),
+            Ordering::Greater
+        );
+        assert_eq!(
+            compare_versions("6.1.0-56-amd64", "6.1.0-9-amd64"),
+            Ordering::Greater
+        );
+        assert_eq!(
+            compare_versions("6.1.0-56-amd64", "6.1.0-56-amd64"),
+            Ordering::Equal
+        );
+        assert_eq!(compare_versions("6.1", "6.1.0"), Ordering::Less);
+    }
+
+    #[test]
+    fn image_versions_come_from_the_boot_header() {
+        let mut img = vec![0u8; 0x400];
+        img[0x202..0x206].copy_from_slice(b"HdrS");
+        img[0x20e..0x210].copy_from_slice(&0x100u16.to_le_bytes());
+        let text = b"6.12.57+deb13-amd64 (debian-kernel@lists.debian.org) #1 SMP\0";
+        img[0x300..0x300 + text.len()].copy_from_slice(text);
+        assert_eq!(image_version(&img).as_deref(), Some("6.12.57+deb13-amd64"));
+        let mut no_magic = img.clone();
+        no_magic[0x202] = b'X';
+        assert_eq!(image_version(&no_magic), None);
+        assert_eq!(image_version(&img[..0x300]), None, "pointer past the end");
+        assert_eq!(image_version(b"short"), None);
+    }
+
+    #[test]
+    fn the_default_kernel_reads_its_own_version() {
+        // Where a kernel is installed, its image says the version its name
+        // says, so `--kernel` with it names the same kernel as the default.
+        if let Some(k) = find_kernel() {
+            assert_eq!(kernel_from_image(&k.image).unwrap(), k);
+        }
+    }
+
+    #[test]
+    fn kernel_choice() {
+        let boot: Vec<String> = [
+            "6.1.0-9-amd64",
+            "6.1.0-56-amd64",
+            "6.12.0-1-amd64",
+            "6.8.0-40-generic",
+            "6.20-custom",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // The running kernel wins when usable.
+        assert_eq!(
+            pick_kernel("6.18.44-fc", &boot, |_| true).as_deref(),
+            Some("6.18.44-fc")
+        );
+        // Otherwise the newest usable distribution kernel.
+        assert_eq!(
+            pick_kernel("6.18.44-fc", &boot, |v| v != "6.18.44-fc").as_deref(),
+            Some("6.12.0-1-amd64")
+        );
+        assert_eq!(
+            pick_kernel("x", &boot, |v| v.starts_with("6.1.")).as_deref(),
+            Some("6.1.0-56-amd64")
+        );
+        assert_eq!(
+            pick_kernel("x", &boot, |v| v.ends_with("-generic")).as_deref(),
+            Some("6.8.0-40-generic")
+        );
+        assert_eq!(pick_kernel("x", &boot, |_| false), None);
+    }
+
+    fn os(id: &str, version: &str) -> OsRelease {
+        OsRelease {
+            id: id.into(),
+            version_id: version.into(),
+            pretty_name: String::new(),
+        }
+    }
+
+    #[test]
+    fn os_release_is_read_with_quotes() {
+        let text = "PRETTY_NAME=\"Debian GNU/Linux 13 (trixie)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"13\"\nID=debian\n";
+        let o = parse_os_release(text);
+        assert_eq!(o.id, "debian");
+        assert_eq!(o.version_id, "13");
+        assert_eq!(o.pretty_name, "Debian GNU/Linux 13 (trixie)");
+    }
+
+    #[test]
+    fn each_distribution_has_its_names() {
+        let d12 = plan(&os("debian", "12")).unwrap();
+        assert_eq!(d12.kernel, ["linux-image-amd64"]);
+        assert_eq!(d12.vng, VngSource::Venv);
+        assert_eq!(d12.libclang_19, Some("libclang-19-dev"));
+        let d13 = plan(&os("debian", "13")).unwrap();
+        assert_eq!(d13.vng, VngSource::Apt("virtme-ng"));
+        assert_eq!(d13.libclang_19, None);
+        assert_eq!(d13.chromium, Some("chromium"));
+        let u22 = plan(&os("ubuntu", "22.04")).unwrap();
+        assert_eq!(u22.kernel, ["linux-image-generic"]);
+        assert_eq!(u22.vng, VngSource::Venv);
+        assert_eq!(u22.chromium, None, "Ubuntu's chromium is a snap");
+        let u24 = plan(&os("ubuntu", "24.04")).unwrap();
+        assert_eq!(u24.vng, VngSource::Apt("virtme-ng"));
+        let other = plan(&OsRelease {
+            id: "fedora".into(),
+            version_id: "41".into(),
+            pretty_name: "Fedora Linux 41".into(),
+        })
+        .unwrap_err();
+        assert!(other.contains("not of Fedora Linux 41"), "{other}");
+        assert!(other.contains("rdma_rxe"), "{other}");
+    }
+
+    #[test]
+    fn apt_removals_are_named() {
+        // What apt-get install -s --no-install-recommends qemu-system-x86
+        // prints on a Debian 12 machine with qemu-utils from backports.
+        let text = "Reading package lists...\nRecommended packages:\n  gstreamer1.0-plugins-base ibverbs-providers\nThe following packages will be REMOVED:\n  qemu-utils\nThe following NEW packages will be installed:\n  ipxe-qemu libbrlapi0.8 qemu-system-x86 seabios\n0 upgraded, 27 newly installed, 1 to remove and 80 not upgraded.\n";
+        assert_eq!(parse_removals(text), ["qemu-utils"]);
+        assert!(parse_removals("0 upgraded, 1 newly installed").is_empty());
+    }
+
+    #[test]
+    fn depends_lines_give_first_alternatives() {
+        let line = "Depends: libaio1 (>= 0.3.93), libc6 (>= 2.34), qemu-system-common (= 1:7.2), libjpeg62-turbo | libjpeg8, python3:any";
+        assert_eq!(
+            parse_depends(line),
+            [
+                "libaio1",
+                "libc6",
+                "qemu-system-common",
+                "libjpeg62-turbo",
+                "python3"
+            ]
+        );
+    }
+
+    /// What `dpkg -S '*/librdmacm.so.1'` and `dpkg-query -W -f '${Provides}'`
+    /// answer, recorded on Debian 12 and on Debian 13 (the t64 names).
+    fn recorded_provides(pkg: &str) -> String {
+        match pkg {
+            "librdmacm1t64" => "librdmacm1 (= 56.1-1)".into(),
+            "libibverbs1t64" => "libibverbs1 (= 56.1-1)".into(),
+            "libfoo1t64" => "libfoo1 (= 2.0-1)".into(),
+            _ => String::new(),
+        }
+    }
+
+    #[test]
+    fn runtime_libraries_are_known_by_name_or_by_what_they_provide() {
+        let d12 = "librdmacm1:amd64: /usr/lib/x86_64-linux-gnu/librdmacm.so.1\n";
+        let d13 = "librdmacm1t64:amd64: /usr/lib/x86_64-linux-gnu/librdmacm.so.1\n";
+        let d13_verbs = "libibverbs1t64:amd64: /usr/lib/x86_64-linux-gnu/libibverbs.so.1\n";
+        assert!(owned_by_runtime_package(d12, recorded_provides));
+        assert!(owned_by_runtime_package(d13, recorded_provides));
+        assert!(owned_by_runtime_package(d13_verbs, recorded_provides));
+        // A library no runtime package has, under either naming.
+        let other = "libfoo1t64:amd64: /usr/lib/x86_64-linux-gnu/libfoo.so.1\n";
+        assert!(!owned_by_runtime_package(other, recorded_provides));
+        let other12 = "libnl-3-200:amd64: /usr/lib/x86_64-linux-gnu/libnl-3.so.200\n";
+        assert!(!owned_by_runtime_package(other12, recorded_provides));
+        // Owned by two packages, one of which is not a runtime package.
+        let two =
+            "librdmacm1t64:amd64, libfoo1t64:amd64: /usr/lib/x86_64-linux-gnu/librdmacm.so.1\n";
+        assert!(!owned_by_runtime_package(two, recorded_provides));
+        assert!(!owned_by_runtime_package("", recorded_provides));
+    }
+
+    #[test]
+    fn non_root_commands_install_without_recommends_or_removals() {
+        let m = Missing {
+            apt: vec!["rdma-core".into(), "busybox-static".into()],
+            qemu_conflicts: None,
+            venv: true,
+        };
+        let c = commands(&m);
+        assert_eq!(c[0], "apt-get update");
+        assert!(
+            c[1].contains(
+                "install -y --no-install-recommends --no-remove rdma-core busybox-static"
+            ),
+            "{}",
+            c[1]
+        );
+        assert!(
+            c[2].contains("-m venv") && c[2].ends_with("/bin/pip install virtme-ng==1.42"),
+            "{}",
+            c[2]
+        );
+        assert!(!c
+            .iter()
+            .any(|l| l.contains("sudo") || l.contains("--break-system-packages")));
+    }
+}

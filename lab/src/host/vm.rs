@@ -1,0 +1,329 @@
+//! Booting the throwaway Soft-RoCE VMs with virtme-ng and waiting for them
+//! with a host-side deadline.
+
+use crate::host::setup::Tools;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Budget for one TCG boot and poweroff (15-35 s measured, slower on a busy
+/// CI machine).
+pub const BOOT_SECS: u64 = 180;
+
+/// MACs of the two VMs' NICs on the QEMU socket wire.
+pub const MAC_A: &str = "52:54:00:12:34:01";
+/// See [`MAC_A`].
+pub const MAC_B: &str = "52:54:00:12:34:02";
+
+/// How QEMU runs the guests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accel {
+    /// Hardware virtualization.
+    Kvm,
+    /// Emulation, and why.
+    Tcg(String),
+}
+
+impl Accel {
+    /// KVM when the CPU advertises virtualization (`vmx` or `svm` in
+    /// /proc/cpuinfo) and /dev/kvm opens read-write, unless `force_tcg`;
+    /// TCG otherwise. (Where /dev/kvm exists but the flag does not, as on
+    /// nested guests without it, a KVM boot hangs.)
+    pub fn choose(cpuinfo: &str, kvm_rw: bool, force_tcg: bool) -> Accel {
+        let flag = cpuinfo
+            .lines()
+            .filter(|l| l.starts_with("flags"))
+            .any(|l| l.split_whitespace().any(|f| f == "vmx" || f == "svm"));
+        if force_tcg {
+            Accel::Tcg("--tcg".into())
+        } else if !flag {
+            Accel::Tcg("no vmx/svm flag in /proc/cpuinfo".into())
+        } else if !kvm_rw {
+            Accel::Tcg("/dev/kvm does not open read-write".into())
+        } else {
+            Accel::Kvm
+        }
+    }
+
+    /// [`Accel::choose`] on this machine.
+    pub fn detect(force_tcg: bool) -> Accel {
+        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let kvm_rw = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/kvm")
+            .is_ok();
+        Accel::choose(&cpuinfo, kvm_rw, force_tcg)
+    }
+}
+
+impl std::fmt::Display for Accel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Accel::Kvm => f.write_str("KVM"),
+            Accel::Tcg(why) => write!(f, "TCG ({why})"),
+        }
+    }
+}
+
+/// A VM to boot.
+#[derive(Debug, Clone)]
+pub struct VmSpec {
+    /// Short name used in messages and the console log's file name.
+    pub name: String,
+    /// Shell command line run inside (vng --exec).
+    pub exec: String,
+    /// The one writable host dir in the guest.
+    pub rwdir: PathBuf,
+    /// Extra QEMU options (the socket NIC in two-host mode).
+    pub qemu_opts: Option<String>,
+    /// Number of vCPUs.
+    pub cpus: u32,
+}
+
+/// A running VM.
+pub struct Vm {
+    name: String,
+    child: Child,
+    started: Instant,
+    /// Where the console (vng's stdout and stderr) goes.
+    pub console: PathBuf,
+}
+
+/// Quotes for the guest's shell.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The vng command line for `spec`.
+pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
+    let mut v = vec![
+        "-r".to_string(),
+        tools.kernel.image.to_string_lossy().into_owned(),
+        // virtiofsd does not start on the machines we run on; 9p does.
+        "--force-9p".into(),
+        "--cpus".into(),
+        spec.cpus.to_string(),
+        "--memory".into(),
+        "2G".into(),
+        format!("--rwdir={}", spec.rwdir.display()),
+    ];
+    if let Accel::Tcg(_) = accel {
+        v.push("--disable-kvm".into());
+    }
+    if let Some(q) = &tools.qemu {
+        v.push("--qemu".into());
+        v.push(q.to_string_lossy().into_owned());
+    }
+    if let Some(q) = &spec.qemu_opts {
+        v.push(format!("--qemu-opts={q}"));
+    }
+    v.push("--exec".into());
+    v.push(spec.exec.clone());
+    v
+}
+
+impl Vm {
+    /// Starts vng in its own process group, so that a hung VM can be killed
+    /// with everything it spawned.
+    pub fn boot(tools: &Tools, accel: &Accel, spec: &VmSpec, console: &Path) -> Result<Vm, String> {
+        use std::os::unix::process::CommandExt;
+        let log = File::create(console).map_err(|e| format!("{}: {e}", console.display()))?;
+        let log2 = log.try_clone().map_err(|e| e.to_string())?;
+        let mut path = std::env::var_os("PATH").unwrap_or_default();
+        if let Some(dir) = tools.vng.parent() {
+            // vng runs virtme-run from its own directory (a virtual
+            // environment's bin is not on PATH).
+            let mut p = dir.as_os_str().to_os_string();
+            p.push(":");
+            p.push(&path);
+            path = p;
+        }
+        let child = Command::new(&tools.vng)
+            .args(vng_args(tools, accel, spec))
+            .env("PATH", path)
+            // virtme-ng 1.35 (Debian 13's) checks --rwdir paths relative to
+            // its working directory: "/" makes that check right.
+            .current_dir("/")
+            // No tty, no stdin: vng must not wait on a console.
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start vng: {e}"))?;
+        eprintln!(
+            "lab: booting VM {} (console: {})",
+            spec.name,
+            console.display()
+        );
+        Ok(Vm {
+            name: spec.name.clone(),
+            child,
+            started: Instant::now(),
+            console: console.to_path_buf(),
+        })
+    }
+
+    /// Whether vng has exited.
+    pub fn exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn kill(&mut self) {
+        // Our own process group (see boot), so this reaches qemu too.
+        let _ = Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{}", self.child.id())])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Waits until the guest has started its program, which creates
+    /// `marker`, and returns how long the boot took: a guest that hangs
+    /// while booting (a kernel that cannot take its command line, say) is
+    /// killed after [`BOOT_SECS`] instead of at the end of the whole run's
+    /// budget.
+    pub fn wait_for_boot(&mut self, marker: &Path) -> Result<Duration, String> {
+        let deadline = self.started + Duration::from_secs(BOOT_SECS);
+        while !marker.exists() {
+            if self.exited() {
+                // Its exit status and console are reported by wait().
+                return Ok(self.started.elapsed());
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                return Err(format!(
+                    "VM {} killed: its program had not started after {BOOT_SECS} s (no {}); console: {}\n{}",
+                    self.name,
+                    marker.display(),
+                    self.console.display(),
+                    tail(&self.console, 20)
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Ok(self.started.elapsed())
+    }
+
+    /// Waits until `deadline`, killing the VM if it is still running then.
+    /// Returns the elapsed time, or why it failed.
+    pub fn wait(mut self, deadline: Instant) -> Result<Duration, String> {
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(st)) => {
+                    let t = self.started.elapsed();
+                    eprintln!(
+                        "lab: VM {} exited after {:.1} s",
+                        self.name,
+                        t.as_secs_f64()
+                    );
+                    return if st.success() {
+                        Ok(t)
+                    } else {
+                        Err(format!(
+                            "VM {}: vng failed ({st}); console: {}\n{}",
+                            self.name,
+                            self.console.display(),
+                            tail(&self.console, 20)
+                        ))
+                    };
+                }
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(200))
+                }
+                _ => {
+                    self.kill();
+                    return Err(format!(
+                        "VM {} killed: still running after {:.0} s; console: {}\n{}",
+                        self.name,
+                        self.started.elapsed().as_secs_f64(),
+                        self.console.display(),
+                        tail(&self.console, 20)
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Vm {
+    fn drop(&mut self) {
+        if !self.exited() {
+            self.kill();
+        }
+    }
+}
+
+/// Last `n` lines of a file, for error messages.
+pub fn tail(path: &Path, n: usize) -> String {
+    // The console holds whatever the guest printed, bytes and escapes.
+    let text = fs::read(path).unwrap_or_default();
+    let text = crate::base::text::escape_controls(&String::from_utf8_lossy(&text));
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A localhost port nobody listens on right now, for the QEMU socket wire.
+pub fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+/// Waits until the host has a TCP listener on `port`, read from
+/// /proc/net/tcp: connecting to probe it would take QEMU's only connection.
+pub fn wait_host_listen(port: u16, vm: &mut Vm, secs: u64) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let listening = ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|p| {
+            fs::read_to_string(p).is_ok_and(|t| crate::base::netstat::tcp_listening(&t, port))
+        });
+        if listening {
+            return Ok(());
+        }
+        if vm.exited() || Instant::now() > deadline {
+            return Err(format!(
+                "VM A's QEMU never listened on 127.0.0.1:{port}; console:\n{}",
+                tail(&vm.console, 20)
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kvm_only_with_the_flag_and_a_writable_device() {
+        let vmx = "processor\t: 0\nflags\t\t: fpu vme de pse vmx sse\n";
+        let none = "processor\t: 0\nflags\t\t: fpu vme de pse sse hypervisor\n";
+        let svm = "flags\t\t: fpu svm\n";
+        assert_eq!(Accel::choose(vmx, true, false), Accel::Kvm);
+        assert_eq!(Accel::choose(svm, true, false), Accel::Kvm);
+        // These machines: /dev/kvm opens, but no flag (a KVM boot hangs).
+        assert_eq!(
+            Accel::choose(none, true, false),
+            Accel::Tcg("no vmx/svm flag in /proc/cpuinfo".into())
+        );
+        assert_eq!(
+            Accel::choose(vmx, false, false),
+            Accel::Tcg("/dev/kvm does not open read-write".into())
+        );
+        assert_eq!(Accel::choose(vmx, true, true), Accel::Tcg("--tcg".into()));
+        assert_eq!(Accel::choose(vmx, true, true).to_string(), "TCG (--tcg)");
+    }
+}

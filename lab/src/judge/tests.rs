@@ -1,0 +1,248 @@
+use super::*;
+use crate::catalog::find;
+use crate::catalog::rc_example::{rc_client, RC_CLIENT_STDOUT, RC_SERVER_STDOUT};
+use crate::model::tests::{addrs, side};
+use crate::model::{Cmd, TIMED_OUT};
+
+fn good_rc() -> Outcome {
+    let server = RC_SERVER_STDOUT
+        .iter()
+        .map(|p| p.replace('*', "1"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let client = RC_CLIENT_STDOUT.join("\n");
+    Outcome {
+        scenario: "rc_example".into(),
+        leftover: String::new(),
+        capture: None,
+        server: Some(side(0, &server, "")),
+        client: Some(side(0, &client, "")),
+    }
+}
+
+#[test]
+fn good_run_passes() {
+    let s = find("rc_example").unwrap();
+    assert_eq!(check(s, &good_rc(), None), Vec::<String>::new());
+}
+
+#[test]
+fn wrong_exit_code_fails() {
+    let s = find("rc_example").unwrap();
+    let mut o = good_rc();
+    o.client.as_mut().unwrap().exit = Some(1);
+    assert_eq!(check(s, &o, None), ["client: exit status 1, expected 0"]);
+}
+
+#[test]
+fn missing_line_fails() {
+    let s = find("rc_example").unwrap();
+    let mut o = good_rc();
+    let srv = o.server.as_mut().unwrap();
+    srv.stdout = srv.stdout.replace("test result is 0", "test result is 1");
+    assert_eq!(
+        check(s, &o, None),
+        ["server: stdout has no line matching `test result is 0`"]
+    );
+}
+
+#[test]
+fn stdout_lines_must_come_in_order() {
+    assert!(missing_in_order("a\nb\nc\n", &["a", "c"]).is_empty());
+    assert!(missing_in_order("a\na\n", &["a", "a"]).is_empty());
+    assert_eq!(
+        missing_in_order("b\na\n", &["a", "b"]),
+        vec!["has `b` only before `a`, not after it".to_string()]
+    );
+    assert_eq!(
+        missing_in_order("a\n", &["a", "a"]),
+        vec!["has `a` only before `a`, not after it".to_string()]
+    );
+    assert_eq!(
+        missing_in_order("x\n", &["a"]),
+        vec!["has no line matching `a`".to_string()]
+    );
+}
+
+#[test]
+fn timeout_is_labelled() {
+    let s = find("rc_example_client_dies").unwrap();
+    let o = Outcome {
+        scenario: s.name.clone(),
+        leftover: String::new(),
+        capture: None,
+        server: Some(side(TIMED_OUT, "", "")),
+        client: Some(side(0, "", "")),
+    };
+    let f = check(s, &o, None);
+    assert!(f[0].contains("timed out"), "{f:?}");
+    assert_eq!(f.len(), 3, "{f:?}");
+}
+
+#[test]
+fn missing_side_fails_and_absent_side_is_ignored() {
+    let s = find("rc_example_closed_port").unwrap();
+    let mut o = Outcome {
+        scenario: s.name.clone(),
+        leftover: String::new(),
+        capture: None,
+        server: None,
+        client: Some(side(
+            1,
+            "",
+            "failed to establish TCP connection to server 1.2.3.4",
+        )),
+    };
+    assert!(check(s, &o, None).is_empty());
+    o.client = None;
+    assert_eq!(check(s, &o, None).len(), 1);
+}
+
+#[test]
+fn counts_bounds_and_address_lines_are_checked() {
+    let s = Scenario {
+        name: "t".into(),
+        client: Some(Cmd::new("t", &[])),
+        client_expect: Expect::ok(&["start"])
+            .counts(&[("sent *", 2), ("peer ::ffff:{server_ip}", 1)])
+            .one_error_line()
+            .within(5),
+        ..Scenario::BASE
+    };
+    let run = |stdout: &str, stderr: &str, ms: u64| Outcome {
+        scenario: "t".into(),
+        leftover: String::new(),
+        capture: None,
+        server: None,
+        client: Some(SideOutcome {
+            elapsed_ms: Some(ms),
+            ..side(0, stdout, stderr)
+        }),
+    };
+    let lab = addrs("192.0.2.1", "192.0.2.2");
+    let good = run(
+        "start\nsent 1\nsent 2\npeer ::ffff:192.0.2.1\n",
+        "warn\n",
+        10,
+    );
+    assert!(check(&s, &good, Some(&lab)).is_empty());
+    let bad = run("start\nsent 1\npeer ::ffff:192.0.2.2\n", "a\nb\n", 6000);
+    assert_eq!(
+        check(&s, &bad, Some(&lab)),
+        [
+            "client: took 6.0 s, must end within 5 s",
+            "client: stderr has 2 lines, expected 1",
+            "client: stdout has 1 lines matching `sent *`, expected 2",
+            "client: stdout has 0 lines matching `peer ::ffff:192.0.2.1`, expected 1",
+        ]
+    );
+    // Without known addresses the address line is not checked.
+    assert_eq!(check(&s, &bad, None).len(), 3);
+}
+
+#[test]
+fn stderr_lines_follow_the_exit_status_unless_declared() {
+    let lines = |expect: Expect, exit: i32, stderr: &str| {
+        let mut f = Vec::new();
+        check_side(
+            "s",
+            &expect,
+            Some(&side(exit, "", stderr)),
+            30,
+            None,
+            &mut f,
+        );
+        f
+    };
+    assert!(lines(Expect::ok(&[]), 0, "").is_empty());
+    assert_eq!(
+        lines(Expect::ok(&[]), 0, "noise\n"),
+        ["s: stderr has 1 lines, expected 0"]
+    );
+    assert!(lines(Expect::fails(&[]), 1, "why\n").is_empty());
+    assert_eq!(
+        lines(Expect::fails(&[]), 1, "why\nand again\n"),
+        ["s: stderr has 2 lines, expected 1"]
+    );
+    assert!(lines(Expect::exits(9, &[], &[]), 9, "a\nb\n").is_empty());
+    assert!(lines(Expect::ok(&[]).any_stderr(), 0, "a\nb\n").is_empty());
+    assert!(lines(Expect::exits(9, &[], &[]).one_error_line(), 9, "a\n").is_empty());
+}
+
+#[test]
+fn one_of_takes_any_of_its_lines_and_names_them_all_when_none_matches() {
+    let one_of = Scenario {
+        name: "one_of".into(),
+        client: Some(rc_client()),
+        client_expect: Expect::fails_one_of(&["a: *", "b: *"]),
+        ..Scenario::BASE
+    };
+    let run = |stderr: &str| Outcome {
+        scenario: "one_of".into(),
+        leftover: String::new(),
+        capture: None,
+        server: None,
+        client: Some(side(1, "", stderr)),
+    };
+    assert!(check(&one_of, &run("b: gone"), None).is_empty());
+    assert_eq!(
+        check(&one_of, &run("c: gone"), None),
+        ["client: stderr has no line matching any of `a: *`, `b: *`"]
+    );
+}
+
+#[test]
+fn objects_left_in_the_kernel_fail_the_run() {
+    let s = find("rc_example").unwrap();
+    let mut o = good_rc();
+    o.leftover = "qp: link rxe0/1 lqpn 17 type RC state RTS comm rc_example pid 99\n\
+                  mr: dev rxe0 mrn 3 comm rc_example pid 99\n"
+        .into();
+    assert_eq!(
+        check(s, &o, None),
+        [
+            "left 2 object(s) in the kernel after both sides ended, first: \
+          qp: link rxe0/1 lqpn 17 type RC state RTS comm rc_example pid 99"
+        ]
+    );
+}
+
+#[test]
+fn verify_adds_its_failures() {
+    fn never(_: &Outcome) -> Vec<String> {
+        vec!["never".into()]
+    }
+    let s = Scenario {
+        name: "t".into(),
+        verify: Some(never),
+        ..Scenario::BASE
+    };
+    let o = Outcome {
+        scenario: "t".into(),
+        leftover: String::new(),
+        capture: None,
+        server: None,
+        client: None,
+    };
+    assert_eq!(check(&s, &o, None), ["never"]);
+}
+
+#[test]
+fn past_max_msg_sz_wants_the_limit_that_applies() {
+    let cell = find("srq_l_past_max_msg_sz").unwrap();
+    let run = |m: &str, stderr: &str| Outcome {
+        scenario: cell.name.clone(),
+        leftover: String::new(),
+        capture: None,
+        server: Some(side(1, &format!("port max_msg_sz {m}"), stderr)),
+        client: None,
+    };
+    let port = "-l 8388609 is longer than the largest message the port carries \
+                (max_msg_sz 8388608): give a smaller -l";
+    let range = "srq: invalid value '2147483649' for -l (expected 1..2147483647)";
+    assert!(check(cell, &run("8388608", port), None).is_empty());
+    assert!(check(cell, &run("2147483648", range), None).is_empty());
+    // The other limit's line is not the one that applies.
+    assert!(!check(cell, &run("8388608", range), None).is_empty());
+    assert!(!check(cell, &run("2147483648", port), None).is_empty());
+}

@@ -1,0 +1,185 @@
+use super::*;
+
+#[test]
+fn glob() {
+    assert!(glob_match("abc", "abc"));
+    assert!(!glob_match("abc", "abcd"));
+    assert!(!glob_match("abc", "xabc"));
+    assert!(glob_match("found * device(s)", "found 1 device(s)"));
+    assert!(!glob_match("found * device(s)", "found 1 device(s) more"));
+    assert!(glob_match("*", ""));
+    assert!(glob_match("a*", "a"));
+    assert!(glob_match(
+        "*IB device x wasn't found*",
+        "error: IB device x wasn't found!"
+    ));
+    assert!(glob_match(
+        "MR was registered with addr=*, lkey=*, rkey=*, flags=0x7",
+        "MR was registered with addr=0x55, lkey=0x1, rkey=0x2, flags=0x7"
+    ));
+    assert!(!glob_match("a*b*c", "acb"));
+    assert!(
+        !glob_match("ab*ba", "aba"),
+        "prefix and suffix must not overlap"
+    );
+    assert!(glob_match("a**b", "ab"));
+}
+
+#[test]
+fn lines_ignore_trailing_whitespace_only() {
+    assert!(has_line("x\r\nRemote GID =00:01  \n", "Remote GID =*"));
+    assert!(!has_line("  test result is 0", "test result is 0"));
+}
+
+/// The lab's addresses for a test.
+pub(crate) fn addrs(server: &str, client: &str) -> Addrs {
+    Addrs {
+        server_ip: server.into(),
+        client_ip: client.into(),
+    }
+}
+
+#[test]
+fn address_patterns_are_filled_per_mode_or_skipped() {
+    let two = addrs("192.0.2.1", "192.0.2.2");
+    assert_eq!(
+        expand("remote gid: ::ffff:{client_ip}", Some(&two)).as_deref(),
+        Some("remote gid: ::ffff:192.0.2.2")
+    );
+    assert_eq!(
+        expand("GID =*ff:ff:{server_ip_hex}", Some(&two)).as_deref(),
+        Some("GID =*ff:ff:c0:00:02:01")
+    );
+    assert_eq!(expand("x {client_ip}", None), None);
+    assert_eq!(expand("no address", None).as_deref(), Some("no address"));
+}
+
+/// What `program -c script` prints, with `env` and `args` after it.
+fn shell_out(program: &str, script: &str, args: &[String], env: &[(&str, String)]) -> String {
+    let out = std::process::Command::new(program)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{program} -c {script}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_script_reads_the_values_from_the_environment_and_means_the_same() {
+    let p = Params {
+        server_ip: "10.0.0.1".into(),
+        client_ip: "fe80::1".into(),
+        dev: "mlx5_0".into(),
+        gid_idx: 3,
+        ib_port: 2,
+    };
+    // Each quoting a placeholder meets in the scenarios' scripts.
+    for (program, script) in [
+        (
+            "sh",
+            "echo {server_ip} -d {dev} -i {ib_port} -g {gid_idx} {client_ip}",
+        ),
+        (
+            "sh",
+            "echo \"{dev} added back on x\" /dev/tcp/{server_ip}/19875",
+        ),
+        (
+            "sh",
+            "echo 'state CONNECT .*src-addr {server_ip}:51288 dst-addr'",
+        ),
+        (
+            "sh",
+            "for a in '' '-M ff0e::1 -b {server_ip}'; do echo \"[$a]\"; done",
+        ),
+        (
+            "sh",
+            "echo \"$(echo '{dev}' \"{dev}\")\" $(echo {dev}) '(' {dev}",
+        ),
+        ("sh", "# it's {dev}\necho {dev} \\' \"\\\"{dev}\" '{dev}'"),
+        (
+            "bash",
+            "IFS=. read -r a b c d <<< \"{server_ip}\"; echo $a $d",
+        ),
+    ] {
+        let new = script_with_env_refs(script);
+        assert!(!new.contains("mlx5_0"), "{new}");
+        let pasted = shell_out(program, &substitute(script, &p), &[], &[]);
+        assert_eq!(shell_out(program, &new, &[], &p.env()), pasted, "{script}");
+    }
+}
+
+#[test]
+fn a_hostile_value_is_never_shell_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("F");
+    let evil = format!("x;touch {};:", marker.display());
+    let quote = format!("x' ; touch {} ; '", marker.display());
+    let p = Params {
+        server_ip: quote.clone(),
+        client_ip: format!("$(touch {})", marker.display()),
+        dev: evil.clone(),
+        gid_idx: 0,
+        ib_port: 1,
+    };
+    let cmd = Cmd::new(
+        "sh",
+        &[
+            "-c",
+            "echo {dev} \"{dev}\" '{server_ip}' {client_ip}; echo \"$1\"",
+            "sh",
+            "{dev}",
+        ],
+    );
+    let args = cmd.args_with(&p);
+    assert!(
+        !args[1].contains(&evil) && !args[1].contains("touch"),
+        "{}",
+        args[1]
+    );
+    // A program's own argument (here the script's $1) keeps the value.
+    assert_eq!(args[3], evil);
+    let out = shell_out("sh", &args[1], &args[2..], &p.env());
+    assert!(!marker.exists(), "the script ran a value: {out}");
+    assert!(out.ends_with(&format!("{evil}\n")), "{out}");
+    // The same script with the values pasted in, as before: it can fail.
+    let _ = shell_out("sh", &substitute(&cmd.args[1], &p), &[], &[]);
+    assert!(marker.exists());
+}
+
+#[test]
+fn placeholders() {
+    let p = Params {
+        server_ip: "10.0.0.1".into(),
+        client_ip: "10.0.0.2".into(),
+        dev: "mlx5_0".into(),
+        gid_idx: 3,
+        ib_port: 2,
+    };
+    assert_eq!(
+        Cmd::new(
+            "rc_example",
+            &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}"]
+        )
+        .args_with(&p),
+        ["-d", "mlx5_0", "-g", "3", "10.0.0.1"]
+    );
+    assert_eq!(
+        substitute("/dev/tcp/{server_ip}/1 -i {ib_port}", &p),
+        "/dev/tcp/10.0.0.1/1 -i 2"
+    );
+    assert_eq!(substitute("{unknown}", &p), "{unknown}");
+}
+
+/// A side that ended with `exit` and printed these, for a test.
+pub(crate) fn side(exit: i32, stdout: &str, stderr: &str) -> SideOutcome {
+    SideOutcome {
+        exit: Some(exit),
+        elapsed_ms: Some(10),
+        stdout: stdout.into(),
+        stderr: stderr.into(),
+    }
+}

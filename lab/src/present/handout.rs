@@ -1,0 +1,650 @@
+//! `cargo xtask handout`: the lab handout, one self-contained, printable
+//! HTML file written from a two-host run with capture: an introduction,
+//! then a chapter per example with what it demonstrates and its step table
+//! (from the example's README, the one source of both), how to run it on
+//! two hosts, the run's transcripts, its packet ladder and pcap, and "try
+//! this" exercises with what the programs really printed.
+
+use crate::capture::ladder::escape;
+use crate::host::lab::LabReport;
+use crate::model::{Addrs, Cmd, Outcome, Params, Scenario, SideOutcome};
+use crate::{base, catalog, model};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The examples, in the order the README and the handout take them.
+pub const EXAMPLES: &[&str] = &[
+    "rc_example",
+    "ibv_sockets_pingpong",
+    "rdmacm_client_server",
+    "srq",
+    "apm",
+    "mckey",
+];
+
+/// The scenarios a handout needs: every pair and every exercise.
+pub fn scenarios() -> Vec<&'static Scenario> {
+    catalog::all()
+        .iter()
+        .filter(|s| s.pair || s.try_this.is_some())
+        .collect()
+}
+
+/// Markdown to HTML (the README's tables and code blocks included).
+fn markdown(md: &str) -> String {
+    use pulldown_cmark::{html, Options, Parser};
+    let mut out = String::new();
+    html::push_html(&mut out, Parser::new_ext(md, Options::ENABLE_TABLES));
+    out
+}
+
+/// One line of Markdown, without the paragraph around it.
+fn inline(md: &str) -> String {
+    let html = markdown(md);
+    let html = html.trim_end();
+    html.strip_prefix("<p>")
+        .and_then(|h| h.strip_suffix("</p>"))
+        .unwrap_or(html)
+        .to_string()
+}
+
+/// An example's README, cut into its title, the text before its first
+/// section, and the sections whose headings start with `wanted`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Readme {
+    /// The first line's title, without `# `.
+    pub title: String,
+    /// What comes before the first `## ` heading.
+    pub intro: String,
+    /// (heading, body) of each section asked for, in `wanted`'s order.
+    pub sections: Vec<(String, String)>,
+}
+
+/// Cuts `md` as [`Readme`] says.
+pub fn read_readme(md: &str, wanted: &[&str]) -> Readme {
+    let mut title = String::new();
+    let mut intro = String::new();
+    let mut all: Vec<(String, String)> = Vec::new();
+    let mut fence = false;
+    for line in md.lines() {
+        if line.starts_with("```") {
+            fence = !fence;
+        }
+        if !fence && title.is_empty() && line.starts_with("# ") {
+            title = line[2..].trim().to_string();
+        } else if !fence && line.starts_with("## ") {
+            all.push((line[3..].trim().to_string(), String::new()));
+        } else if let Some((_, body)) = all.last_mut() {
+            *body += line;
+            *body += "\n";
+        } else {
+            intro += line;
+            intro += "\n";
+        }
+    }
+    let sections = wanted
+        .iter()
+        .filter_map(|w| all.iter().find(|(h, _)| h.starts_with(w)).cloned())
+        .collect();
+    Readme {
+        title,
+        intro,
+        sections,
+    }
+}
+
+/// The two-host lab's values of the placeholders, as a student would type
+/// them (the agents derive the GID index, 1 on a fresh rxe device).
+fn lab_params() -> Params {
+    Params {
+        server_ip: model::SERVER_IP.into(),
+        client_ip: model::CLIENT_IP.into(),
+        dev: "rxe0".into(),
+        gid_idx: 1,
+        ib_port: 1,
+    }
+}
+
+/// A command line as a shell would take it.
+pub fn command_line(cmd: &Cmd, p: &Params) -> String {
+    std::iter::once(cmd.program.to_string())
+        .chain(
+            cmd.args_shown(p)
+                .iter()
+                .map(|a| crate::host::vm::shell_quote(a)),
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn transcript(host: &str, cmd: &Cmd, params: &Params, side: Option<&SideOutcome>) -> String {
+    let mut s = format!("{host}$ {}\n", command_line(cmd, params));
+    match side {
+        None => s += "(no result: the lab did not run it)\n",
+        Some(o) => {
+            s += &o.stdout;
+            if !o.stdout.is_empty() && !o.stdout.ends_with('\n') {
+                s.push('\n');
+            }
+            for line in o.stderr.lines() {
+                s += line;
+                s += "\n";
+            }
+            match o.exit {
+                Some(model::TIMED_OUT) => s += "(killed by timeout: exit 124)\n",
+                Some(c) => s += &format!("(exit {c})\n"),
+                None => s += "(no exit status)\n",
+            }
+        }
+    }
+    format!("<pre class=\"transcript\">{}</pre>\n", escape(&s))
+}
+
+fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
+    let mut h = String::from("<div class=\"sides\">\n");
+    if let Some(cmd) = &s.server {
+        h += &transcript(
+            "hostA",
+            cmd,
+            &lab_params(),
+            o.and_then(|o| o.server.as_ref()),
+        );
+    }
+    if let Some(cmd) = &s.client {
+        h += &transcript(
+            "hostB",
+            cmd,
+            &lab_params(),
+            o.and_then(|o| o.client.as_ref()),
+        );
+    }
+    h + "</div>\n"
+}
+
+fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
+    let Some(packets) = o.and_then(|o| o.capture.as_ref()) else {
+        return "<p class=\"missing\">No capture of this pair in this run.</p>\n".into();
+    };
+    let rungs = crate::capture::ladder::rungs(packets, addrs);
+    let mut h = format!(
+        "<h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order (seconds since the pair began); long runs are folded into one arrow with a count. The whole capture: <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark).</p>\n<figure>{1}</figure>\n",
+        s.name,
+        crate::capture::ladder::svg(&rungs, addrs)
+    );
+    if !s.wire.is_empty() {
+        let failures = crate::judge::wire::check(s.wire, packets, addrs);
+        let verdict = if failures.is_empty() {
+            format!(
+                "all {} of this pair's declared wire facts hold.",
+                s.wire.len()
+            )
+        } else {
+            format!("not all of its wire facts hold: {}", failures.join("; "))
+        };
+        h += &format!(
+            "<p class=\"facts\">Checked on this capture: {}</p>\n",
+            escape(&verdict)
+        );
+    }
+    h
+}
+
+fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> String {
+    let md = fs::read_to_string(root.join(package).join("README.md")).unwrap_or_default();
+    let readme = read_readme(&md, &["What it demonstrates", "Running it"]);
+    let find = |s: &Scenario| report.outcomes.iter().find(|o| o.scenario == s.name);
+    let mut h = format!(
+        "<section class=\"chapter\" id=\"{package}\">\n<h2>{}</h2>\n{}",
+        inline(&readme.title),
+        markdown(&readme.intro)
+    );
+    for (heading, body) in &readme.sections {
+        h += &format!("<h3>{}</h3>\n{}", escape(heading), markdown(body));
+    }
+    let all = catalog::all();
+    for s in all.iter().filter(|s| s.package == package && s.pair) {
+        h += &format!(
+            "<h3>The lab's run: {}</h3>\n<p>Host A is the server (192.0.2.1), host B the client (192.0.2.2): two VMs on one wire, Soft-RoCE on each.</p>\n",
+            s.name
+        );
+        h += &runs(s, find(s));
+        h += &wire_part(s, find(s), addrs);
+    }
+    let exercises: Vec<&Scenario> = all
+        .iter()
+        .filter(|s| s.package == package && s.try_this.is_some())
+        .collect();
+    if !exercises.is_empty() {
+        h += "<h3>Try this</h3>\n";
+        for s in exercises {
+            h += &format!(
+                "<h4>{}</h4>\n<p>What the lab ran, and what the programs printed:</p>\n",
+                escape(s.try_this.unwrap_or_default())
+            );
+            h += &runs(s, find(s));
+        }
+    }
+    h + "</section>\n"
+}
+
+const STYLE: &str = "
+body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; color: #222; }
+h1 { font-size: 1.8em; } h2 { border-bottom: 2px solid #1f4e9c; padding-bottom: .2em; }
+code, pre { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; }
+pre { background: #f4f4f4; padding: .6em; white-space: pre-wrap; word-break: break-all; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
+figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
+.facts { color: #2a602a; } .missing { color: #a00; }
+nav li { margin: .1em 0; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 10pt; }
+  section.chapter { break-before: page; }
+  pre, figure, table { break-inside: avoid; }
+  a { color: inherit; }
+}
+";
+
+/// The whole handout of `report` (a two-host run with capture of
+/// [`scenarios`]), with the README sections read from the workspace.
+pub fn html(report: &LabReport) -> String {
+    let root = base::workspace::workspace_root();
+    let addrs = crate::model::Mode::TwoHosts
+        .addrs()
+        .expect("the two-host lab has addresses");
+    let kernel = report
+        .vms
+        .as_ref()
+        .map_or("this host's".to_string(), |v| v.kernel.clone());
+    let mut h = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rdma-examples: the lab handout</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>rdma-examples: the lab handout</h1>\n"
+    );
+    h += &markdown(&format!(
+        "This handout walks through the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and two classic tutorials, ported to Rust: what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n\
+Everything in it comes from one run of the lab: two throwaway VMs (kernel {kernel}), each with a Soft-RoCE device (`rdma_rxe`) on a virtual NIC, joined by one wire. Host A (192.0.2.1) runs the servers, host B (192.0.2.2) the clients, and the wire between them was recorded. All of it is real RoCE v2: UDP port 4791, the InfiniBand transport inside.\n\n\
+To make it yourself, on a Debian or Ubuntu machine with this repository:\n\n\
+```\ncargo xtask handout          # HTML, with the captures beside it\ncargo xtask handout --pdf    # and a PDF, printed by headless Chromium\n```\n\n\
+To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_example`. On two real hosts, each chapter says which commands to type.\n"
+    ));
+    h += "<nav><h2>Contents</h2><ol>\n";
+    for p in EXAMPLES {
+        let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
+        h += &format!(
+            "<li><a href=\"#{p}\">{}</a></li>\n",
+            inline(&read_readme(&md, &[]).title)
+        );
+    }
+    h += "</ol></nav>\n";
+    for p in EXAMPLES {
+        h += &chapter(report, p, &root, &addrs);
+    }
+    h + "</body>\n</html>\n"
+}
+
+/// Writes `out/handout.html` and the pairs' captures into `out/pcaps/`;
+/// returns the HTML file's path.
+pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
+    let pcaps = out.join("pcaps");
+    fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
+    for s in catalog::all().iter().filter(|s| s.pair) {
+        let from = report.dir.join(format!("{}.pcap", s.name));
+        if from.exists() {
+            fs::copy(&from, pcaps.join(format!("{}.pcap", s.name)))
+                .map_err(|e| format!("{}: {e}", from.display()))?;
+        }
+    }
+    let file = out.join("handout.html");
+    fs::write(&file, html(report)).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(file)
+}
+
+/// The names a Chromium goes by, on PATH.
+const CHROMIUMS: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+
+/// A Chromium on PATH. Where there is none, Debian's `chromium` package is
+/// installed as root (setup's way: only when asked, without recommends);
+/// elsewhere (Ubuntu's `chromium` is a snap) the user is told what to do.
+pub fn find_chromium() -> Result<String, String> {
+    let on_path = |name: &str| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join(name).is_file())
+    };
+    if let Some(c) = CHROMIUMS.iter().find(|c| on_path(c)) {
+        return Ok(c.to_string());
+    }
+    if let Some(pkg) = crate::host::setup::chromium_package() {
+        crate::host::setup::ensure_package(pkg, "to print or check the handout")?;
+        return Ok("chromium".into());
+    }
+    Err(
+        "no Chromium on PATH (chromium, chromium-browser, google-chrome): install one to print or check the handout (on Ubuntu: snap install chromium); the HTML is written without it"
+            .into(),
+    )
+}
+
+/// Headless Chromium on `html`, with extra arguments (`--print-to-pdf=F`,
+/// `--screenshot=F`, `--dump-dom`); its stdout.
+pub fn chromium(html: &Path, args: &[String]) -> Result<String, String> {
+    let program = find_chromium()?;
+    let url = format!(
+        "file://{}",
+        html.canonicalize()
+            .map_err(|e| format!("{}: {e}", html.display()))?
+            .display()
+    );
+    // --no-sandbox: Chromium's sandbox does not start as root, which the
+    // lab's machines and CI are.
+    let out = Command::new("timeout")
+        .args([
+            "120",
+            &program,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+        ])
+        .args(args)
+        .arg(&url)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run chromium: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "chromium {} failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Prints `html` to `pdf` with headless Chromium.
+pub fn pdf(html: &Path, pdf: &Path) -> Result<(), String> {
+    chromium(
+        html,
+        &[
+            format!("--print-to-pdf={}", pdf.display()),
+            "--no-pdf-header-footer".into(),
+        ],
+    )?;
+    if fs::metadata(pdf).map(|m| m.len()).unwrap_or(0) == 0 {
+        return Err(format!("chromium wrote no {}", pdf.display()));
+    }
+    Ok(())
+}
+
+/// Opens the handout in headless Chromium and looks at what it rendered:
+/// the DOM after layout (every chapter, a ladder per pair, the
+/// transcripts), a screenshot (a picture of the page, not a blank one) and
+/// a PDF print (a page per chapter at least). Every way it falls short.
+pub fn check_in_chromium(html: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
+    let dir = html.parent().unwrap_or(Path::new("."));
+    let pairs = catalog::all().iter().filter(|s| s.pair).count();
+    match chromium(html, &["--dump-dom".into()]) {
+        Err(e) => failures.push(e),
+        Ok(dom) => {
+            let chapters = dom.matches("<section class=\"chapter\"").count();
+            if chapters != EXAMPLES.len() {
+                failures.push(format!(
+                    "{chapters} chapters rendered, {} expected",
+                    EXAMPLES.len()
+                ));
+            }
+            let ladders = dom.matches("<svg").count();
+            if ladders != pairs {
+                failures.push(format!(
+                    "{ladders} ladders rendered, {pairs} expected (one per pair)"
+                ));
+            }
+            for want in [
+                "hostA$ rc_example",
+                "RC RDMA Read Request",
+                "Try this",
+                "<table>",
+            ] {
+                if !dom.contains(want) {
+                    failures.push(format!("the rendered page has no `{want}`"));
+                }
+            }
+        }
+    }
+    let png = dir.join("handout.png");
+    match chromium(
+        html,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1200,2400".into(),
+        ],
+    ) {
+        Err(e) => failures.push(e),
+        Ok(_) => {
+            let bytes = fs::read(&png).unwrap_or_default();
+            // The IHDR chunk: width and height, big-endian, at 16 and 20.
+            let dims = (bytes.len() > 24 && bytes.starts_with(b"\x89PNG")).then(|| {
+                let be = |i: usize| {
+                    u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]])
+                };
+                (be(16), be(20))
+            });
+            if dims != Some((1200, 2400)) {
+                failures.push(format!("the screenshot is not a 1200x2400 PNG: {dims:?}"));
+            }
+            // A blank or near-blank page compresses to a few KiB; the first
+            // screenful of text and tables does not.
+            if bytes.len() < 100_000 {
+                failures.push(format!(
+                    "the screenshot is nearly blank ({} bytes)",
+                    bytes.len()
+                ));
+            }
+        }
+    }
+    let pdf_file = dir.join("handout.pdf");
+    match pdf(html, &pdf_file) {
+        Err(e) => failures.push(e),
+        Ok(()) => {
+            let bytes = fs::read(&pdf_file).unwrap_or_default();
+            let text = String::from_utf8_lossy(&bytes);
+            let pages = text.matches("/Type /Page").count() - text.matches("/Type /Pages").count();
+            if !bytes.starts_with(b"%PDF") || pages < EXAMPLES.len() + 1 {
+                failures.push(format!(
+                    "the PDF has {pages} page(s); a title page and one per chapter at least were expected"
+                ));
+            }
+        }
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readme_sections_are_cut_at_their_headings_not_in_code() {
+        let md = "# x: the title\n\nIntro.\n\n## What it demonstrates\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Options\n\nno\n\n## Running it on two hosts\n\n```\n## not a heading\n$ x\n```\n";
+        let r = read_readme(md, &["What it demonstrates", "Running it"]);
+        assert_eq!(r.title, "x: the title");
+        assert_eq!(r.intro.trim(), "Intro.");
+        assert_eq!(r.sections.len(), 2);
+        assert!(r.sections[0].1.contains("| 1 | 2 |"));
+        assert_eq!(r.sections[1].0, "Running it on two hosts");
+        assert!(r.sections[1].1.contains("## not a heading"));
+        assert!(markdown(&r.sections[0].1).contains("<td>2</td>"));
+    }
+
+    #[test]
+    fn every_example_readme_has_what_the_handout_takes() {
+        let root = base::workspace::workspace_root();
+        for p in EXAMPLES {
+            let md = fs::read_to_string(root.join(p).join("README.md")).unwrap();
+            let r = read_readme(&md, &["What it demonstrates", "Running it"]);
+            assert!(r.title.starts_with(p), "{p}: title {}", r.title);
+            assert_eq!(r.sections.len(), 2, "{p}: both sections");
+            assert!(r.sections[0].1.contains("|---"), "{p}: a step table");
+            assert!(
+                catalog::all().iter().any(|s| s.package == *p && s.pair),
+                "{p}: a pair"
+            );
+        }
+    }
+
+    #[test]
+    fn every_example_has_an_exercise() {
+        for p in EXAMPLES {
+            assert!(
+                catalog::all()
+                    .iter()
+                    .any(|s| s.package == *p && s.try_this.is_some()),
+                "{p} has no `try_this` scenario"
+            );
+        }
+    }
+
+    /// The top-level README shows rc_example's ladder: the one the ladder
+    /// code draws from the recorded capture, not an older drawing.
+    #[test]
+    fn the_readme_ladder_is_drawn_from_the_recorded_capture() {
+        let frames = crate::capture::parse(include_str!("../../tests/data/rc_example.tsv"));
+        let packets = &crate::capture::cut(&frames)[0].packets;
+        let addrs = crate::model::Mode::TwoHosts.addrs().expect("two hosts");
+        let drawn = crate::capture::ladder::text(
+            "rc_example",
+            &crate::capture::ladder::rungs(packets, &addrs),
+            &addrs,
+        );
+        let readme =
+            fs::read_to_string(base::workspace::workspace_root().join("README.md")).unwrap();
+        let start = readme
+            .find("--- rc_example: on the wire ---")
+            .expect("the README shows rc_example's ladder");
+        let end = start + readme[start..].find("```").expect("in a code block");
+        assert_eq!(
+            &readme[start..end],
+            drawn,
+            "paste the ladder drawn from the fixture into README.md"
+        );
+    }
+
+    /// The handout of a run that captured rc_example only (the recorded
+    /// fixture) and printed nothing: every chapter's README sections and
+    /// exercises, and rc_example's ladder.
+    fn rendered() -> String {
+        let frames = crate::capture::parse(include_str!("../../tests/data/rc_example.tsv"));
+        let packets = crate::capture::cut(&frames).remove(0).packets;
+        let report = LabReport {
+            dir: PathBuf::from("/nonexistent/lab/run"),
+            outcomes: vec![Outcome {
+                scenario: "rc_example".into(),
+                server: None,
+                client: None,
+                leftover: String::new(),
+                capture: Some(packets),
+            }],
+            notes: Vec::new(),
+            elapsed: std::time::Duration::ZERO,
+            vms: None,
+            addrs: crate::model::Mode::TwoHosts.addrs(),
+            captured: true,
+            mode: crate::model::Mode::TwoHosts,
+            skipped: Vec::new(),
+            findings: Vec::new(),
+            hosts: Vec::new(),
+        };
+        html(&report)
+    }
+
+    /// The names of the source documents' files in `text`: three digits,
+    /// `_`, sixteen hex digits, `.txt` (`002_4568353e3e00e8fb.txt`).
+    fn seed_file_names(text: &str) -> Vec<String> {
+        let b = text.as_bytes();
+        let at = |i: usize| {
+            let name = b.get(i..i + 24)?;
+            let ok = name[..3].iter().all(u8::is_ascii_digit)
+                && name[3] == b'_'
+                && name[4..20].iter().all(u8::is_ascii_hexdigit)
+                && &name[20..] == b".txt";
+            ok.then(|| String::from_utf8_lossy(name).into_owned())
+        };
+        (0..b.len()).filter_map(at).collect()
+    }
+
+    #[test]
+    fn the_handout_names_no_source_file() {
+        assert_eq!(
+            seed_file_names("(`002_4568353e3e00e8fb.txt`) and 12_ab.txt"),
+            ["002_4568353e3e00e8fb.txt"]
+        );
+        assert_eq!(seed_file_names(&rendered()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_handout_says_what_roce_carries_instead_of_a_grh() {
+        let h = rendered();
+        assert!(
+            !h.to_lowercase().contains("every packet needs a grh"),
+            "RoCE v2 puts no GRH on the wire"
+        );
+        assert!(h.contains("no GRH goes on the wire"));
+        assert!(h.contains("UDP to port 4791"));
+    }
+
+    #[test]
+    fn the_handout_ladder_says_what_a_read_request_asks_for_and_a_syn_ack() {
+        let h = rendered();
+        assert!(
+            h.contains("RC RDMA Read Request QP 0x15 PSN 0 (reads 21 B)"),
+            "a Read Request carries no payload"
+        );
+        assert!(!h.contains("RC RDMA Read Request QP 0x15 PSN 0 21 B"));
+        assert!(h.contains("TCP :19875 SYN/ACK"));
+    }
+
+    #[test]
+    fn the_handout_says_what_it_cannot_show() {
+        let h = rendered();
+        // Timings of emulated hosts, where the ping-pong's appear.
+        let pingpong = &h[h.find("id=\"ibv_sockets_pingpong\"").unwrap()..];
+        let exercise = &pingpong[pingpong.find("Add -n 100").unwrap()..];
+        let exercise = &exercise[..exercise.find("</h4>").unwrap()];
+        assert!(exercise.contains("say nothing about RDMA performance"));
+        // No pointers to what the handout does not have.
+        assert!(!pingpong.contains("benchmark below"));
+        assert!(!pingpong.contains("parse_summary"));
+        // apm opens with why it shows no migration on RoCE.
+        let apm = &h[h.find("id=\"apm\"").unwrap()..];
+        let intro = &apm[apm.find("<p>").unwrap()..];
+        let intro = &intro[..intro.find("</p>").unwrap()];
+        for want in [
+            "no path migration to see",
+            "alternate path",
+            "InfiniBand",
+            "QP path migrated",
+        ] {
+            assert!(
+                intro.contains(want),
+                "apm's first paragraph: no `{want}` in {intro}"
+            );
+        }
+    }
+
+    #[test]
+    fn commands_read_as_typed() {
+        let cmd = Cmd::new(
+            "rc_example",
+            &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}", "a b"],
+        );
+        assert_eq!(
+            command_line(&cmd, &lab_params()),
+            "rc_example -d rxe0 -g 1 192.0.2.1 'a b'"
+        );
+    }
+}

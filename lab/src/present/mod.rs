@@ -1,0 +1,4 @@
+//! Presentation: the reports (JUnit, JSON lines) and the handout.
+
+pub mod handout;
+pub mod report;

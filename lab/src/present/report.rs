@@ -1,0 +1,796 @@
+//! The lab's reports for CI: JUnit XML, which Jenkins, GitLab and GitHub's
+//! test reporters read, and JSON Lines, one object per scenario, for
+//! scripts. Both say what the summary says (PASS/FAIL/skipped per
+//! scenario, the doctor's findings) and carry both sides' transcripts, so
+//! a failure can be read in the CI's page without the result dir.
+
+use crate::catalog;
+use crate::host::lab::LabReport;
+use crate::model::{Outcome, SideOutcome};
+use crate::results::side_transcript;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The `type` of a scenario's `<failure>`: every failure is an expectation
+/// of the scenario that the run did not meet.
+const FAILURE_TYPE: &str = "unmet expectation";
+
+/// The `type` of the doctor's `<failure>`.
+const FINDING_TYPE: &str = "doctor finding";
+
+/// The name (and classname) of the doctor's test case and JSON line.
+const DOCTOR: &str = "doctor";
+
+/// Both sides' transcripts of an outcome, and what it left in the kernel:
+/// each side that its scenario has (both, for a scenario this build does
+/// not know), a side without a result saying so, as the lab's own
+/// transcript does.
+fn transcript(o: &Outcome) -> String {
+    let s = catalog::find(&o.scenario);
+    let mut out = String::new();
+    for (label, declared, side) in [
+        ("server", s.map_or(true, |s| s.server.is_some()), &o.server),
+        ("client", s.map_or(true, |s| s.client.is_some()), &o.client),
+    ] {
+        match side {
+            Some(side) => out.push_str(&side_transcript(label, side)),
+            None if declared => {
+                let _ = writeln!(out, "=== {label}: no result ===");
+            }
+            None => {}
+        }
+    }
+    if !o.leftover.is_empty() {
+        out.push_str("--- left in the kernel ---\n");
+        out.push_str(&o.leftover);
+        if !o.leftover.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The package a scenario belongs to; a name this build does not know
+/// stands for itself, as in the lab's summary.
+fn package_of(name: &str) -> &str {
+    catalog::find(name).map_or(name, |s| s.package)
+}
+
+/// The slower side's wall time in milliseconds: the pair's time, as the
+/// sides run at once. `None` when neither side reported one.
+fn wall_ms(o: &Outcome) -> Option<u64> {
+    [&o.server, &o.client]
+        .into_iter()
+        .filter_map(|s| s.as_ref()?.elapsed_ms)
+        .max()
+}
+
+/// Milliseconds as seconds with three decimals, the form JUnit readers
+/// (and the Surefire time pattern of Jenkins' schema) take.
+fn secs(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+/// `s` as XML 1.0 attribute text: the five special characters escaped,
+/// and the characters XML 1.0 forbids dropped (the control characters but
+/// tab, newline and carriage return, U+FFFE and U+FFFF; Rust's `char` has
+/// no surrogates), since a program's output is arbitrary and one NUL byte
+/// would make the whole report unreadable. Tab, newline and carriage
+/// return go as character references: a parser turns them into spaces in
+/// an attribute, and a raw CR into LF anywhere.
+fn xml_escape(s: &str) -> String {
+    escape(s, false)
+}
+
+/// Text content: as [`xml_escape`], but with newlines kept as they are, so
+/// that the transcripts stay readable in the file itself.
+fn xml_text(s: &str) -> String {
+    escape(s, true)
+}
+
+fn escape(s: &str, raw_newlines: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' if raw_newlines => out.push('\n'),
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A `<testcase>` with its optional failure or skip element and its
+/// `<system-out>`.
+struct Case {
+    classname: String,
+    name: String,
+    time: String,
+    /// `(message, type, text)`.
+    failure: Option<(String, &'static str, String)>,
+    skipped: Option<String>,
+    out: String,
+}
+
+impl Case {
+    fn write(&self, xml: &mut String) {
+        let _ = writeln!(
+            xml,
+            r#"    <testcase classname="{}" name="{}" time="{}">"#,
+            xml_escape(&self.classname),
+            xml_escape(&self.name),
+            self.time
+        );
+        if let Some((message, ty, text)) = &self.failure {
+            let _ = writeln!(
+                xml,
+                r#"      <failure message="{}" type="{ty}">{}</failure>"#,
+                xml_escape(message),
+                xml_text(text)
+            );
+        }
+        if let Some(reason) = &self.skipped {
+            let _ = writeln!(xml, r#"      <skipped message="{}"/>"#, xml_escape(reason));
+        }
+        let _ = writeln!(
+            xml,
+            "      <system-out>{}</system-out>",
+            xml_text(&self.out)
+        );
+        xml.push_str("    </testcase>\n");
+    }
+}
+
+/// The run as JUnit XML: one `<testsuite>` named after the mode, a test
+/// case per outcome (classname its package, time its slower side's), one
+/// per skipped scenario, and always one for the doctor (failed when it
+/// found anything), each with both sides' transcripts in `<system-out>`;
+/// the notes, problems outside any scenario, in the suite's
+/// `<system-err>`. It depends on the report alone (no clock, no host name),
+/// so one run always gives the same document.
+pub fn junit(report: &LabReport) -> String {
+    let mut cases = Vec::new();
+    for o in &report.outcomes {
+        let failures = report.failures(o);
+        cases.push(Case {
+            classname: package_of(&o.scenario).to_string(),
+            name: o.scenario.clone(),
+            time: secs(wall_ms(o).unwrap_or(0)),
+            failure: failures
+                .first()
+                .map(|first| (first.clone(), FAILURE_TYPE, failures.join("\n"))),
+            skipped: None,
+            out: transcript(o),
+        });
+    }
+    for s in &report.skipped {
+        cases.push(Case {
+            classname: package_of(&s.scenario).to_string(),
+            name: s.scenario.clone(),
+            time: secs(0),
+            failure: None,
+            skipped: Some(s.reason.clone()),
+            out: format!("not run: {}\n", s.reason),
+        });
+    }
+    let hosts: String = if report.hosts.is_empty() {
+        "no host information\n".into()
+    } else {
+        report.hosts.iter().map(|h| h.to_string() + "\n").collect()
+    };
+    cases.push(Case {
+        classname: DOCTOR.into(),
+        name: DOCTOR.into(),
+        time: secs(0),
+        failure: report
+            .findings
+            .first()
+            .map(|first| (first.clone(), FINDING_TYPE, report.findings.join("\n"))),
+        skipped: None,
+        out: hosts,
+    });
+
+    let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+    let skipped = cases.iter().filter(|c| c.skipped.is_some()).count();
+    let elapsed_ms = u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX);
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    let _ = writeln!(
+        xml,
+        r#"  <testsuite name="{}" tests="{}" failures="{failures}" errors="0" skipped="{skipped}" time="{}">"#,
+        xml_escape(&format!("rdma-examples lab ({})", report.mode.label())),
+        cases.len(),
+        secs(elapsed_ms)
+    );
+    let mut props = vec![("mode", report.mode.label().to_string())];
+    if let Some(v) = &report.vms {
+        props.push(("accel", v.accel.to_string()));
+        props.push(("kernel", v.kernel.clone()));
+        props.push(("boot_s", format!("{:.1}", v.boot.as_secs_f64())));
+    }
+    xml.push_str("    <properties>\n");
+    for (name, value) in props {
+        let _ = writeln!(
+            xml,
+            r#"      <property name="{name}" value="{}"/>"#,
+            xml_escape(&value)
+        );
+    }
+    xml.push_str("    </properties>\n");
+    for c in &cases {
+        c.write(&mut xml);
+    }
+    if !report.notes.is_empty() {
+        let notes: String = report.notes.iter().map(|n| format!("{n}\n")).collect();
+        let _ = writeln!(xml, "    <system-err>{}</system-err>", xml_text(&notes));
+    }
+    xml.push_str("  </testsuite>\n</testsuites>\n");
+    xml
+}
+
+/// A side as JSON, or null when it has no result.
+fn side_json(side: &Option<SideOutcome>) -> Value {
+    match side {
+        Some(s) => json!({
+            "exit": s.exit,
+            "elapsed_ms": s.elapsed_ms,
+            "stdout": s.stdout,
+            "stderr": s.stderr,
+        }),
+        None => Value::Null,
+    }
+}
+
+/// What one JSON line says of a scenario (or of the doctor).
+struct Line<'a> {
+    scenario: &'a str,
+    status: &'static str,
+    failures: &'a [String],
+    skip_reason: Option<&'a str>,
+    wall_ms: Option<u64>,
+    server: &'a Option<SideOutcome>,
+    client: &'a Option<SideOutcome>,
+}
+
+impl Line<'_> {
+    /// The line's object as one line of text; the mode and the hosts go on
+    /// every line, so that each line stands on its own.
+    fn render(&self, report: &LabReport, example: &str) -> String {
+        let hosts: Vec<Value> = report
+            .hosts
+            .iter()
+            .map(|h| {
+                json!({
+                    "role": h.role,
+                    "dev": h.dev,
+                    "port": h.port,
+                    "link_layer": h.link_layer,
+                    "gid_index": h.gid_index,
+                    "gid_type": h.gid_type,
+                    "active_mtu": h.active_mtu,
+                })
+            })
+            .collect();
+        let mut text = json!({
+            "scenario": self.scenario,
+            "example": example,
+            "status": self.status,
+            "failures": self.failures,
+            "skip_reason": self.skip_reason,
+            // Whole milliseconds: the f64 prints as the same three decimals.
+            "wall_time_s": self.wall_ms.map(|ms| ms as f64 / 1000.0),
+            "server": side_json(self.server),
+            "client": side_json(self.client),
+            "mode": report.mode.label(),
+            "hosts": hosts,
+        })
+        .to_string();
+        text.push('\n');
+        text
+    }
+}
+
+/// `passed` when there is nothing wrong, `failed` otherwise.
+fn status(failures: &[String]) -> &'static str {
+    if failures.is_empty() {
+        "passed"
+    } else {
+        "failed"
+    }
+}
+
+/// The run as JSON Lines: one object per outcome, per skipped scenario and
+/// one for the doctor (`"scenario": "doctor"`, its findings as its
+/// failures), each with `scenario`, `example` (the package), `status`
+/// (`passed`, `failed` or `skipped`), `failures`, `skip_reason`,
+/// `wall_time_s` (the slower side's; null when no side reported a time),
+/// `server` and `client` (`exit`, `elapsed_ms`, `stdout`, `stderr`, or
+/// null), `mode` and `hosts`.
+pub fn json_lines(report: &LabReport) -> String {
+    let mut out = String::new();
+    for o in &report.outcomes {
+        let failures = report.failures(o);
+        let line = Line {
+            scenario: &o.scenario,
+            status: status(&failures),
+            failures: &failures,
+            skip_reason: None,
+            wall_ms: wall_ms(o),
+            server: &o.server,
+            client: &o.client,
+        };
+        out += &line.render(report, package_of(&o.scenario));
+    }
+    for s in &report.skipped {
+        let line = Line {
+            scenario: &s.scenario,
+            status: "skipped",
+            failures: &[],
+            skip_reason: Some(&s.reason),
+            wall_ms: None,
+            server: &None,
+            client: &None,
+        };
+        out += &line.render(report, package_of(&s.scenario));
+    }
+    let doctor = Line {
+        scenario: DOCTOR,
+        status: status(&report.findings),
+        failures: &report.findings,
+        skip_reason: None,
+        wall_ms: None,
+        server: &None,
+        client: &None,
+    };
+    out += &doctor.render(report, DOCTOR);
+    out
+}
+
+/// Writes the JUnit report to `junit` and the JSON Lines to `json`, each
+/// when given, creating their directories; an error names the file.
+pub fn write(report: &LabReport, junit: Option<&Path>, json: Option<&Path>) -> Result<(), String> {
+    let put = |path: &Path, text: String| {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if let Some(p) = junit {
+        put(p, self::junit(report))?;
+    }
+    if let Some(p) = json {
+        put(p, json_lines(report))?;
+    }
+    Ok(())
+}
+
+/// The JUnit schema the reports are checked against: Jenkins' (the xUnit
+/// plugin's `junit-10.xsd`), which CI readers follow.
+pub fn junit_schema() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit.xsd")
+}
+
+/// What is wrong with the JUnit file `file` by [`junit_schema`], as
+/// `xmllint --schema` says it; empty when it is valid. A machine without
+/// xmllint gets that as a failure, not a pass: the check must not vanish
+/// silently where libxml2-utils is missing.
+pub fn validate_junit(file: &Path) -> Vec<String> {
+    let schema = junit_schema();
+    let out = Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&schema)
+        .arg(file)
+        .output();
+    match out {
+        Err(e) => vec![format!(
+            "cannot run xmllint ({e}) to check {} against the JUnit schema: install libxml2-utils",
+            file.display()
+        )],
+        Ok(out) if out.status.success() => Vec::new(),
+        Ok(out) => {
+            let mut failures = vec![format!(
+                "{} is not valid by {} ({})",
+                file.display(),
+                schema.display(),
+                out.status
+            )];
+            failures.extend(
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string),
+            );
+            failures
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model;
+    use crate::model::{Mode, Outcome, Skip};
+    use crate::results::HostInfo;
+    use std::time::Duration;
+
+    /// Output no program should print, and a report must still carry:
+    /// markup, entities, quotes, a NUL byte, other control characters, a
+    /// non-character, a CR and some non-ASCII text.
+    const NASTY: &str = "a <b> & \"c\" 'd'\0 bell\x07 esc\x1b[31m\x1b[0m del\x7f\r\nnon-char\u{fffe}\u{ffff} é ü 漢\n";
+
+    /// `NASTY` as an XML reader gives it back: the forbidden characters gone.
+    const NASTY_READ: &str = "a <b> & \"c\" 'd' bell esc[31m[0m del\x7f\r\nnon-char é ü 漢\n";
+
+    fn side(exit: i32, ms: u64, stdout: &str, stderr: &str) -> SideOutcome {
+        SideOutcome {
+            exit: Some(exit),
+            elapsed_ms: Some(ms),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        }
+    }
+
+    /// The stdout a side's expected lines describe, every wildcard a "1".
+    fn expected_stdout(patterns: &[String]) -> String {
+        patterns
+            .iter()
+            .map(|p| p.replace('*', "1") + "\n")
+            .collect()
+    }
+
+    /// A report with a passing pair (`rc_example`), a failing one (`srq`,
+    /// its client missing, its server's output garbage), a skipped
+    /// scenario, and the doctor's `findings`.
+    fn report(findings: &[&str]) -> LabReport {
+        let rc = catalog::find("rc_example").expect("rc_example is a scenario");
+        assert!(catalog::find("srq").is_some(), "srq is a scenario");
+        let passing = Outcome {
+            scenario: rc.name.clone(),
+            server: Some(side(
+                0,
+                1234,
+                &(expected_stdout(&rc.server_expect.stdout) + NASTY),
+                "",
+            )),
+            client: Some(side(0, 987, &expected_stdout(&rc.client_expect.stdout), "")),
+            leftover: String::new(),
+            capture: None,
+        };
+        let failing = Outcome {
+            scenario: "srq".into(),
+            server: Some(side(1, 20, NASTY, NASTY)),
+            client: None,
+            leftover: "qp 17 <pid 99>\n".into(),
+            capture: None,
+        };
+        LabReport {
+            dir: PathBuf::from("/nonexistent/lab/run"),
+            outcomes: vec![passing, failing],
+            notes: vec!["client agent: died & <gone>\0".into()],
+            elapsed: Duration::from_millis(61_250),
+            vms: None,
+            addrs: None,
+            captured: false,
+            mode: Mode::SingleHost,
+            skipped: vec![Skip {
+                scenario: "mckey_device_removed".into(),
+                reason: "needs <a VM> & \"root\"".into(),
+            }],
+            findings: findings.iter().map(|f| f.to_string()).collect(),
+            hosts: vec![HostInfo {
+                role: "both".into(),
+                dev: "rxe0".into(),
+                port: 1,
+                link_layer: Some("Ethernet".into()),
+                gid_index: Some(1),
+                gid_type: Some("RoCE v2".into()),
+                active_mtu: None,
+            }],
+        }
+    }
+
+    const FINDINGS: &[&str] = &[
+        "rxe0: no GID of type RoCE v2 <fix it>",
+        "ulimit -l is 64 KiB & too low",
+    ];
+
+    /// A path of its own, in a fresh private dir that lives as long as
+    /// the guard: the tests run at once.
+    fn temp_file(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(name);
+        (dir, file)
+    }
+
+    fn xmllint(args: &[&str]) -> std::process::Output {
+        match Command::new("xmllint").args(args).output() {
+            Ok(out) => out,
+            Err(e) => panic!(
+                "cannot run xmllint ({e}): the JUnit schema check needs it; \
+                 install libxml2-utils (apt-get install libxml2-utils)"
+            ),
+        }
+    }
+
+    /// [`validate_junit`]'s verdict on `xml`: `Err` with its messages. A
+    /// missing xmllint fails here, with what to install.
+    fn validate(xml: &str, name: &str) -> Result<(), String> {
+        let (_dir, file) = temp_file(name);
+        fs::write(&file, xml).unwrap();
+        let failures = validate_junit(&file);
+        if let Some(f) = failures.iter().find(|f| f.contains("cannot run xmllint")) {
+            panic!("{f}");
+        }
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(failures.join("\n"))
+        }
+    }
+
+    /// The string value of an XPath expression over `xml`, as a reader
+    /// of the document would get it.
+    fn xpath(xml: &str, name: &str, expr: &str) -> String {
+        let (_dir, file) = temp_file(name);
+        fs::write(&file, xml).unwrap();
+        let out = xmllint(&["--xpath", expr, file.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "xmllint --xpath {expr}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // xmllint ends what it prints with a newline of its own.
+        let mut text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.pop(), Some('\n'), "xmllint --xpath {expr}");
+        text
+    }
+
+    #[test]
+    fn the_fixture_has_a_pass_and_a_failure() {
+        let r = report(FINDINGS);
+        assert_eq!(r.failures(&r.outcomes[0]), Vec::<String>::new());
+        assert!(!r.failures(&r.outcomes[1]).is_empty());
+    }
+
+    #[test]
+    fn escape_drops_what_xml_forbids() {
+        assert_eq!(
+            xml_escape("<a href=\"x\">&'\0\x01\x1f\t\n\r\u{fffe}\u{ffff}\u{fffd}é"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&#9;&#10;&#13;\u{fffd}é"
+        );
+        assert_eq!(xml_text("a\tb\nc\r\n\x0b"), "a&#9;b\nc&#13;\n");
+    }
+
+    #[test]
+    fn junit_passes_the_jenkins_schema() {
+        for (name, findings) in [("with-findings", FINDINGS), ("clean", &[][..])] {
+            let xml = junit(&report(findings));
+            if let Err(e) = validate(&xml, &format!("{name}.xml")) {
+                panic!("{name}: the JUnit report is not valid:\n{e}\n{xml}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_schema_check_can_fail() {
+        let xml = junit(&report(FINDINGS));
+        let nameless = xml.replacen(r#" name="rc_example""#, "", 1);
+        assert_ne!(nameless, xml);
+        assert!(validate(&nameless, "nameless.xml").is_err());
+        let countless = xml.replacen(r#" failures="2""#, "", 1);
+        assert_ne!(countless, xml);
+        assert!(validate(&countless, "countless.xml").is_err());
+    }
+
+    #[test]
+    fn junit_counts_and_cases() {
+        let r = report(FINDINGS);
+        let xml = junit(&r);
+        let suite = |attr: &str| xpath(&xml, "counts.xml", &format!("string(//testsuite/@{attr})"));
+        assert_eq!(suite("name"), "rdma-examples lab (single host)");
+        // Two outcomes, one skipped scenario, the doctor.
+        assert_eq!(suite("tests"), "4");
+        assert_eq!(suite("failures"), "2");
+        assert_eq!(suite("errors"), "0");
+        assert_eq!(suite("skipped"), "1");
+        assert_eq!(suite("time"), "61.250");
+        let case = |name: &str, what: &str| {
+            xpath(
+                &xml,
+                "cases.xml",
+                &format!("string(//testcase[@name='{name}']/{what})"),
+            )
+        };
+        assert_eq!(case("rc_example", "@classname"), "rc_example");
+        assert_eq!(case("rc_example", "@time"), "1.234");
+        assert_eq!(
+            xpath(
+                &xml,
+                "n.xml",
+                "count(//testcase[@name='rc_example']/failure)"
+            ),
+            "0"
+        );
+        let failures = r.failures(&r.outcomes[1]);
+        assert_eq!(case("srq", "@classname"), "srq");
+        assert_eq!(case("srq", "@time"), "0.020");
+        assert_eq!(case("srq", "failure/@message"), failures[0]);
+        assert_eq!(case("srq", "failure/@type"), "unmet expectation");
+        assert_eq!(case("srq", "failure"), failures.join("\n"));
+        assert_eq!(
+            case("mckey_device_removed", "skipped/@message"),
+            "needs <a VM> & \"root\""
+        );
+        assert_eq!(case("mckey_device_removed", "@classname"), "mckey");
+        assert_eq!(case("doctor", "@classname"), "doctor");
+        assert_eq!(case("doctor", "failure/@message"), FINDINGS[0]);
+        assert_eq!(case("doctor", "failure"), FINDINGS.join("\n"));
+        assert!(case("doctor", "system-out")
+            .contains("both host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2)"));
+        assert_eq!(
+            xpath(&xml, "err.xml", "string(//testsuite/system-err)"),
+            "client agent: died & <gone>\n"
+        );
+
+        let clean = junit(&report(&[]));
+        assert_eq!(
+            xpath(&clean, "clean.xml", "count(//testcase[@name='doctor'])"),
+            "1",
+            "the doctor's case is always there"
+        );
+        assert_eq!(
+            xpath(
+                &clean,
+                "clean.xml",
+                "count(//testcase[@name='doctor']/failure)"
+            ),
+            "0"
+        );
+    }
+
+    #[test]
+    fn junit_carries_both_transcripts_as_read() {
+        let r = report(FINDINGS);
+        let xml = junit(&r);
+        let out = |name: &str| {
+            xpath(
+                &xml,
+                "out.xml",
+                &format!("string(//testcase[@name='{name}']/system-out)"),
+            )
+        };
+        let rc = out("rc_example");
+        assert!(rc.starts_with("=== server (exit 0, 1.23 s) ===\n--- stdout ---\n"));
+        assert!(rc.contains(NASTY_READ), "{rc:?}");
+        assert!(rc.contains("=== client (exit 0, 0.99 s) ===\n--- stdout ---\n"));
+        assert!(
+            !rc.contains("--- stderr ---"),
+            "an empty stream is left out"
+        );
+        let srq = out("srq");
+        assert_eq!(
+            srq,
+            format!(
+                "=== server (exit 1, 0.02 s) ===\n--- stdout ---\n{NASTY_READ}--- stderr ---\n{NASTY_READ}\
+                 === client: no result ===\n--- left in the kernel ---\nqp 17 <pid 99>\n"
+            )
+        );
+    }
+
+    #[test]
+    fn transcript_of_a_side() {
+        let timed_out = SideOutcome {
+            exit: Some(model::TIMED_OUT),
+            elapsed_ms: None,
+            stdout: "partial".into(),
+            stderr: String::new(),
+        };
+        assert_eq!(
+            side_transcript("client", &timed_out),
+            "=== client (exit 124 (timed out)) ===\n--- stdout ---\npartial\n"
+        );
+        let silent = SideOutcome {
+            exit: None,
+            elapsed_ms: Some(1500),
+            stdout: String::new(),
+            stderr: "gone\n".into(),
+        };
+        assert_eq!(
+            side_transcript("server", &silent),
+            "=== server (no exit status, 1.50 s) ===\n--- stderr ---\ngone\n"
+        );
+    }
+
+    #[test]
+    fn json_lines_parse_and_say_each_status() {
+        let r = report(FINDINGS);
+        let text = json_lines(&r);
+        assert!(text.ends_with('\n'));
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        let by = |name: &str| {
+            lines
+                .iter()
+                .find(|v| v["scenario"] == name)
+                .unwrap_or_else(|| panic!("no line for {name}"))
+        };
+        assert_eq!(lines.len(), 4);
+        for v in &lines {
+            assert_eq!(v["mode"], "single host");
+            assert_eq!(
+                v["hosts"],
+                json!([{
+                    "role": "both", "dev": "rxe0", "port": 1,
+                    "link_layer": "Ethernet", "gid_index": 1,
+                    "gid_type": "RoCE v2", "active_mtu": null,
+                }])
+            );
+        }
+
+        let rc = by("rc_example");
+        assert_eq!(rc["example"], "rc_example");
+        assert_eq!(rc["status"], "passed");
+        assert_eq!(rc["failures"], json!([]));
+        assert_eq!(rc["skip_reason"], Value::Null);
+        assert_eq!(rc["wall_time_s"], json!(1.234));
+        assert_eq!(rc["server"]["exit"], 0);
+        assert_eq!(rc["server"]["elapsed_ms"], 1234);
+        assert_eq!(rc["client"]["elapsed_ms"], 987);
+        // JSON keeps every character: the output exactly as printed.
+        assert!(rc["server"]["stdout"].as_str().unwrap().ends_with(NASTY));
+
+        let srq = by("srq");
+        assert_eq!(srq["status"], "failed");
+        assert_eq!(srq["failures"], json!(r.failures(&r.outcomes[1])));
+        assert_eq!(srq["server"]["exit"], 1);
+        assert_eq!(srq["server"]["stderr"], NASTY);
+        assert_eq!(srq["client"], Value::Null);
+        assert_eq!(srq["wall_time_s"], json!(0.02));
+
+        let skipped = by("mckey_device_removed");
+        assert_eq!(skipped["status"], "skipped");
+        assert_eq!(skipped["example"], "mckey");
+        assert_eq!(skipped["skip_reason"], "needs <a VM> & \"root\"");
+        assert_eq!(skipped["failures"], json!([]));
+        assert_eq!(skipped["wall_time_s"], Value::Null);
+        assert_eq!(skipped["server"], Value::Null);
+
+        let doctor = by("doctor");
+        assert_eq!(doctor["example"], "doctor");
+        assert_eq!(doctor["status"], "failed");
+        assert_eq!(doctor["failures"], json!(FINDINGS));
+
+        let clean = json_lines(&report(&[]));
+        let doctor: Value = serde_json::from_str(clean.lines().last().unwrap()).unwrap();
+        assert_eq!(doctor["scenario"], "doctor");
+        assert_eq!(doctor["status"], "passed");
+    }
+
+    #[test]
+    fn write_puts_both_files_and_names_a_bad_path() {
+        let r = report(FINDINGS);
+        let (_tmp, dir) = temp_file("write");
+        let (xml, jsonl) = (dir.join("deep/junit.xml"), dir.join("lab.jsonl"));
+        write(&r, Some(&xml), Some(&jsonl)).unwrap();
+        assert_eq!(fs::read_to_string(&xml).unwrap(), junit(&r));
+        assert_eq!(fs::read_to_string(&jsonl).unwrap(), json_lines(&r));
+        write(&r, None, None).unwrap();
+        // A file where a directory must be.
+        let bad = jsonl.join("x.xml");
+        let e = write(&r, Some(&bad), None).unwrap_err();
+        assert!(e.contains(&jsonl.display().to_string()), "{e}");
+    }
+}

@@ -1,0 +1,295 @@
+//! The result directory's format: the agent writes
+//! `<scenario>.<side>.{stdout,stderr,status,leftover}` and the doctor's
+//! files there, and the host reads them back into outcomes.
+
+/// What the doctor learnt of one host's RDMA device, for the reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostInfo {
+    /// Which side ran there: "server", "client" or "both".
+    pub role: String,
+    /// The RDMA device the examples use (`-d`/`{dev}`).
+    pub dev: String,
+    /// Its port.
+    pub port: u32,
+    /// The port's link layer ("InfiniBand", "Ethernet"), when known.
+    pub link_layer: Option<String>,
+    /// The GID index the examples use, when there is one.
+    pub gid_index: Option<u32>,
+    /// That GID's type ("RoCE v2", "IB/RoCE v1"), when sysfs says it.
+    pub gid_type: Option<String>,
+    /// The port's active MTU in bytes, when `ibv_devinfo` says it.
+    pub active_mtu: Option<u32>,
+}
+
+/// The host's one text form, for people: the summary's line and the
+/// report's doctor case.
+impl std::fmt::Display for HostInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let link = self.link_layer.as_deref().unwrap_or("link layer unknown");
+        write!(
+            f,
+            "{} host: {} port {} ({link})",
+            self.role, self.dev, self.port
+        )?;
+        match (self.gid_index, &self.gid_type) {
+            (Some(i), Some(t)) => write!(f, ", GID index {i} ({t})")?,
+            (Some(i), None) => write!(f, ", GID index {i}")?,
+            _ => {}
+        }
+        match self.active_mtu {
+            Some(m) => write!(f, ", active MTU {m}"),
+            None => Ok(()),
+        }
+    }
+}
+
+use crate::model::{Outcome, Scenario, SideOutcome, Skip};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// `<dir>/<scenario>.<side>.<ext>`: the result files the host reads.
+pub fn result_file(dir: &Path, scenario: &str, side: &str, ext: &str) -> PathBuf {
+    dir.join(format!("{scenario}.{side}.{ext}"))
+}
+
+/// The file in the peer's result dir with the scenarios the serving host
+/// refused: a line each, `NAME<TAB>why`.
+pub fn refused_file(dir: &Path) -> PathBuf {
+    dir.join("session.refused")
+}
+
+/// The file in a result dir with the doctor's findings on `who` ("server",
+/// "client", "both", or "path" for the probe between the hosts).
+pub fn findings_file(dir: &Path, who: &str) -> PathBuf {
+    dir.join(format!("doctor.{who}.findings"))
+}
+
+/// The file in a result dir with the device the doctor found on `who`.
+pub fn host_file(dir: &Path, who: &str) -> PathBuf {
+    dir.join(format!("doctor.{who}.host"))
+}
+
+/// A [`HostInfo`] as the result dir holds it: one tab-separated record
+/// (a file format, not for people: see its `Display`).
+pub fn host_record(h: &HostInfo) -> String {
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    [
+        h.role.clone(),
+        h.dev.clone(),
+        h.port.to_string(),
+        opt(h.link_layer.clone()),
+        opt(h.gid_index.map(|i| i.to_string())),
+        opt(h.gid_type.clone()),
+        opt(h.active_mtu.map(|m| m.to_string())),
+    ]
+    .join("\t")
+}
+
+/// The [`HostInfo`] of a [`host_record`].
+pub fn parse_host_record(line: &str) -> Option<HostInfo> {
+    let f: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
+    let [role, dev, port, link, gid, gtype, mtu] = f.as_slice() else {
+        return None;
+    };
+    let opt = |v: &str| (v != "-").then(|| v.to_string());
+    Some(HostInfo {
+        role: role.to_string(),
+        dev: dev.to_string(),
+        port: port.parse().ok()?,
+        link_layer: opt(link),
+        gid_index: opt(gid).and_then(|v| v.parse().ok()),
+        gid_type: opt(gtype),
+        active_mtu: opt(mtu).and_then(|v| v.parse().ok()),
+    })
+}
+
+/// A result file's text, `None` when it cannot be read. Lossy: a program's
+/// output is whatever bytes it wrote, and one byte that is not UTF-8 must
+/// not drop the whole transcript from the report.
+pub fn read_text(path: &Path) -> Option<String> {
+    fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
+    let read = |ext: &str| read_text(&result_file(dir, name, side, ext));
+    let stdout = read("stdout");
+    let status = read("status");
+    if stdout.is_none() && status.is_none() {
+        return None;
+    }
+    let field = |key: &str| {
+        status.as_deref().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        })
+    };
+    Some(SideOutcome {
+        exit: field("exit").and_then(|v| v.parse().ok()),
+        elapsed_ms: field("elapsed_ms").and_then(|v| v.parse().ok()),
+        stdout: stdout.unwrap_or_default(),
+        stderr: read("stderr").unwrap_or_default(),
+    })
+}
+
+/// Reads the agents' result files (server side from `server_dir`).
+pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<Outcome> {
+    list.iter()
+        .map(|s| Outcome {
+            scenario: s.name.to_string(),
+            server: s
+                .server
+                .as_ref()
+                .and_then(|_| read_side(server_dir, &s.name, "server")),
+            client: s
+                .client
+                .as_ref()
+                .and_then(|_| read_side(client_dir, &s.name, "client")),
+            leftover: [
+                (server_dir, "server"),
+                (server_dir, "both"),
+                (client_dir, "client"),
+            ]
+            .iter()
+            .filter_map(|(dir, role)| read_text(&result_file(dir, &s.name, role, "leftover")))
+            .collect(),
+            capture: None,
+        })
+        .collect()
+}
+
+/// Adds a note for the agent of `role` that did not end well, or left no
+/// status at all.
+pub fn agent_note(dir: &Path, role: &str, notes: &mut Vec<String>) {
+    match read_text(&dir.join(format!("agent.{role}.status"))) {
+        Some(s) if s.trim() == "ok" => {}
+        Some(s) => notes.push(format!("{role} agent: {}", s.trim())),
+        None => notes.push(format!(
+            "{role} agent left no status (it did not start or the VM died); see {}",
+            dir.display()
+        )),
+    }
+}
+
+/// The scenarios a serving host refused, from a peer's result dir.
+pub fn read_refused(dir: &Path) -> Vec<Skip> {
+    let text = fs::read(refused_file(dir)).unwrap_or_default();
+    String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(name, why)| Skip {
+            scenario: name.to_string(),
+            reason: crate::base::text::escaped(why, 300),
+        })
+        .collect()
+}
+
+/// The doctor's findings and hosts that an agent's result dir holds: on
+/// this host, or on both hosts of a session and the path between them.
+pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<HostInfo>) {
+    let mut findings = Vec::new();
+    let mut hosts = Vec::new();
+    for (who, label) in [
+        ("both", "this host"),
+        ("server", "server host"),
+        ("client", "client host"),
+        ("path", "between the hosts"),
+    ] {
+        if let Some(text) = read_text(&findings_file(dir, who)) {
+            findings.extend(
+                text.lines()
+                    .filter(|l| !l.is_empty())
+                    .map(|l| format!("{label}: {l}")),
+            );
+        }
+        if let Some(text) = read_text(&host_file(dir, who)) {
+            hosts.extend(text.lines().filter_map(parse_host_record));
+        }
+    }
+    (findings, hosts)
+}
+
+/// One side's transcript as the lab prints it (`lab::side_text`'s
+/// format): a header with the exit status and wall time, then each stream
+/// that is not empty under its own rule, ending with a newline.
+pub fn side_transcript(label: &str, side: &SideOutcome) -> String {
+    let exit = match side.exit {
+        Some(crate::model::TIMED_OUT) => "exit 124 (timed out)".to_string(),
+        Some(c) => format!("exit {c}"),
+        None => "no exit status".to_string(),
+    };
+    let time = side
+        .elapsed_ms
+        .map(|ms| format!(", {:.2} s", ms as f64 / 1000.0))
+        .unwrap_or_default();
+    let mut out = format!("=== {label} ({exit}{time}) ===\n");
+    for (stream, text) in [("stdout", &side.stdout), ("stderr", &side.stderr)] {
+        if !text.is_empty() {
+            let _ = writeln!(out, "--- {stream} ---");
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_records_round_trip() {
+        let h = HostInfo {
+            role: "server".into(),
+            dev: "rxe0".into(),
+            port: 1,
+            link_layer: Some("Ethernet".into()),
+            gid_index: Some(1),
+            gid_type: Some("RoCE v2".into()),
+            active_mtu: Some(1024),
+        };
+        assert_eq!(parse_host_record(&host_record(&h)), Some(h.clone()));
+        let bare = HostInfo {
+            link_layer: None,
+            gid_index: None,
+            gid_type: None,
+            active_mtu: None,
+            ..h
+        };
+        assert_eq!(parse_host_record(&host_record(&bare)), Some(bare));
+        assert_eq!(parse_host_record("server\trxe0"), None);
+    }
+
+    #[test]
+    fn a_host_reads_as_one_line() {
+        let h = HostInfo {
+            role: "server".into(),
+            dev: "rxe0".into(),
+            port: 1,
+            link_layer: Some("Ethernet".into()),
+            gid_index: Some(1),
+            gid_type: Some("RoCE v2".into()),
+            active_mtu: Some(1024),
+        };
+        assert_eq!(
+            h.to_string(),
+            "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024"
+        );
+        let bare = HostInfo {
+            link_layer: None,
+            gid_index: None,
+            gid_type: None,
+            active_mtu: None,
+            ..h
+        };
+        assert_eq!(
+            bare.to_string(),
+            "server host: rxe0 port 1 (link layer unknown)"
+        );
+    }
+}
