@@ -4,35 +4,65 @@
 
 use crate::model::{Addrs, Kind, Packet, Side};
 
-/// One arrow of the ladder: a packet, or a run of alike packets; or a note
-/// that the arrows above repeat.
+/// One arrow of the ladder: a packet or a whole message, or a note (a
+/// block of arrows that repeats, a pause, a stretch summed up).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rung {
     /// Seconds since the scenario began, of the first packet.
     pub time: f64,
     /// The sender; `None` for a note.
     pub from: Option<Side>,
-    /// Protocol and opcode, destination QP and PSN, length; `×N` for a run.
+    /// Protocol and opcode, destination QP and PSN, length; a message's
+    /// packets.
     pub label: String,
     /// What it carries: a payload preview, an RDMA target, a group.
     pub note: String,
     /// How many packets it stands for.
     pub count: usize,
+    /// The first and last frame it stands for, numbered as Wireshark
+    /// numbers the scenario's own pcap (from 1).
+    pub frames: (usize, usize),
+}
+
+impl Rung {
+    /// Its frames as text: `#7`, or `#7-19`.
+    pub fn frames_text(&self) -> String {
+        match self.frames {
+            (a, b) if a == b => format!("#{a}"),
+            (a, b) => format!("#{a}-{b}"),
+        }
+    }
 }
 
 /// The packets a student needs to see: the examples' own traffic (RoCE,
 /// their TCP side channel but bare ACKs, ARP and IGMP for address
-/// resolution and group joins), not IPv6 housekeeping.
-fn shown(p: &Packet) -> bool {
+/// resolution and group joins), not IPv6 housekeeping, and not an ARP
+/// that asks for an address of neither side (another scenario's, in the
+/// same VM), nor a report on a group that none of the packets goes to
+/// (a group left by the scenario before).
+fn shown(p: &Packet, addrs: &Addrs, packets: &[Packet]) -> bool {
     match p.kind {
         Kind::Other => false,
         Kind::Tcp { .. } => !p.bare_ack(),
+        Kind::Arp => ipv4_words(&p.info)
+            .iter()
+            .all(|ip| *ip == addrs.server_ip || *ip == addrs.client_ip),
+        Kind::Igmp => packets
+            .iter()
+            .any(|q| q.kind == Kind::Roce && Some(&q.dst) == p.group.as_ref()),
         _ => true,
     }
 }
 
+/// The IPv4 addresses a line names (`Who has 192.0.2.2? Tell 192.0.2.1`).
+fn ipv4_words(line: &str) -> Vec<&str> {
+    line.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|w| w.parse::<std::net::Ipv4Addr>().is_ok())
+        .collect()
+}
+
 /// What kind of packet it is, without what differs between alike ones
-/// (PSN, length): the key of a run.
+/// (PSN, length).
 fn kind_of(p: &Packet) -> String {
     match p.kind {
         Kind::Tcp {
@@ -119,185 +149,142 @@ fn note(p: &Packet, addrs: &Addrs) -> String {
     n.join(", ")
 }
 
-fn single(p: &Packet, addrs: &Addrs) -> Rung {
+/// A packet shown, with its frame number in the scenario's pcap.
+type Shown<'a> = (usize, &'a Packet);
+
+fn single((frame, p): Shown, resent: bool, addrs: &Addrs) -> Rung {
+    let mut label = label(p);
+    if resent {
+        label += " (resent)";
+    }
     Rung {
         time: p.time,
         from: p.from(addrs),
-        label: label(p),
+        label,
         note: note(p, addrs),
         count: 1,
+        frames: (frame, frame),
     }
 }
 
-/// How many kinds of packet a folded run may mix (a ping-pong of
-/// messages longer than the MTU: a SEND's First, Middle and Last packets
-/// and an ACK, each way).
-const RUN_KINDS: usize = 8;
-/// A run shorter than this is drawn packet by packet.
-const RUN_MIN: usize = 10;
-/// How often a run's first kind must come in it.
-const RUN_REPEATS: usize = 5;
 /// The longest block of arrows whose repetition is folded.
 const BLOCK_MAX: usize = 12;
 
 /// How many rungs a pair's ladder may have: a screen's worth.
 pub const SCREEN: usize = 40;
 
-/// A pause this long (seconds) ends a run: what comes after it is the next
-/// step of the program, not more of the same.
-const RUN_PAUSE: f64 = 0.5;
+/// A quiet this long (seconds) between two packets is drawn as a pause.
+const PAUSE: f64 = 1.0;
 
-/// The rungs of a scenario's packets: each packet that stands alone, and
-/// each long run of up to eight kinds of packet that repeat (srq's
-/// hundreds of SENDs, a ping-pong's iterations) as one rung per kind with
-/// its count; then a block of rungs that comes again and again (apm's
-/// round trips) is drawn once, with a note of how often it repeats.
-pub fn rungs(packets: &[Packet], addrs: &Addrs) -> Vec<Rung> {
-    let ps: Vec<&Packet> = packets
+/// The rungs of a scenario's packets, in time order: a message of several
+/// packets (First, Middles, Last) as one arrow, each other packet as its
+/// own; a quiet of a second or more as a pause, which says why where the
+/// scenario declares it (`pause`); then a block of arrows that comes again
+/// and again, alike but for PSNs (a ping-pong's round trip), drawn once
+/// with a note of how often it repeats. Nothing is reordered and no two
+/// different payloads are merged; what is still longer than a screen is
+/// summed up in a note that names its frames.
+pub fn rungs(packets: &[Packet], addrs: &Addrs, pause: Option<&str>) -> Vec<Rung> {
+    let ps: Vec<Shown> = packets
         .iter()
-        .filter(|p| shown(p) && p.from(addrs).is_some())
+        .enumerate()
+        .map(|(i, p)| (i + 1, p))
+        .filter(|(_, p)| shown(p, addrs, packets) && p.from(addrs).is_some())
         .collect();
-    let key = |p: &Packet| (p.from(addrs), kind_of(p));
     // A retransmission (an RC packet's QP and PSN again, a CM retry) is
     // drawn, and said to be one.
-    let resent = crate::judge::wire::resent(&ps);
-    let mut out = Vec::new();
+    let resent = crate::judge::wire::resent(&ps.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+    let mut out: Vec<Rung> = Vec::new();
     let mut i = 0;
     while i < ps.len() {
-        let (end, mut kinds) = run_extent(&ps, i, &key);
-        let first = key(ps[i]);
-        let repeats = ps[i..end].iter().filter(|p| key(p) == first).count();
-        let j = trim_run(&ps, i, end, &mut kinds, &key);
-        if j - i < RUN_MIN || repeats < RUN_REPEATS {
-            let mut r = single(ps[i], addrs);
-            if resent[i] {
-                r.label += " (resent)";
+        let (rung, next) = match message(&ps, i, addrs) {
+            Some((rung, next)) => (rung, next),
+            None => (single(ps[i], resent[i], addrs), i + 1),
+        };
+        if let Some(last) = out.last() {
+            let quiet = rung.time - last_time(&ps, last);
+            if quiet >= PAUSE {
+                out.push(pause_rung(last, quiet, pause));
             }
-            out.push(r);
-            i += 1;
-            continue;
         }
-        for k in kinds {
-            let members: Vec<usize> = (i..j).filter(|&x| key(ps[x]) == k).collect();
-            let run: Vec<&Packet> = members.iter().map(|&x| ps[x]).collect();
-            let again = members.iter().filter(|&&x| resent[x]).count();
-            out.push(kind_rung(&k, &run, again, addrs));
-        }
-        i = j;
+        out.push(rung);
+        i = next;
     }
-    fold_blocks(out)
+    sum_up(fold_blocks(out))
 }
 
-/// Where the run that starts at `ps[i]` ends (exclusive), and its kinds in
-/// order: at a pause, or at a kind beyond the [`RUN_KINDS`] it may mix.
-fn run_extent(
-    ps: &[&Packet],
-    i: usize,
-    key: &impl Fn(&Packet) -> (Option<Side>, String),
-) -> (usize, Vec<(Option<Side>, String)>) {
-    let mut kinds = Vec::new();
-    let mut j = i;
-    while j < ps.len() {
-        if j > i && ps[j].time - ps[j - 1].time > RUN_PAUSE {
-            break;
-        }
-        let k = key(ps[j]);
-        if !kinds.contains(&k) {
-            if kinds.len() == RUN_KINDS {
-                break;
-            }
-            kinds.push(k);
-        }
-        j += 1;
-    }
-    (j, kinds)
+/// When the last packet of `r` was sent.
+fn last_time(ps: &[Shown], r: &Rung) -> f64 {
+    ps.iter()
+        .find(|(f, _)| *f == r.frames.1)
+        .map_or(r.time, |(_, p)| p.time)
 }
 
-/// Where the run `ps[i..end]` really ends, its `kinds` kept to those in
-/// it: with the last packet of a kind that repeats in it, for what merely
-/// follows it (a disconnect) is drawn on its own. But what closes a
-/// message in the run stays in it: its Last packet, and the ACKs that
-/// follow at once.
-fn trim_run(
-    ps: &[&Packet],
-    i: usize,
-    end: usize,
-    kinds: &mut Vec<(Option<Side>, String)>,
-    key: &impl Fn(&Packet) -> (Option<Side>, String),
-) -> usize {
-    let count = |k: &(Option<Side>, String)| ps[i..end].iter().filter(|p| key(p) == *k).count();
-    let Some(last) = (i..end).rev().find(|&x| count(&key(ps[x])) >= RUN_REPEATS) else {
-        return end;
+fn pause_rung(before: &Rung, quiet: f64, cause: Option<&str>) -> Rung {
+    let label = match cause {
+        Some(why) => format!("{quiet:.1} s without a packet: {why}"),
+        None => format!("{quiet:.1} s without a packet"),
     };
-    let mut j = last + 1;
-    kinds.retain(|k| ps[i..j].iter().any(|p| key(p) == *k));
-    while j < end {
-        let k = key(ps[j]);
-        let closes = k.1.ends_with(" Last") || k.1.ends_with("Acknowledge");
-        if !kinds.contains(&k) && !closes {
-            break;
-        }
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-        j += 1;
-    }
-    j
-}
-
-/// The rung of one kind `k` of a run: its packets `run` (`again` of them
-/// resent) with their count, QPs and bytes; a lone packet as itself.
-fn kind_rung(k: &(Option<Side>, String), run: &[&Packet], again: usize, addrs: &Addrs) -> Rung {
-    if let [p] = run {
-        let mut r = single(p, addrs);
-        if again > 0 {
-            r.label += " (resent)";
-        }
-        return r;
-    }
-    let mut qps: Vec<u32> = run.iter().filter_map(|p| p.dest_qp).collect();
-    qps.sort_unstable();
-    qps.dedup();
-    let mut label = format!("{} ×{}", k.1, run.len());
-    match qps.as_slice() {
-        [] => {}
-        [qp] => label += &format!(" QP {qp:#x}"),
-        many => label += &format!(" to {} QPs", many.len()),
-    }
-    let mut lens: Vec<usize> = run.iter().map(|p| p.message_len()).collect();
-    lens.sort_unstable();
-    lens.dedup();
-    match lens.as_slice() {
-        [0] => {}
-        [len] if reads(run[0]) => label += &format!(" (reads {len} B each)"),
-        _ if reads(run[0]) => {
-            label += &format!(
-                " (reads {} B in all)",
-                run.iter().map(|p| p.message_len()).sum::<usize>()
-            )
-        }
-        [len] => label += &format!(" {len} B each"),
-        _ => {
-            label += &format!(
-                " {} B in all",
-                run.iter().map(|p| p.message_len()).sum::<usize>()
-            )
-        }
-    }
-    if again > 0 {
-        label += &format!(" ({again} resent)");
-    }
     Rung {
-        time: run[0].time,
-        from: k.0,
+        time: before.time,
+        from: None,
         label,
-        note: note(run[0], addrs),
-        count: run.len(),
+        note: String::new(),
+        count: 0,
+        frames: (before.frames.1, before.frames.1),
     }
 }
 
-/// A rung's shape: what makes two rungs alike, PSNs aside.
-fn shape(r: &Rung) -> (Option<Side>, String) {
+/// The message that starts at `ps[i]` when it is a First packet: its
+/// Middles and Last, to the same QP from the same side, as one rung, the
+/// receiver's ACKs that come while it is sent counted in its note; and
+/// where the ladder goes on. `None` when `ps[i]` starts no message, or
+/// one that something else interrupts (it is then drawn packet by packet).
+fn message(ps: &[Shown], i: usize, addrs: &Addrs) -> Option<(Rung, usize)> {
+    let (first_frame, first) = ps[i];
+    let name = first.what.strip_suffix(" First")?;
+    let from = first.from(addrs);
+    let (mut middles, mut acks, mut bytes) = (0, 0, first.message_len());
+    for (j, &(frame, p)) in ps.iter().enumerate().skip(i + 1) {
+        let ours = p.from(addrs) == from && p.dest_qp == first.dest_qp;
+        if ours && p.what == format!("{name} Middle") {
+            middles += 1;
+            bytes += p.message_len();
+        } else if ours && p.what == format!("{name} Last") {
+            bytes += p.message_len();
+            let psns = match (first.psn, p.psn) {
+                (Some(a), Some(b)) => format!(" PSN {a}..{b}"),
+                _ => String::new(),
+            };
+            let qp = first
+                .dest_qp
+                .map_or(String::new(), |q| format!(" QP {q:#x}"));
+            let mut note = note(first, addrs);
+            if acks > 0 {
+                let sep = if note.is_empty() { "" } else { ", " };
+                note += &format!("{sep}{acks} ACK(s) back while it went");
+            }
+            let rung = Rung {
+                time: first.time,
+                from,
+                label: format!("{name}{qp}{psns} {bytes} B = First + {middles} Middle + Last"),
+                note,
+                count: j - i + 1,
+                frames: (first_frame, frame),
+            };
+            return Some((rung, j + 1));
+        } else if p.from(addrs) != from && p.what.ends_with("Acknowledge") {
+            acks += 1;
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
+/// A rung's shape: what makes two rungs alike, PSNs aside (what they
+/// carry is part of it: different payloads are never folded together).
+fn shape(r: &Rung) -> (Option<Side>, String, String) {
     let words: Vec<&str> = r.label.split(' ').collect();
     let mut kept = Vec::new();
     let mut it = words.iter();
@@ -308,7 +295,7 @@ fn shape(r: &Rung) -> (Option<Side>, String) {
             kept.push(*w);
         }
     }
-    (r.from, kept.join(" "))
+    (r.from, kept.join(" "), r.note.clone())
 }
 
 fn fold_blocks(rungs: Vec<Rung>) -> Vec<Rung> {
@@ -327,24 +314,7 @@ fn fold_blocks(rungs: Vec<Rung>) -> Vec<Rung> {
         match folded {
             Some((k, reps)) => {
                 out.extend_from_slice(&rungs[i..i + k]);
-                let again = reps - 1;
-                let arrows = if k == 1 {
-                    "the arrow above".to_string()
-                } else {
-                    format!("the {k} arrows above")
-                };
-                let times = if again == 1 {
-                    "once more".to_string()
-                } else {
-                    format!("{again} more times")
-                };
-                out.push(Rung {
-                    time: rungs[i + k].time,
-                    from: None,
-                    label: format!("{arrows}, {times}"),
-                    note: String::new(),
-                    count: (i + k..i + reps * k).map(|r| rungs[r].count).sum(),
-                });
+                out.push(repeat_rung(&rungs[i + k..i + reps * k], k, reps - 1));
                 i += reps * k;
             }
             None => {
@@ -354,6 +324,117 @@ fn fold_blocks(rungs: Vec<Rung>) -> Vec<Rung> {
         }
     }
     out
+}
+
+/// The note for `again` more repetitions of the `k` arrows above: `folded`.
+fn repeat_rung(folded: &[Rung], k: usize, again: usize) -> Rung {
+    let arrows = if k == 1 {
+        "the arrow above".to_string()
+    } else {
+        format!("the {k} arrows above")
+    };
+    let times = if again == 1 {
+        "once more".to_string()
+    } else {
+        format!("{again} more times")
+    };
+    Rung {
+        time: folded[0].time,
+        from: None,
+        label: format!("{arrows}, {times}"),
+        note: String::new(),
+        count: folded.iter().map(|r| r.count).sum(),
+        frames: (folded[0].frames.0, folded[folded.len() - 1].frames.1),
+    }
+}
+
+/// Rungs beyond a screen: the longest stretch without a pause keeps its
+/// first and last arrows, and what is between them is one note that
+/// counts its packets by sender and kind and names their frames.
+fn sum_up(rungs: Vec<Rung>) -> Vec<Rung> {
+    if rungs.len() <= SCREEN {
+        return rungs;
+    }
+    let excess = rungs.len() - SCREEN + 1;
+    let keep = 6;
+    let Some((start, len)) = stretches(&rungs)
+        .into_iter()
+        .filter(|(_, len)| *len > excess + 2 * keep)
+        .max_by_key(|(_, len)| *len)
+    else {
+        return rungs;
+    };
+    let (a, b) = (start + keep, start + len - keep);
+    let cut = b - a;
+    let (a, b) = (a + (cut - excess) / 2, a + (cut - excess) / 2 + excess);
+    let mut out = rungs[..a].to_vec();
+    out.push(summary(&rungs[a..b]));
+    out.extend_from_slice(&rungs[b..]);
+    out
+}
+
+/// The stretches of arrows between pauses: where each starts, how long.
+fn stretches(rungs: &[Rung]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, r) in rungs.iter().enumerate() {
+        if r.from.is_none() && r.count == 0 {
+            out.push((start, i - start));
+            start = i + 1;
+        }
+    }
+    out.push((start, rungs.len() - start));
+    out
+}
+
+/// One note for `rungs`: how many packets of each kind each side sent,
+/// in the order they first came, and their frames.
+fn summary(rungs: &[Rung]) -> Rung {
+    let mut kinds: Vec<(Option<Side>, String, usize)> = Vec::new();
+    for r in rungs.iter().filter(|r| r.from.is_some()) {
+        let kind: String = r
+            .label
+            .split(" QP ")
+            .next()
+            .unwrap_or(&r.label)
+            .split(" (")
+            .next()
+            .unwrap_or(&r.label)
+            .to_string();
+        match kinds
+            .iter_mut()
+            .find(|(f, k, _)| *f == r.from && *k == kind)
+        {
+            Some((_, _, n)) => *n += r.count,
+            None => kinds.push((r.from, kind, r.count)),
+        }
+    }
+    let said: Vec<String> = kinds
+        .iter()
+        .map(|(from, kind, n)| {
+            let who = if *from == Some(Side::Server) {
+                "server"
+            } else {
+                "client"
+            };
+            format!("{n}× {kind} from the {who}")
+        })
+        .collect();
+    let first = &rungs[0];
+    let last = &rungs[rungs.len() - 1];
+    Rung {
+        time: first.time,
+        from: None,
+        label: format!(
+            "frames {}-{}, interleaved: {}",
+            first.frames.0,
+            last.frames.1,
+            said.join(", ")
+        ),
+        note: String::new(),
+        count: rungs.iter().map(|r| r.count).sum(),
+        frames: (first.frames.0, last.frames.1),
+    }
 }
 
 /// The ladder as text: the server's column on the left, the client's on
@@ -369,8 +450,9 @@ pub fn text(title: &str, rungs: &[Rung], addrs: &Addrs) -> String {
     let client = format!("client {}", addrs.client_ip);
     let mut s = format!("--- {title}: on the wire ---\n");
     s += &format!(
-        "{:>8}  {server:<w$}{client}\n",
+        "{:>8} {:>9}  {server:<w$}{client}\n",
         "time",
+        "frames",
         w = width + 2 - client.len().min(width) / 2
     );
     for r in rungs {
@@ -382,7 +464,12 @@ pub fn text(title: &str, rungs: &[Rung], addrs: &Addrs) -> String {
             Some(Side::Client) => format!("<{}{label}{}", "-".repeat(left), "-".repeat(right)),
             None => format!(" {}({}){} ", " ".repeat(left), r.label, " ".repeat(right)),
         };
-        let line = format!("{:>8.3}  |{arrow}|  {}", r.time, r.note);
+        let frames = if r.from.is_some() {
+            r.frames_text()
+        } else {
+            String::new()
+        };
+        let line = format!("{:>8.3} {frames:>9}  |{arrow}|  {}", r.time, r.note);
         s += line.trim_end();
         s.push('\n');
     }
@@ -441,9 +528,10 @@ pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
         };
         let width = if r.count > 1 { 3 } else { 1 };
         s += &format!(
-            "<text x=\"4\" y=\"{}\" fill=\"#666\">{:.3}</text>\n<line x1=\"{x1}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#arrow)\"/>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>\n",
+            "<text x=\"4\" y=\"{}\" fill=\"#666\" font-size=\"10\">{:.3} {}</text>\n<line x1=\"{x1}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#arrow)\"/>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>\n",
             y + 4,
             r.time,
+            r.frames_text(),
             (x_server + x_client) / 2,
             y - 4,
             escape(&r.label)
@@ -487,7 +575,7 @@ mod tests {
         let frames = capture::parse(include_str!("../../tests/data/rc_example.tsv"));
         let packets = &capture::cut(&frames)[0].packets;
         let a = addrs();
-        let text = text("rc_example", &rungs(packets, &a), &a);
+        let text = text("rc_example", &rungs(packets, &a, None), &a);
         let order = [
             "|<------------------- TCP :19875 SYN -------------------|",
             "|----------------- TCP :19875 SYN/ACK ----------------->|",
@@ -514,107 +602,180 @@ mod tests {
         );
     }
 
-    #[test]
-    fn long_runs_fold_into_counted_rungs_and_repeated_blocks_into_a_note() {
-        let a = addrs();
+    /// A ping-pong: the client's SEND and the server's ACK, the server's
+    /// SEND and the client's ACK, `n` times, from frame 1.
+    fn ping_pong(n: u32, a: &Addrs) -> Vec<Packet> {
         let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
-        let mut ps = vec![roce(c, s, "CM ConnectRequest", 1, 0)];
-        for i in 0..40 {
-            ps.push(roce(c, s, "RC Send Only", 0x20 + i % 4, 10 + i));
-            if i % 5 == 4 {
-                ps.push(roce(s, c, "RC Acknowledge", 0x30, 10 + i));
-            }
+        let mut ps = Vec::new();
+        for i in 0..n {
+            ps.push(roce(c, s, "RC Send Only", 0x20, 10 + i));
+            ps.push(roce(s, c, "RC Acknowledge", 0x30, 10 + i));
+            ps.push(roce(s, c, "RC Send Only", 0x30, 100 + i));
+            ps.push(roce(c, s, "RC Acknowledge", 0x20, 100 + i));
         }
         for p in ps.iter_mut().filter(|p| p.what == "RC Acknowledge") {
             p.payload.clear();
         }
-        for round in 0..3 {
-            ps.push(roce(c, s, "CM DisconnectRequest", 1, 100 + round));
-            ps.push(roce(s, c, "CM DisconnectReply", 1, 100 + round));
+        for (i, p) in ps.iter_mut().enumerate() {
+            p.time = i as f64 / 1000.0;
         }
-        let r = rungs(&ps, &a);
+        ps
+    }
+
+    #[test]
+    fn a_repeated_block_keeps_its_order_and_is_noted_once() {
+        let a = addrs();
+        let r = rungs(&ping_pong(10, &a), &a, None);
         let labels: Vec<&str> = r.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(
             labels,
             [
-                "CM ConnectRequest 5 B",
-                "RC Send Only ×40 to 4 QPs 8 B each",
-                "RC Acknowledge ×8 QP 0x30",
-                "CM DisconnectRequest 5 B",
-                "CM DisconnectReply 5 B",
-                "the 2 arrows above, 2 more times",
+                "RC Send Only QP 0x20 PSN 10 8 B",
+                "RC Acknowledge QP 0x30 PSN 10",
+                "RC Send Only QP 0x30 PSN 100 8 B",
+                "RC Acknowledge QP 0x20 PSN 100",
+                "the 4 arrows above, 9 more times",
             ]
         );
-        assert_eq!(r[1].count, 40);
-        assert_eq!(r[1].from, Some(Side::Client));
-        assert_eq!((r[5].from, r[5].count), (None, 4));
+        let froms: Vec<_> = r.iter().map(|r| r.from).collect();
+        let (s, c) = (Some(Side::Server), Some(Side::Client));
+        assert_eq!(froms, [c, s, s, c, None]);
+        assert_eq!((r[4].count, r[4].frames), (36, (5, 40)));
         let svg = svg(&r, &a);
         assert_eq!(
             svg.matches("<line").count(),
-            2 + 5,
-            "two lifelines, five arrows"
+            2 + 4,
+            "two lifelines, four arrows"
         );
-        assert!(svg.contains("RC Send Only ×40 to 4 QPs"));
     }
 
     #[test]
-    fn a_message_stays_whole_and_a_pause_ends_a_run() {
+    fn different_payloads_are_never_folded_together() {
         let a = addrs();
         let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
-        let ladder = |pause: f64| {
-            let mut ps = Vec::new();
-            // The client's 12 messages of 3 packets each, ACKed...
-            for m in 0..12 {
-                for (k, what) in ["RC Send First", "RC Send Middle", "RC Send Last"]
-                    .iter()
-                    .enumerate()
-                {
-                    ps.push(roce(c, s, what, 0x20, m * 3 + k as u32));
-                }
-                ps.push(roce(s, c, "RC Acknowledge", 0x30, m * 3 + 2));
-            }
-            // ...then the server's one message of 8 packets, and the end.
-            let mut answer = vec![roce(s, c, "RC Send First", 0x30, 500)];
-            for k in 1..7 {
-                answer.push(roce(s, c, "RC Send Middle", 0x30, 500 + k));
-            }
-            answer.push(roce(s, c, "RC Send Last", 0x30, 507));
-            answer.push(roce(c, s, "CM DisconnectRequest", 1, 900));
-            for p in &mut answer {
-                p.time += pause;
-            }
-            ps.extend(answer);
-            rungs(&ps, &a)
-                .into_iter()
-                .map(|r| r.label)
-                .collect::<Vec<_>>()
+        let tcp = |from: &str, to: &str, payload: &[u8]| Packet {
+            kind: Kind::Tcp {
+                sport: 19875,
+                dport: 40000,
+                syn: false,
+                fin: false,
+                rst: false,
+                ack: true,
+            },
+            what: "TCP".into(),
+            payload: payload.to_vec(),
+            ..capture::tests::packet(from, to, "TCP", 0, 0)
         };
-        let client = [
-            "RC Send First ×12 QP 0x20 8 B each",
-            "RC Send Middle ×12 QP 0x20 8 B each",
-            "RC Send Last ×12 QP 0x20 8 B each",
-            "RC Acknowledge ×12 QP 0x30 8 B each",
+        // Two structs of the same size each way: conn_info, then mr_info.
+        let ps = [
+            tcp(s, c, b"conn_info server"),
+            tcp(c, s, b"conn_info client"),
+            tcp(s, c, b"mr_info at 0x1000"),
+            tcp(c, s, b"mr_info at 0x2000"),
         ];
-        // At once: the server's message joins the run, its Last with it;
-        // the disconnect stands alone.
-        let mut at_once = client.to_vec();
-        at_once.extend([
-            "RC Send First QP 0x30 PSN 500 8 B",
-            "RC Send Middle ×6 QP 0x30 8 B each",
-            "RC Send Last QP 0x30 PSN 507 8 B",
-            "CM DisconnectRequest 5 B",
-        ]);
-        assert_eq!(ladder(0.0), at_once);
-        // After a pause: it is a step of its own.
-        let mut paused = client.to_vec();
-        paused.extend([
-            "RC Send First QP 0x30 PSN 500 8 B",
-            "RC Send Middle QP 0x30 PSN 501 8 B",
-            "the arrow above, 5 more times",
-            "RC Send Last QP 0x30 PSN 507 8 B",
-            "CM DisconnectRequest 5 B",
-        ]);
-        assert_eq!(ladder(2.0), paused);
+        let r = rungs(&ps, &a, None);
+        assert_eq!(r.len(), 4, "{r:#?}");
+        assert!(r.iter().all(|r| r.from.is_some()));
+    }
+
+    #[test]
+    fn a_message_is_one_arrow_with_its_packets_and_psns() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let mut ps = vec![roce(s, c, "RC Send First", 0x30, 500)];
+        for k in 1..4 {
+            ps.push(roce(s, c, "RC Send Middle", 0x30, 500 + k));
+        }
+        let mut ack = roce(c, s, "RC Acknowledge", 0x20, 502);
+        ack.payload.clear();
+        ps.push(ack);
+        for k in 4..7 {
+            ps.push(roce(s, c, "RC Send Middle", 0x30, 500 + k));
+        }
+        ps.push(roce(s, c, "RC Send Last", 0x30, 507));
+        let r = rungs(&ps, &a, None);
+        assert_eq!(r.len(), 1, "{r:#?}");
+        assert_eq!(
+            r[0].label,
+            "RC Send QP 0x30 PSN 500..507 64 B = First + 6 Middle + Last"
+        );
+        assert!(
+            r[0].note.ends_with("1 ACK(s) back while it went"),
+            "{}",
+            r[0].note
+        );
+        assert_eq!((r[0].count, r[0].frames), (9, (1, 9)));
+        // Interrupted by something else, it is drawn packet by packet.
+        ps.insert(2, roce(c, s, "RC Send Only", 0x20, 9));
+        let r = rungs(&ps, &a, None);
+        assert_eq!(r[0].label, "RC Send First QP 0x30 PSN 500 8 B");
+        assert!(r.iter().all(|r| !r.label.contains("= First")), "{r:#?}");
+    }
+
+    #[test]
+    fn a_pause_is_drawn_and_says_why() {
+        let a = addrs();
+        let mut ps = ping_pong(1, &a);
+        for p in &mut ps[2..] {
+            p.time += 3.0;
+        }
+        let r = rungs(&ps, &a, Some("the original waits"));
+        assert_eq!(r[2].from, None);
+        assert_eq!(r[2].label, "3.0 s without a packet: the original waits");
+        assert_eq!(r.len(), 5);
+        let r = rungs(&ps, &a, None);
+        assert_eq!(r[2].label, "3.0 s without a packet");
+    }
+
+    #[test]
+    fn an_arp_for_another_address_is_left_out() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let arp = |info: &str| Packet {
+            kind: Kind::Arp,
+            what: "ARP".into(),
+            info: info.into(),
+            payload: Vec::new(),
+            ..capture::tests::packet(s, c, "ARP", 0, 0)
+        };
+        let ps = [
+            arp("Who has 192.0.2.99? Tell 192.0.2.1"),
+            arp("Who has 192.0.2.2? Tell 192.0.2.1"),
+        ];
+        let r = rungs(&ps, &a, None);
+        assert_eq!(r.len(), 1, "{r:#?}");
+        assert_eq!(r[0].frames, (2, 2), "frames count what is left out");
+    }
+
+    #[test]
+    fn what_a_screen_cannot_hold_is_summed_up_with_its_frames() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        // SENDs to four QPs, ACKed irregularly: no block repeats.
+        let mut ps = Vec::new();
+        for i in 0..80u32 {
+            ps.push(roce(c, s, "RC Send Only", 0x20 + i % 4, i));
+            if i % 3 == 0 || i % 7 == 0 {
+                let mut ack = roce(s, c, "RC Acknowledge", 0x30, i);
+                ack.payload.clear();
+                ps.push(ack);
+            }
+        }
+        let r = rungs(&ps, &a, None);
+        assert!(r.len() <= SCREEN, "{} rungs", r.len());
+        let sum: Vec<&Rung> = r
+            .iter()
+            .filter(|r| r.label.starts_with("frames "))
+            .collect();
+        assert_eq!(sum.len(), 1, "{r:#?}");
+        assert!(
+            sum[0].label.contains("× RC Send Only from the client"),
+            "{}",
+            sum[0].label
+        );
+        assert_eq!(r.iter().map(|r| r.count).sum::<usize>(), ps.len());
+        // In time order: each arrow's frames come after the one before.
+        assert!(r.windows(2).all(|w| w[0].frames.1 < w[1].frames.0));
     }
 
     #[test]
@@ -630,17 +791,14 @@ mod tests {
             }),
             ..roce(c, s, "RC RDMA Read Request", 1, psn)
         };
-        let one = rungs(&[read(3)], &a);
+        let one = rungs(&[read(3)], &a, None);
         assert_eq!(
             one[0].label,
             "RC RDMA Read Request QP 0x1 PSN 3 (reads 4096 B)"
         );
         let many: Vec<Packet> = (0..12).map(read).collect();
-        let folded = rungs(&many, &a);
-        assert_eq!(
-            folded[0].label,
-            "RC RDMA Read Request ×12 QP 0x1 (reads 4096 B each)"
-        );
+        let folded = rungs(&many, &a, None);
+        assert_eq!(folded[1].label, "the arrow above, 11 more times");
     }
 
     #[test]
@@ -652,7 +810,7 @@ mod tests {
             roce(s, c, "RC Acknowledge", 2, 7),
             roce(c, s, "RC Send Only", 1, 7),
         ];
-        let labels: Vec<String> = rungs(&ps, &a).into_iter().map(|r| r.label).collect();
+        let labels: Vec<String> = rungs(&ps, &a, None).into_iter().map(|r| r.label).collect();
         assert_eq!(labels[0], "RC Send Only QP 0x1 PSN 7 8 B");
         assert_eq!(labels[2], "RC Send Only QP 0x1 PSN 7 8 B (resent)");
         // The peer's packet with the same QP and PSN is its own.
@@ -660,7 +818,9 @@ mod tests {
             roce(c, s, "RC Send Only", 1, 7),
             roce(s, c, "RC Send Only", 1, 7),
         ];
-        assert!(rungs(&peer, &a).iter().all(|r| !r.label.contains("resent")));
+        assert!(rungs(&peer, &a, None)
+            .iter()
+            .all(|r| !r.label.contains("resent")));
     }
 
     #[test]
@@ -668,7 +828,7 @@ mod tests {
         let a = addrs();
         let mut p = roce(&a.client_ip, &a.server_ip, "RC Send Only", 1, 1);
         p.payload = b"<b>&\"".to_vec();
-        let svg = svg(&rungs(&[p], &a), &a);
+        let svg = svg(&rungs(&[p], &a, None), &a);
         assert!(svg.contains("&quot;&lt;b&gt;&amp;&quot;&quot;"), "{svg}");
     }
 }

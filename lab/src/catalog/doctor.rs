@@ -111,148 +111,148 @@ fn both_find(
 #[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-    // The doctor's probe: one RC SEND from the server's host to the
-    // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
-    // it first in every two-host session.
-    Scenario {
-        name: PROBE.into(),
-        package: "ibv_sockets_pingpong",
-        server: Some(super::ibv_sockets_pingpong::server()),
-        client: Some(super::ibv_sockets_pingpong::client()),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
-        client_expect: Expect::ok(&["*buf: hello from server"]),
-        timeout_secs: 20,
-        ..Scenario::BASE
-    },
-    // A healthy host: the report, and no finding.
-    Scenario {
-        name: "doctor_healthy".into(),
-        server: Some(Cmd::new("rdma-lab", &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"])),
-        server_expect: Expect::ok(&[
-            "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
-            "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
-             <- the examples use this one",
-            "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
-            "rdma_cm: /dev/infiniband/rdma_cm is there",
-            "address {server_ip}: on d0, served by rxe0 port 1",
-            "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
-        ])
-        .within(20),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    },
-    // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
-    finds(
-        "doctor_memlock_64",
-        &[
-            "-c",
-            MEMLOCK_64,
-            "sh",
-            "rdma-lab",
-            "doctor",
-            "--dev",
-            "{dev}",
-            "--ip",
-            "{server_ip}",
-        ],
-        &["*`ulimit -l` is 64 KiB*1960 KiB*apm*"],
-    ),
-    // ...and srq, the other pair that registers more than 64 KiB, is then
-    // refused with its own `ulimit -l` line, before it opens a device.
-    refused_sh(
-        "srq_memlock_64",
-        "srq",
-        Fault::Memlock,
-        &[
-            "-c",
-            MEMLOCK_64,
-            "sh",
+        // The doctor's probe: one RC SEND from the server's host to the
+        // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
+        // it first in every two-host session.
+        Scenario {
+            name: PROBE.into(),
+            package: "ibv_sockets_pingpong",
+            server: Some(super::ibv_sockets_pingpong::server()),
+            client: Some(super::ibv_sockets_pingpong::client()),
+            ready: Ready::TcpListen(6543),
+            server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
+            client_expect: Expect::ok(&["*buf: hello from server"]),
+            timeout_secs: 20,
+            ..Scenario::BASE
+        },
+        // A healthy host: the report, and no finding.
+        Scenario {
+            name: "doctor_healthy".into(),
+            server: Some(Cmd::new("rdma-lab", &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"])),
+            server_expect: Expect::ok(&[
+                "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
+                "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
+                 <- the examples use this one",
+                "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
+                "rdma_cm: /dev/infiniband/rdma_cm is there",
+                "address {server_ip}: on d0, served by rxe0 port 1",
+                "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
+            ])
+            .within(20),
+            placement: Placement::OneHost,
+            ..Scenario::BASE
+        },
+        // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
+        finds(
+            "doctor_memlock_64",
+            &[
+                "-c",
+                MEMLOCK_64,
+                "sh",
+                "rdma-lab",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &["*`ulimit -l` is 64 KiB*1960 KiB*apm*"],
+        ),
+        // ...and srq, the other pair that registers more than 64 KiB, is then
+        // refused with its own `ulimit -l` line, before it opens a device.
+        refused_sh(
+            "srq_memlock_64",
             "srq",
-            "-s",
-            "-a",
-            "{server_ip}",
-            "-p",
-            "51217",
-        ],
-        Expect::fails(&[
-            "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
-             64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
-        ])
-        .within(10),
-    ),
-    Scenario {
-        placement: Placement::Vms,
-        ..finds(
-            "doctor_address_without_rdma",
-            &["-c", ELSEWHERE],
-            &["*198.51.100.9*d9*"],
-        )
-    },
-    Scenario {
-        placement: Placement::Vms,
-        ..finds(
-            "doctor_no_rdma_ucm",
-            &["-c", NO_RDMA_UCM],
-            &["*/dev/infiniband/rdma_cm*rdma_ucm*"],
-        )
-    },
-    // No route to multicast (the lab's agent adds one; a user's host may
-    // lack it): the doctor says where the senders fail, and the fix.
-    Scenario {
-        placement: Placement::Vms,
-        ..finds(
-            "doctor_no_mcast_route",
+            Fault::Memlock,
             &[
                 "-c",
-                super::mckey::NO_MCAST_ROUTE,
+                MEMLOCK_64,
                 "sh",
-                "rdma-lab",
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
+                "srq",
+                "-s",
+                "-a",
                 "{server_ip}",
+                "-p",
+                "51217",
             ],
-            &[
-                "multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: \
-               Network is unreachable): * fail with ENETUNREACH: *`ip route add 224.0.0.0/4 dev \
-               d0` (then all IPv4 multicast from this host leaves through d0 unless a more \
-               specific route says otherwise)*",
-            ],
-        )
-    },
-    // The default route, and multicast with it, on a netdev without RDMA
-    // (a cluster node's management NIC): the finding names that netdev.
-    Scenario {
-        placement: Placement::Vms,
-        ..finds(
-            "doctor_mcast_route_elsewhere",
-            &[
-                "-c",
-                super::mckey::MCAST_ROUTE_ELSEWHERE,
-                "sh",
-                "rdma-lab",
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
-                "{server_ip}",
-            ],
-            &[
-                "multicast to 239.255.1.1 leaves this host through d8, not through d0 (rxe0's \
-               netdev): * find no RDMA device there and fail (ENODEV): *`ip route add \
-               224.0.0.0/4 dev d0`*",
-            ],
-        )
-    },
-    // Two hosts, the client's dropping RoCE v2: both doctors say so.
-    Scenario {
-        packages: &["nftables"],
-        ..both_find("doctor_udp_4791_blocked", &["-c", DROP_ROCE], &[BLOCKED])
-    },
-    // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
-    // 128 bytes still cross).
-    both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
-]
+            Expect::fails(&[
+                "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
+                 64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
+            ])
+            .within(10),
+        ),
+        Scenario {
+            placement: Placement::Vms,
+            ..finds(
+                "doctor_address_without_rdma",
+                &["-c", ELSEWHERE],
+                &["*198.51.100.9*d9*"],
+            )
+        },
+        Scenario {
+            placement: Placement::Vms,
+            ..finds(
+                "doctor_no_rdma_ucm",
+                &["-c", NO_RDMA_UCM],
+                &["*/dev/infiniband/rdma_cm*rdma_ucm*"],
+            )
+        },
+        // No route to multicast (the lab's agent adds one; a user's host may
+        // lack it): the doctor says where the senders fail, and the fix.
+        Scenario {
+            placement: Placement::Vms,
+            ..finds(
+                "doctor_no_mcast_route",
+                &[
+                    "-c",
+                    super::mckey::NO_MCAST_ROUTE,
+                    "sh",
+                    "rdma-lab",
+                    "doctor",
+                    "--dev",
+                    "{dev}",
+                    "--ip",
+                    "{server_ip}",
+                ],
+                &[
+                    "multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: \
+                   Network is unreachable): * fail with ENETUNREACH: *`ip route add 224.0.0.0/4 dev \
+                   d0` (then all IPv4 multicast from this host leaves through d0 unless a more \
+                   specific route says otherwise)*",
+                ],
+            )
+        },
+        // The default route, and multicast with it, on a netdev without RDMA
+        // (a cluster node's management NIC): the finding names that netdev.
+        Scenario {
+            placement: Placement::Vms,
+            ..finds(
+                "doctor_mcast_route_elsewhere",
+                &[
+                    "-c",
+                    super::mckey::MCAST_ROUTE_ELSEWHERE,
+                    "sh",
+                    "rdma-lab",
+                    "doctor",
+                    "--dev",
+                    "{dev}",
+                    "--ip",
+                    "{server_ip}",
+                ],
+                &[
+                    "multicast to 239.255.1.1 leaves this host through d8, not through d0 (rxe0's \
+                   netdev): * find no RDMA device there and fail (ENODEV): *`ip route add \
+                   224.0.0.0/4 dev d0`*",
+                ],
+            )
+        },
+        // Two hosts, the client's dropping RoCE v2: both doctors say so.
+        Scenario {
+            packages: &["nftables"],
+            ..both_find("doctor_udp_4791_blocked", &["-c", DROP_ROCE], &[BLOCKED])
+        },
+        // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
+        // 128 bytes still cross).
+        both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
+    ]
 }

@@ -137,260 +137,260 @@ fn bad_option(
 #[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-    Scenario {
-        name: "ibv_sockets_pingpong".into(),
-        package: "ibv_sockets_pingpong",
-        server: Some(server()),
-        client: Some(client()),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
-        client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
-        pair: true,
-        // No -n: the one SEND of the greeting, server to client.
-        wire: &[
-            Wire::Count {
-                from: Side::Server,
-                what: "RC Send Only",
-                n: 1,
-                len: None,
-            },
-            Wire::Carries {
-                from: Side::Server,
-                what: "RC Send Only",
-                text: "hello from server",
-            },
-            Wire::Count {
-                from: Side::Client,
-                what: "RC Send*",
-                n: 0,
-                len: None,
-            },
-        ],
-        ..Scenario::BASE
-    },
-    // No option at all on a RoCE port: the first device, and the RoCE v2
-    // IPv4-mapped GID, which the program picks itself and names.
-    Scenario {
-        name: "ibv_sockets_pingpong_auto_gid".into(),
-        roce_only: true,
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new("ibv_sockets_pingpong", &[])),
-        client: Some(Cmd::new("ibv_sockets_pingpong", &["{server_ip}"])),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::ok(&[
-            "port * is Ethernet (RoCE) and no GID index was given: \
-             using GID index * (RoCE v2, ::ffff:*)",
-            "remote gid: ::ffff:*",
-            "[OK] post send.",
-            "*wr id: 12345, opcode: 0, qp num: *, status: 0",
-        ])
-        // Each side picked its own netdev's address, and saw the peer's.
-        .counts(&[
-            ("*using GID index * (RoCE v2, ::ffff:{server_ip})", 1),
-            SERVER_SEES_CLIENT,
-        ]),
-        client_expect: Expect::ok(&[
-            "port * is Ethernet (RoCE) and no GID index was given: \
-             using GID index * (RoCE v2, ::ffff:*)",
-            "remote gid: ::ffff:*",
-            "*buf: hello from server",
-        ])
-        .counts(&[
-            ("*using GID index * (RoCE v2, ::ffff:{client_ip})", 1),
-            CLIENT_SEES_SERVER,
-        ]),
-        ..Scenario::BASE
-    },
-    // Each side sends its whole buffer into the peer's: sizes that differ
-    // are refused by both as soon as mr_info tells them, before any SEND.
-    Scenario {
-        name: "ibv_sockets_pingpong_size_mismatch".into(),
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new("ibv_sockets_pingpong", &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"])),
-        client: Some(client()),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&[
-            "fail to exchange mr info: the peer's buffer is 128 bytes \
-             and ours 256: give both sides the same -s",
-        ])
-        .counts(NO_SEND),
-        client_expect: Expect::fails(&[
-            "fail to exchange mr info: the peer's buffer is 256 bytes \
-             and ours 128: give both sides the same -s",
-        ])
-        .counts(NO_SEND),
-        fault: Some(Fault::BadPeer),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "ibv_sockets_pingpong_n100_s4096".into(),
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new("ibv_sockets_pingpong", &[
-                "-d",
-                "{dev}",
-                "-i",
-                "{ib_port}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "100",
-                "-s",
-                "4096",
-            ])),
-        client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                "-d",
-                "{dev}",
-                "-i",
-                "{ib_port}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "100",
-                "-s",
-                "4096",
-                "{server_ip}",
-            ])),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::ok(&[
-            "remote addr: 0x*, len: 4096, rkey: *",
-            "819200 bytes in * seconds = * Mbit/sec",
-            "100 iters in * seconds = * usec/iter",
-            "[OK] close device *.",
-        ]),
-        client_expect: Expect::ok(&[
-            "[OK] post recv.",
-            "819200 bytes in * seconds = * Mbit/sec",
-            "100 iters in * seconds = * usec/iter",
-            "[OK] close device *.",
-        ]),
-        timeout_secs: 60,
-        verify: Some(pingpong_summaries),
-        // 100 messages each way (each a SEND's First, Middle, Middle and
-        // Last packets at the 1024-byte MTU), retransmissions counted once.
-        wire: &[
-            Wire::Count { from: Side::Server, what: "RC Send First", n: 100, len: Some(1024) },
-            Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: Some(1024) },
-            Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
-            Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
-        ],
-        try_this: Some("Add -n 100 -s 4096: instead of the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire. The timings are those of two QEMU VMs (under TCG emulation where the host has no KVM) whose NIC is Soft-RoCE, software: they say nothing about RDMA performance."),
-        ..Scenario::BASE
-    },
-    bad_option(
-        "ibv_sockets_pingpong_n0",
-        &["-d", "{dev}", "-n", "0"],
-        &["*invalid iteration count '0' for -n*"],
-    ),
-    bad_option(
-        "ibv_sockets_pingpong_s0",
-        &["-d", "{dev}", "-s", "0"],
-        &["*invalid message size '0' for -s*"],
-    ),
-    Scenario {
-        name: "ibv_sockets_pingpong_closed_port".into(),
-        package: "ibv_sockets_pingpong",
-        client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-p",
-                "19999",
-                "{server_ip}",
-            ])),
-        server_expect: Expect::NOTHING,
-        client_expect: Expect::fails(&[
-            "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
-        ]),
-        fault: Some(Fault::Address),
-        try_this: Some("Start the client when no server listens."),
-        ..Scenario::BASE
-    },
-    Scenario {
-        // A size the port allows but the server cannot register: without
-        // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
-        // fails with ENOMEM, which must come out with the `ulimit -l` hint.
-        name: "ibv_sockets_pingpong_reg_mr_fails".into(),
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new("setpriv", &[
-                "--bounding-set=-ipc_lock",
-                "--inh-caps=-ipc_lock",
-                "sh",
-                "-c",
-                "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
-            ])),
-        client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-s",
-                "1048576",
-                "{server_ip}",
-            ])),
-        ready: Ready::TcpListen(6543),
-        server_expect: Expect::fails(&[
-            "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
-            (ENOMEM)*ulimit -l*",
-        ]),
-        client_expect: Expect::fails(&["fail to exchange mr info: *"]),
-        timeout_secs: 30,
-        fault: Some(Fault::Memlock),
-        ..Scenario::BASE
-    },
-    // The limits row, in the VM: the highest IB port and GID index are
-    // refused at once; the smallest ping-pong (one iteration of one byte)
-    // and the highest TCP port run.
-    refused(
-        "ibv_sockets_pingpong_ib_port_255",
-        "ibv_sockets_pingpong",
-        Fault::Limits,
-        &["ibv_sockets_pingpong", "-d", "{dev}", "-i", "255"],
-        &["fail to query port: ibv_query_port failed: Invalid argument (EINVAL)"],
-    ),
-    refused(
-        "ibv_sockets_pingpong_gid_255",
-        "ibv_sockets_pingpong",
-        Fault::Limits,
-        &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "255"],
-        &["fail to query gid: GID index 255 of port 1 is empty (see `ibv_devinfo -v`)"],
-    ),
-    Scenario {
-        name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
-        package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new("ibv_sockets_pingpong", &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "1",
-                "-s",
-                "1",
-                "-p",
-                "65535",
-            ])),
-        client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "1",
-                "-s",
-                "1",
-                "-p",
-                "65535",
-                "{server_ip}",
-            ])),
-        ready: Ready::TcpListen(65535),
-        server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
-        client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
-        fault: Some(Fault::Limits),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    },
-]
+        Scenario {
+            name: "ibv_sockets_pingpong".into(),
+            package: "ibv_sockets_pingpong",
+            server: Some(server()),
+            client: Some(client()),
+            ready: Ready::TcpListen(6543),
+            server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
+            client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
+            pair: true,
+            // No -n: the one SEND of the greeting, server to client.
+            wire: &[
+                Wire::Count {
+                    from: Side::Server,
+                    what: "RC Send Only",
+                    n: 1,
+                    len: None,
+                },
+                Wire::Carries {
+                    from: Side::Server,
+                    what: "RC Send Only",
+                    text: "hello from server",
+                },
+                Wire::Count {
+                    from: Side::Client,
+                    what: "RC Send*",
+                    n: 0,
+                    len: None,
+                },
+            ],
+            ..Scenario::BASE
+        },
+        // No option at all on a RoCE port: the first device, and the RoCE v2
+        // IPv4-mapped GID, which the program picks itself and names.
+        Scenario {
+            name: "ibv_sockets_pingpong_auto_gid".into(),
+            roce_only: true,
+            package: "ibv_sockets_pingpong",
+            server: Some(Cmd::new("ibv_sockets_pingpong", &[])),
+            client: Some(Cmd::new("ibv_sockets_pingpong", &["{server_ip}"])),
+            ready: Ready::TcpListen(6543),
+            server_expect: Expect::ok(&[
+                "port * is Ethernet (RoCE) and no GID index was given: \
+                 using GID index * (RoCE v2, ::ffff:*)",
+                "remote gid: ::ffff:*",
+                "[OK] post send.",
+                "*wr id: 12345, opcode: 0, qp num: *, status: 0",
+            ])
+            // Each side picked its own netdev's address, and saw the peer's.
+            .counts(&[
+                ("*using GID index * (RoCE v2, ::ffff:{server_ip})", 1),
+                SERVER_SEES_CLIENT,
+            ]),
+            client_expect: Expect::ok(&[
+                "port * is Ethernet (RoCE) and no GID index was given: \
+                 using GID index * (RoCE v2, ::ffff:*)",
+                "remote gid: ::ffff:*",
+                "*buf: hello from server",
+            ])
+            .counts(&[
+                ("*using GID index * (RoCE v2, ::ffff:{client_ip})", 1),
+                CLIENT_SEES_SERVER,
+            ]),
+            ..Scenario::BASE
+        },
+        // Each side sends its whole buffer into the peer's: sizes that differ
+        // are refused by both as soon as mr_info tells them, before any SEND.
+        Scenario {
+            name: "ibv_sockets_pingpong_size_mismatch".into(),
+            package: "ibv_sockets_pingpong",
+            server: Some(Cmd::new("ibv_sockets_pingpong", &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"])),
+            client: Some(client()),
+            ready: Ready::TcpListen(6543),
+            server_expect: Expect::fails(&[
+                "fail to exchange mr info: the peer's buffer is 128 bytes \
+                 and ours 256: give both sides the same -s",
+            ])
+            .counts(NO_SEND),
+            client_expect: Expect::fails(&[
+                "fail to exchange mr info: the peer's buffer is 256 bytes \
+                 and ours 128: give both sides the same -s",
+            ])
+            .counts(NO_SEND),
+            fault: Some(Fault::BadPeer),
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "ibv_sockets_pingpong_n100_s4096".into(),
+            package: "ibv_sockets_pingpong",
+            server: Some(Cmd::new("ibv_sockets_pingpong", &[
+                    "-d",
+                    "{dev}",
+                    "-i",
+                    "{ib_port}",
+                    "-g",
+                    "{gid_idx}",
+                    "-n",
+                    "100",
+                    "-s",
+                    "4096",
+                ])),
+            client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                    "-d",
+                    "{dev}",
+                    "-i",
+                    "{ib_port}",
+                    "-g",
+                    "{gid_idx}",
+                    "-n",
+                    "100",
+                    "-s",
+                    "4096",
+                    "{server_ip}",
+                ])),
+            ready: Ready::TcpListen(6543),
+            server_expect: Expect::ok(&[
+                "remote addr: 0x*, len: 4096, rkey: *",
+                "819200 bytes in * seconds = * Mbit/sec",
+                "100 iters in * seconds = * usec/iter",
+                "[OK] close device *.",
+            ]),
+            client_expect: Expect::ok(&[
+                "[OK] post recv.",
+                "819200 bytes in * seconds = * Mbit/sec",
+                "100 iters in * seconds = * usec/iter",
+                "[OK] close device *.",
+            ]),
+            timeout_secs: 60,
+            verify: Some(pingpong_summaries),
+            // 100 messages each way (each a SEND's First, Middle, Middle and
+            // Last packets at the 1024-byte MTU), retransmissions counted once.
+            wire: &[
+                Wire::Count { from: Side::Server, what: "RC Send First", n: 100, len: Some(1024) },
+                Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: Some(1024) },
+                Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
+                Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
+            ],
+            try_this: Some("Add -n 100 -s 4096: instead of the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire. The timings are those of two QEMU VMs (under TCG emulation where the host has no KVM) whose NIC is Soft-RoCE, software: they say nothing about RDMA performance."),
+            ..Scenario::BASE
+        },
+        bad_option(
+            "ibv_sockets_pingpong_n0",
+            &["-d", "{dev}", "-n", "0"],
+            &["*invalid iteration count '0' for -n*"],
+        ),
+        bad_option(
+            "ibv_sockets_pingpong_s0",
+            &["-d", "{dev}", "-s", "0"],
+            &["*invalid message size '0' for -s*"],
+        ),
+        Scenario {
+            name: "ibv_sockets_pingpong_closed_port".into(),
+            package: "ibv_sockets_pingpong",
+            client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                    "-d",
+                    "{dev}",
+                    "-g",
+                    "{gid_idx}",
+                    "-p",
+                    "19999",
+                    "{server_ip}",
+                ])),
+            server_expect: Expect::NOTHING,
+            client_expect: Expect::fails(&[
+                "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
+            ]),
+            fault: Some(Fault::Address),
+            try_this: Some("Start the client when no server listens."),
+            ..Scenario::BASE
+        },
+        Scenario {
+            // A size the port allows but the server cannot register: without
+            // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
+            // fails with ENOMEM, which must come out with the `ulimit -l` hint.
+            name: "ibv_sockets_pingpong_reg_mr_fails".into(),
+            package: "ibv_sockets_pingpong",
+            server: Some(Cmd::new("setpriv", &[
+                    "--bounding-set=-ipc_lock",
+                    "--inh-caps=-ipc_lock",
+                    "sh",
+                    "-c",
+                    "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
+                ])),
+            client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                    "-d",
+                    "{dev}",
+                    "-g",
+                    "{gid_idx}",
+                    "-s",
+                    "1048576",
+                    "{server_ip}",
+                ])),
+            ready: Ready::TcpListen(6543),
+            server_expect: Expect::fails(&[
+                "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
+                (ENOMEM)*ulimit -l*",
+            ]),
+            client_expect: Expect::fails(&["fail to exchange mr info: *"]),
+            timeout_secs: 30,
+            fault: Some(Fault::Memlock),
+            ..Scenario::BASE
+        },
+        // The limits row, in the VM: the highest IB port and GID index are
+        // refused at once; the smallest ping-pong (one iteration of one byte)
+        // and the highest TCP port run.
+        refused(
+            "ibv_sockets_pingpong_ib_port_255",
+            "ibv_sockets_pingpong",
+            Fault::Limits,
+            &["ibv_sockets_pingpong", "-d", "{dev}", "-i", "255"],
+            &["fail to query port: ibv_query_port failed: Invalid argument (EINVAL)"],
+        ),
+        refused(
+            "ibv_sockets_pingpong_gid_255",
+            "ibv_sockets_pingpong",
+            Fault::Limits,
+            &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "255"],
+            &["fail to query gid: GID index 255 of port 1 is empty (see `ibv_devinfo -v`)"],
+        ),
+        Scenario {
+            name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
+            package: "ibv_sockets_pingpong",
+            server: Some(Cmd::new("ibv_sockets_pingpong", &[
+                    "-d",
+                    "{dev}",
+                    "-g",
+                    "{gid_idx}",
+                    "-n",
+                    "1",
+                    "-s",
+                    "1",
+                    "-p",
+                    "65535",
+                ])),
+            client: Some(Cmd::new("ibv_sockets_pingpong", &[
+                    "-d",
+                    "{dev}",
+                    "-g",
+                    "{gid_idx}",
+                    "-n",
+                    "1",
+                    "-s",
+                    "1",
+                    "-p",
+                    "65535",
+                    "{server_ip}",
+                ])),
+            ready: Ready::TcpListen(65535),
+            server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+            client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+            fault: Some(Fault::Limits),
+            placement: Placement::OneHost,
+            ..Scenario::BASE
+        },
+    ]
 }
 
 /// The server, for the fault matrix's signal cells: killed by either.

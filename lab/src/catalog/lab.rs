@@ -50,59 +50,59 @@ fn alone(
 /// The two-command run, and each half without the other.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-    // A serving host whose peer never comes says so after --wait...
-    alone(
-        "lab_peer_never_comes",
-        &["-c", ALONE, "sh", "serve"],
-        &[
-            "note: agent: control: no peer came to {server_ip}:7474 within 5 s: start the lab \
-           with --peer {server_ip} on the other host, and check that TCP port 7474 is open to \
-           it",
-        ],
-    ),
-    // ...nor does a peer wait past --wait for a host that serves nothing.
-    alone(
-        "lab_server_never_comes",
-        &["-c", ALONE, "sh", "peer", "192.0.2.77", "rc_example"],
-        &[
-            "note: agent: control: nothing answered at 192.0.2.77:7474 within 5 s: start the lab \
-           with --serve on that host first, and check that TCP port 7474 is open to this one",
-        ],
-    ),
-    Scenario {
-        name: "lab_two_commands".into(),
-        // ibv_sockets_pingpong, the probe's, is built for every two-host run.
-        package: "rc_example",
-        server: Some(Cmd::new("sh", &["-c", SERVE])),
-        client: Some(Cmd::new("sh", &["-c", PEER])),
-        ready: Ready::TcpListen(7473),
-        server_expect: Expect::ok(&[
-            "*agent server: control: the peer connected from {client_ip}:*",
-            "*agent server: rc_example: starting server",
-            "*agent server: ibv_sockets_pingpong: starting server",
-            "lab: served the peer; it prints the report",
-        ])
-        .any_stderr(),
-        // Both sides' transcripts, then the summary with both hosts' devices,
-        // the one sent across included.
-        client_expect: Expect::ok(&[
-            "=== rc_example: server (exit 0, *",
-            "test result is 0",
-            "=== rc_example: client (exit 0, *",
-            "=== ibv_sockets_pingpong: server (exit 0, *",
-            "*buf: hello from server",
-            "  PASS rc_example",
-            "  PASS ibv_sockets_pingpong",
-            "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
-            "client host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
-            "doctor: no findings",
-            "2 passed, 0 failed*",
-        ])
-        .any_stderr(),
-        timeout_secs: 120,
-        placement: Placement::TwoVms,
-        // It runs the lab itself, which a --local run would nest.
-        ..Scenario::BASE
-    },
-]
+        // A serving host whose peer never comes says so after --wait...
+        alone(
+            "lab_peer_never_comes",
+            &["-c", ALONE, "sh", "serve"],
+            &[
+                "note: agent: control: no peer came to {server_ip}:7474 within 5 s: start the lab \
+               with --peer {server_ip} on the other host, and check that TCP port 7474 is open to \
+               it",
+            ],
+        ),
+        // ...nor does a peer wait past --wait for a host that serves nothing.
+        alone(
+            "lab_server_never_comes",
+            &["-c", ALONE, "sh", "peer", "192.0.2.77", "rc_example"],
+            &[
+                "note: agent: control: nothing answered at 192.0.2.77:7474 within 5 s: start the lab \
+               with --serve on that host first, and check that TCP port 7474 is open to this one",
+            ],
+        ),
+        Scenario {
+            name: "lab_two_commands".into(),
+            // ibv_sockets_pingpong, the probe's, is built for every two-host run.
+            package: "rc_example",
+            server: Some(Cmd::new("sh", &["-c", SERVE])),
+            client: Some(Cmd::new("sh", &["-c", PEER])),
+            ready: Ready::TcpListen(7473),
+            server_expect: Expect::ok(&[
+                "*agent server: control: the peer connected from {client_ip}:*",
+                "*agent server: rc_example: starting server",
+                "*agent server: ibv_sockets_pingpong: starting server",
+                "lab: served the peer; it prints the report",
+            ])
+            .any_stderr(),
+            // Both sides' transcripts, then the summary with both hosts' devices,
+            // the one sent across included.
+            client_expect: Expect::ok(&[
+                "=== rc_example: server (exit 0, *",
+                "test result is 0",
+                "=== rc_example: client (exit 0, *",
+                "=== ibv_sockets_pingpong: server (exit 0, *",
+                "*buf: hello from server",
+                "  PASS rc_example",
+                "  PASS ibv_sockets_pingpong",
+                "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
+                "client host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
+                "doctor: no findings",
+                "2 passed, 0 failed*",
+            ])
+            .any_stderr(),
+            timeout_secs: 120,
+            placement: Placement::TwoVms,
+            // It runs the lab itself, which a --local run would nest.
+            ..Scenario::BASE
+        },
+    ]
 }

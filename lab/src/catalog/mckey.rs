@@ -186,547 +186,551 @@ const MCKEY_UNRESOLVED: &[&str] = &[
 #[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-    Scenario {
-        name: "mckey".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
-        ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
-        timeout_secs: 60,
-        pair: true,
-        // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
-        // (-S) carry immediate data and go to the group's address.
-        wire: &[
-            Wire::Joins { from: Side::Server, group: "239.255.1.1" },
-            Wire::Joins { from: Side::Client, group: "239.255.1.1" },
-            Wire::Count { from: Side::Client, what: "UD Send Only*Imm*", n: 10, len: Some(100) },
-            Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
-        ],
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mc".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
-        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
-        ready: Ready::Line("waiting for messages..."),
-        server_expect: Expect::ok(&[
-            "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
-            "waiting for messages...",
-            "received message 1",
-            "received message 4",
-        ])
-        .counts(&[("received message *", 4)]),
-        client_expect: Expect::ok(&[
-            "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
-            "sent message 1",
-            "sent message 4",
-        ])
-        .counts(&[("sent message *", 4), ("event *, status *", 0)]),
-        timeout_secs: 60,
-        pair: true,
-        // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
-        // the group's address.
-        wire: &[
-            Wire::Joins { from: Side::Server, group: "239.255.1.1" },
-            Wire::Count { from: Side::Client, what: "UD Send Only*", n: 4, len: Some(64) },
-            Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
-        ],
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mckey_two_connections".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-c", "2"])),
-        ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
-            .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT)
-            .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mckey_50_messages_of_1000".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "50",
-                "-S",
-                "1000",
-            ])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
-        ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        // Rust sender, rdma-core receiver (line-buffered so its "receiving"
-        // line reaches the file while it waits).
-        name: "mckey_to_rdma_core_mckey".into(),
-        package: "mckey",
-        server: Some(Cmd::new("stdbuf", &[
-                "-oL",
-                "/usr/bin/mckey",
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "50",
-                "-S",
-                "1000",
-            ])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
-        ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        // rdma-core sender, Rust receiver.
-        name: "rdma_core_mckey_to_mckey".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "50",
-                "-S",
-                "1000",
-            ])),
-        client: Some(Cmd::new("sh", &["-c", C_MCKEY_SENDER])),
-        ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-        client_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("initiating data transfers", 1)]),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mckey_two_receivers".into(),
-        package: "mckey",
-        server: Some(Cmd::new("sh", &["-c", TWO_RECEIVERS])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
-        ready: Ready::Line("both receivers waiting"),
-        server_expect: Expect::ok(&[
-            "r1: receiving data transfers",
-            "r1: data transfers complete",
-            "r1: return status 0",
-            "r2: receiving data transfers",
-            "r2: data transfers complete",
-            "r2: return status 0",
-            "r1 exit 0, r2 exit 0",
-        ])
-        .counts(&[
-            ("r1 exit 0, r2 exit 0", 1),
-            ("r*: data transfers complete", 2),
-        ]),
-        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mc_20_messages_of_512".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mc", &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
+        Scenario {
+            name: "mckey".into(),
+            package: "mckey",
+            pause: Some(
+                "both wait 3 s after joining, as the original does for a subnet manager \
+                 to program the switches (RoCE has none)",
+            ),
+            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
+            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
+            timeout_secs: 60,
+            pair: true,
+            // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
+            // (-S) carry immediate data and go to the group's address.
+            wire: &[
+                Wire::Joins { from: Side::Server, group: "239.255.1.1" },
+                Wire::Joins { from: Side::Client, group: "239.255.1.1" },
+                Wire::Count { from: Side::Client, what: "UD Send Only*Imm*", n: 10, len: Some(100) },
+                Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
+            ],
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mc".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
+            client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
+            ready: Ready::Line("waiting for messages..."),
+            server_expect: Expect::ok(&[
+                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+                "waiting for messages...",
+                "received message 1",
+                "received message 4",
+            ])
+            .counts(&[("received message *", 4)]),
+            client_expect: Expect::ok(&[
+                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+                "sent message 1",
+                "sent message 4",
+            ])
+            .counts(&[("sent message *", 4), ("event *, status *", 0)]),
+            timeout_secs: 60,
+            pair: true,
+            // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
+            // the group's address.
+            wire: &[
+                Wire::Joins { from: Side::Server, group: "239.255.1.1" },
+                Wire::Count { from: Side::Client, what: "UD Send Only*", n: 4, len: Some(64) },
+                Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
+            ],
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mckey_two_connections".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-c", "2"])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
+                .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
+            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT)
+                .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mckey_50_messages_of_1000".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &[
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-C",
+                    "50",
+                    "-S",
+                    "1000",
+                ])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        Scenario {
+            // Rust sender, rdma-core receiver (line-buffered so its "receiving"
+            // line reaches the file while it waits).
+            name: "mckey_to_rdma_core_mckey".into(),
+            package: "mckey",
+            server: Some(Cmd::new("stdbuf", &[
+                    "-oL",
+                    "/usr/bin/mckey",
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-C",
+                    "50",
+                    "-S",
+                    "1000",
+                ])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
+            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        Scenario {
+            // rdma-core sender, Rust receiver.
+            name: "rdma_core_mckey_to_mckey".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &[
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-C",
+                    "50",
+                    "-S",
+                    "1000",
+                ])),
+            client: Some(Cmd::new("sh", &["-c", C_MCKEY_SENDER])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+            client_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("initiating data transfers", 1)]),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mckey_two_receivers".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &["-c", TWO_RECEIVERS])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+            ready: Ready::Line("both receivers waiting"),
+            server_expect: Expect::ok(&[
+                "r1: receiving data transfers",
+                "r1: data transfers complete",
+                "r1: return status 0",
+                "r2: receiving data transfers",
+                "r2: data transfers complete",
+                "r2: return status 0",
+                "r1 exit 0, r2 exit 0",
+            ])
+            .counts(&[
+                ("r1 exit 0, r2 exit 0", 1),
+                ("r*: data transfers complete", 2),
+            ]),
+            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mc_20_messages_of_512".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mc", &[
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-c",
+                    "20",
+                    "-l",
+                    "512",
+                ])),
+            client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"])),
+            ready: Ready::Line("waiting for messages..."),
+            server_expect: Expect::ok(&["waiting for messages...", "received message 20"])
+                .counts(&[("received message *", 20)]),
+            client_expect: Expect::ok(&["sent message 20"]).counts(&[("sent message *", 20)]),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        Scenario {
+            // mc's defaults (4 messages of 64 bytes) into an mckey receiver
+            // expecting as many of that size: the two speak the same exchange.
+            name: "mc_to_mckey".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &[
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-C",
+                    "4",
+                    "-S",
+                    "64",
+                ])),
+            client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+            client_expect: Expect::ok(&["sent message 4"]),
+            timeout_secs: 60,
+            ..Scenario::BASE
+        },
+        // Error paths run on the server side, in VM A, where {server_ip} is local.
+        Scenario {
+            name: "mckey_size_above_mtu".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"])),
+            server_expect: Expect::exits(
+                1,
+                &["mckey: starting client", "test complete", "return status 1"],
+                &["mckey: message_size 2000 is larger than active mtu 1024"],
+            )
+            .counts(&[("initiating data transfers", 0)]),
+            client_expect: Expect::NOTHING,
+            fault: Some(Fault::Limits),
+            try_this: Some("Send messages larger than the path MTU (-S 2000): UD carries one packet per message, so mckey refuses."),
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mc_length_above_mtu".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"])),
+            server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
+                .counts(&[("sent message *", 0)]),
+            client_expect: Expect::NOTHING,
+            fault: Some(Fault::Limits),
+            try_this: Some("The same with mc (-l 2000)."),
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mckey_device_removed".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &[
+                    "-c",
+                    DEVICE_REMOVED,
+                    "sh",
+                    "mckey",
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                ])),
+            server_expect: Expect::ok(&[
+                "receiver waiting",
+                "rdma link delete exit 0",
+                "receiver exit 1, stderr lines 1: mckey: event: \
+                 RDMA_CM_EVENT_DEVICE_REMOVAL, error: *",
+                "* added back on *",
+            ])
+            .any_stderr()
+            .within(40),
+            timeout_secs: 60,
+            fault: Some(Fault::Device),
+            placement: Placement::Vms,
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mc_device_removed".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &[
+                    "-c",
+                    DEVICE_REMOVED,
+                    "sh",
+                    "mc",
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                ])),
+            server_expect: Expect::ok(&[
+                "receiver waiting",
+                "rdma link delete exit 0",
+                "receiver exit 1, stderr lines 1: receiving message 1 of 4: \
+                 the exchange cannot go on: RDMA_CM_EVENT_DEVICE_REMOVAL (status *)",
+                "* added back on *",
+            ])
+            .any_stderr()
+            .within(40),
+            timeout_secs: 60,
+            fault: Some(Fault::Device),
+            placement: Placement::Vms,
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mckey_bad_input".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &["-c", MCKEY_BAD_INPUT])),
+            server_expect: Expect::ok(&[
+                "case []: exit 1, usage 1, stderr lines 1: mckey: a \
+                        multicast address (-m or -M) is required",
+                "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a \
+                        multicast address (-m or -M) is required",
+                "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: \
+                        unmapped multicast address requires binding to source \
+                        address (-b)",
+                "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines \
+                        1: mckey: invalid value 'x' for -C *",
+                "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines \
+                        1: mckey: invalid value 'x' for -S *",
+                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
+                        1: mckey: invalid value 'x' for -c *",
+                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
+                        lines 1: getaddrinfo failed - invalid hostname or IP \
+                        address: no-such-host.invalid (*)",
+                "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: \
+                        mckey: unmapped multicast address (-M) needs an InfiniBand \
+                        port; * is RoCE (Ethernet link layer): use -m",
+            ])
+            .counts(&[
+                ("case *: exit 1, * stderr lines 1: *", 8),
+                ("*panicked*", 0),
+            ]),
+            client_expect: Expect::NOTHING,
+            fault: Some(Fault::CommandLine),
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mc_bad_input".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &["-c", MC_BAD_INPUT])),
+            server_expect: Expect::ok(&[
+                "case []: exit 1, usage 1, stderr lines 1: mc: multicast \
+                        address must be specified with -m",
+                "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast \
+                        address must be specified with -m",
+                "case [-z]: exit 1, usage 1, stderr lines 1: mc: Unrecognized option: 'z'",
+                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
+                        1: mc: invalid value 'x' for -c *",
+                "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines \
+                        1: mc: invalid value 'x' for -l *",
+                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
+                        lines 1: rdma_getaddrinfo (mcast): getaddrinfo failed - \
+                        invalid hostname or IP address: no-such-host.invalid (*)",
+            ])
+            .counts(&[
+                ("case *: exit 1, * stderr lines 1: *", 6),
+                ("*panicked*", 0),
+            ]),
+            client_expect: Expect::NOTHING,
+            fault: Some(Fault::CommandLine),
+            ..Scenario::BASE
+        },
+        // The fault matrix's `ulimit -l` cells: the first registration fails
+        // with the hint, in one line, before any peer is needed.
+        memlocked(
+            "mckey_memlock",
+            "mckey",
+            &[
                 "-c",
-                "20",
-                "-l",
-                "512",
-            ])),
-        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"])),
-        ready: Ready::Line("waiting for messages..."),
-        server_expect: Expect::ok(&["waiting for messages...", "received message 20"])
-            .counts(&[("received message *", 20)]),
-        client_expect: Expect::ok(&["sent message 20"]).counts(&[("sent message *", 20)]),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    Scenario {
-        // mc's defaults (4 messages of 64 bytes) into an mckey receiver
-        // expecting as many of that size: the two speak the same exchange.
-        name: "mc_to_mckey".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "4",
-                "-S",
-                "64",
-            ])),
-        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
-        ready: Ready::Line("receiving data transfers"),
-        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-        client_expect: Expect::ok(&["sent message 4"]),
-        timeout_secs: 60,
-        ..Scenario::BASE
-    },
-    // Error paths run on the server side, in VM A, where {server_ip} is local.
-    Scenario {
-        name: "mckey_size_above_mtu".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"])),
-        server_expect: Expect::exits(
-            1,
-            &["mckey: starting client", "test complete", "return status 1"],
-            &["mckey: message_size 2000 is larger than active mtu 1024"],
-        )
-        .counts(&[("initiating data transfers", 0)]),
-        client_expect: Expect::NOTHING,
-        fault: Some(Fault::Limits),
-        try_this: Some("Send messages larger than the path MTU (-S 2000): UD carries one packet per message, so mckey refuses."),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mc_length_above_mtu".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"])),
-        server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
-            .counts(&[("sent message *", 0)]),
-        client_expect: Expect::NOTHING,
-        fault: Some(Fault::Limits),
-        try_this: Some("The same with mc (-l 2000)."),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mckey_device_removed".into(),
-        package: "mckey",
-        server: Some(Cmd::new("sh", &[
-                "-c",
-                DEVICE_REMOVED,
+                MEMLOCKED,
                 "sh",
                 "mckey",
                 "-m",
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
-            ])),
-        server_expect: Expect::ok(&[
-            "receiver waiting",
-            "rdma link delete exit 0",
-            "receiver exit 1, stderr lines 1: mckey: event: \
-             RDMA_CM_EVENT_DEVICE_REMOVAL, error: *",
-            "* added back on *",
-        ])
-        .any_stderr()
-        .within(40),
-        timeout_secs: 60,
-        fault: Some(Fault::Device),
-        placement: Placement::Vms,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mc_device_removed".into(),
-        package: "mckey",
-        server: Some(Cmd::new("sh", &[
+            ],
+        ),
+        memlocked(
+            "mc_memlock",
+            "mckey",
+            &[
                 "-c",
-                DEVICE_REMOVED,
+                MEMLOCKED,
                 "sh",
                 "mc",
                 "-m",
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
-            ])),
-        server_expect: Expect::ok(&[
-            "receiver waiting",
-            "rdma link delete exit 0",
-            "receiver exit 1, stderr lines 1: receiving message 1 of 4: \
-             the exchange cannot go on: RDMA_CM_EVENT_DEVICE_REMOVAL (status *)",
-            "* added back on *",
-        ])
-        .any_stderr()
-        .within(40),
-        timeout_secs: 60,
-        fault: Some(Fault::Device),
-        placement: Placement::Vms,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mckey_bad_input".into(),
-        package: "mckey",
-        server: Some(Cmd::new("sh", &["-c", MCKEY_BAD_INPUT])),
-        server_expect: Expect::ok(&[
-            "case []: exit 1, usage 1, stderr lines 1: mckey: a \
-                    multicast address (-m or -M) is required",
-            "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a \
-                    multicast address (-m or -M) is required",
-            "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: \
-                    unmapped multicast address requires binding to source \
-                    address (-b)",
-            "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines \
-                    1: mckey: invalid value 'x' for -C *",
-            "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines \
-                    1: mckey: invalid value 'x' for -S *",
-            "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
-                    1: mckey: invalid value 'x' for -c *",
-            "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
-                    lines 1: getaddrinfo failed - invalid hostname or IP \
-                    address: no-such-host.invalid (*)",
-            "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: \
-                    mckey: unmapped multicast address (-M) needs an InfiniBand \
-                    port; * is RoCE (Ethernet link layer): use -m",
-        ])
-        .counts(&[
-            ("case *: exit 1, * stderr lines 1: *", 8),
-            ("*panicked*", 0),
-        ]),
-        client_expect: Expect::NOTHING,
-        fault: Some(Fault::CommandLine),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mc_bad_input".into(),
-        package: "mckey",
-        server: Some(Cmd::new("sh", &["-c", MC_BAD_INPUT])),
-        server_expect: Expect::ok(&[
-            "case []: exit 1, usage 1, stderr lines 1: mc: multicast \
-                    address must be specified with -m",
-            "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast \
-                    address must be specified with -m",
-            "case [-z]: exit 1, usage 1, stderr lines 1: mc: Unrecognized option: 'z'",
-            "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
-                    1: mc: invalid value 'x' for -c *",
-            "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines \
-                    1: mc: invalid value 'x' for -l *",
-            "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
-                    lines 1: rdma_getaddrinfo (mcast): getaddrinfo failed - \
-                    invalid hostname or IP address: no-such-host.invalid (*)",
-        ])
-        .counts(&[
-            ("case *: exit 1, * stderr lines 1: *", 6),
-            ("*panicked*", 0),
-        ]),
-        client_expect: Expect::NOTHING,
-        fault: Some(Fault::CommandLine),
-        ..Scenario::BASE
-    },
-    // The fault matrix's `ulimit -l` cells: the first registration fails
-    // with the hint, in one line, before any peer is needed.
-    memlocked(
-        "mckey_memlock",
-        "mckey",
-        &[
-            "-c",
-            MEMLOCKED,
-            "sh",
+            ],
+        ),
+        // The limits row, in the VM: the highest message counts ask for a CQ
+        // larger than the device makes, refused at once; no messages, and
+        // messages of 0 bytes, run.
+        refused(
+            "mckey_count_max",
             "mckey",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-        ],
-    ),
-    memlocked(
-        "mc_memlock",
-        "mckey",
-        &[
-            "-c",
-            MEMLOCKED,
-            "sh",
-            "mc",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-        ],
-    ),
-    // The limits row, in the VM: the highest message counts ask for a CQ
-    // larger than the device makes, refused at once; no messages, and
-    // messages of 0 bytes, run.
-    refused(
-        "mckey_count_max",
-        "mckey",
-        Fault::Limits,
-        &[
-            "mckey",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-            "-C",
-            "1073741823",
-        ],
-        &[
-            "mckey: unable to create CQ: ibv_create_cq of 2147483646 entries failed: \
-           Invalid argument (EINVAL)",
-        ],
-    ),
-    refused(
-        "mc_count_max",
-        "mckey",
-        Fault::Limits,
-        &[
-            "mc",
-            "-m",
-            "239.255.1.1",
-            "-b",
-            "{server_ip}",
-            "-c",
-            "2147483647",
-        ],
-        &["ibv_create_cq of 2147483647 entries failed: Invalid argument (EINVAL)"],
-    ),
-    Scenario {
-        name: "mckey_no_messages".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "0"])),
-        ready: Ready::Line("mckey: joined dgid: *"),
-        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("receiving data transfers", 0)]),
-        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("initiating data transfers", 0)]),
-        fault: Some(Fault::Limits),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    },
-    // As in the original, -S 0 means no message at all (create_message
-    // sets message_count to 0): both sides join and end.
-    Scenario {
-        name: "mckey_empty_messages".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mckey", &[
+            Fault::Limits,
+            &[
+                "mckey",
                 "-m",
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
-                "-S",
-                "0",
                 "-C",
-                "2",
-            ])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"])),
-        ready: Ready::Line("mckey: joined dgid: *"),
-        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("receiving data transfers", 0)]),
-        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("initiating data transfers", 0)]),
-        fault: Some(Fault::Limits),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "mc_empty_messages".into(),
-        package: "mckey",
-        server: Some(Cmd::new("mc", &[
+                "1073741823",
+            ],
+            &[
+                "mckey: unable to create CQ: ibv_create_cq of 2147483646 entries failed: \
+               Invalid argument (EINVAL)",
+            ],
+        ),
+        refused(
+            "mc_count_max",
+            "mckey",
+            Fault::Limits,
+            &[
+                "mc",
                 "-m",
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
                 "-c",
-                "2",
-                "-l",
-                "0",
-            ])),
-        client: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"])),
-        ready: Ready::Line("waiting for messages..."),
-        server_expect: Expect::ok(&["received message 1", "received message 2"]),
-        client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
-        fault: Some(Fault::Limits),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    },
-    // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
-    refused(
-        "mckey_address_without_rdma",
-        "mckey",
-        Fault::Address,
-        &["mckey", "-m", "239.255.1.1", "-b", "127.0.0.1"],
-        &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: No such \
-           device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
-    ),
-    refused(
-        "mc_address_without_rdma",
-        "mckey",
-        Fault::Address,
-        &["mc", "-m", "239.255.1.1", "-b", "127.0.0.1"],
-        &["rdma_resolve_addr to 239.255.1.1:0 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
-    ),
-    // The senders without a route to the group through the RDMA netdev
-    // (none, or a default route on a netdev without RDMA), and the fix
-    // that the doctor gives, after which both pairs pass.
-    no_rdma_route(
-        "mckey_no_mcast_route",
-        &["-c", NO_MCAST_ROUTE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
-        MCKEY_UNRESOLVED,
-        &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: Network is \
-           unreachable (ENETUNREACH) (hint: no route sends 239.255.1.1 out of an RDMA netdev \
-           (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast through the \
-           RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this \
-           host leaves through NETDEV unless a more specific route says otherwise), or give -b \
-           an address on that netdev)"],
-    ),
-    no_rdma_route(
-        "mc_no_mcast_route",
-        &["-c", NO_MCAST_ROUTE, "sh", "mc", "-s", "-m", "239.255.1.1"],
-        &[],
-        &["rdma_resolve_addr to 239.255.1.1:0 failed: Network is unreachable (ENETUNREACH) \
-           (hint: no route sends 239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` \
-           shows where it goes): route IPv4 multicast through the RDMA netdev, `ip route add \
-           224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this host leaves through \
-           NETDEV unless a more specific route says otherwise), or give -b an address on that \
-           netdev)"],
-    ),
-    no_rdma_route(
-        "mckey_mcast_route_elsewhere",
-        &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
-        MCKEY_UNRESOLVED,
-        &["mckey: event: RDMA_CM_EVENT_ADDR_ERROR, error: -19 (hint: no route sends \
-           239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` shows where it goes): \
-           route IPv4 multicast through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` \
-           (then all IPv4 multicast from this host leaves through NETDEV unless a more specific \
-           route says otherwise), or give -b an address on that netdev)"],
-    ),
-    no_rdma_route(
-        "mc_mcast_route_elsewhere",
-        &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mc", "-s", "-m", "239.255.1.1"],
-        &[],
-        &["rdma_resolve_addr of 239.255.1.1:0: event: RDMA_CM_EVENT_ADDR_ERROR, status: -19 \
-           (expected RDMA_CM_EVENT_ADDR_RESOLVED) (hint: no route sends 239.255.1.1 out of an \
-           RDMA netdev (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast \
-           through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 \
-           multicast from this host leaves through NETDEV unless a more specific route says \
-           otherwise), or give -b an address on that netdev)"],
-    ),
-    Scenario {
-        name: "lab_local_mcast_route_fixed".into(),
-        package: "mckey",
-        server: Some(Cmd::new("sh", &["-c", ROUTE_FIXED])),
-        server_expect: Expect::ok(&[
-            "the doctor's fix: ip route add 224.0.0.0/4 dev d0",
-            "the doctor finds nothing",
-            "  PASS mckey",
-            "  PASS mc",
-            "doctor: no findings",
-            "2 passed, 0 failed*",
-        ])
-        .any_stderr(),
-        timeout_secs: 180,
-        placement: Placement::OneVm,
-        // It changes the routes, and runs the lab itself.
-        ..Scenario::BASE
-    },
-]
+                "2147483647",
+            ],
+            &["ibv_create_cq of 2147483647 entries failed: Invalid argument (EINVAL)"],
+        ),
+        Scenario {
+            name: "mckey_no_messages".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "0"])),
+            ready: Ready::Line("mckey: joined dgid: *"),
+            server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+                .counts(&[("receiving data transfers", 0)]),
+            client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+                .counts(&[("initiating data transfers", 0)]),
+            fault: Some(Fault::Limits),
+            placement: Placement::OneHost,
+            ..Scenario::BASE
+        },
+        // As in the original, -S 0 means no message at all (create_message
+        // sets message_count to 0): both sides join and end.
+        Scenario {
+            name: "mckey_empty_messages".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mckey", &[
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-S",
+                    "0",
+                    "-C",
+                    "2",
+                ])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"])),
+            ready: Ready::Line("mckey: joined dgid: *"),
+            server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+                .counts(&[("receiving data transfers", 0)]),
+            client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+                .counts(&[("initiating data transfers", 0)]),
+            fault: Some(Fault::Limits),
+            placement: Placement::OneHost,
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "mc_empty_messages".into(),
+            package: "mckey",
+            server: Some(Cmd::new("mc", &[
+                    "-m",
+                    "239.255.1.1",
+                    "-b",
+                    "{server_ip}",
+                    "-c",
+                    "2",
+                    "-l",
+                    "0",
+                ])),
+            client: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"])),
+            ready: Ready::Line("waiting for messages..."),
+            server_expect: Expect::ok(&["received message 1", "received message 2"]),
+            client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
+            fault: Some(Fault::Limits),
+            placement: Placement::OneHost,
+            ..Scenario::BASE
+        },
+        // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
+        refused(
+            "mckey_address_without_rdma",
+            "mckey",
+            Fault::Address,
+            &["mckey", "-m", "239.255.1.1", "-b", "127.0.0.1"],
+            &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: No such \
+               device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+        ),
+        refused(
+            "mc_address_without_rdma",
+            "mckey",
+            Fault::Address,
+            &["mc", "-m", "239.255.1.1", "-b", "127.0.0.1"],
+            &["rdma_resolve_addr to 239.255.1.1:0 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+        ),
+        // The senders without a route to the group through the RDMA netdev
+        // (none, or a default route on a netdev without RDMA), and the fix
+        // that the doctor gives, after which both pairs pass.
+        no_rdma_route(
+            "mckey_no_mcast_route",
+            &["-c", NO_MCAST_ROUTE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
+            MCKEY_UNRESOLVED,
+            &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: Network is \
+               unreachable (ENETUNREACH) (hint: no route sends 239.255.1.1 out of an RDMA netdev \
+               (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast through the \
+               RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this \
+               host leaves through NETDEV unless a more specific route says otherwise), or give -b \
+               an address on that netdev)"],
+        ),
+        no_rdma_route(
+            "mc_no_mcast_route",
+            &["-c", NO_MCAST_ROUTE, "sh", "mc", "-s", "-m", "239.255.1.1"],
+            &[],
+            &["rdma_resolve_addr to 239.255.1.1:0 failed: Network is unreachable (ENETUNREACH) \
+               (hint: no route sends 239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` \
+               shows where it goes): route IPv4 multicast through the RDMA netdev, `ip route add \
+               224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this host leaves through \
+               NETDEV unless a more specific route says otherwise), or give -b an address on that \
+               netdev)"],
+        ),
+        no_rdma_route(
+            "mckey_mcast_route_elsewhere",
+            &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
+            MCKEY_UNRESOLVED,
+            &["mckey: event: RDMA_CM_EVENT_ADDR_ERROR, error: -19 (hint: no route sends \
+               239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` shows where it goes): \
+               route IPv4 multicast through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` \
+               (then all IPv4 multicast from this host leaves through NETDEV unless a more specific \
+               route says otherwise), or give -b an address on that netdev)"],
+        ),
+        no_rdma_route(
+            "mc_mcast_route_elsewhere",
+            &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mc", "-s", "-m", "239.255.1.1"],
+            &[],
+            &["rdma_resolve_addr of 239.255.1.1:0: event: RDMA_CM_EVENT_ADDR_ERROR, status: -19 \
+               (expected RDMA_CM_EVENT_ADDR_RESOLVED) (hint: no route sends 239.255.1.1 out of an \
+               RDMA netdev (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast \
+               through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 \
+               multicast from this host leaves through NETDEV unless a more specific route says \
+               otherwise), or give -b an address on that netdev)"],
+        ),
+        Scenario {
+            name: "lab_local_mcast_route_fixed".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &["-c", ROUTE_FIXED])),
+            server_expect: Expect::ok(&[
+                "the doctor's fix: ip route add 224.0.0.0/4 dev d0",
+                "the doctor finds nothing",
+                "  PASS mckey",
+                "  PASS mc",
+                "doctor: no findings",
+                "2 passed, 0 failed*",
+            ])
+            .any_stderr(),
+            timeout_secs: 180,
+            placement: Placement::OneVm,
+            // It changes the routes, and runs the lab itself.
+            ..Scenario::BASE
+        },
+    ]
 }
 
 /// The receivers, for the fault matrix's signal cells: either ends the

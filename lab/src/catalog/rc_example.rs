@@ -69,215 +69,215 @@ fi"#;
 #[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-    Scenario {
-        name: "rc_example".into(),
-        package: "rc_example",
-        server: Some(rc_server()),
-        client: Some(rc_client()),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::ok(RC_SERVER_STDOUT).counts(SERVER_SEES_CLIENT),
-        client_expect: Expect::ok(RC_CLIENT_STDOUT).counts(CLIENT_SEES_SERVER),
-        pair: true,
-        // The manual's flow on the wire: the server's SEND, the client's
-        // RDMA Read and Write, each 21 bytes, at the buffer the server
-        // advertised in its cm_con_data_t (addr at 0, rkey at 8), all 64
-        // bits of its address.
-        wire: &[
-            Wire::Count {
-                from: Side::Server,
-                what: "RC Send Only",
-                n: 1,
-                len: Some(21),
-            },
-            Wire::Carries {
-                from: Side::Server,
-                what: "RC Send Only",
-                text: "SEND operation",
-            },
-            Wire::Count {
-                from: Side::Client,
-                what: "RC RDMA Read Request",
-                n: 1,
-                len: Some(21),
-            },
-            Wire::Count {
-                from: Side::Server,
-                what: "RC RDMA Read Response Only",
-                n: 1,
-                len: Some(21),
-            },
-            Wire::Carries {
-                from: Side::Server,
-                what: "RC RDMA Read Response Only",
-                text: "RDMA read operation",
-            },
-            Wire::Count {
-                from: Side::Client,
-                what: "RC RDMA Write Only",
-                n: 1,
-                len: Some(21),
-            },
-            Wire::Carries {
-                from: Side::Client,
-                what: "RC RDMA Write Only",
-                text: "RDMA write operation",
-            },
-            Wire::TargetsAdvertised {
-                what: &["RC RDMA Read Request", "RC RDMA Write Only"],
-                by: Side::Server,
-                msg_len: 34,
-                addr_at: 0,
-                rkey_at: 8,
-            },
-        ],
-        ..Scenario::BASE
-    },
-    // No option at all on a RoCE port: the first device, TCP port 19875,
-    // and the RoCE v2 IPv4-mapped GID, which the program picks and names.
-    Scenario {
-        name: "rc_example_auto_gid".into(),
-        roce_only: true,
-        package: "rc_example",
-        server: Some(Cmd::new("rc_example", &[])),
-        client: Some(Cmd::new("rc_example", &["{server_ip}"])),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::ok(&[
-            "port * is Ethernet (RoCE) and no GID index was given: \
-             using GID index * (RoCE v2, ::ffff:*)",
-            "Remote GID =*",
-            "Contents of server buffer: 'RDMA write operation'",
-            "test result is 0",
-        ])
-        .counts(SERVER_SEES_CLIENT),
-        client_expect: Expect::ok(&[
-            "port * is Ethernet (RoCE) and no GID index was given: \
-             using GID index * (RoCE v2, ::ffff:*)",
-            "Contents of server's buffer: 'RDMA read operation '",
-            "test result is 0",
-        ])
-        .counts(CLIENT_SEES_SERVER),
-        try_this: Some("Leave out -g on a RoCE port. The manual's program then sets is_global = 0: its address handle has no GRH fields, no GID at all, which RoCE cannot address a peer without, so the move to RTR fails (EINVAL); this port picks the RoCE v2 GID of the port's IPv4 address itself, and says which."),
-        ..Scenario::BASE
-    },
-    // A misspelt -d fails at once, before the server listens; the client
-    // then finds no server.
-    Scenario {
-        name: "rc_example_wrong_device".into(),
-        package: "rc_example",
-        server: Some(Cmd::new("rc_example", &["-d", "nosuchdev0"])),
-        client: Some(rc_client()),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"])
-            .counts(&[("waiting on port *", 0)])
-            .within(5),
-        client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
-        fault: Some(Fault::Device),
-        try_this: Some("Name a device that is not there (-d nosuchdev0)."),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "rc_example_no_such_host".into(),
-        package: "rc_example",
-        client: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "no-such-host.invalid"])),
-        client_expect: Expect::fails(&["*getaddrinfo failed for no-such-host.invalid*"]),
-        fault: Some(Fault::Address),
-        ..Scenario::BASE
-    },
-    Scenario {
-        name: "rc_example_closed_port".into(),
-        package: "rc_example",
-        client: Some(Cmd::new("rc_example", &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-p",
-                "19999",
-                "{server_ip}",
-            ])),
-        client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
-        fault: Some(Fault::Address),
-        try_this: Some("Start the client when no server listens."),
-        ..Scenario::BASE
-    },
-    // The client gone mid-exchange: a stand-in that sends a valid struct
-    // (a QP number nobody has), passes the sync after RTS, and leaves. The
-    // server's SEND then finds no QP at the other end, and the completion
-    // it waits for does not come within its bound (or comes failed).
-    Scenario {
-        name: "rc_example_client_leaves_midway".into(),
-        package: "rc_example",
-        server: Some(rc_server()),
-        client: Some(Cmd::new("bash", &["-c", STAND_IN_CLIENT, "bash", "leave"])),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect {
-            stdout: owned(&["QP state was change to RTS", "Send Request was posted"]),
-            ..Expect::fails_one_of(&[
-                "poll completion failed: completion wasn't found in the CQ after timeout",
-                "poll completion failed: got bad completion with status: *",
+        Scenario {
+            name: "rc_example".into(),
+            package: "rc_example",
+            server: Some(rc_server()),
+            client: Some(rc_client()),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect::ok(RC_SERVER_STDOUT).counts(SERVER_SEES_CLIENT),
+            client_expect: Expect::ok(RC_CLIENT_STDOUT).counts(CLIENT_SEES_SERVER),
+            pair: true,
+            // The manual's flow on the wire: the server's SEND, the client's
+            // RDMA Read and Write, each 21 bytes, at the buffer the server
+            // advertised in its cm_con_data_t (addr at 0, rkey at 8), all 64
+            // bits of its address.
+            wire: &[
+                Wire::Count {
+                    from: Side::Server,
+                    what: "RC Send Only",
+                    n: 1,
+                    len: Some(21),
+                },
+                Wire::Carries {
+                    from: Side::Server,
+                    what: "RC Send Only",
+                    text: "SEND operation",
+                },
+                Wire::Count {
+                    from: Side::Client,
+                    what: "RC RDMA Read Request",
+                    n: 1,
+                    len: Some(21),
+                },
+                Wire::Count {
+                    from: Side::Server,
+                    what: "RC RDMA Read Response Only",
+                    n: 1,
+                    len: Some(21),
+                },
+                Wire::Carries {
+                    from: Side::Server,
+                    what: "RC RDMA Read Response Only",
+                    text: "RDMA read operation",
+                },
+                Wire::Count {
+                    from: Side::Client,
+                    what: "RC RDMA Write Only",
+                    n: 1,
+                    len: Some(21),
+                },
+                Wire::Carries {
+                    from: Side::Client,
+                    what: "RC RDMA Write Only",
+                    text: "RDMA write operation",
+                },
+                Wire::TargetsAdvertised {
+                    what: &["RC RDMA Read Request", "RC RDMA Write Only"],
+                    by: Side::Server,
+                    msg_len: 34,
+                    addr_at: 0,
+                    rkey_at: 8,
+                },
+            ],
+            ..Scenario::BASE
+        },
+        // No option at all on a RoCE port: the first device, TCP port 19875,
+        // and the RoCE v2 IPv4-mapped GID, which the program picks and names.
+        Scenario {
+            name: "rc_example_auto_gid".into(),
+            roce_only: true,
+            package: "rc_example",
+            server: Some(Cmd::new("rc_example", &[])),
+            client: Some(Cmd::new("rc_example", &["{server_ip}"])),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect::ok(&[
+                "port * is Ethernet (RoCE) and no GID index was given: \
+                 using GID index * (RoCE v2, ::ffff:*)",
+                "Remote GID =*",
+                "Contents of server buffer: 'RDMA write operation'",
+                "test result is 0",
             ])
-        }
-        .within(15),
-        client_expect: Expect::ok(&["left after the QPs were connected"]),
-        fault: Some(Fault::PeerKilled),
-        ..Scenario::BASE
-    },
-    // The fault matrix's `ulimit -l` cell: the client's registration fails
-    // with the hint, in one line; the server then finds its peer gone.
-    Scenario {
-        name: "rc_example_memlock".into(),
-        package: "rc_example",
-        server: Some(rc_server()),
-        client: Some(Cmd::new("sh", &[
-                "-c",
-                MEMLOCKED,
-                "sh",
-                "rc_example",
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "{server_ip}",
-            ])),
-        ready: Ready::TcpListen(19875),
-        server_expect: Expect::fails(&["*failed to exchange connection data*"]),
-        client_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
-        fault: Some(Fault::Memlock),
-        ..Scenario::BASE
-    },
-    // The limits row, in the VM: the highest port and GID index are no
-    // port and no GID of a Soft-RoCE device, and are refused at once, before
-    // the TCP wait; the lowest TCP port runs the whole exchange.
-    refused(
-        "rc_example_ib_port_255",
-        "rc_example",
-        Fault::Limits,
-        &["rc_example", "-d", "{dev}", "-i", "255"],
-        &[
-            "failed to create resources: ibv_query_port on port 255 failed: \
-           Invalid argument (EINVAL)",
-        ],
-    ),
-    refused(
-        "rc_example_gid_255",
-        "rc_example",
-        Fault::Limits,
-        &["rc_example", "-d", "{dev}", "-g", "255"],
-        &["failed to create resources: could not get gid for port 1, index 255: *"],
-    ),
-    Scenario {
-        name: "rc_example_tcp_port_1".into(),
-        package: "rc_example",
-        server: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1"])),
-        client: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1", "{server_ip}"])),
-        ready: Ready::TcpListen(1),
-        server_expect: Expect::ok(&["waiting on port 1 for TCP connection", "test result is 0"]),
-        client_expect: Expect::ok(&["test result is 0"]),
-        fault: Some(Fault::Limits),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    },
-]
+            .counts(SERVER_SEES_CLIENT),
+            client_expect: Expect::ok(&[
+                "port * is Ethernet (RoCE) and no GID index was given: \
+                 using GID index * (RoCE v2, ::ffff:*)",
+                "Contents of server's buffer: 'RDMA read operation '",
+                "test result is 0",
+            ])
+            .counts(CLIENT_SEES_SERVER),
+            try_this: Some("Leave out -g on a RoCE port. The manual's program then sets is_global = 0: its address handle has no GRH fields, no GID at all, which RoCE cannot address a peer without, so the move to RTR fails (EINVAL); this port picks the RoCE v2 GID of the port's IPv4 address itself, and says which."),
+            ..Scenario::BASE
+        },
+        // A misspelt -d fails at once, before the server listens; the client
+        // then finds no server.
+        Scenario {
+            name: "rc_example_wrong_device".into(),
+            package: "rc_example",
+            server: Some(Cmd::new("rc_example", &["-d", "nosuchdev0"])),
+            client: Some(rc_client()),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"])
+                .counts(&[("waiting on port *", 0)])
+                .within(5),
+            client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
+            fault: Some(Fault::Device),
+            try_this: Some("Name a device that is not there (-d nosuchdev0)."),
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "rc_example_no_such_host".into(),
+            package: "rc_example",
+            client: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "no-such-host.invalid"])),
+            client_expect: Expect::fails(&["*getaddrinfo failed for no-such-host.invalid*"]),
+            fault: Some(Fault::Address),
+            ..Scenario::BASE
+        },
+        Scenario {
+            name: "rc_example_closed_port".into(),
+            package: "rc_example",
+            client: Some(Cmd::new("rc_example", &[
+                    "-d",
+                    "{dev}",
+                    "-g",
+                    "{gid_idx}",
+                    "-p",
+                    "19999",
+                    "{server_ip}",
+                ])),
+            client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
+            fault: Some(Fault::Address),
+            try_this: Some("Start the client when no server listens."),
+            ..Scenario::BASE
+        },
+        // The client gone mid-exchange: a stand-in that sends a valid struct
+        // (a QP number nobody has), passes the sync after RTS, and leaves. The
+        // server's SEND then finds no QP at the other end, and the completion
+        // it waits for does not come within its bound (or comes failed).
+        Scenario {
+            name: "rc_example_client_leaves_midway".into(),
+            package: "rc_example",
+            server: Some(rc_server()),
+            client: Some(Cmd::new("bash", &["-c", STAND_IN_CLIENT, "bash", "leave"])),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect {
+                stdout: owned(&["QP state was change to RTS", "Send Request was posted"]),
+                ..Expect::fails_one_of(&[
+                    "poll completion failed: completion wasn't found in the CQ after timeout",
+                    "poll completion failed: got bad completion with status: *",
+                ])
+            }
+            .within(15),
+            client_expect: Expect::ok(&["left after the QPs were connected"]),
+            fault: Some(Fault::PeerKilled),
+            ..Scenario::BASE
+        },
+        // The fault matrix's `ulimit -l` cell: the client's registration fails
+        // with the hint, in one line; the server then finds its peer gone.
+        Scenario {
+            name: "rc_example_memlock".into(),
+            package: "rc_example",
+            server: Some(rc_server()),
+            client: Some(Cmd::new("sh", &[
+                    "-c",
+                    MEMLOCKED,
+                    "sh",
+                    "rc_example",
+                    "-d",
+                    "{dev}",
+                    "-g",
+                    "{gid_idx}",
+                    "{server_ip}",
+                ])),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect::fails(&["*failed to exchange connection data*"]),
+            client_expect: Expect::fails(&[MEMLOCK_HINT]).within(15),
+            fault: Some(Fault::Memlock),
+            ..Scenario::BASE
+        },
+        // The limits row, in the VM: the highest port and GID index are no
+        // port and no GID of a Soft-RoCE device, and are refused at once, before
+        // the TCP wait; the lowest TCP port runs the whole exchange.
+        refused(
+            "rc_example_ib_port_255",
+            "rc_example",
+            Fault::Limits,
+            &["rc_example", "-d", "{dev}", "-i", "255"],
+            &[
+                "failed to create resources: ibv_query_port on port 255 failed: \
+               Invalid argument (EINVAL)",
+            ],
+        ),
+        refused(
+            "rc_example_gid_255",
+            "rc_example",
+            Fault::Limits,
+            &["rc_example", "-d", "{dev}", "-g", "255"],
+            &["failed to create resources: could not get gid for port 1, index 255: *"],
+        ),
+        Scenario {
+            name: "rc_example_tcp_port_1".into(),
+            package: "rc_example",
+            server: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1"])),
+            client: Some(Cmd::new("rc_example", &["-d", "{dev}", "-g", "{gid_idx}", "-p", "1", "{server_ip}"])),
+            ready: Ready::TcpListen(1),
+            server_expect: Expect::ok(&["waiting on port 1 for TCP connection", "test result is 0"]),
+            client_expect: Expect::ok(&["test result is 0"]),
+            fault: Some(Fault::Limits),
+            placement: Placement::OneHost,
+            ..Scenario::BASE
+        },
+    ]
 }
 
 /// The server, for the fault matrix's signal cells: killed by either.

@@ -50,6 +50,9 @@ pub struct Scenario {
     /// A "try this" exercise of the handout: what a student is asked to
     /// try, shown with this scenario's command and what it really printed.
     pub try_this: Option<&'static str>,
+    /// Why its wire is quiet for a second or more, where it is: what its
+    /// ladder says at that pause.
+    pub pause: Option<&'static str>,
     /// The most memory one of its processes registers, in KiB, where that
     /// is more than a few pages: what the doctor holds `ulimit -l` against.
     pub locked_kib: u64,
@@ -183,6 +186,97 @@ pub enum Wire {
         /// The group address.
         group: &'static str,
     },
+}
+
+impl Side {
+    /// The side's name: `server`, `client`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Server => "server",
+            Side::Client => "client",
+        }
+    }
+}
+
+/// A packet name pattern in words: "`RC Send Only` packets", "packets
+/// matching `RC Send *`" (one packet, for `n` = 1).
+fn packets_named(what: &str, n: usize) -> String {
+    let packets = if n == 1 { "packet" } else { "packets" };
+    if what.contains('*') {
+        format!("{packets} matching `{what}`")
+    } else {
+        format!("`{what}` {packets}")
+    }
+}
+
+impl std::fmt::Display for Wire {
+    /// The fact in words, as the handout lists it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Wire::Count { from, what, n, len } => {
+                write!(
+                    f,
+                    "the {} sends exactly {n} {}",
+                    from.name(),
+                    packets_named(what, n)
+                )?;
+                match len {
+                    Some(l) => write!(f, ", each for {l} bytes of message"),
+                    None => Ok(()),
+                }
+            }
+            Wire::Carries { from, what, text } => write!(
+                f,
+                "one of the {}'s {} carries \"{text}\"",
+                from.name(),
+                packets_named(what, 2)
+            ),
+            Wire::Qps { from, what, n } => write!(
+                f,
+                "the {}'s {} go to {n} different destination QPs",
+                from.name(),
+                packets_named(what, 2)
+            ),
+            Wire::InOrder(steps) => {
+                let said: Vec<String> = steps
+                    .iter()
+                    .map(|(side, what)| format!("the {}'s `{what}`", side.name()))
+                    .collect();
+                write!(f, "in this order: {}", said.join(", then "))
+            }
+            Wire::TargetsAdvertised {
+                what, by, msg_len, ..
+            } => write!(
+                f,
+                "every {} targets the address and rkey that the {} sent in its {msg_len}-byte \
+                 message over TCP, all 64 bits of the address",
+                what.join(" or "),
+                by.name()
+            ),
+            Wire::PrivateData { from, what, begins } => write!(
+                f,
+                "the {}'s first `{what}` carries private data that begins with \"{}\"",
+                from.name(),
+                String::from_utf8_lossy(begins)
+            ),
+            Wire::To { from, what, addr } => write!(
+                f,
+                "every one of the {}'s {} goes to {addr}",
+                from.name(),
+                packets_named(what, 2)
+            ),
+            Wire::ToFirstConnection { from, what } => write!(
+                f,
+                "every one of the {}'s {} goes to the QP of the first connection (the Local \
+                 QPN of the first CM ConnectRequest)",
+                from.name(),
+                packets_named(what, 2)
+            ),
+            Wire::Joins { from, group } => {
+                write!(f, "the {} reports joining {group} (IGMP)", from.name())
+            }
+        }
+    }
 }
 
 /// The fault matrix's rows (issue 12's table), as the summary names them.
@@ -433,6 +527,7 @@ impl Scenario {
         wire: &[],
         try_this: None,
         locked_kib: 0,
+        pause: None,
     };
 }
 

@@ -183,3 +183,22 @@ pub(crate) fn side(exit: i32, stdout: &str, stderr: &str) -> SideOutcome {
         stderr: stderr.into(),
     }
 }
+
+#[test]
+fn a_wire_fact_reads_as_a_sentence() {
+    let count = Wire::Count {
+        from: Side::Client,
+        what: "RC RDMA Read Request",
+        n: 1,
+        len: Some(21),
+    };
+    assert_eq!(
+        count.to_string(),
+        "the client sends exactly 1 `RC RDMA Read Request` packet, each for 21 bytes of message"
+    );
+    let order = Wire::InOrder(&[(Side::Server, "RC Send Only"), (Side::Client, "RC RDMA *")]);
+    assert_eq!(
+        order.to_string(),
+        "in this order: the server's `RC Send Only`, then the client's `RC RDMA *`"
+    );
+}

@@ -166,28 +166,38 @@ fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
     let Some(packets) = o.and_then(|o| o.capture.as_ref()) else {
         return "<p class=\"missing\">No capture of this pair in this run.</p>\n".into();
     };
-    let rungs = crate::capture::ladder::rungs(packets, addrs);
-    let mut h = format!(
+    let rungs = crate::capture::ladder::rungs(packets, addrs, s.pause);
+    let h = format!(
         "<h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order (seconds since the pair began); long runs are folded into one arrow with a count. The whole capture: <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark).</p>\n<figure>{1}</figure>\n",
         s.name,
         crate::capture::ladder::svg(&rungs, addrs)
     );
-    if !s.wire.is_empty() {
-        let failures = crate::judge::wire::check(s.wire, packets, addrs);
-        let verdict = if failures.is_empty() {
-            format!(
-                "all {} of this pair's declared wire facts hold.",
-                s.wire.len()
-            )
-        } else {
-            format!("not all of its wire facts hold: {}", failures.join("; "))
+    h + &facts(s, packets, addrs)
+}
+
+/// The pair's wire facts in words, each with its verdict on this capture:
+/// what to look for in the ladder and in Wireshark.
+fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> String {
+    if s.wire.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from(
+        "<p>What this capture must show, each checked on it by the lab:</p>\n\
+         <ul class=\"facts\">\n",
+    );
+    for fact in s.wire {
+        let failures = crate::judge::wire::check(std::slice::from_ref(fact), packets, addrs);
+        let (class, verdict) = match failures.as_slice() {
+            [] => ("holds", "holds".to_string()),
+            f => ("fails", format!("does not hold: {}", f.join("; "))),
         };
         h += &format!(
-            "<p class=\"facts\">Checked on this capture: {}</p>\n",
+            "<li class=\"{class}\">{}: <b>{}</b></li>\n",
+            escape(&fact.to_string()),
             escape(&verdict)
         );
     }
-    h
+    h + "</ul>\n"
 }
 
 fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> String {
@@ -237,7 +247,7 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
 figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
-.facts { color: #2a602a; } .missing { color: #a00; }
+.facts .holds b { color: #2a602a; } .facts .fails b, .missing { color: #a00; }
 nav li { margin: .1em 0; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
@@ -518,7 +528,7 @@ mod tests {
         let addrs = crate::model::Mode::TwoHosts.addrs().expect("two hosts");
         let drawn = crate::capture::ladder::text(
             "rc_example",
-            &crate::capture::ladder::rungs(packets, &addrs),
+            &crate::capture::ladder::rungs(packets, &addrs, None),
             &addrs,
         );
         let readme =
@@ -560,6 +570,23 @@ mod tests {
             hosts: Vec::new(),
         };
         html(&report)
+    }
+
+    /// The pair's wire facts are listed in words, each with its verdict
+    /// on the capture, so a student knows what to look for.
+    #[test]
+    fn each_wire_fact_is_said_in_words_with_its_verdict() {
+        let h = rendered();
+        let facts = crate::catalog::find("rc_example").unwrap().wire;
+        assert!(facts.len() >= 5, "{}", facts.len());
+        for f in facts {
+            let li = format!(
+                "<li class=\"holds\">{}: <b>holds</b></li>",
+                escape(&f.to_string())
+            );
+            assert!(h.contains(&li), "{li}");
+        }
+        assert!(!h.contains("<li class=\"fails\">"));
     }
 
     /// The names of the source documents' files in `text`: three digits,
