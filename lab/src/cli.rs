@@ -63,11 +63,12 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "handout",
-        "handout [--pdf] [--check] [--out DIR] [--from RUN] [--tcg]",
+        "handout [--pdf] [--check] [--key] [--out DIR] [--from RUN] [--tcg]",
         "run every pair and the exercises across two VMs with capture, then
             write the lab handout: DIR/handout.html (default target/handout)
             with the captures in DIR/pcaps/; --pdf also prints
-            DIR/handout.pdf with headless Chromium; --from RUN writes it
+            DIR/handout.pdf with headless Chromium; --key also writes the
+            instructor's DIR/key.html, every exercise's answer open; --from RUN writes it
             from a kept run's result dir instead of a new run; --check opens
             it in headless Chromium and checks what it rendered",
     ),
@@ -410,6 +411,7 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
     opts.optflag("", "pdf", "");
     opts.optflag("", "check", "");
+    opts.optflag("", "key", "");
     opts.optflag("", "tcg", "");
     opts.optopt("", "out", "", "");
     opts.optopt("", "from", "", "");
@@ -461,6 +463,10 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
     };
     let html = crate::present::handout::write(&report, &out)?;
     println!("handout: {}", html.display());
+    if m.opt_present("key") {
+        let key = crate::present::handout::write_key(&report, &out)?;
+        println!("handout: the instructor's key, {}", key.display());
+    }
     if m.opt_present("pdf") {
         let pdf = out.join("handout.pdf");
         crate::present::handout::pdf(&html, &pdf)?;

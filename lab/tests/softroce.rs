@@ -84,7 +84,7 @@ fn selected(args: &Args) -> Vec<Test> {
                 .iter()
                 // A handout exercise runs across two VMs even when it is
                 // not about the wire: the handout shows that run.
-                .filter(move |s| !(two && s.placement.one_host() && s.try_this.is_none()))
+                .filter(move |s| !(two && s.placement.one_host() && s.exercise.is_none()))
                 // Nor what the lab skips in this mode (what needs two hosts).
                 .filter(move |s| catalog::skip_reason(s, &mode_of(two), None).is_none())
                 .map(move |scenario| Test {

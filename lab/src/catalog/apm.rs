@@ -6,7 +6,7 @@ use super::cells::{
     memlocked, past_max_msg_sz_cell, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED,
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
-use crate::model::{owned, Cmd, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{owned, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 /// The one line each side prints when the port cannot take an alternate path.
 const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
@@ -91,6 +91,11 @@ pub fn scenarios() -> Vec<Scenario> {
                 Wire::Count { from: Side::Client, what: "RC Send First", n: 5, len: None },
                 Wire::Count { from: Side::Server, what: "RC Send First", n: 5, len: None },
             ],
+            exercise: Some(Exercise {
+                question: "Read the apm run above: its line `APM is not available on this port`.",
+                predict: "Which verb call loads an alternate path, and why does it fail here? What would the run show on InfiniBand?",
+                explain: "apm loads the alternate path with `ibv_modify_qp` and the alternate path attributes (`IBV_QP_ALT_PATH`: an alternate port, LID and GID). A RoCE port has no alternate paths, and the kernel refuses them with EINVAL, so this port says so and goes on without APM: the messages then flow as on any RC connection. On InfiniBand the call succeeds and the QP's path migration state is armed; when the primary path fails, or the program asks for a migration, the QP moves to the alternate path and the program gets an `IBV_EVENT_PATH_MIG` event.",
+            }),
             ..Scenario::BASE
         },
         Scenario {
@@ -146,7 +151,6 @@ pub fn scenarios() -> Vec<Scenario> {
             )
             .within(10),
             fault: Some(Fault::Address),
-            try_this: Some("Start the client when no server listens."),
             ..Scenario::BASE
         },
         // The fault matrix's `ulimit -l` cells: the first registration fails

@@ -1,7 +1,7 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
 use super::cells::{pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT};
-use crate::model::{Cmd, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 pub(crate) fn server() -> Cmd {
     Cmd::new(
@@ -273,7 +273,11 @@ pub fn scenarios() -> Vec<Scenario> {
                 Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
                 Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
             ],
-            try_this: Some("Add -n 100 -s 4096: instead of the greeting, 100 round trips of 4096 bytes, timed. Count the SENDs on the wire. The timings are those of two QEMU VMs (under TCG emulation where the host has no KVM) whose NIC is Soft-RoCE, software: they say nothing about RDMA performance."),
+            exercise: Some(Exercise {
+                question: "Add -n 100 -s 4096 on both sides: instead of the greeting, 100 round trips of 4096-byte messages, timed.",
+                predict: "The path MTU is 1024 bytes. How many packets carry one 4096-byte message, with which opcodes? How many RC Send First packets does each side send in all?",
+                explain: "A message longer than the path MTU goes as several packets with consecutive PSNs: RC Send First, Middle, Middle and Last, 1024 bytes each. Each side sends 100 messages, so 100 First and 100 Last packets each way (the ladder draws each message as one arrow, with its packets and PSNs). The timings it prints are those of two emulated VMs whose NIC is software: they say nothing about RDMA performance.",
+            }),
             ..Scenario::BASE
         },
         bad_option(
@@ -303,7 +307,6 @@ pub fn scenarios() -> Vec<Scenario> {
                 "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
             ]),
             fault: Some(Fault::Address),
-            try_this: Some("Start the client when no server listens."),
             ..Scenario::BASE
         },
         Scenario {

@@ -7,7 +7,7 @@
 //! because the workspace's bin dir comes first on PATH.
 
 use super::cells::{memlocked, refused, Kill, Sig, Waiting, MEMLOCKED, SIGKILL};
-use crate::model::{Cmd, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
 /// right after posting its unsignaled sends, so a kernel whose rxe sends
@@ -397,7 +397,11 @@ pub fn scenarios() -> Vec<Scenario> {
             .counts(&[("initiating data transfers", 0)]),
             client_expect: Expect::NOTHING,
             fault: Some(Fault::Limits),
-            try_this: Some("Send messages larger than the path MTU (-S 2000): UD carries one packet per message, so mckey refuses."),
+            exercise: Some(Exercise {
+                question: "Send multicast messages larger than the path MTU: `mckey -m 239.255.1.1 -b 192.0.2.1 -s -S 2000`.",
+                predict: "RC cuts a long message into First, Middle and Last packets. Can UD? What does mckey do with 2000-byte messages on a 1024-byte MTU?",
+                explain: "UD carries each message in exactly one packet: there is no connection to keep pieces in order or to put them together again, so a UD message can be no longer than the path MTU. mckey checks the size against the port's active MTU before it sends anything and refuses, in one line; nothing of it reaches the wire.",
+            }),
             ..Scenario::BASE
         },
         Scenario {
@@ -408,7 +412,6 @@ pub fn scenarios() -> Vec<Scenario> {
                 .counts(&[("sent message *", 0)]),
             client_expect: Expect::NOTHING,
             fault: Some(Fault::Limits),
-            try_this: Some("The same with mc (-l 2000)."),
             ..Scenario::BASE
         },
         Scenario {

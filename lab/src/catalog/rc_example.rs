@@ -1,7 +1,7 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
 use super::cells::{refused, Kill, SideChannel, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT};
-use crate::model::{owned, Cmd, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{owned, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
     "waiting on port 19875 for TCP connection",
@@ -130,6 +130,11 @@ pub fn scenarios() -> Vec<Scenario> {
                     rkey_at: 8,
                 },
             ],
+            exercise: Some(Exercise {
+                question: "Read the manual's `connect_qp`: it sends the buffer's address as `htonl((uintptr_t)res->buf)` and decodes it with `ntohl`. Then find the server's 34-byte `cm_con_data_t` in the capture above: its first 8 bytes are the address, big-endian.",
+                predict: "What address does the server advertise in this run? What would a client built from the manual's code use as the RDMA target?",
+                explain: "The server's buffer is at an address above 4 GiB (`0x7f...`, as user-space heap addresses on x86-64 Linux usually are). `htonl` and `ntohl` work on 32 bits, so the manual's client would keep only the low 32 bits of it, and its RDMA Read and Write would name an address that is not the buffer's: the responder refuses them with a remote access error. This port sends all 64 bits, and the wire shows it: the RETH of the client's Read and Write carries exactly the address the server advertised.",
+            }),
             ..Scenario::BASE
         },
         // No option at all on a RoCE port: the first device, TCP port 19875,
@@ -156,7 +161,11 @@ pub fn scenarios() -> Vec<Scenario> {
                 "test result is 0",
             ])
             .counts(CLIENT_SEES_SERVER),
-            try_this: Some("Leave out -g on a RoCE port. The manual's program then sets is_global = 0: its address handle has no GRH fields, no GID at all, which RoCE cannot address a peer without, so the move to RTR fails (EINVAL); this port picks the RoCE v2 GID of the port's IPv4 address itself, and says which."),
+            exercise: Some(Exercise {
+                question: "Leave out -g on both sides: `rc_example -d rxe0` on the server, `rc_example -d rxe0 192.0.2.1` on the client, on a RoCE port.",
+                predict: "Do the QPs reach RTS? Which GID, if any, does each side put in the address handle it moves to RTR with?",
+                explain: "The manual's program sets `is_global = 0` when no GID index is given: its address handle has no GRH fields and no GID. InfiniBand can reach a peer in the same subnet by its LID alone; RoCE has no LIDs and addresses a peer only by its GID (on RoCE v2 the GRH's fields become the IPv4 header), so the kernel refuses the move to RTR with EINVAL. This port picks, on a RoCE port, the RoCE v2 GID that maps the port's IPv4 address and says so in its first line; each side then prints the other's GID (`Remote GID`, ending in the peer's address) and the exchange runs as with -g.",
+            }),
             ..Scenario::BASE
         },
         // A misspelt -d fails at once, before the server listens; the client
@@ -172,7 +181,6 @@ pub fn scenarios() -> Vec<Scenario> {
                 .within(5),
             client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
             fault: Some(Fault::Device),
-            try_this: Some("Name a device that is not there (-d nosuchdev0)."),
             ..Scenario::BASE
         },
         Scenario {
@@ -197,7 +205,6 @@ pub fn scenarios() -> Vec<Scenario> {
                 ])),
             client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
             fault: Some(Fault::Address),
-            try_this: Some("Start the client when no server listens."),
             ..Scenario::BASE
         },
         // The client gone mid-exchange: a stand-in that sends a valid struct

@@ -1,7 +1,9 @@
 //! Scenarios of `rdmacm_server` / `rdmacm_client` (Bedeir's paper).
 
 use super::cells::{memlocked, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED, SIGSTOP};
-use crate::model::{owned, stdout_of, Cmd, Expect, Fault, Outcome, Ready, Scenario, Side, Wire};
+use crate::model::{
+    owned, stdout_of, Cmd, Exercise, Expect, Fault, Outcome, Ready, Scenario, Side, Wire,
+};
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
 /// `route resolved.` (it is connecting), then runs a full client. The
@@ -176,7 +178,11 @@ pub fn scenarios() -> Vec<Scenario> {
             }
             .within(5),
             fault: Some(Fault::Address),
-            try_this: Some("Start the client when no server listens: rdma_cm says so with a REJECTED event."),
+            exercise: Some(Exercise {
+                question: "Start the client when no server listens on its port: `rdmacm_client 192.0.2.1 12399`.",
+                predict: "Address and route resolution need no server: do they succeed? What does the client's connect request get back, and which event does the client see?",
+                explain: "Resolving the address and the route uses only this host's routing table and ARP, so both succeed. `rdma_connect` then sends a CM ConnectRequest, a management datagram to the CM of the server's host; nobody listens on that port's service ID there, so that host's CM answers with a reject, and the client's rdma_cm reports RDMA_CM_EVENT_REJECTED with the reject's reason as its status. The client learns it at once, not after a timeout.",
+            }),
             ..Scenario::BASE
         },
         // rping posts 16-byte receives (its struct rping_rdma_info): the

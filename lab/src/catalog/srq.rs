@@ -10,7 +10,7 @@ use super::cells::{
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 use crate::model::{
-    stdout_of, Cmd, Expect, Fault, Outcome, Placement, Ready, Scenario, Side, Wire,
+    stdout_of, Cmd, Exercise, Expect, Fault, Outcome, Placement, Ready, Scenario, Side, Wire,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -136,7 +136,11 @@ pub fn scenarios() -> Vec<Scenario> {
                 .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
             timeout_secs: 90,
             verify: Some(receives_on::<1>),
-            try_this: Some("Use one connection (-q 1): every message then arrives on the same QP."),
+            exercise: Some(Exercise {
+                question: "Run srq with one connection: -q 1 on both sides.",
+                predict: "The server posts its receives to one shared receive queue. On which QP does each of the 100 messages arrive? To how many destination QPs do the client's SENDs go?",
+                explain: "A shared receive queue is one pool of receive buffers that any number of QPs draw from, and each completion says which QP its message came in on (`qp_num`). With one connection there is one QP: all 100 `recv count` lines name it, and the client's SENDs all go to one destination QP. With the default four connections the same pool serves four QPs, and the wire shows SENDs to four.",
+            }),
             ..Scenario::BASE
         },
         Scenario {
@@ -318,7 +322,6 @@ pub fn scenarios() -> Vec<Scenario> {
         (RDMA_CM_EVENT_REJECTED, status *)"])
             .within(10),
             fault: Some(Fault::Address),
-            try_this: Some("Start the client when no server listens."),
             ..Scenario::BASE
         },
         // The fault matrix's `ulimit -l` cells: the first registration fails

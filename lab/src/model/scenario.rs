@@ -47,15 +47,29 @@ pub struct Scenario {
     /// What the pair must show on the wire between two hosts: checked on
     /// the capture of every two-host run that records one.
     pub wire: &'static [Wire],
-    /// A "try this" exercise of the handout: what a student is asked to
-    /// try, shown with this scenario's command and what it really printed.
-    pub try_this: Option<&'static str>,
+    /// An exercise of the handout on this scenario's run: the question,
+    /// what to predict, and the answer's explanation (shown with the
+    /// command, what it really printed and its packets).
+    pub exercise: Option<Exercise>,
     /// Why its wire is quiet for a second or more, where it is: what its
     /// ladder says at that pause.
     pub pause: Option<&'static str>,
     /// The most memory one of its processes registers, in KiB, where that
     /// is more than a few pages: what the doctor holds `ulimit -l` against.
     pub locked_kib: u64,
+}
+
+/// A handout exercise: a student reads the question, writes a prediction,
+/// then opens the answer, the run's real output and packets with this
+/// explanation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exercise {
+    /// What to do or to read.
+    pub question: &'static str,
+    /// What to predict before opening the answer.
+    pub predict: &'static str,
+    /// Why the run did what it did: the answer's paragraph.
+    pub explain: &'static str,
 }
 
 /// Where a scenario may run: in which of the lab's modes (one VM, two
@@ -525,7 +539,7 @@ impl Scenario {
         packages: &[],
         fault: None,
         wire: &[],
-        try_this: None,
+        exercise: None,
         locked_kib: 0,
         pause: None,
     };

@@ -7,7 +7,7 @@
 
 use crate::capture::ladder::escape;
 use crate::host::lab::LabReport;
-use crate::model::{Addrs, Cmd, Outcome, Params, Scenario, SideOutcome};
+use crate::model::{Addrs, Cmd, Exercise, Outcome, Params, Scenario, SideOutcome};
 use crate::{base, catalog, model};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub const EXAMPLES: &[&str] = &[
 pub fn scenarios() -> Vec<&'static Scenario> {
     catalog::all()
         .iter()
-        .filter(|s| s.pair || s.try_this.is_some())
+        .filter(|s| s.pair || s.exercise.is_some())
         .collect()
 }
 
@@ -164,11 +164,11 @@ fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
 
 fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
     let Some(packets) = o.and_then(|o| o.capture.as_ref()) else {
-        return "<p class=\"missing\">No capture of this pair in this run.</p>\n".into();
+        return "<p class=\"missing\">No capture of this run.</p>\n".into();
     };
     let rungs = crate::capture::ladder::rungs(packets, addrs, s.pause);
     let h = format!(
-        "<h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order (seconds since the pair began); long runs are folded into one arrow with a count. The whole capture: <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark).</p>\n<figure>{1}</figure>\n",
+        "<div class=\"wire\"><h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n<figure>{1}</figure></div>\n",
         s.name,
         crate::capture::ladder::svg(&rungs, addrs)
     );
@@ -221,21 +221,61 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
         h += &runs(s, find(s));
         h += &wire_part(s, find(s), addrs);
     }
-    let exercises: Vec<&Scenario> = all
+    h + &exercises(report, package, addrs, false) + "</section>\n"
+}
+
+/// The chapter's exercises, numbered: each question, a place for the
+/// prediction, and the answer collapsed (open, in the instructor's `key`).
+fn exercises(report: &LabReport, package: &str, addrs: &Addrs, key: bool) -> String {
+    let find = |s: &Scenario| report.outcomes.iter().find(|o| o.scenario == s.name);
+    let chapter = EXAMPLES.iter().position(|p| *p == package).unwrap_or(0) + 1;
+    let list: Vec<(&Scenario, Exercise)> = catalog::all()
         .iter()
-        .filter(|s| s.package == package && s.try_this.is_some())
+        .filter(|s| s.package == package)
+        .filter_map(|s| s.exercise.map(|e| (s, e)))
         .collect();
-    if !exercises.is_empty() {
-        h += "<h3>Try this</h3>\n";
-        for s in exercises {
-            h += &format!(
-                "<h4>{}</h4>\n<p>What the lab ran, and what the programs printed:</p>\n",
-                escape(s.try_this.unwrap_or_default())
-            );
-            h += &runs(s, find(s));
-        }
+    if list.is_empty() {
+        return String::new();
     }
-    h + "</section>\n"
+    let mut h = String::from("<h3>Exercises</h3>\n");
+    for (n, (s, e)) in list.into_iter().enumerate() {
+        h += &format!(
+            "<div class=\"exercise\">\n<h4>Exercise {chapter}.{}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n<div class=\"prediction\"></div>\n<details class=\"answer\"{}><summary>Answer</summary>\n<p>{}</p>\n",
+            n + 1,
+            inline(e.question),
+            inline(e.predict),
+            if key { " open" } else { "" },
+            inline(e.explain)
+        );
+        if s.pair {
+            h += "<p>The run and its packets are in this chapter, above.</p>\n";
+        } else {
+            h += "<p>What the lab ran, and what the programs printed:</p>\n";
+            h += &runs(s, find(s));
+            if find(s).is_some_and(|o| o.capture.as_ref().is_some_and(|c| !c.is_empty())) {
+                h += &wire_part(s, find(s), addrs);
+            }
+        }
+        h += "</details>\n</div>\n";
+    }
+    h
+}
+
+/// The instructor's key: every chapter's exercises with their answers
+/// open, the real output and the packets, frame by frame.
+pub fn key_html(report: &LabReport) -> String {
+    let addrs = crate::model::Mode::TwoHosts
+        .addrs()
+        .expect("the two-host lab has addresses");
+    let mut h = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rdma-examples: the instructor's key</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>rdma-examples: the instructor's key</h1>\n<p>The answers to the handout's exercises, from the same run: frame numbers are those of the captures in <code>pcaps/</code>.</p>\n"
+    );
+    for p in EXAMPLES {
+        h += &format!("<section class=\"chapter\" id=\"{p}\">\n<h2>{p}</h2>\n");
+        h += &exercises(report, p, &addrs, true);
+        h += "</section>\n";
+    }
+    h + "</body>\n</html>\n"
 }
 
 const STYLE: &str = "
@@ -247,6 +287,9 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
 figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
+.exercise { border-left: 3px solid #1f4e9c; padding-left: .8em; margin: 1em 0; }
+.prediction { height: 4.5em; border-bottom: 1px dotted #999; background: repeating-linear-gradient(transparent, transparent 1.45em, #ddd 1.5em); }
+details.answer > summary { cursor: pointer; color: #1f4e9c; }
 .facts .holds b { color: #2a602a; } .facts .fails b, .missing { color: #a00; }
 nav li { margin: .1em 0; }
 @media print {
@@ -293,12 +336,12 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
     h + "</body>\n</html>\n"
 }
 
-/// Writes `out/handout.html` and the pairs' captures into `out/pcaps/`;
-/// returns the HTML file's path.
+/// Writes `out/handout.html` and the captures of the pairs and exercises
+/// into `out/pcaps/`; returns the handout's path.
 pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     let pcaps = out.join("pcaps");
     fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
-    for s in catalog::all().iter().filter(|s| s.pair) {
+    for s in scenarios() {
         let from = report.dir.join(format!("{}.pcap", s.name));
         if from.exists() {
             fs::copy(&from, pcaps.join(format!("{}.pcap", s.name)))
@@ -307,6 +350,14 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     }
     let file = out.join("handout.html");
     fs::write(&file, html(report)).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(file)
+}
+
+/// Writes the instructor's key, `out/key.html`, apart from the handout
+/// that students get; returns its path.
+pub fn write_key(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
+    let file = out.join("key.html");
+    fs::write(&file, key_html(report)).map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)
 }
 
@@ -513,8 +564,8 @@ mod tests {
             assert!(
                 catalog::all()
                     .iter()
-                    .any(|s| s.package == *p && s.try_this.is_some()),
-                "{p} has no `try_this` scenario"
+                    .any(|s| s.package == *p && s.exercise.is_some()),
+                "{p} has no exercise"
             );
         }
     }
@@ -548,9 +599,15 @@ mod tests {
     /// fixture) and printed nothing: every chapter's README sections and
     /// exercises, and rc_example's ladder.
     fn rendered() -> String {
+        html(&rendered_report())
+    }
+
+    /// A report of a run that captured rc_example only (the recorded
+    /// fixture).
+    fn rendered_report() -> LabReport {
         let frames = crate::capture::parse(include_str!("../../tests/data/rc_example.tsv"));
         let packets = crate::capture::cut(&frames).remove(0).packets;
-        let report = LabReport {
+        LabReport {
             dir: PathBuf::from("/nonexistent/lab/run"),
             outcomes: vec![Outcome {
                 scenario: "rc_example".into(),
@@ -568,8 +625,7 @@ mod tests {
             skipped: Vec::new(),
             findings: Vec::new(),
             hosts: Vec::new(),
-        };
-        html(&report)
+        }
     }
 
     /// The pair's wire facts are listed in words, each with its verdict
@@ -587,6 +643,31 @@ mod tests {
             assert!(h.contains(&li), "{li}");
         }
         assert!(!h.contains("<li class=\"fails\">"));
+    }
+
+    /// Each exercise asks, leaves room for a prediction, and keeps its
+    /// answer collapsed; the instructor's key has every answer open.
+    #[test]
+    fn exercises_hide_their_answers_and_the_key_shows_them() {
+        let h = rendered();
+        let n = catalog::all()
+            .iter()
+            .filter(|s| s.exercise.is_some())
+            .count();
+        assert!(n >= 6, "{n} exercises");
+        assert_eq!(h.matches("<div class=\"exercise\">").count(), n);
+        assert_eq!(h.matches("<div class=\"prediction\"></div>").count(), n);
+        assert_eq!(h.matches("<details class=\"answer\"><summary>").count(), n);
+        assert!(!h.contains("<details class=\"answer\" open>"));
+        assert!(h.contains("<h4>Exercise 1.1</h4>"), "numbered per chapter");
+        let report = rendered_report();
+        let key = key_html(&report);
+        assert_eq!(key.matches("<details class=\"answer\" open>").count(), n);
+        for s in catalog::all() {
+            if let Some(e) = s.exercise {
+                assert!(key.contains(&inline(e.explain)), "{}", s.name);
+            }
+        }
     }
 
     /// The names of the source documents' files in `text`: three digits,
