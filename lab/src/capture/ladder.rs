@@ -484,69 +484,88 @@ pub fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The ladder as a standalone SVG picture.
+/// The colour of an arrow, by what it is.
+fn colour(label: &str) -> &'static str {
+    match label.split_whitespace().next() {
+        Some("CM") => "#7a3e9d",
+        Some("TCP") => "#2a7a2a",
+        Some("ARP") | Some("IGMP") => "#777777",
+        _ => "#1f4e9c",
+    }
+}
+
+/// The ladder as a standalone SVG picture, as wide as a printed page (720
+/// units, so that it prints at its own size and its smallest text, the
+/// notes, at 8 pt): time and frames on the left, each arrow's label above
+/// it and what it carries below it. Hovering an arrow shows all of it.
 pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
-    const ROW: usize = 26;
-    const TOP: usize = 50;
-    let (x_server, x_client) = (110usize, 560usize);
-    let width = 1000;
-    let height = TOP + ROW * rungs.len() + 20;
+    const ROW: usize = 38;
+    const TOP: usize = 46;
+    let (x_server, x_client) = (130usize, 700usize);
+    let mid = (x_server + x_client) / 2;
+    let width = 720;
+    let height = TOP + ROW * rungs.len() + 16;
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ladder\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"12\">\n\
-<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n"
+<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n\
+<text x=\"4\" y=\"18\" font-size=\"11\" fill=\"#666\">time, frames</text>\n"
     );
     for (x, name) in [
         (x_server, format!("server {}", addrs.server_ip)),
         (x_client, format!("client {}", addrs.client_ip)),
     ] {
+        let anchor = if x == x_server { "start" } else { "end" };
         s += &format!(
-            "<text x=\"{x}\" y=\"20\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>\n<line x1=\"{x}\" y1=\"30\" x2=\"{x}\" y2=\"{}\" stroke=\"#444\" stroke-width=\"2\"/>\n",
+            "<text x=\"{x}\" y=\"18\" text-anchor=\"{anchor}\" font-weight=\"bold\">{}</text>\n<line x1=\"{x}\" y1=\"26\" x2=\"{x}\" y2=\"{}\" stroke=\"#444\" stroke-width=\"2\"/>\n",
             escape(&name),
-            height - 10
+            height - 8
         );
     }
     for (i, r) in rungs.iter().enumerate() {
-        let y = TOP + ROW * i + 10;
-        let (x1, x2) = match r.from {
-            Some(Side::Server) => (x_server, x_client),
-            Some(Side::Client) => (x_client, x_server),
-            None => {
-                s += &format!(
-                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#666\">({})</text>\n",
-                    (x_server + x_client) / 2,
-                    y + 4,
-                    escape(&r.label)
-                );
-                continue;
-            }
-        };
-        let colour = match r.label.split_whitespace().next() {
-            Some("CM") => "#7a3e9d",
-            Some("TCP") => "#2a7a2a",
-            Some("ARP") | Some("IGMPv2") | Some("IGMPv3") => "#888888",
-            _ => "#1f4e9c",
-        };
-        let width = if r.count > 1 { 3 } else { 1 };
-        s += &format!(
-            "<text x=\"4\" y=\"{}\" fill=\"#666\" font-size=\"10\">{:.3} {}</text>\n<line x1=\"{x1}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#arrow)\"/>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>\n",
-            y + 4,
-            r.time,
-            r.frames_text(),
-            (x_server + x_client) / 2,
-            y - 4,
-            escape(&r.label)
-        );
-        if !r.note.is_empty() {
-            s += &format!(
-                "<text x=\"{}\" y=\"{}\" fill=\"#333\">{}</text>\n",
-                x_client + 12,
-                y + 4,
-                escape(&r.note)
-            );
-        }
+        s += &svg_rung(r, TOP + ROW * i + 14, (x_server, x_client), mid);
     }
     s += "</svg>\n";
     s
+}
+
+/// One rung of [`svg`] at height `y`.
+fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize) -> String {
+    let (x1, x2) = match r.from {
+        Some(Side::Server) => (x_server, x_client),
+        Some(Side::Client) => (x_client, x_server),
+        None => {
+            return format!(
+                "<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#555\">({})</text>\n",
+                y + 4,
+                escape(&r.label)
+            );
+        }
+    };
+    let colour = colour(&r.label);
+    let width = if r.count > 1 { 3 } else { 1 };
+    let title = [
+        format!("{:.3} s, frames {}", r.time, r.frames_text()),
+        r.label.clone(),
+        r.note.clone(),
+    ]
+    .join("\n");
+    let mut g = format!(
+        "<g><title>{}</title>\n<text x=\"4\" y=\"{}\" fill=\"#666\" font-size=\"11\">{:.3} {}</text>\n<line x1=\"{x1}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#arrow)\"/>\n<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>\n",
+        escape(&title),
+        y + 4,
+        r.time,
+        r.frames_text(),
+        y - 5,
+        escape(&r.label)
+    );
+    if !r.note.is_empty() {
+        g += &format!(
+            "<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333\" font-size=\"11\">{}</text>\n",
+            y + 14,
+            escape(&r.note)
+        );
+    }
+    g + "</g>\n"
 }
 
 #[cfg(test)]
