@@ -509,8 +509,7 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         .iter()
         .filter(|c| names.is_empty() || names.contains(&c.scenario))
     {
-        let pause = catalog::find(&c.scenario).and_then(|s| s.pause);
-        let rungs = crate::capture::ladder::rungs(&c.packets, &addrs, pause);
+        let rungs = crate::capture::ladder::rungs(&c.packets, &addrs, catalog::find(&c.scenario));
         out += &crate::capture::ladder::text(&c.scenario, &rungs, &addrs);
         if let Some(s) = catalog::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
             let failures = crate::judge::wire::check(s.wire, &c.packets, &addrs);

@@ -2,7 +2,7 @@
 //! a packet in time order, long runs folded into one arrow with a count,
 //! drawn as text (after the lab's transcripts) and as SVG (in the handout).
 
-use crate::model::{Addrs, Kind, Packet, Side};
+use crate::model::{glob_match, Addrs, Kind, Packet, Scenario, Side};
 
 /// One arrow of the ladder: a packet or a whole message, or a note (a
 /// block of arrows that repeats, a pause, a stretch summed up).
@@ -22,6 +22,10 @@ pub struct Rung {
     /// The first and last frame it stands for, numbered as Wireshark
     /// numbers the scenario's own pcap (from 1).
     pub frames: (usize, usize),
+    /// The headers of its (first) packet, decoded, one line each.
+    pub headers: Vec<String>,
+    /// What sent it, where the scenario declares it.
+    pub cause: Option<&'static str>,
 }
 
 impl Rung {
@@ -164,6 +168,8 @@ fn single((frame, p): Shown, resent: bool, addrs: &Addrs) -> Rung {
         note: note(p, addrs),
         count: 1,
         frames: (frame, frame),
+        headers: p.headers.clone(),
+        cause: None,
     }
 }
 
@@ -184,7 +190,8 @@ const PAUSE: f64 = 1.0;
 /// with a note of how often it repeats. Nothing is reordered and no two
 /// different payloads are merged; what is still longer than a screen is
 /// summed up in a note that names its frames.
-pub fn rungs(packets: &[Packet], addrs: &Addrs, pause: Option<&str>) -> Vec<Rung> {
+pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> Vec<Rung> {
+    let pause = scenario.and_then(|s| s.pause);
     let ps: Vec<Shown> = packets
         .iter()
         .enumerate()
@@ -201,6 +208,13 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, pause: Option<&str>) -> Vec<Rung
             Some((rung, next)) => (rung, next),
             None => (single(ps[i], resent[i], addrs), i + 1),
         };
+        let mut rung = rung;
+        rung.cause = scenario.and_then(|s| {
+            s.causes
+                .iter()
+                .find(|c| rung.from == Some(c.from) && glob_match(c.label, &rung.label))
+                .map(|c| c.call)
+        });
         if let Some(last) = out.last() {
             let quiet = rung.time - last_time(&ps, last);
             if quiet >= PAUSE {
@@ -232,6 +246,8 @@ fn pause_rung(before: &Rung, quiet: f64, cause: Option<&str>) -> Rung {
         note: String::new(),
         count: 0,
         frames: (before.frames.1, before.frames.1),
+        headers: Vec::new(),
+        cause: None,
     }
 }
 
@@ -271,6 +287,8 @@ fn message(ps: &[Shown], i: usize, addrs: &Addrs) -> Option<(Rung, usize)> {
                 note,
                 count: j - i + 1,
                 frames: (first_frame, frame),
+                headers: first.headers.clone(),
+                cause: None,
             };
             return Some((rung, j + 1));
         } else if p.from(addrs) != from && p.what.ends_with("Acknowledge") {
@@ -345,6 +363,8 @@ fn repeat_rung(folded: &[Rung], k: usize, again: usize) -> Rung {
         note: String::new(),
         count: folded.iter().map(|r| r.count).sum(),
         frames: (folded[0].frames.0, folded[folded.len() - 1].frames.1),
+        headers: Vec::new(),
+        cause: None,
     }
 }
 
@@ -434,6 +454,8 @@ fn summary(rungs: &[Rung]) -> Rung {
         note: String::new(),
         count: rungs.iter().map(|r| r.count).sum(),
         frames: (first.frames.0, last.frames.1),
+        headers: Vec::new(),
+        cause: None,
     }
 }
 
@@ -543,12 +565,14 @@ fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize
     };
     let colour = colour(&r.label);
     let width = if r.count > 1 { 3 } else { 1 };
-    let title = [
+    let mut title = vec![
         format!("{:.3} s, frames {}", r.time, r.frames_text()),
         r.label.clone(),
         r.note.clone(),
-    ]
-    .join("\n");
+    ];
+    title.extend(r.cause.map(|c| format!("sent by: {c}")));
+    title.extend(r.headers.iter().cloned());
+    let title = title.join("\n");
     let mut g = format!(
         "<g><title>{}</title>\n<text x=\"4\" y=\"{}\" fill=\"#666\" font-size=\"11\">{:.3} {}</text>\n<line x1=\"{x1}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#arrow)\"/>\n<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" fill=\"{colour}\">{}</text>\n",
         escape(&title),
@@ -599,11 +623,11 @@ mod tests {
             "|<------------------- TCP :19875 SYN -------------------|",
             "|----------------- TCP :19875 SYN/ACK ----------------->|",
             "- TCP :19875 34 B -",
-            "- RC Send Only QP 0x15 PSN 0 21 B ----------->|  \"SEND operation \"",
+            "- RC Send Only QP 0x2e PSN 0 21 B ----------->|  \"SEND operation \"",
             // A request, no payload: 21 is the length it asks for.
-            "|<-- RC RDMA Read Request QP 0x15 PSN 0 (reads 21 B) ---|  va 0x",
-            "--- RC RDMA Read Response Only QP 0x15 PSN 0 21 B ---->|  \"RDMA read operation \"",
-            "|<------- RC RDMA Write Only QP 0x15 PSN 1 21 B --------|  va 0x",
+            "|<-- RC RDMA Read Request QP 0x13 PSN 0 (reads 21 B) ---|  va 0x",
+            "--- RC RDMA Read Response Only QP 0x2e PSN 0 21 B ---->|  \"RDMA read operation \"",
+            "|<------- RC RDMA Write Only QP 0x13 PSN 1 21 B --------|  va 0x",
             "TCP :19875 FIN",
         ];
         let mut at = 0;
@@ -738,7 +762,11 @@ mod tests {
         for p in &mut ps[2..] {
             p.time += 3.0;
         }
-        let r = rungs(&ps, &a, Some("the original waits"));
+        let waits = Scenario {
+            pause: Some("the original waits"),
+            ..Scenario::BASE
+        };
+        let r = rungs(&ps, &a, Some(&waits));
         assert_eq!(r[2].from, None);
         assert_eq!(r[2].label, "3.0 s without a packet: the original waits");
         assert_eq!(r.len(), 5);
@@ -795,6 +823,49 @@ mod tests {
         assert_eq!(r.iter().map(|r| r.count).sum::<usize>(), ps.len());
         // In time order: each arrow's frames come after the one before.
         assert!(r.windows(2).all(|w| w[0].frames.1 < w[1].frames.0));
+    }
+
+    /// Every arrow of rc_example's recorded ladder says what sent it, and
+    /// its RoCE arrows carry their decoded headers.
+    #[test]
+    fn every_rc_example_arrow_has_a_cause_and_its_headers() {
+        let frames = capture::parse(include_str!("../../tests/data/rc_example.tsv"));
+        let packets = &capture::cut(&frames)[0].packets;
+        let a = addrs();
+        let s = crate::catalog::find("rc_example").expect("declared");
+        let r = rungs(packets, &a, Some(s));
+        assert!(r.len() > 15, "{}", r.len());
+        for rung in &r {
+            assert!(rung.cause.is_some(), "no cause for {}", rung.label);
+            if rung.label.starts_with("RC ") {
+                assert!(
+                    rung.headers.iter().any(|h| h.starts_with("BTH: opcode ")),
+                    "{}: {:?}",
+                    rung.label,
+                    rung.headers
+                );
+            }
+        }
+        let read = r
+            .iter()
+            .find(|r| r.label.starts_with("RC RDMA Read Request"))
+            .unwrap();
+        assert_eq!(read.cause, Some("post_send (7.1.12) with IBV_WR_RDMA_READ"));
+        assert!(read
+            .headers
+            .iter()
+            .any(|h| h.starts_with("RETH: VA 0x7faec1432000")));
+        let ack = r
+            .iter()
+            .find(|r| r.label.starts_with("RC Acknowledge"))
+            .unwrap();
+        assert!(
+            ack.headers
+                .iter()
+                .any(|h| h.starts_with("AETH: ACK, credit code")),
+            "{:?}",
+            ack.headers
+        );
     }
 
     #[test]

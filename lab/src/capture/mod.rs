@@ -47,7 +47,30 @@ pub const FIELDS: &[&str] = &[
     "infiniband.cm.rtu.private",
     "infiniband.cm.dreq.private",
     "igmp.maddr",
+    // The headers of the ladder's anatomy. A recording made before these
+    // were asked for lacks them: they are read as empty.
+    "infiniband.bth.opcode",
+    "infiniband.bth.se",
+    "infiniband.bth.a",
+    "infiniband.bth.p_key",
+    "infiniband.aeth.syndrome.opcode",
+    "infiniband.aeth.syndrome.credit_count",
+    "infiniband.aeth.syndrome.timer",
+    "infiniband.aeth.syndrome.error_code",
+    "infiniband.aeth.msn",
+    "infiniband.deth.q_key",
+    "infiniband.deth.srcqp",
+    "udp.srcport",
+    "ip.ttl",
+    "ip.dsfield.dscp",
+    "infiniband.cm.req.startpsn",
+    "infiniband.cm.rep.localqpn",
+    "infiniband.cm.rep.startpsn",
 ];
+
+/// How many of [`FIELDS`] a line must have: those asked for from the
+/// start (the anatomy's came later).
+const FIELDS_REQUIRED: usize = 30;
 
 fn hex(s: &str) -> Vec<u8> {
     let digits: Vec<u8> = s
@@ -78,7 +101,7 @@ pub fn parse(text: &str) -> Vec<Packet> {
 /// when it lacks fields or its frame number.
 fn parse_line(line: &str) -> Option<Packet> {
     let f: Vec<&str> = line.split('\t').collect();
-    if f.len() < FIELDS.len() {
+    if f.len() < FIELDS_REQUIRED {
         return None;
     }
     let get = |name: &str| {
@@ -86,13 +109,14 @@ fn parse_line(line: &str) -> Option<Packet> {
             .iter()
             .position(|x| *x == name)
             .expect("a known field");
-        f[i]
+        f.get(i).copied().unwrap_or("")
     };
     let num = |name: &str| number(get(name));
     let proto = get("_ws.col.Protocol");
     let info = get("_ws.col.Info").trim().to_string();
     let kind = frame_kind(&get, proto);
     let what = frame_what(&kind, &info, proto);
+    let headers = headers(&get, &what);
     let payload = frame_payload(&get, &kind);
     let (src, dst) = match kind {
         Kind::Arp => (get("arp.src.proto_ipv4"), get("arp.dst.proto_ipv4")),
@@ -122,7 +146,114 @@ fn parse_line(line: &str) -> Option<Packet> {
         group: Some(get("igmp.maddr").to_string()).filter(|g| !g.is_empty()),
         local_qpn: num("infiniband.cm.req.localqpn").map(|v| v as u32),
         tid: num("infiniband.mad.transactionid"),
+        headers,
     })
+}
+
+/// Whether a flag field is set (tshark prints `1` or `True`).
+fn set(v: &str) -> bool {
+    matches!(v, "1" | "True" | "true")
+}
+
+/// A RoCE packet's headers in words, outermost first: how the GRH's
+/// fields ride in IPv4 and UDP on RoCE v2, the BTH, and each extended
+/// header it has. Empty for a packet that is not RoCE.
+fn headers<'a>(get: &impl Fn(&str) -> &'a str, what: &str) -> Vec<String> {
+    let num = |name: &str| number(get(name));
+    let Some(psn) = num("infiniband.bth.psn") else {
+        return Vec::new();
+    };
+    // A recording made before the anatomy's fields were asked for.
+    if get("infiniband.bth.opcode").is_empty() {
+        return Vec::new();
+    }
+    let mut h = vec![
+        format!(
+            "IPv4: TTL {}, DSCP {} (the GRH's hop limit and traffic class; RoCE v2 sends no GRH)",
+            get("ip.ttl"),
+            get("ip.dsfield.dscp")
+        ),
+        format!(
+            "UDP: source port {} (per QP, for ECMP), destination port 4791",
+            get("udp.srcport")
+        ),
+        format!(
+            "BTH: opcode {} ({what}), SE {}, A {}, pad {} B, P_Key {}, dest QP {}, PSN {psn}",
+            get("infiniband.bth.opcode"),
+            u8::from(set(get("infiniband.bth.se"))),
+            u8::from(set(get("infiniband.bth.a"))),
+            get("infiniband.bth.padcnt"),
+            get("infiniband.bth.p_key"),
+            get("infiniband.bth.destqp"),
+        ),
+    ];
+    if let Some(va) = num("infiniband.reth.va") {
+        h.push(format!(
+            "RETH: VA {va:#x}, R_Key {}, DMA length {}",
+            get("infiniband.reth.r_key"),
+            get("infiniband.reth.dmalen")
+        ));
+    }
+    if let Some(msn) = num("infiniband.aeth.msn") {
+        h.push(format!("AETH: {}, MSN {msn}", syndrome(get)));
+    }
+    if let Some(q_key) = num("infiniband.deth.q_key") {
+        h.push(format!(
+            "DETH: Q_Key {q_key:#x}, source QP {}",
+            get("infiniband.deth.srcqp")
+        ));
+    }
+    if !get("infiniband.immdt").is_empty() {
+        h.push(format!("ImmDt: {}", get("infiniband.immdt")));
+    }
+    for (msg, qpn, start) in [
+        (
+            "REQ",
+            "infiniband.cm.req.localqpn",
+            "infiniband.cm.req.startpsn",
+        ),
+        (
+            "REP",
+            "infiniband.cm.rep.localqpn",
+            "infiniband.cm.rep.startpsn",
+        ),
+    ] {
+        if let (Some(q), Some(p)) = (num(qpn), num(start)) {
+            h.push(format!(
+                "CM {msg}: local QPN {q:#x}, starting PSN {p}: the destination QP and the first \
+                 PSN of the packets that come to this side"
+            ));
+        }
+    }
+    h
+}
+
+/// An AETH's syndrome in words: an ACK and its credit code, an RNR NAK and
+/// its timer, or a NAK and its error.
+fn syndrome<'a>(get: &impl Fn(&str) -> &'a str) -> String {
+    let code = |name: &str| number(get(name)).unwrap_or(0);
+    match code("infiniband.aeth.syndrome.opcode") {
+        0 => format!(
+            "ACK, credit code {}",
+            code("infiniband.aeth.syndrome.credit_count")
+        ),
+        1 => format!(
+            "RNR NAK (the receiver had no receive posted), timer code {}",
+            code("infiniband.aeth.syndrome.timer")
+        ),
+        3 => {
+            let error = match code("infiniband.aeth.syndrome.error_code") {
+                0 => "PSN sequence error",
+                1 => "invalid request",
+                2 => "remote access error",
+                3 => "remote operational error",
+                4 => "invalid RD request",
+                _ => "reserved error code",
+            };
+            format!("NAK: {error}")
+        }
+        other => format!("reserved syndrome opcode {other}"),
+    }
 }
 
 /// A frame's kind, from its protocol column `proto` and its fields
@@ -438,6 +569,7 @@ pub(crate) mod tests {
             group: None,
             local_qpn: None,
             tid: None,
+            headers: Vec::new(),
         }
     }
 

@@ -1,7 +1,9 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
 use super::cells::{refused, Kill, SideChannel, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT};
-use crate::model::{owned, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{
+    owned, Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire,
+};
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
     "waiting on port 19875 for TCP connection",
@@ -128,6 +130,84 @@ pub fn scenarios() -> Vec<Scenario> {
                     msg_len: 34,
                     addr_at: 0,
                     rkey_at: 8,
+                },
+            ],
+            causes: &[
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :19875 SYN",
+                    call: "resources_create (7.1.4): sock_connect, the client's connect()",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :19875 SYN/ACK",
+                    call: "the server's kernel, for the socket sock_connect listens on (7.1.4)",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :19875 34 B",
+                    call: "connect_qp (7.1.6): sock_sync_data of the server's cm_con_data_t \
+                           (buffer address, rkey, QP number, LID, GID)",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :19875 34 B",
+                    call: "connect_qp (7.1.6): sock_sync_data of the client's cm_con_data_t",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :19875 1 B",
+                    call: "sock_sync_data of one byte: Q once the QP is in RTS, R when the \
+                           buffer holds the message to read, W at the end",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :19875 1 B",
+                    call: "sock_sync_data of one byte: Q once the QP is in RTS, R before the \
+                           RDMA Read, W after the RDMA Write",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC Send Only*",
+                    call: "post_send (7.1.12) with IBV_WR_SEND",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "RC Acknowledge*",
+                    call: "the client's transport, for the SEND that its receive of post_receive \
+                           (7.1.8) took: no verb call",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "RC RDMA Read Request*",
+                    call: "post_send (7.1.12) with IBV_WR_RDMA_READ",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC RDMA Read Response*",
+                    call: "the server's transport, answering the Read: no verb call, no receive \
+                           and no completion on the server",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "RC RDMA Write*",
+                    call: "post_send (7.1.12) with IBV_WR_RDMA_WRITE",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC Acknowledge*",
+                    call: "the server's transport, for the Write: no verb call, no completion \
+                           on the server",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :19875 FIN",
+                    call: "resources_destroy (7.1.14): the socket closed",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :19875 FIN",
+                    call: "resources_destroy (7.1.14): the socket closed",
                 },
             ],
             exercise: Some(Exercise {

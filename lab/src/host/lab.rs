@@ -127,7 +127,7 @@ impl LabReport {
         }
         // A pair's ladder fits on a screen, however many packets it folds.
         if let (true, Some(packets), Some(addrs)) = (s.pair, &o.capture, &self.addrs) {
-            let rungs = crate::capture::ladder::rungs(packets, addrs, s.pause).len();
+            let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s)).len();
             if rungs > crate::capture::ladder::SCREEN {
                 failures.push(format!(
                     "ladder: {rungs} arrows, more than fit on a screen ({})",
@@ -1077,7 +1077,7 @@ pub fn print_transcripts(outcomes: &[Outcome], addrs: Option<&Addrs>) {
             print!("{}", side_text(&o.scenario, "client", o.client.as_ref()));
         }
         if let (Some(packets), Some(addrs)) = (&o.capture, addrs) {
-            let rungs = crate::capture::ladder::rungs(packets, addrs, s.and_then(|s| s.pause));
+            let rungs = crate::capture::ladder::rungs(packets, addrs, s);
             // Drawn from packets, which a peer writes.
             print!(
                 "{}",

@@ -77,6 +77,10 @@ pub struct Packet {
     pub local_qpn: Option<u32>,
     /// A CM message's MAD transaction ID, which its retries repeat.
     pub tid: Option<u64>,
+    /// Its headers decoded in words, one line each (`BTH: ...`,
+    /// `AETH: ACK, credit code 31, MSN 2`...): what the ladder shows of
+    /// an arrow beyond its label.
+    pub headers: Vec<String>,
 }
 
 impl Packet {

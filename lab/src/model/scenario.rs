@@ -54,6 +54,9 @@ pub struct Scenario {
     /// Why its wire is quiet for a second or more, where it is: what its
     /// ladder says at that pause.
     pub pause: Option<&'static str>,
+    /// What made each arrow of its ladder: the first whose side and label
+    /// pattern match an arrow names its verb call or step.
+    pub causes: &'static [Cause],
     /// The most memory one of its processes registers, in KiB, where that
     /// is more than a few pages: what the doctor holds `ulimit -l` against.
     pub locked_kib: u64,
@@ -70,6 +73,20 @@ pub struct Exercise {
     pub predict: &'static str,
     /// Why the run did what it did: the answer's paragraph.
     pub explain: &'static str,
+}
+
+/// What sent a kind of packet: the verb call (or the program's step, or
+/// the transport itself) behind the arrows that `label` matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cause {
+    /// The sender.
+    pub from: Side,
+    /// A pattern (`*` is a wildcard) on the arrow's label: `RC Send Only*`,
+    /// `TCP :19875 SYN`, `TCP :19875 34 B`...
+    pub label: &'static str,
+    /// What made it: `post_send(IBV_WR_RDMA_READ)`, "the responder's
+    /// transport: no verb call"...
+    pub call: &'static str,
 }
 
 /// Where a scenario may run: in which of the lab's modes (one VM, two
@@ -542,6 +559,7 @@ impl Scenario {
         exercise: None,
         locked_kib: 0,
         pause: None,
+        causes: &[],
     };
 }
 

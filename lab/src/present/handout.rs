@@ -207,13 +207,40 @@ fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
     let Some(packets) = o.and_then(|o| o.capture.as_ref()) else {
         return "<p class=\"missing\">No capture of this run.</p>\n".into();
     };
-    let rungs = crate::capture::ladder::rungs(packets, addrs, s.pause);
+    let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s));
+    let table = anatomy(&rungs);
     let h = format!(
-        "<div class=\"wire\"><h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n<figure>{1}</figure></div>\n",
+        "<div class=\"wire\"><h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n<figure>{1}</figure></div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{2}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{2}</div>\n",
         s.name,
-        crate::capture::ladder::svg(&rungs, addrs)
+        crate::capture::ladder::svg(&rungs, addrs),
+        table
     );
     h + &facts(s, packets, addrs)
+}
+
+/// The ladder's arrows as a table under it: frames, time, sender, what
+/// it is, what sent it, and each header decoded.
+fn anatomy(rungs: &[crate::capture::ladder::Rung]) -> String {
+    let mut h = String::from(
+        "<table class=\"anatomy\"><tr><th>frames</th><th>time</th><th>from</th><th>arrow</th><th>sent by, and its headers</th></tr>\n",
+    );
+    for r in rungs {
+        let Some(from) = r.from else { continue };
+        let mut about = vec![format!(
+            "<b>{}</b>",
+            escape(r.cause.unwrap_or("(not declared)"))
+        )];
+        about.extend(r.headers.iter().map(|l| escape(l)));
+        h += &format!(
+            "<tr><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            r.frames_text(),
+            r.time,
+            from.name(),
+            escape(&r.label),
+            about.join("<br>")
+        );
+    }
+    h + "</table>\n"
 }
 
 /// The pair's wire facts in words, each with its verdict on this capture:
@@ -241,18 +268,67 @@ fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> Strin
     h + "</ul>\n"
 }
 
+/// The primer a student reads before chapter 1, in the workspace.
+pub const PRIMER: &str = "lab/handout/primer.md";
+
+/// The README sections a chapter takes, in the chapter's order: what to
+/// learn and know first, what the program does and how to run it, then
+/// (after the lab's runs and the exercises) the questions to check
+/// oneself and what the manual's program gets wrong.
+pub const CHAPTER_SECTIONS: [&str; 6] = [
+    "Learning goals",
+    "Before you start",
+    "What it demonstrates",
+    "Running it",
+    "Check yourself",
+    "Differences from the original",
+];
+
 fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> String {
     let md = fs::read_to_string(root.join(package).join("README.md")).unwrap_or_default();
-    let readme = read_readme(&md, &["What it demonstrates", "Running it"]);
+    let readme = read_readme(&md, &CHAPTER_SECTIONS);
     let find = |s: &Scenario| report.outcomes.iter().find(|o| o.scenario == s.name);
+    let section = |name: &str| {
+        readme
+            .sections
+            .iter()
+            .find(|(h, _)| h.starts_with(name))
+            .map_or(String::new(), |(h, body)| {
+                format!("<h3>{}</h3>\n{}", escape(h), markdown(body))
+            })
+    };
     let mut h = format!(
         "<section class=\"chapter\" id=\"{package}\">\n<h2>{}</h2>\n{}",
         inline(&readme.title),
         markdown(&readme.intro)
     );
-    for (heading, body) in &readme.sections {
-        h += &format!("<h3>{}</h3>\n{}", escape(heading), markdown(body));
+    for name in &CHAPTER_SECTIONS[..4] {
+        h += &section(name);
     }
+    h += &chapter_runs(package, addrs, &find);
+    h += &exercises(report, package, addrs, false);
+    h += &section(CHAPTER_SECTIONS[4]);
+    let wrong = readme
+        .sections
+        .iter()
+        .find(|(head, _)| head.starts_with(CHAPTER_SECTIONS[5]));
+    if let Some((_, body)) = wrong {
+        h += &format!(
+            "<aside class=\"manual\"><h3>What the manual's program gets wrong</h3>\n<p>Each of these is fixed in this port; each is a good place to read the manual's code.</p>\n{}</aside>\n",
+            markdown(body)
+        );
+    }
+    h + "</section>\n"
+}
+
+/// The chapter's pairs as the lab ran them: both transcripts, the ladder
+/// and the wire facts.
+fn chapter_runs<'a>(
+    package: &str,
+    addrs: &Addrs,
+    find: &impl Fn(&Scenario) -> Option<&'a Outcome>,
+) -> String {
+    let mut h = String::new();
     let all = catalog::all();
     for s in all.iter().filter(|s| s.package == package && s.pair) {
         h += &format!(
@@ -262,7 +338,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
         h += &runs(s, find(s));
         h += &wire_part(s, find(s), addrs);
     }
-    h + &exercises(report, package, addrs, false) + "</section>\n"
+    h
 }
 
 /// The chapter's exercises, numbered: each question, a place for the
@@ -332,6 +408,11 @@ figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height
 .exercise { border-left: 3px solid #1f4e9c; padding-left: .8em; margin: 1em 0; }
 .prediction { height: 4.5em; border-bottom: 1px dotted #999; background: repeating-linear-gradient(transparent, transparent 1.45em, #ddd 1.5em); }
 details.answer > summary { cursor: pointer; color: #1f4e9c; }
+table.anatomy { font-size: 0.8em; break-inside: auto; } table.anatomy td:nth-child(5) { font-family: 'DejaVu Sans Mono', monospace; }
+.anatomy.print { display: none; }
+@media print { .anatomy.print { display: block; } .anatomy.screen { display: none; } }
+aside.manual { border: 1px solid #c9a400; background: #fffbe6; padding: 0 1em; margin: 1.5em 0; }
+section.primer { break-before: page; }
 .facts .holds b { color: #2a602a; } .facts .fails b, .missing { color: #a00; }
 nav li { margin: .1em 0; }
 @media print {
@@ -366,7 +447,13 @@ To make it yourself, on a Debian or Ubuntu machine with this repository:\n\n\
 ```\ncargo xtask handout          # HTML, with the captures beside it\ncargo xtask handout --pdf    # and a PDF, printed by headless Chromium\n```\n\n\
 To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_example`. On two real hosts, each chapter says which commands to type.\n"
     ));
+    let primer = fs::read_to_string(root.join(PRIMER)).unwrap_or_default();
+    let primer = read_readme(&primer, &[]);
     h += "<nav><h2>Contents</h2><ol>\n";
+    h += &format!(
+        "<li><a href=\"#primer\">{}</a></li>\n",
+        inline(&primer.title)
+    );
     for p in EXAMPLES {
         let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
         h += &format!(
@@ -375,6 +462,18 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
         );
     }
     h += "</ol></nav>\n";
+    h += &format!(
+        "<section class=\"primer\" id=\"primer\">\n<h2>{}</h2>\n{}</section>\n",
+        inline(&primer.title),
+        markdown(
+            &fs::read_to_string(root.join(PRIMER))
+                .unwrap_or_default()
+                .lines()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    );
     for p in EXAMPLES {
         h += &chapter(report, p, &root, &addrs);
     }
@@ -590,9 +689,112 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
                     "the PDF has {pages} page(s); a title page and one per chapter at least were expected"
                 ));
             }
+            let html_text = fs::read_to_string(html).unwrap_or_default();
+            failures.extend(check_pdf(&pdf_file, pages, &headings(&html_text)));
         }
     }
     failures
+}
+
+/// The texts of a page's headings (`h2` to `h4`), tags and entities gone.
+fn headings(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for level in ["<h2", "<h3", "<h4"] {
+        for part in html.split(level).skip(1) {
+            let inner = part.split_once('>').map_or("", |(_, r)| r);
+            let text = inner.split("</h").next().unwrap_or("");
+            let mut plain = String::new();
+            let mut in_tag = false;
+            for c in text.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => plain.push(c),
+                    _ => {}
+                }
+            }
+            let plain = plain
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&");
+            out.push(plain.trim().to_string());
+        }
+    }
+    out
+}
+
+/// Whether the last line of text on a page (`pdftotext` of it) is a
+/// heading: a heading stranded at the foot of a page, its text on the next.
+pub fn ends_with_heading(page: &str, headings: &[String]) -> Option<String> {
+    let last = page.lines().map(str::trim).rfind(|l| !l.is_empty())?;
+    headings
+        .iter()
+        .find(|h| !h.is_empty() && last == h.as_str())
+        .cloned()
+}
+
+/// The print's checks on the PDF, read with poppler's `pdftotext`: no page
+/// ends with a heading, and the ladders' smallest text (their `time,
+/// frames` column header, at the notes' size) is 8 pt or more.
+fn check_pdf(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
+    if let Err(e) =
+        crate::host::setup::ensure_package("poppler-utils", "to check the printed handout")
+    {
+        return vec![e];
+    }
+    let mut failures = Vec::new();
+    for n in 1..=pages {
+        let page = n.to_string();
+        let text = Command::new("pdftotext")
+            .args(["-layout", "-f", &page, "-l", &page])
+            .arg(pdf)
+            .arg("-")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        if let Some(h) = ends_with_heading(&text, headings) {
+            failures.push(format!("page {n} of the PDF ends with the heading `{h}`"));
+        }
+    }
+    let bbox = Command::new("pdftotext")
+        .args(["-bbox"])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    match smallest_ladder_text(&bbox) {
+        None => failures.push("the PDF has no ladder text (`frames`) that pdftotext finds".into()),
+        Some(pt) if pt < 8.0 => failures.push(format!(
+            "the ladders' smallest text is {pt:.1} pt in the PDF, less than 8"
+        )),
+        Some(_) => {}
+    }
+    failures
+}
+
+/// The smallest height, in points, of the word `frames` that follows
+/// `time,` in `pdftotext -bbox` output: the ladders' column header, set at
+/// their smallest size.
+pub fn smallest_ladder_text(bbox: &str) -> Option<f64> {
+    let words: Vec<(&str, f64)> = bbox
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let attr = |name: &str| -> Option<f64> {
+                let at = l.find(&format!("{name}=\""))? + name.len() + 2;
+                l[at..].split('"').next()?.parse().ok()
+            };
+            let word = l.split('>').nth(1)?.split('<').next()?;
+            Some((word, attr("yMax")? - attr("yMin")?))
+        })
+        .collect();
+    words
+        .windows(2)
+        .filter(|w| w[0].0 == "time," && w[1].0 == "frames")
+        .map(|w| w[1].1)
+        .reduce(f64::min)
 }
 
 #[cfg(test)]
@@ -617,10 +819,16 @@ mod tests {
         let root = base::workspace::workspace_root();
         for p in EXAMPLES {
             let md = fs::read_to_string(root.join(p).join("README.md")).unwrap();
-            let r = read_readme(&md, &["What it demonstrates", "Running it"]);
+            let r = read_readme(&md, &CHAPTER_SECTIONS);
             assert!(r.title.starts_with(p), "{p}: title {}", r.title);
-            assert_eq!(r.sections.len(), 2, "{p}: both sections");
-            assert!(r.sections[0].1.contains("|---"), "{p}: a step table");
+            let names: Vec<&str> = r.sections.iter().map(|(h, _)| h.as_str()).collect();
+            assert_eq!(r.sections.len(), CHAPTER_SECTIONS.len(), "{p}: {names:?}");
+            assert!(r.sections[2].1.contains("|---"), "{p}: a step table");
+            let check = &r.sections[4].1;
+            assert!(
+                check.matches("<details><summary>Answer</summary>").count() >= 3,
+                "{p}: questions, each with its answer collapsed"
+            );
             assert!(
                 catalog::all().iter().any(|s| s.package == *p && s.pair),
                 "{p}: a pair"
@@ -770,6 +978,69 @@ mod tests {
         );
     }
 
+    /// The print's checks read pdftotext's output: a page whose last line
+    /// is a heading, and the ladders' smallest text in points.
+    #[test]
+    fn a_stranded_heading_and_small_ladder_text_are_found() {
+        let heads = headings(
+            "<h3 id=\"x\">On the wire</h3><h4>Exercise 1.1</h4><h2>rc_example: <code>a</code></h2>",
+        );
+        assert_eq!(heads, ["rc_example: a", "On the wire", "Exercise 1.1"]);
+        let page = "text of the page\n\n   On the wire\n\n\u{c}";
+        assert_eq!(
+            ends_with_heading(page, &heads).as_deref(),
+            Some("On the wire")
+        );
+        assert_eq!(ends_with_heading("On the wire\nthe figure\n", &heads), None);
+        let bbox = "<word xMin=\"10\" yMin=\"100.0\" xMax=\"40\" yMax=\"109.5\">time,</word>\n\
+                    <word xMin=\"42\" yMin=\"100.0\" xMax=\"80\" yMax=\"109.5\">frames</word>\n\
+                    <word xMin=\"10\" yMin=\"300.0\" xMax=\"40\" yMax=\"306.0\">time,</word>\n\
+                    <word xMin=\"42\" yMin=\"300.0\" xMax=\"80\" yMax=\"306.0\">frames</word>\n";
+        assert_eq!(smallest_ladder_text(bbox), Some(6.0));
+        assert_eq!(smallest_ladder_text("<word>frames</word>"), None);
+    }
+
+    /// The primer comes before chapter 1, and each chapter frames its
+    /// lab: goals and prerequisites first, the questions to check oneself
+    /// and what the manual's program gets wrong last.
+    #[test]
+    fn the_handout_has_its_primer_and_each_chapter_its_frame() {
+        let h = rendered();
+        let primer = h.find("<section class=\"primer\"").expect("a primer");
+        let first = h.find("<section class=\"chapter\"").unwrap();
+        assert!(primer < first);
+        for heading in ["RoCE v2", "BTH", "AETH", "Queue pair states"] {
+            assert!(
+                h[primer..first].contains(heading),
+                "the primer covers {heading}"
+            );
+        }
+        for p in EXAMPLES {
+            let at = h
+                .find(&format!("<section class=\"chapter\" id=\"{p}\">"))
+                .unwrap();
+            let end = at + h[at..].find("</section>").unwrap();
+            let ch = &h[at..end];
+            let pos = |t: &str| ch.find(t).unwrap_or_else(|| panic!("{p}: no {t}"));
+            assert!(
+                pos("<h3>Learning goals</h3>") < pos("<h3>What it demonstrates</h3>"),
+                "{p}"
+            );
+            assert!(
+                pos("<h3>Before you start</h3>") < pos("<h3>What it demonstrates</h3>"),
+                "{p}"
+            );
+            assert!(
+                pos("<h3>Exercises</h3>") < pos("<h3>Check yourself</h3>"),
+                "{p}"
+            );
+            assert!(
+                pos("<h3>Check yourself</h3>") < pos("<aside class=\"manual\">"),
+                "{p}"
+            );
+        }
+    }
+
     /// The names of the source documents' files in `text`: three digits,
     /// `_`, sixteen hex digits, `.txt` (`002_4568353e3e00e8fb.txt`).
     fn seed_file_names(text: &str) -> Vec<String> {
@@ -809,10 +1080,10 @@ mod tests {
     fn the_handout_ladder_says_what_a_read_request_asks_for_and_a_syn_ack() {
         let h = rendered();
         assert!(
-            h.contains("RC RDMA Read Request QP 0x15 PSN 0 (reads 21 B)"),
+            h.contains("RC RDMA Read Request QP 0x13 PSN 0 (reads 21 B)"),
             "a Read Request carries no payload"
         );
-        assert!(!h.contains("RC RDMA Read Request QP 0x15 PSN 0 21 B"));
+        assert!(!h.contains("RC RDMA Read Request QP 0x13 PSN 0 21 B"));
         assert!(h.contains("TCP :19875 SYN/ACK"));
     }
 
