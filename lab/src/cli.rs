@@ -511,6 +511,12 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
     {
         let rungs = crate::capture::ladder::rungs(&c.packets, &addrs, catalog::find(&c.scenario));
         out += &crate::capture::ladder::text(&c.scenario, &rungs, &addrs);
+        if catalog::find(&c.scenario).is_some_and(|s| s.pair) {
+            for fault in crate::capture::ladder::faults(&rungs) {
+                ok = false;
+                out += &format!("{fault}\n");
+            }
+        }
         if let Some(s) = catalog::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
             let failures = crate::judge::wire::check(s.wire, &c.packets, &addrs);
             if failures.is_empty() {

@@ -209,12 +209,7 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> 
             None => (single(ps[i], resent[i], addrs), i + 1),
         };
         let mut rung = rung;
-        rung.cause = scenario.and_then(|s| {
-            s.causes
-                .iter()
-                .find(|c| rung.from == Some(c.from) && glob_match(c.label, &rung.label))
-                .map(|c| c.call)
-        });
+        rung.cause = scenario.and_then(|s| cause(s, &rung));
         if let Some(last) = out.last() {
             let quiet = rung.time - last_time(&ps, last);
             if quiet >= PAUSE {
@@ -225,6 +220,16 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> 
         i = next;
     }
     sum_up(fold_blocks(out))
+}
+
+/// What sent `r`: the first of the scenario's causes that matches it,
+/// else the first of the causes every connection has alike.
+fn cause(s: &Scenario, r: &Rung) -> Option<&'static str> {
+    s.causes
+        .iter()
+        .chain(crate::catalog::cells::COMMON_CAUSES)
+        .find(|c| r.from == Some(c.from) && glob_match(c.label, &r.label))
+        .map(|c| c.call)
 }
 
 /// When the last packet of `r` was sent.
@@ -410,34 +415,32 @@ fn stretches(rungs: &[Rung]) -> Vec<(usize, usize)> {
 /// One note for `rungs`: how many packets of each kind each side sent,
 /// in the order they first came, and their frames.
 fn summary(rungs: &[Rung]) -> Rung {
-    let mut kinds: Vec<(Option<Side>, String, usize)> = Vec::new();
+    // Per sender and kind: arrows (a message of several packets is one)
+    // and packets.
+    let mut kinds: Vec<(Option<Side>, String, usize, usize)> = Vec::new();
     for r in rungs.iter().filter(|r| r.from.is_some()) {
-        let kind: String = r
-            .label
-            .split(" QP ")
-            .next()
-            .unwrap_or(&r.label)
-            .split(" (")
-            .next()
-            .unwrap_or(&r.label)
-            .to_string();
+        let kind = r.label.split(" QP ").next().unwrap_or(&r.label);
+        let kind = kind.split(" (").next().unwrap_or(kind).to_string();
         match kinds
             .iter_mut()
-            .find(|(f, k, _)| *f == r.from && *k == kind)
+            .find(|(f, k, ..)| *f == r.from && *k == kind)
         {
-            Some((_, _, n)) => *n += r.count,
-            None => kinds.push((r.from, kind, r.count)),
+            Some((_, _, n, packets)) => {
+                *n += 1;
+                *packets += r.count;
+            }
+            None => kinds.push((r.from, kind, 1, r.count)),
         }
     }
     let said: Vec<String> = kinds
         .iter()
-        .map(|(from, kind, n)| {
-            let who = if *from == Some(Side::Server) {
-                "server"
+        .map(|(from, kind, n, packets)| {
+            let who = from.map_or("?", Side::name);
+            if n == packets {
+                format!("{n}× {kind} from the {who}")
             } else {
-                "client"
-            };
-            format!("{n}× {kind} from the {who}")
+                format!("{n}× {kind} ({packets} packets) from the {who}")
+            }
         })
         .collect();
     let first = &rungs[0];
@@ -462,8 +465,10 @@ fn summary(rungs: &[Rung]) -> Rung {
 /// The ladder as text: the server's column on the left, the client's on
 /// the right.
 pub fn text(title: &str, rungs: &[Rung], addrs: &Addrs) -> String {
+    // The arrows set the width; a note may run past it.
     let width = rungs
         .iter()
+        .filter(|r| r.from.is_some())
         .map(|r| r.label.chars().count() + 8)
         .max()
         .unwrap_or(40)
@@ -550,6 +555,59 @@ pub fn svg(rungs: &[Rung], addrs: &Addrs) -> String {
     s
 }
 
+/// Every way a pair's ladder falls short of what the handout promises: it
+/// fits on a screen, its arrows come in time order, and each says what
+/// sent it and (a RoCE one) its headers.
+pub fn faults(rungs: &[Rung]) -> Vec<String> {
+    let mut out = Vec::new();
+    if rungs.len() > SCREEN {
+        out.push(format!(
+            "ladder: {} arrows, more than fit on a screen ({SCREEN})",
+            rungs.len()
+        ));
+    }
+    for w in rungs.windows(2) {
+        if w[1].frames.0 < w[0].frames.1 {
+            out.push(format!(
+                "ladder: {} comes before {}, out of time order",
+                w[1].frames_text(),
+                w[0].frames_text()
+            ));
+        }
+    }
+    for r in rungs.iter().filter(|r| r.from.is_some()) {
+        if r.cause.is_none() {
+            out.push(format!(
+                "ladder: {} ({}) says nothing of what sent it",
+                r.frames_text(),
+                r.label
+            ));
+        }
+        let roce = ["RC ", "UD ", "CM "].iter().any(|p| r.label.starts_with(p));
+        if roce && !r.headers.iter().any(|h| h.starts_with("BTH: ")) {
+            out.push(format!(
+                "ladder: {} ({}) has no decoded headers",
+                r.frames_text(),
+                r.label
+            ));
+        }
+    }
+    out
+}
+
+/// `text` cut to what fits between the lifelines at `per_char` units a
+/// character: the whole is in the arrow's hover text and in the table
+/// under the ladder.
+fn fit(text: &str, per_char: f64) -> String {
+    let max = (560.0 / per_char) as usize;
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
+}
+
 /// One rung of [`svg`] at height `y`.
 fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize) -> String {
     let (x1, x2) = match r.from {
@@ -557,9 +615,10 @@ fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize
         Some(Side::Client) => (x_client, x_server),
         None => {
             return format!(
-                "<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#555\">({})</text>\n",
+                "<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#555\" font-size=\"11\"><title>{}</title>({})</text>\n",
                 y + 4,
-                escape(&r.label)
+                escape(&r.label),
+                escape(&fit(&r.label, 6.6))
             );
         }
     };
@@ -580,13 +639,13 @@ fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize
         r.time,
         r.frames_text(),
         y - 5,
-        escape(&r.label)
+        escape(&fit(&r.label, 7.2))
     );
     if !r.note.is_empty() {
         g += &format!(
             "<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333\" font-size=\"11\">{}</text>\n",
             y + 14,
-            escape(&r.note)
+            escape(&fit(&r.note, 6.6))
         );
     }
     g + "</g>\n"

@@ -6,7 +6,9 @@ use super::cells::{
     memlocked, past_max_msg_sz_cell, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED,
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
-use crate::model::{owned, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{
+    owned, Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire,
+};
 
 /// The one line each side prints when the port cannot take an alternate path.
 const NO_APM: &str = "APM is not available on this port: * is RoCE (Ethernet), \
@@ -80,6 +82,18 @@ pub fn scenarios() -> Vec<Scenario> {
             server_expect: Expect::ok(PAIR_SERVER).counts(EXCHANGE),
             client_expect: Expect::ok(PAIR_CLIENT).counts(EXCHANGE),
             timeout_secs: 60,
+            causes: &[
+                Cause {
+                    from: Side::Client,
+                    label: "RC Send*",
+                    call: "rdma_post_send of one 1000000-byte message",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC Send*",
+                    call: "rdma_post_send of the answer, 1000000 bytes",
+                },
+            ],
             pair: true,
             // The client's LID leads the CM request's private data, in network
             // order. RoCE has no LIDs, so here it is 0, as is the rest of the

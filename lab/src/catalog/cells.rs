@@ -4,7 +4,8 @@
 
 use crate::catalog::bench;
 use crate::model::{
-    has_line, stdout_of, Cmd, Expect, Fault, Outcome, Placement, Ready, Scenario, Side, Verify,
+    has_line, stdout_of, Cause, Cmd, Expect, Fault, Outcome, Placement, Ready, Scenario, Side,
+    Verify,
 };
 
 /// `sh -c SIGNAL_AT sh SIG LINE DELAY HOLD PROGRAM ARGS...`: runs the
@@ -567,3 +568,85 @@ pub(crate) fn pingpong_summaries(o: &Outcome) -> Vec<String> {
     }
     failures
 }
+
+/// What sends the packets that every example's connection has alike: the
+/// rdma_cm's messages, the transport's acknowledgements, the kernel's ARP
+/// and IGMP. The ladder names these where a scenario declares nothing
+/// closer (its `causes` come first).
+pub const COMMON_CAUSES: &[Cause] = &[
+    Cause {
+        from: Side::Client,
+        label: "CM ConnectRequest*",
+        call: "rdma_connect: the client's CM sends a REQ with its QP's number and starting PSN",
+    },
+    Cause {
+        from: Side::Server,
+        label: "CM ConnectReply*",
+        call: "rdma_accept: the server's CM sends a REP with its QP's number and starting PSN",
+    },
+    Cause {
+        from: Side::Client,
+        label: "CM ReadyToUse*",
+        call: "the client's CM, once the REP came: an RTU, and the connection is established",
+    },
+    Cause {
+        from: Side::Client,
+        label: "CM DisconnectRequest*",
+        call: "rdma_disconnect on the client: a DREQ",
+    },
+    Cause {
+        from: Side::Server,
+        label: "CM DisconnectRequest*",
+        call: "rdma_disconnect on the server: a DREQ",
+    },
+    Cause {
+        from: Side::Server,
+        label: "CM DisconnectReply*",
+        call: "the server's CM, answering the DREQ: a DREP",
+    },
+    Cause {
+        from: Side::Client,
+        label: "CM DisconnectReply*",
+        call: "the client's CM, answering the DREQ: a DREP",
+    },
+    Cause {
+        from: Side::Server,
+        label: "RC Acknowledge*",
+        call: "the server's transport, acknowledging what it received: no verb call",
+    },
+    Cause {
+        from: Side::Client,
+        label: "RC Acknowledge*",
+        call: "the client's transport, acknowledging what it received: no verb call",
+    },
+    Cause {
+        from: Side::Server,
+        label: "ARP*",
+        call: "the server's kernel, resolving the peer's Ethernet address",
+    },
+    Cause {
+        from: Side::Client,
+        label: "ARP*",
+        call: "the client's kernel, resolving the peer's Ethernet address",
+    },
+    Cause {
+        from: Side::Server,
+        label: "IGMP join*",
+        call: "the server's kernel, reporting the group that rdma_join_multicast joined",
+    },
+    Cause {
+        from: Side::Client,
+        label: "IGMP join*",
+        call: "the client's kernel, reporting the group that rdma_join_multicast joined",
+    },
+    Cause {
+        from: Side::Server,
+        label: "IGMP leave*",
+        call: "the server's kernel, once rdma_leave_multicast left the group",
+    },
+    Cause {
+        from: Side::Client,
+        label: "IGMP leave*",
+        call: "the client's kernel, once rdma_leave_multicast left the group",
+    },
+];

@@ -1,7 +1,7 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
 use super::cells::{pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT};
-use crate::model::{Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 pub(crate) fn server() -> Cmd {
     Cmd::new(
@@ -145,6 +145,48 @@ pub fn scenarios() -> Vec<Scenario> {
             ready: Ready::TcpListen(6543),
             server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
             client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
+            causes: &[
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :6543 SYN/ACK*",
+                    call: "the server kernel, for the socket of init_serv_sock_ctx; accept_sock_cli takes the connection",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :6543 SYN*",
+                    call: "init_cli_sock_ctx: the client connect()s",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :6543 24 B*",
+                    call: "exchange_conn_info, then exchange_mr_info: the server struct conn_info (LID, QP number, GID), then its struct mr_info (address, length, rkey), raw over the socket",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :6543 24 B*",
+                    call: "exchange_conn_info, then exchange_mr_info: the client struct conn_info, then its struct mr_info",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC Send Only*",
+                    call: "post_send: ibv_post_send of one SEND, hello from server",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "RC Acknowledge*",
+                    call: "the client transport, for the SEND that its post_recv gave a buffer to: no verb call",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :6543 FIN*",
+                    call: "teardown: the socket closed",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :6543 FIN*",
+                    call: "teardown: the socket closed",
+                },
+            ],
             pair: true,
             // No -n: the one SEND of the greeting, server to client.
             wire: &[

@@ -7,7 +7,7 @@
 //! because the workspace's bin dir comes first on PATH.
 
 use super::cells::{memlocked, refused, Kill, Sig, Waiting, MEMLOCKED, SIGKILL};
-use crate::model::{Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
 /// right after posting its unsignaled sends, so a kernel whose rxe sends
@@ -189,16 +189,20 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "mckey".into(),
             package: "mckey",
-            pause: Some(
-                "both wait 3 s after joining, as the original does for a subnet manager \
-                 to program the switches (RoCE has none)",
-            ),
+            pause: Some("each side waits 3 s after joining, for a subnet manager (RoCE has none)"),
             server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
             client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
             ready: Ready::Line("receiving data transfers"),
             server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
             client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
             timeout_secs: 60,
+            causes: &[
+                Cause {
+                    from: Side::Client,
+                    label: "UD Send Only Immediate*",
+                    call: "post_sends: ibv_post_send of a SEND with immediate data to the group address handle",
+                },
+            ],
             pair: true,
             // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
             // (-S) carry immediate data and go to the group's address.
@@ -230,6 +234,13 @@ pub fn scenarios() -> Vec<Scenario> {
             ])
             .counts(&[("sent message *", 4), ("event *, status *", 0)]),
             timeout_secs: 60,
+            causes: &[
+                Cause {
+                    from: Side::Client,
+                    label: "UD Send Only Immediate*",
+                    call: "ibv_post_send of a SEND with immediate data to the group address handle",
+                },
+            ],
             pair: true,
             // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
             // the group's address.

@@ -135,34 +135,34 @@ pub fn scenarios() -> Vec<Scenario> {
             causes: &[
                 Cause {
                     from: Side::Client,
-                    label: "TCP :19875 SYN",
+                    label: "TCP :19875 SYN*",
                     call: "resources_create (7.1.4): sock_connect, the client's connect()",
                 },
                 Cause {
                     from: Side::Server,
-                    label: "TCP :19875 SYN/ACK",
+                    label: "TCP :19875 SYN/ACK*",
                     call: "the server's kernel, for the socket sock_connect listens on (7.1.4)",
                 },
                 Cause {
                     from: Side::Server,
-                    label: "TCP :19875 34 B",
+                    label: "TCP :19875 34 B*",
                     call: "connect_qp (7.1.6): sock_sync_data of the server's cm_con_data_t \
                            (buffer address, rkey, QP number, LID, GID)",
                 },
                 Cause {
                     from: Side::Client,
-                    label: "TCP :19875 34 B",
+                    label: "TCP :19875 34 B*",
                     call: "connect_qp (7.1.6): sock_sync_data of the client's cm_con_data_t",
                 },
                 Cause {
                     from: Side::Server,
-                    label: "TCP :19875 1 B",
+                    label: "TCP :19875 1 B*",
                     call: "sock_sync_data of one byte: Q once the QP is in RTS, R when the \
                            buffer holds the message to read, W at the end",
                 },
                 Cause {
                     from: Side::Client,
-                    label: "TCP :19875 1 B",
+                    label: "TCP :19875 1 B*",
                     call: "sock_sync_data of one byte: Q once the QP is in RTS, R before the \
                            RDMA Read, W after the RDMA Write",
                 },
@@ -201,12 +201,12 @@ pub fn scenarios() -> Vec<Scenario> {
                 },
                 Cause {
                     from: Side::Server,
-                    label: "TCP :19875 FIN",
+                    label: "TCP :19875 FIN*",
                     call: "resources_destroy (7.1.14): the socket closed",
                 },
                 Cause {
                     from: Side::Client,
-                    label: "TCP :19875 FIN",
+                    label: "TCP :19875 FIN*",
                     call: "resources_destroy (7.1.14): the socket closed",
                 },
             ],

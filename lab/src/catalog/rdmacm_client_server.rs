@@ -2,7 +2,7 @@
 
 use super::cells::{memlocked, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED, SIGSTOP};
 use crate::model::{
-    owned, stdout_of, Cmd, Exercise, Expect, Fault, Outcome, Ready, Scenario, Side, Wire,
+    owned, stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, Ready, Scenario, Side, Wire,
 };
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
@@ -109,6 +109,18 @@ pub fn scenarios() -> Vec<Scenario> {
                 ("send completed successfully.", 2),
                 ("disconnected.", 2),
             ]),
+            causes: &[
+                Cause {
+                    from: Side::Server,
+                    label: "RC Send Only*",
+                    call: "on_connection: ibv_post_send of message from passive/server side",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "RC Send Only*",
+                    call: "on_connection: ibv_post_send of message from active/client side",
+                },
+            ],
             pair: true,
             // Per client: REQ, REP, RTU; one SEND each way with its message;
             // the client's disconnect.

@@ -10,7 +10,7 @@ use super::cells::{
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 use crate::model::{
-    stdout_of, Cmd, Exercise, Expect, Fault, Outcome, Placement, Ready, Scenario, Side, Wire,
+    stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, Placement, Ready, Scenario, Side, Wire,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -106,6 +106,18 @@ pub fn scenarios() -> Vec<Scenario> {
             client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
                 .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
             timeout_secs: 120,
+            causes: &[
+                Cause {
+                    from: Side::Client,
+                    label: "RC Send*",
+                    call: "send_and_wait: rdma_post_send of one message, the QPs taken in turn",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC Send*",
+                    call: "send_and_wait on the first connection: the server answers once max_wr messages came",
+                },
+            ],
             pair: true,
             // 100 messages of 100000 bytes (First, Middles, Last each) spread
             // over the 4 connections' QPs; the server's 2 answers (one per

@@ -125,15 +125,11 @@ impl LabReport {
         if self.captured && !s.wire.is_empty() && o.capture.is_none() {
             failures.push("wire: the capture has none of its packets".into());
         }
-        // A pair's ladder fits on a screen, however many packets it folds.
+        // A pair's ladder fits on a screen, however many packets it folds,
+        // and explains each arrow.
         if let (true, Some(packets), Some(addrs)) = (s.pair, &o.capture, &self.addrs) {
-            let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s)).len();
-            if rungs > crate::capture::ladder::SCREEN {
-                failures.push(format!(
-                    "ladder: {rungs} arrows, more than fit on a screen ({})",
-                    crate::capture::ladder::SCREEN
-                ));
-            }
+            let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s));
+            failures.extend(crate::capture::ladder::faults(&rungs));
         }
         failures
     }
