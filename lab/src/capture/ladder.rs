@@ -266,8 +266,17 @@ fn message(ps: &[Shown], i: usize, addrs: &Addrs) -> Option<(Rung, usize)> {
     let name = first.what.strip_suffix(" First")?;
     let from = first.from(addrs);
     let (mut middles, mut acks, mut bytes) = (0, 0, first.message_len());
+    let mut psn = first.psn;
     for (j, &(frame, p)) in ps.iter().enumerate().skip(i + 1) {
         let ours = p.from(addrs) == from && p.dest_qp == first.dest_qp;
+        // A message's packets have PSNs one after the other: one missing
+        // (lost, then sent again) is drawn packet by packet.
+        if ours && p.psn != psn.map(|n| (n + 1) & 0xff_ffff) {
+            return None;
+        }
+        if ours {
+            psn = p.psn;
+        }
         if ours && p.what == format!("{name} Middle") {
             middles += 1;
             bytes += p.message_len();

@@ -658,6 +658,39 @@ pub(crate) mod tests {
         assert!(no_advert.iter().any(|f| f.contains("34-byte")));
     }
 
+    /// A NAK and a go-back-N, as a lost packet makes them: each fact holds
+    /// on them and fails without them.
+    #[test]
+    fn a_nak_and_a_resend_are_facts_that_can_fail() {
+        let a = addrs();
+        let (s, c) = (a.server_ip.as_str(), a.client_ip.as_str());
+        let send = |psn: u32| Packet {
+            psn: Some(psn),
+            ..packet(c, s, "RC Send Middle", 0x11, 1024)
+        };
+        let mut nak = packet(s, c, "RC Acknowledge", 0x22, 0);
+        nak.headers = vec!["AETH: NAK: PSN sequence error, MSN 0".into()];
+        let ps = vec![send(1), send(3), nak, send(2), send(3)];
+        let facts = [
+            Wire::Aeth {
+                from: Side::Server,
+                says: "NAK: PSN sequence error",
+                n: 1,
+            },
+            Wire::Resent {
+                from: Side::Client,
+                what: "RC Send*",
+                n: 1,
+            },
+        ];
+        assert!(crate::judge::wire::check(&facts, &ps, &a).is_empty());
+        let clean = vec![send(1), send(2), send(3)];
+        let failures = crate::judge::wire::check(&facts, &clean, &a);
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        assert!(failures[0].contains("sent 0 AETH(s) saying `NAK: PSN sequence error`, expected 1"));
+        assert!(failures[1].contains("sent 0 of its `RC Send*` again, expected at least 1"));
+    }
+
     #[test]
     fn the_other_facts_can_hold_and_fail() {
         let a = addrs();

@@ -62,6 +62,8 @@ pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
                 wire_to_first_connection(packets, addrs, from, what)
             }
             Wire::Joins { from, group } => wire_joins(packets, addrs, from, group),
+            Wire::Aeth { from, says, n } => wire_aeth(packets, addrs, from, says, n),
+            Wire::Resent { from, what, n } => wire_resent(packets, addrs, from, what, n),
         });
     }
     failures
@@ -313,6 +315,44 @@ fn wire_to_first_connection(
         ));
     }
     failures
+}
+
+/// The failure of [`Wire::Aeth`]: not exactly `n` AETHs from `from` say
+/// `says`.
+fn wire_aeth(packets: &[Packet], addrs: &Addrs, from: Side, says: &str, n: usize) -> Vec<String> {
+    let got = packets
+        .iter()
+        .filter(|p| p.from(addrs) == Some(from))
+        .filter_map(|p| p.headers.iter().find_map(|h| h.strip_prefix("AETH: ")))
+        .filter(|aeth| glob_match(says, aeth.split(", MSN").next().unwrap_or(aeth)))
+        .count();
+    if got == n {
+        Vec::new()
+    } else {
+        vec![format!(
+            "wire: the {} sent {got} AETH(s) saying `{says}`, expected {n}",
+            side_name(from)
+        )]
+    }
+}
+
+/// The failure of [`Wire::Resent`]: fewer than `n` of `from`'s packets
+/// named `what` went again.
+fn wire_resent(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, n: usize) -> Vec<String> {
+    let all: Vec<&Packet> = packets.iter().collect();
+    let again = resent(&all)
+        .iter()
+        .zip(&all)
+        .filter(|(r, p)| **r && p.from(addrs) == Some(from) && glob_match(what, &p.what))
+        .count();
+    if again >= n {
+        Vec::new()
+    } else {
+        vec![format!(
+            "wire: the {} sent {again} of its `{what}` again, expected at least {n}",
+            side_name(from)
+        )]
+    }
 }
 
 /// The failure of [`Wire::Joins`]: `from` never reported joining `group`.

@@ -217,6 +217,26 @@ pub enum Wire {
         /// The group address.
         group: &'static str,
     },
+    /// Exactly `n` packets from `from` carry an AETH that says `says` (a
+    /// pattern on its decoded text: `NAK: PSN sequence error`, `RNR NAK*`).
+    Aeth {
+        /// Sender.
+        from: Side,
+        /// What the AETH says.
+        says: &'static str,
+        /// How many.
+        n: usize,
+    },
+    /// At least `n` of the packets from `from` that match `what` are sent
+    /// again: the same QP and PSN as one before.
+    Resent {
+        /// Sender.
+        from: Side,
+        /// Packet name pattern.
+        what: &'static str,
+        /// How many at least.
+        n: usize,
+    },
 }
 
 impl Side {
@@ -306,6 +326,17 @@ impl std::fmt::Display for Wire {
             Wire::Joins { from, group } => {
                 write!(f, "the {} reports joining {group} (IGMP)", from.name())
             }
+            Wire::Aeth { from, says, n } => write!(
+                f,
+                "the {} sends exactly {n} acknowledgement(s) whose AETH says `{says}`",
+                from.name()
+            ),
+            Wire::Resent { from, what, n } => write!(
+                f,
+                "the {} sends at least {n} of its {} again (the same QP and PSN)",
+                from.name(),
+                packets_named(what, 2)
+            ),
         }
     }
 }
