@@ -182,7 +182,7 @@ pub fn scenarios() -> Vec<Scenario> {
             .within(10),
         ),
         Scenario {
-            placement: Placement::Vms,
+            placement: Placement::OneVm,
             ..finds(
                 "doctor_address_without_rdma",
                 &["-c", ELSEWHERE],
@@ -190,7 +190,7 @@ pub fn scenarios() -> Vec<Scenario> {
             )
         },
         Scenario {
-            placement: Placement::Vms,
+            placement: Placement::OneVm,
             ..finds(
                 "doctor_no_rdma_ucm",
                 &["-c", NO_RDMA_UCM],
@@ -200,7 +200,7 @@ pub fn scenarios() -> Vec<Scenario> {
         // No route to multicast (the lab's agent adds one; a user's host may
         // lack it): the doctor says where the senders fail, and the fix.
         Scenario {
-            placement: Placement::Vms,
+            placement: Placement::OneVm,
             ..finds(
                 "doctor_no_mcast_route",
                 &[
@@ -225,7 +225,7 @@ pub fn scenarios() -> Vec<Scenario> {
         // The default route, and multicast with it, on a netdev without RDMA
         // (a cluster node's management NIC): the finding names that netdev.
         Scenario {
-            placement: Placement::Vms,
+            placement: Placement::OneVm,
             ..finds(
                 "doctor_mcast_route_elsewhere",
                 &[

@@ -170,7 +170,7 @@ pub fn describe(s: &Scenario) -> String {
     let mut text = String::new();
     for line in format!("{s:#?}").lines() {
         let field = line.trim_start().split(':').next().unwrap_or("");
-        if ["single_host_only", "two_hosts_only", "vm_only", "placement"].contains(&field) {
+        if ["single_host_only", "two_hosts_only", "vm_only"].contains(&field) {
             continue;
         }
         // A `verify` function's address changes from build to build.
