@@ -104,6 +104,16 @@ fn kind_of(p: &Packet) -> String {
 
 fn label(p: &Packet) -> String {
     let mut l = kind_of(p);
+    // An acknowledgement that is a NAK says so: the AETH's syndrome.
+    if let Some(nak) = p
+        .headers
+        .iter()
+        .filter_map(|h| h.strip_prefix("AETH: "))
+        .find(|a| a.contains("NAK"))
+    {
+        let nak = nak.split(" (").next().unwrap_or(nak);
+        l += &format!(" ({})", nak.split(", ").next().unwrap_or(nak));
+    }
     if !p.what.starts_with("CM ") {
         if let Some(qp) = p.dest_qp {
             l += &format!(" QP {qp:#x}");
@@ -205,7 +215,13 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> 
     let mut i = 0;
     while i < ps.len() {
         let (rung, next) = match message(&ps, i, addrs) {
-            Some((rung, next)) => (rung, next),
+            Some((mut rung, next)) => {
+                // A message sent again: its first packet's QP and PSN again.
+                if resent[i] {
+                    rung.label += " (resent)";
+                }
+                (rung, next)
+            }
             None => (single(ps[i], resent[i], addrs), i + 1),
         };
         let mut rung = rung;

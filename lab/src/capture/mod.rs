@@ -369,8 +369,9 @@ fn tshark_listing(what: &str) -> Result<String, String> {
         .map_err(|e| format!("cannot run tshark: {e} (`cargo xtask lab --two-hosts --capture` installs it, as root)"))
 }
 
-/// Decodes a capture with tshark.
-pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
+/// tshark as the lab runs it: the payload heuristics off (see
+/// [`payload_heuristics`]).
+fn tshark() -> Result<Command, String> {
     let off = payload_heuristics(
         &tshark_listing("heuristic-decodes")?,
         &tshark_listing("protocols")?,
@@ -379,6 +380,34 @@ pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
     for p in off {
         cmd.args(["--disable-protocol", &p]);
     }
+    Ok(cmd)
+}
+
+/// One frame of a capture, every header expanded field by field, then
+/// its bytes: what the handout shows of one packet of each header type.
+pub fn expand_frame(pcap: &Path, frame: usize) -> Result<String, String> {
+    let mut cmd = tshark()?;
+    cmd.args(["-n", "-r"])
+        .arg(pcap)
+        .args(["-Y", &format!("frame.number == {frame}"), "-V", "-x"]);
+    let prefs = no_prefs_dir()?;
+    let out = cmd
+        .env("WIRESHARK_CONFIG_DIR", prefs.path())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run tshark: {e}"))?;
+    if !out.status.success() || out.stdout.is_empty() {
+        return Err(format!(
+            "tshark found no frame {frame} in {}",
+            pcap.display()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Decodes a capture with tshark.
+pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
+    let mut cmd = tshark()?;
     // No name resolution, no user preferences: the same fields on every
     // machine.
     cmd.args(["-n", "-r"]).arg(pcap).args([

@@ -271,10 +271,6 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "ibv_sockets_pingpong_lost_packet".into(),
             package: "ibv_sockets_pingpong",
             server: Some(Cmd::new(
-                "ibv_sockets_pingpong",
-                &["-d", "{dev}", "-g", "{gid_idx}", "-n", "10", "-s", "4096"],
-            )),
-            client: Some(Cmd::new(
                 "sh",
                 &[
                     "-c",
@@ -289,8 +285,11 @@ pub fn scenarios() -> Vec<Scenario> {
                     "10",
                     "-s",
                     "4096",
-                    "{server_ip}",
                 ],
+            )),
+            client: Some(Cmd::new(
+                "ibv_sockets_pingpong",
+                &["-d", "{dev}", "-g", "{gid_idx}", "-n", "10", "-s", "4096", "{server_ip}"],
             )),
             ready: Ready::TcpListen(6543),
             server_expect: Expect::ok(&[
@@ -312,9 +311,9 @@ pub fn scenarios() -> Vec<Scenario> {
                 Wire::Count { from: Side::Client, what: "RC Send First", n: 10, len: Some(1024) },
             ],
             exercise: Some(Exercise {
-                question: "The client host drops the first RC Send Middle packet it sends, once (an nftables rule on RoCE v2 packets whose BTH opcode is 1), while the pair runs 10 round trips of 4096 bytes: `ibv_sockets_pingpong -d rxe0 -g 1 -n 10 -s 4096 192.0.2.1`.",
-                predict: "The lost packet is the second of the client's first message. What does the server's transport do when the next packet's PSN skips one? Which packets does the client send again? Do the programs notice?",
-                explain: "A responder takes an RC connection's packets in PSN order only. When the third packet of the message arrives one PSN past the one it expects, the server's transport drops it and answers with a NAK whose AETH says PSN sequence error. The client's transport goes back to the missing PSN and sends everything from there again (go-back-N): the lost Middle, then the Middle and the Last that had gone already. The programs see nothing of it: no completion fails, and both print the summary they print without the loss; only the wire shows the NAK and the packets sent twice.",
+                question: "The server host drops the first RC Send Middle packet that reaches it, once (an nftables rule on RoCE v2 packets whose BTH opcode is 1), while the pair runs 10 round trips of 4096 bytes: `ibv_sockets_pingpong -d rxe0 -g 1 -n 10 -s 4096` on the server, the same with `192.0.2.1` on the client.",
+                predict: "The lost packet is the second of the client's first message: the capture, taken on the wire, still shows it. What does the server's transport do when the next packet's PSN skips one? Which packets does the client send again? Do the programs notice?",
+                explain: "A responder takes an RC connection's packets in PSN order only. The Middle crossed the wire but never reached the server's transport, so when the next packet arrives one PSN past the one it expects, the transport drops that one too and answers with a NAK whose AETH says PSN sequence error. The client's transport goes back to the missing PSN and sends everything from there again (go-back-N): the lost Middle, then the Middle and the Last that it had sent already. The programs see nothing of it: no completion fails, and both print the summary they print without the loss; only the wire shows the NAK and the packets sent twice.",
             }),
             ..Scenario::BASE
         },
@@ -507,14 +506,15 @@ pub fn waiting() -> Vec<Waiting> {
 
 /// A long ping-pong, for the fault matrix's kill cells.
 /// `sh -c LOSE_ONE_MIDDLE sh PROGRAM ARGS`: the program, with this host
-/// dropping the first RC Send Middle packet it sends (BTH opcode 1, the
-/// first byte after the UDP header), once; the rule goes again at the end.
+/// dropping the first RC Send Middle packet that reaches it (BTH opcode 1,
+/// the first byte after the UDP header), once: a packet lost between the
+/// wire and the responder's transport. The rule goes again at the end.
 const LOSE_ONE_MIDDLE: &str = "trap 'nft delete table inet lab_loss 2>/dev/null' EXIT
 trap 'exit 143' TERM
 nft -f - <<'RULES' || exit 99
 table inet lab_loss {
-  chain output {
-    type filter hook output priority 0;
+  chain input {
+    type filter hook input priority 0;
     udp dport 4791 @th,64,8 0x01 numgen inc mod 1000000 0 drop
   }
 }

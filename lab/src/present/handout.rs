@@ -243,6 +243,62 @@ fn anatomy(rungs: &[crate::capture::ladder::Rung]) -> String {
     h + "</table>\n"
 }
 
+/// One packet of each header type, and the header its decoded text
+/// starts with.
+const ANATOMY: &[(&str, &str)] = &[
+    ("an RC SEND: the BTH alone", "BTH: opcode 4 "),
+    ("an RDMA Read Request: the BTH and a RETH", "RETH: "),
+    ("an acknowledgement: the BTH and an AETH", "AETH: "),
+    ("a UD multicast SEND: the BTH, a DETH and ImmDt", "DETH: "),
+    (
+        "a CM ConnectRequest: a management datagram to QP 1",
+        "CM REQ: ",
+    ),
+];
+
+/// The appendix: one packet of each header type of the pairs' captures,
+/// each expanded field by field and byte by byte (tshark's `-V -x`).
+fn anatomy_appendix(report: &LabReport) -> String {
+    let mut h = String::from(
+        "<section class=\"chapter\" id=\"anatomy\">\n<h2>Appendix: one packet of each kind, byte by byte</h2>\n<p>Wireshark's decoding of one frame of each header type from the pairs' captures: every field with its value, then the frame's bytes in hex. Ethernet, IPv4 and UDP come first; on RoCE v2 the InfiniBand headers follow the UDP header, and the ICRC ends the frame.</p>\n",
+    );
+    for (kind, header) in ANATOMY {
+        let found = EXAMPLES.iter().find_map(|p| {
+            let s = catalog::find(p).filter(|s| s.pair)?;
+            let o = report.outcomes.iter().find(|o| o.scenario == s.name)?;
+            let at = o
+                .capture
+                .as_ref()?
+                .iter()
+                .position(|q| q.headers.iter().any(|l| l.starts_with(header)))?;
+            Some((s.name.as_str(), at + 1))
+        });
+        h += &format!("<h3>{}</h3>\n", escape(&capitalised(kind)));
+        let Some((name, frame)) = found else {
+            h += "<p class=\"missing\">None in this run's captures.</p>\n";
+            continue;
+        };
+        let pcap = report.dir.join(format!("{name}.pcap"));
+        match crate::capture::expand_frame(&pcap, frame) {
+            Ok(text) => {
+                h += &format!(
+                    "<p>Frame {frame} of <a href=\"pcaps/{name}.pcap\">pcaps/{name}.pcap</a>.</p>\n<pre class=\"anatomy\">{}</pre>\n",
+                    escape(&text)
+                )
+            }
+            Err(e) => h += &format!("<p class=\"missing\">{}</p>\n", escape(&e)),
+        }
+    }
+    h + "</section>\n"
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
+}
+
 /// The pair's wire facts in words, each with its verdict on this capture:
 /// what to look for in the ladder and in Wireshark.
 fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> String {
@@ -267,6 +323,17 @@ fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> Strin
     }
     h + "</ul>\n"
 }
+
+/// How to read a ladder: its columns, colours and marks.
+const LEGEND: &str = "### How to read a packet ladder\n\n\
+Each chapter draws the packets of the lab's run between host A (the server, left) and host B (the client, right), one arrow per packet or per message, top to bottom in time order. \
+On the left of each arrow: the seconds since the run began and the frame number in the run's capture (`#12`, or `#14-112` for a message of many packets), which Wireshark shows for the same packet. \
+Above an arrow: what it is, its destination QP and PSN and its length; below it: what it carries (the start of its payload, an RDMA target's address and rkey, immediate data). \
+Colours: blue for the RDMA transport (SENDs, RDMA Reads and Writes, acknowledgements), purple for the RDMA connection manager's messages, green for the TCP side channel, grey for ARP and IGMP. \
+A thick arrow stands for several packets (a message cut at the MTU: First, Middles, Last). \
+Notes in italics say what is not an arrow: a block of arrows that comes again (drawn once), a pause and its cause, or a stretch summed up with its frames. \
+`(resent)` marks a packet or a message sent again: the same QP and PSN as one before. \
+Under each ladder, a table gives every arrow's cause (the program's step and verb call, or the transport) and its headers, decoded.\n";
 
 /// The primer a student reads before chapter 1, in the workspace.
 pub const PRIMER: &str = "lab/handout/primer.md";
@@ -447,6 +514,7 @@ To make it yourself, on a Debian or Ubuntu machine with this repository:\n\n\
 ```\ncargo xtask handout          # HTML, with the captures beside it\ncargo xtask handout --pdf    # and a PDF, printed by headless Chromium\n```\n\n\
 To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_example`. On two real hosts, each chapter says which commands to type.\n"
     ));
+    h += &markdown(LEGEND);
     let primer = fs::read_to_string(root.join(PRIMER)).unwrap_or_default();
     let primer = read_readme(&primer, &[]);
     h += "<nav><h2>Contents</h2><ol>\n";
@@ -477,7 +545,7 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
     for p in EXAMPLES {
         h += &chapter(report, p, &root, &addrs);
     }
-    h + "</body>\n</html>\n"
+    h + &anatomy_appendix(report) + "</body>\n</html>\n"
 }
 
 /// Writes `out/handout.html` and the captures of the pairs and exercises
