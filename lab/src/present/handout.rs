@@ -208,12 +208,22 @@ fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
         return "<p class=\"missing\">No capture of this run.</p>\n".into();
     };
     let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s));
+    // A long ladder is drawn in parts of at most half a page, each kept
+    // whole, the first with its heading: a page is never left mostly
+    // blank before one.
+    let figure = |part: &[crate::capture::ladder::Rung]| {
+        format!(
+            "<figure>{}</figure>\n",
+            crate::capture::ladder::svg(part, addrs)
+        )
+    };
+    let (head, tail) = rungs.split_at(rungs.len().min(LADDER_HEAD));
+    let first = figure(head);
+    let rest: String = tail.chunks(LADDER_PART).map(figure).collect();
     let table = anatomy(&rungs);
     let h = format!(
-        "<div class=\"wire\"><h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n<figure>{1}</figure></div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{2}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{2}</div>\n",
+        "<div class=\"wire\"><div class=\"keep\"><h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n{first}</div>\n{rest}</div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{table}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{table}</div>\n",
         s.name,
-        crate::capture::ladder::svg(&rungs, addrs),
-        table
     );
     h + &facts(s, packets, addrs)
 }
@@ -260,7 +270,7 @@ const ANATOMY: &[(&str, &str)] = &[
 /// each expanded field by field and byte by byte (tshark's `-V -x`).
 fn anatomy_appendix(report: &LabReport) -> String {
     let mut h = String::from(
-        "<section class=\"chapter\" id=\"anatomy\">\n<h2>Appendix: one packet of each kind, byte by byte</h2>\n<p>Wireshark's decoding of one frame of each header type from the pairs' captures: every field with its value, then the frame's bytes in hex. Ethernet, IPv4 and UDP come first; on RoCE v2 the InfiniBand headers follow the UDP header, and the ICRC ends the frame.</p>\n",
+        "<section class=\"appendix\" id=\"anatomy\">\n<h2>Appendix: one packet of each kind, byte by byte</h2>\n<p>Wireshark's decoding of one frame of each header type from the pairs' captures: every field with its value, then the frame's bytes in hex. Ethernet, IPv4 and UDP come first; on RoCE v2 the InfiniBand headers follow the UDP header, and the ICRC ends the frame.</p>\n",
     );
     for (kind, header) in ANATOMY {
         let found = EXAMPLES.iter().find_map(|p| {
@@ -317,7 +327,7 @@ fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> Strin
         };
         h += &format!(
             "<li class=\"{class}\">{}: <b>{}</b></li>\n",
-            escape(&fact.to_string()),
+            inline(&fact.to_string()),
             escape(&verdict)
         );
     }
@@ -334,6 +344,12 @@ A thick arrow stands for several packets (a message cut at the MTU: First, Middl
 Notes in italics say what is not an arrow: a block of arrows that comes again (drawn once), a pause and its cause, or a stretch summed up with its frames. \
 `(resent)` marks a packet or a message sent again: the same QP and PSN as one before. \
 Under each ladder, a table gives every arrow's cause (the program's step and verb call, or the transport) and its headers, decoded.\n";
+
+/// How many arrows one figure of a ladder holds: under half a printed page.
+const LADDER_PART: usize = 10;
+
+/// How many arrows the first figure holds, which goes with the heading.
+const LADDER_HEAD: usize = 6;
 
 /// The primer a student reads before chapter 1, in the workspace.
 pub const PRIMER: &str = "lab/handout/primer.md";
@@ -381,7 +397,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
         .find(|(head, _)| head.starts_with(CHAPTER_SECTIONS[5]));
     if let Some((_, body)) = wrong {
         h += &format!(
-            "<aside class=\"manual\"><h3>What the manual's program gets wrong</h3>\n<p>Each of these is fixed in this port; each is a good place to read the manual's code.</p>\n{}</aside>\n",
+            "<aside class=\"manual\"><h3>What the manual's program gets wrong</h3>\n<p>Each is a good place to read the manual's code.</p>\n{}</aside>\n",
             markdown(body)
         );
     }
@@ -479,14 +495,14 @@ table.anatomy { font-size: 0.8em; break-inside: auto; } table.anatomy td:nth-chi
 .anatomy.print { display: none; }
 @media print { .anatomy.print { display: block; } .anatomy.screen { display: none; } }
 aside.manual { border: 1px solid #c9a400; background: #fffbe6; padding: 0 1em; margin: 1.5em 0; }
-section.primer { break-before: page; }
+section.primer, section.appendix { break-before: page; }
 .facts .holds b { color: #2a602a; } .facts .fails b, .missing { color: #a00; }
 nav li { margin: .1em 0; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
-  figure, table, .exercise, .prediction { break-inside: avoid; }
+  figure, .keep, .exercise, .prediction { break-inside: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
   pre { break-inside: auto; }
   a { color: inherit; }
@@ -695,6 +711,9 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
                     EXAMPLES.len()
                 ));
             }
+            if dom.contains("<details class=\"answer\" open") {
+                failures.push("an exercise's answer is open in the handout".into());
+            }
             let ladders = dom.matches("<svg").count();
             if ladders < pairs {
                 failures.push(format!(
@@ -825,6 +844,7 @@ fn check_pdf(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
             failures.push(format!("page {n} of the PDF ends with the heading `{h}`"));
         }
     }
+    failures.extend(half_empty_pages(pdf, pages, headings));
     let bbox = Command::new("pdftotext")
         .args(["-bbox"])
         .arg(pdf)
@@ -840,6 +860,81 @@ fn check_pdf(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
         Some(_) => {}
     }
     failures
+}
+
+/// The pages under half full that do not end a chapter (the next page
+/// starts with a chapter's title, `headings` holds them) and are not the
+/// last: each rendered in grey by poppler's `pdftoppm`, its fill the
+/// lowest row with ink.
+fn half_empty_pages(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
+    let dir = match crate::base::tmp::private_tempdir("rdma-examples-handout-pages-", "pdftoppm") {
+        Ok(d) => d,
+        Err(e) => return vec![e],
+    };
+    let prefix = dir.path().join("p");
+    let ok = Command::new("pdftoppm")
+        .args(["-r", "20", "-gray"])
+        .arg(pdf)
+        .arg(&prefix)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return vec!["pdftoppm could not render the PDF".into()];
+    }
+    let mut files: Vec<PathBuf> = fs::read_dir(dir.path())
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    let first_line = |n: usize| {
+        let page = n.to_string();
+        Command::new("pdftotext")
+            .args(["-f", &page, "-l", &page])
+            .arg(pdf)
+            .arg("-")
+            .output()
+            .map(|o| {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                text.lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for (i, f) in files.iter().enumerate().take(pages.saturating_sub(1)) {
+        let fill = fs::read(f).ok().and_then(|b| page_fill(&b)).unwrap_or(1.0);
+        // A title may wrap: the next page's first line begins it.
+        let next = first_line(i + 2);
+        let chapter_ends = !next.is_empty() && headings.iter().any(|h| h.starts_with(&next));
+        if fill < 0.5 && !chapter_ends {
+            out.push(format!(
+                "page {} of the PDF is {:.0}% full and ends no chapter",
+                i + 1,
+                fill * 100.0
+            ));
+        }
+    }
+    out
+}
+
+/// How far down a page its ink goes (0 to 1), from a binary PGM (`P5`).
+pub fn page_fill(pgm: &[u8]) -> Option<f64> {
+    let text = String::from_utf8_lossy(&pgm[..pgm.len().min(64)]).into_owned();
+    let mut fields = text.split_ascii_whitespace();
+    if fields.next()? != "P5" {
+        return None;
+    }
+    let w: usize = fields.next()?.parse().ok()?;
+    let h: usize = fields.next()?.parse().ok()?;
+    let _max = fields.next()?;
+    let body = pgm.len().checked_sub(w * h)?;
+    let px = &pgm[body..];
+    let last = (0..h)
+        .rev()
+        .find(|y| px[y * w..(y + 1) * w].iter().any(|&v| v < 200))?;
+    Some((last + 1) as f64 / h as f64)
 }
 
 /// The smallest height, in points, of the word `frames` that follows
@@ -984,7 +1079,7 @@ mod tests {
         for f in facts {
             let li = format!(
                 "<li class=\"holds\">{}: <b>holds</b></li>",
-                escape(&f.to_string())
+                inline(&f.to_string())
             );
             assert!(h.contains(&li), "{li}");
         }
@@ -1107,6 +1202,22 @@ mod tests {
                 "{p}"
             );
         }
+    }
+
+    /// A page's fill is how far down its ink goes.
+    #[test]
+    fn a_page_fill_is_read_from_its_pixels() {
+        let (w, h) = (4, 10);
+        let mut pgm = format!("P5\n{w} {h}\n255\n").into_bytes();
+        let mut px = vec![255u8; w * h];
+        px[3 * w + 1] = 0;
+        pgm.extend(&px);
+        assert_eq!(page_fill(&pgm), Some(0.4));
+        px[9 * w] = 10;
+        let mut full = format!("P5\n{w} {h}\n255\n").into_bytes();
+        full.extend(&px);
+        assert_eq!(page_fill(&full), Some(1.0));
+        assert_eq!(page_fill(b"P6 1 1 255 x"), None);
     }
 
     /// The names of the source documents' files in `text`: three digits,
