@@ -242,9 +242,9 @@ pub fn side_transcript(label: &str, side: &SideOutcome) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn host_records_round_trip() {
-        let h = HostInfo {
+    /// The lab's server host, all of it known.
+    fn rxe0() -> HostInfo {
+        HostInfo {
             role: "server".into(),
             dev: "rxe0".into(),
             port: 1,
@@ -252,41 +252,37 @@ mod tests {
             gid_index: Some(1),
             gid_type: Some("RoCE v2".into()),
             active_mtu: Some(1024),
-        };
-        assert_eq!(parse_host_record(&host_record(&h)), Some(h.clone()));
-        let bare = HostInfo {
+        }
+    }
+
+    /// `h` with only what every host has.
+    fn bare(h: HostInfo) -> HostInfo {
+        HostInfo {
             link_layer: None,
             gid_index: None,
             gid_type: None,
             active_mtu: None,
             ..h
-        };
+        }
+    }
+
+    #[test]
+    fn host_records_round_trip() {
+        let h = rxe0();
+        assert_eq!(parse_host_record(&host_record(&h)), Some(h.clone()));
+        let bare = bare(h);
         assert_eq!(parse_host_record(&host_record(&bare)), Some(bare));
         assert_eq!(parse_host_record("server\trxe0"), None);
     }
 
     #[test]
     fn a_host_reads_as_one_line() {
-        let h = HostInfo {
-            role: "server".into(),
-            dev: "rxe0".into(),
-            port: 1,
-            link_layer: Some("Ethernet".into()),
-            gid_index: Some(1),
-            gid_type: Some("RoCE v2".into()),
-            active_mtu: Some(1024),
-        };
+        let h = rxe0();
         assert_eq!(
             h.to_string(),
             "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024"
         );
-        let bare = HostInfo {
-            link_layer: None,
-            gid_index: None,
-            gid_type: None,
-            active_mtu: None,
-            ..h
-        };
+        let bare = bare(h);
         assert_eq!(
             bare.to_string(),
             "server host: rxe0 port 1 (link layer unknown)"
