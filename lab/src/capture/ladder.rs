@@ -235,14 +235,21 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> 
         out.push(rung);
         i = next;
     }
-    sum_up(fold_blocks(out))
+    sum_up(fold_blocks(out), &ps, addrs)
 }
 
 /// What sent `r`: the first of the scenario's causes that matches it,
-/// else the first of the causes every connection has alike.
+/// else of its example's pairs', else of the causes every connection has
+/// alike.
 fn cause(s: &Scenario, r: &Rung) -> Option<&'static str> {
+    // An exercise or a fault cell runs its example's programs: its pair's
+    // causes hold for it too.
+    let pair = crate::catalog::pairs()
+        .filter(|p| p.package == s.package && !s.package.is_empty())
+        .flat_map(|p| p.causes);
     s.causes
         .iter()
+        .chain(pair)
         .chain(crate::catalog::cells::COMMON_CAUSES)
         .find(|c| r.from == Some(c.from) && glob_match(c.label, &r.label))
         .map(|c| c.call)
@@ -257,8 +264,8 @@ fn last_time(ps: &[Shown], r: &Rung) -> f64 {
 
 fn pause_rung(before: &Rung, quiet: f64, cause: Option<&str>) -> Rung {
     let label = match cause {
-        Some(why) => format!("{quiet:.1} s without a packet: {why}"),
-        None => format!("{quiet:.1} s without a packet"),
+        Some(why) => format!("{quiet:.1} s pass: {why}"),
+        None => format!("{quiet:.1} s pass"),
     };
     Rung {
         time: before.time,
@@ -386,10 +393,19 @@ fn repeat_rung(folded: &[Rung], k: usize, again: usize) -> Rung {
     } else {
         format!("{again} more times")
     };
+    // One arrow again and again: say which PSNs the copies carry.
+    let psn = |r: &Rung| {
+        let at = r.label.find(" PSN ")? + 5;
+        r.label[at..].split([' ', '.']).next()?.parse::<u32>().ok()
+    };
+    let psns = match (k, psn(&folded[0]), folded.last().and_then(psn)) {
+        (1, Some(a), Some(b)) if a != b => format!(" (PSN {a} to {b})"),
+        _ => String::new(),
+    };
     Rung {
         time: folded[0].time,
         from: None,
-        label: format!("{arrows}, {times}"),
+        label: format!("{arrows}, {times}{psns}"),
         note: String::new(),
         count: folded.iter().map(|r| r.count).sum(),
         frames: (folded[0].frames.0, folded[folded.len() - 1].frames.1),
@@ -401,7 +417,7 @@ fn repeat_rung(folded: &[Rung], k: usize, again: usize) -> Rung {
 /// Rungs beyond a screen: the longest stretch without a pause keeps its
 /// first and last arrows, and what is between them is one note that
 /// counts its packets by sender and kind and names their frames.
-fn sum_up(rungs: Vec<Rung>) -> Vec<Rung> {
+fn sum_up(rungs: Vec<Rung>, ps: &[Shown], addrs: &Addrs) -> Vec<Rung> {
     if rungs.len() <= SCREEN {
         return rungs;
     }
@@ -418,7 +434,7 @@ fn sum_up(rungs: Vec<Rung>) -> Vec<Rung> {
     let cut = b - a;
     let (a, b) = (a + (cut - excess) / 2, a + (cut - excess) / 2 + excess);
     let mut out = rungs[..a].to_vec();
-    out.push(summary(&rungs[a..b]));
+    out.push(summary(&rungs[a..b], ps, addrs));
     out.extend_from_slice(&rungs[b..]);
     out
 }
@@ -437,24 +453,28 @@ fn stretches(rungs: &[Rung]) -> Vec<(usize, usize)> {
     out
 }
 
-/// One note for `rungs`: how many packets of each kind each side sent,
-/// in the order they first came, and their frames.
-fn summary(rungs: &[Rung]) -> Rung {
-    // Per sender and kind: arrows (a message of several packets is one)
-    // and packets.
+/// One note for `rungs`: how many messages and packets of each kind each
+/// side sent in their frames, counted on the packets themselves (`ps`),
+/// in the order they first came.
+fn summary(rungs: &[Rung], ps: &[Shown], addrs: &Addrs) -> Rung {
+    let (first, last) = (&rungs[0], &rungs[rungs.len() - 1]);
+    let frames = (first.frames.0, last.frames.1);
+    // Per sender and kind: messages (a First or an Only starts one; an
+    // unsegmented packet is one) and packets.
     let mut kinds: Vec<(Option<Side>, String, usize, usize)> = Vec::new();
-    for r in rungs.iter().filter(|r| r.from.is_some()) {
-        let kind = r.label.split(" QP ").next().unwrap_or(&r.label);
-        let kind = kind.split(" (").next().unwrap_or(kind).to_string();
-        match kinds
-            .iter_mut()
-            .find(|(f, k, ..)| *f == r.from && *k == kind)
-        {
+    for (_, p) in ps.iter().filter(|(f, _)| (frames.0..=frames.1).contains(f)) {
+        let (kind, part) = match p.what.rsplit_once(' ') {
+            Some((k, part @ ("First" | "Middle" | "Last" | "Only"))) => (k.to_string(), part),
+            _ => (kind_of(p), "Only"),
+        };
+        let starts = u32::from(matches!(part, "First" | "Only")) as usize;
+        let from = p.from(addrs);
+        match kinds.iter_mut().find(|(f, k, ..)| *f == from && *k == kind) {
             Some((_, _, n, packets)) => {
-                *n += 1;
-                *packets += r.count;
+                *n += starts;
+                *packets += 1;
             }
-            None => kinds.push((r.from, kind, 1, r.count)),
+            None => kinds.push((from, kind, starts, 1)),
         }
     }
     let said: Vec<String> = kinds
@@ -468,20 +488,18 @@ fn summary(rungs: &[Rung]) -> Rung {
             }
         })
         .collect();
-    let first = &rungs[0];
-    let last = &rungs[rungs.len() - 1];
     Rung {
         time: first.time,
         from: None,
         label: format!(
             "frames {}-{}, interleaved: {}",
-            first.frames.0,
-            last.frames.1,
+            frames.0,
+            frames.1,
             said.join(", ")
         ),
         note: String::new(),
         count: rungs.iter().map(|r| r.count).sum(),
-        frames: (first.frames.0, last.frames.1),
+        frames,
         headers: Vec::new(),
         cause: None,
     }
@@ -633,17 +651,47 @@ fn fit(text: &str, per_char: f64) -> String {
     cut
 }
 
+/// `text` in lines of at most `width` characters, broken between words,
+/// at most `most` lines (the last cut with `…` when more is left).
+fn wrapped(text: &str, width: usize, most: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    if lines.len() > most {
+        lines.truncate(most);
+        let last = lines.last_mut().expect("most > 0");
+        *last = fit(&format!("{last} …"), 560.0 / width as f64);
+    }
+    lines
+}
+
 /// One rung of [`svg`] at height `y`.
 fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize) -> String {
     let (x1, x2) = match r.from {
         Some(Side::Server) => (x_server, x_client),
         Some(Side::Client) => (x_client, x_server),
         None => {
+            // A note in up to two lines; the whole in its hover text.
+            let lines = wrapped(&format!("({})", r.label), (560.0 / 6.6) as usize, 2);
+            let spans: String = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let dy = if i == 0 { 0 } else { 13 };
+                    format!("<tspan x=\"{mid}\" dy=\"{dy}\">{}</tspan>", escape(l))
+                })
+                .collect();
+            let y0 = if lines.len() > 1 { y - 2 } else { y + 4 };
             return format!(
-                "<text x=\"{mid}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#555\" font-size=\"11\"><title>{}</title>({})</text>\n",
-                y + 4,
-                escape(&r.label),
-                escape(&fit(&r.label, 6.6))
+                "<text x=\"{mid}\" y=\"{y0}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#555\" font-size=\"11\"><title>{}</title>{spans}</text>\n",
+                escape(&r.label)
             );
         }
     };
@@ -852,10 +900,10 @@ mod tests {
         };
         let r = rungs(&ps, &a, Some(&waits));
         assert_eq!(r[2].from, None);
-        assert_eq!(r[2].label, "3.0 s without a packet: the original waits");
+        assert_eq!(r[2].label, "3.0 s pass: the original waits");
         assert_eq!(r.len(), 5);
         let r = rungs(&ps, &a, None);
-        assert_eq!(r[2].label, "3.0 s without a packet");
+        assert_eq!(r[2].label, "3.0 s pass");
     }
 
     #[test]
@@ -900,7 +948,19 @@ mod tests {
             .collect();
         assert_eq!(sum.len(), 1, "{r:#?}");
         assert!(
-            sum[0].label.contains("× RC Send Only from the client"),
+            sum[0].label.contains("× RC Send from the client"),
+            "{}",
+            sum[0].label
+        );
+        // Counted on the packets: every one of its frames is in a count.
+        let counted: usize = sum[0]
+            .label
+            .split(|c: char| !c.is_ascii_digit() && c != '×')
+            .filter_map(|w| w.strip_suffix('×')?.parse::<usize>().ok())
+            .sum();
+        assert_eq!(
+            counted,
+            sum[0].frames.1 - sum[0].frames.0 + 1,
             "{}",
             sum[0].label
         );
@@ -972,7 +1032,10 @@ mod tests {
         );
         let many: Vec<Packet> = (0..12).map(read).collect();
         let folded = rungs(&many, &a, None);
-        assert_eq!(folded[1].label, "the arrow above, 11 more times");
+        assert_eq!(
+            folded[1].label,
+            "the arrow above, 11 more times (PSN 1 to 11)"
+        );
     }
 
     #[test]

@@ -167,6 +167,11 @@ fn headers<'a>(get: &impl Fn(&str) -> &'a str, what: &str) -> Vec<String> {
     if get("infiniband.bth.opcode").is_empty() {
         return Vec::new();
     }
+    // A CM message is a management datagram (MAD) in a UD SEND to QP 1.
+    let opcode = match what.strip_prefix("CM ") {
+        Some(msg) => format!("UD Send Only, carrying the MAD of a CM {msg}"),
+        None => what.to_string(),
+    };
     let mut h = vec![
         format!(
             "IPv4: TTL {}, DSCP {} (the GRH's hop limit and traffic class; RoCE v2 sends no GRH)",
@@ -178,7 +183,7 @@ fn headers<'a>(get: &impl Fn(&str) -> &'a str, what: &str) -> Vec<String> {
             get("udp.srcport")
         ),
         format!(
-            "BTH: opcode {} ({what}), SE {}, A {}, pad {} B, P_Key {}, dest QP {}, PSN {psn}",
+            "BTH: opcode {} ({opcode}), SE {}, A {}, pad {} B, P_Key {}, dest QP {}, PSN {psn}",
             get("infiniband.bth.opcode"),
             u8::from(set(get("infiniband.bth.se"))),
             u8::from(set(get("infiniband.bth.a"))),

@@ -411,7 +411,7 @@ pub fn scenarios() -> Vec<Scenario> {
             exercise: Some(Exercise {
                 question: "Send multicast messages larger than the path MTU: `mckey -m 239.255.1.1 -b 192.0.2.1 -s -S 2000`.",
                 predict: "RC cuts a long message into First, Middle and Last packets. Can UD? What does mckey do with 2000-byte messages on a 1024-byte MTU?",
-                explain: "UD carries each message in exactly one packet: there is no connection to keep pieces in order or to put them together again, so a UD message can be no longer than the path MTU. mckey checks the size against the port's active MTU before it sends anything and refuses, in one line; nothing of it reaches the wire.",
+                explain: "UD carries each message in exactly one packet: there is no connection to keep pieces in order or to put them together again, so a UD message can be no longer than the path MTU. mckey checks the size against the port's active MTU before it sends anything and refuses, with one error line; nothing of it reaches the wire.",
             }),
             ..Scenario::BASE
         },

@@ -211,7 +211,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 },
             ],
             exercise: Some(Exercise {
-                question: "Read the manual's `connect_qp`: it sends the buffer's address as `htonl((uintptr_t)res->buf)` and decodes it with `ntohl`. Then find the server's 34-byte `cm_con_data_t` in the capture above: its first 8 bytes are the address, big-endian.",
+                question: "Read the manual's `connect_qp` (Rev 1.4's listing; later copies of the program use `htonll`): it sends the buffer's address as `htonl((uintptr_t)res->buf)` and decodes it with `ntohl`. Then find the server's 34-byte `cm_con_data_t` in the capture above: its first 8 bytes are the address, big-endian.",
                 predict: "What address does the server advertise in this run? What would a client built from the manual's code use as the RDMA target?",
                 explain: "The server's buffer is at an address above 4 GiB (`0x7f...`, as user-space heap addresses on x86-64 Linux usually are). `htonl` and `ntohl` work on 32 bits, so the manual's client would keep only the low 32 bits of it, and its RDMA Read and Write would name an address that is not the buffer's: the responder refuses them with a remote access error. This port sends all 64 bits, and the wire shows it: the RETH of the client's Read and Write carries exactly the address the server advertised.",
             }),
@@ -242,9 +242,9 @@ pub fn scenarios() -> Vec<Scenario> {
             ])
             .counts(CLIENT_SEES_SERVER),
             exercise: Some(Exercise {
-                question: "Leave out -g on both sides: `rc_example -d rxe0` on the server, `rc_example -d rxe0 192.0.2.1` on the client, on a RoCE port.",
+                question: "Leave out -g (and -d) on both sides, on a RoCE port: `rc_example` on the server, `rc_example 192.0.2.1` on the client.",
                 predict: "Do the QPs reach RTS? Which GID, if any, does each side put in the address handle it moves to RTR with?",
-                explain: "The manual's program sets `is_global = 0` when no GID index is given: its address handle has no GRH fields and no GID. InfiniBand can reach a peer in the same subnet by its LID alone; RoCE has no LIDs and addresses a peer only by its GID (on RoCE v2 the GRH's fields become the IPv4 header), so the kernel refuses the move to RTR with EINVAL. This port picks, on a RoCE port, the RoCE v2 GID that maps the port's IPv4 address and says so in its first line; each side then prints the other's GID (`Remote GID`, ending in the peer's address) and the exchange runs as with -g.",
+                explain: "The manual's program sets `is_global = 0` when no GID index is given: its address handle has no GRH fields and no GID. InfiniBand can reach a peer in the same subnet by its LID alone; RoCE has no LIDs and addresses a peer only by its GID (on RoCE v2 the GRH's fields become the IPv4 header), so the kernel refuses the move to RTR with EINVAL. This port picks, on a RoCE port, the RoCE v2 GID that maps the port's IPv4 address and says so in one line (`port 1 is Ethernet (RoCE) and no GID index was given: using GID index ...`); each side then prints the other's GID (`Remote GID`, ending in the peer's address) and the exchange runs as with -g.",
             }),
             ..Scenario::BASE
         },

@@ -9,7 +9,11 @@ pub fn resent(packets: &[&Packet]) -> Vec<bool> {
     let mut sent = std::collections::HashSet::new();
     packets
         .iter()
-        .map(|p| p.resend_key().is_some_and(|k| !sent.insert(k)))
+        .map(|p| {
+            // TCP's own retransmissions, as tshark's analysis marks them.
+            p.info.starts_with("[TCP Retransmission]")
+                || p.resend_key().is_some_and(|k| !sent.insert(k))
+        })
         .collect()
 }
 

@@ -260,6 +260,16 @@ fn packets_named(what: &str, n: usize) -> String {
     }
 }
 
+/// Bytes in words: as text where they print, in hex where they do not.
+fn bytes_shown(bytes: &[u8]) -> String {
+    if bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!("\"{}\"", String::from_utf8_lossy(bytes))
+    } else {
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("the bytes {}", hex.join(" "))
+    }
+}
+
 impl std::fmt::Display for Wire {
     /// The fact in words, as the handout lists it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -306,9 +316,9 @@ impl std::fmt::Display for Wire {
             ),
             Wire::PrivateData { from, what, begins } => write!(
                 f,
-                "the {}'s first `{what}` carries private data that begins with \"{}\"",
+                "the {}'s first `{what}` carries private data that begins with {}",
                 from.name(),
-                String::from_utf8_lossy(begins)
+                bytes_shown(begins)
             ),
             Wire::To { from, what, addr } => write!(
                 f,

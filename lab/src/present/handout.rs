@@ -7,7 +7,7 @@
 
 use crate::capture::ladder::escape;
 use crate::host::lab::LabReport;
-use crate::model::{Addrs, Cmd, Exercise, Outcome, Params, Scenario, SideOutcome};
+use crate::model::{glob_match, Addrs, Cmd, Exercise, Outcome, Params, Scenario, SideOutcome};
 use crate::{base, catalog, model};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -127,46 +127,70 @@ fn whole_stdout(scenario: &str, host: &str) -> String {
     format!("transcripts/{scenario}.{host}.txt")
 }
 
-/// `stdout` as the handout prints it: whole, or its first lines, then
-/// what was left out (how many lines, where all of them are) and its last
-/// lines.
-fn shortened(stdout: &str, link: &str) -> (String, Option<(String, String)>) {
+/// A stretch of a shortened transcript: lines kept, or how many were left
+/// out.
+enum Piece {
+    /// Lines as the program printed them.
+    Lines(String),
+    /// This many lines left out.
+    Gap(usize),
+}
+
+/// `stdout` as the handout prints it: whole, or its first and last lines
+/// and every line that matches one of `keep` (the lines the lab expects
+/// of it, which say what the run is about), with how many lines each gap
+/// leaves out.
+fn shortened(stdout: &str, keep: &[String]) -> Vec<Piece> {
     let lines: Vec<&str> = stdout.lines().collect();
-    if lines.len() <= TRANSCRIPT_LINES {
-        let mut s = stdout.to_string();
-        if !s.is_empty() && !s.ends_with('\n') {
-            s.push('\n');
+    let (head, tail) = (10, 6);
+    let kept: Vec<bool> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            lines.len() <= TRANSCRIPT_LINES
+                || i < head
+                || i + tail >= lines.len()
+                || keep.iter().any(|p| glob_match(p, l.trim_end()))
+        })
+        .collect();
+    let mut out: Vec<Piece> = Vec::new();
+    for (line, k) in lines.iter().zip(&kept) {
+        match (out.last_mut(), k) {
+            (Some(Piece::Lines(text)), true) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            (Some(Piece::Gap(n)), false) => *n += 1,
+            (_, true) => out.push(Piece::Lines(format!("{line}\n"))),
+            (_, false) => out.push(Piece::Gap(1)),
         }
-        return (s, None);
     }
-    let (head, tail) = (12, 8);
-    let left_out = lines.len() - head - tail;
-    let gap = format!("({left_out} more lines: all {} in {link})", lines.len());
-    let rest = lines[lines.len() - tail..].join("\n") + "\n";
-    (lines[..head].join("\n") + "\n", Some((gap, rest)))
+    out
 }
 
 fn transcript(
     scenario: &str,
     host: &str,
     cmd: &Cmd,
-    params: &Params,
     side: Option<&SideOutcome>,
+    keep: &[String],
 ) -> String {
     let link = whole_stdout(scenario, host);
-    let mut h = escape(&format!("{host}$ {}\n", command_line(cmd, params)));
+    let mut h = escape(&format!("{host}$ {}\n", command_line(cmd, &lab_params())));
     let Some(o) = side else {
         h += "(no result: the lab did not run it)\n";
         return format!("<pre class=\"transcript\">{h}</pre>\n");
     };
-    let (head, gap) = shortened(&o.stdout, &link);
-    h += &escape(&head);
-    let mut rest = String::new();
-    if let Some((gap, tail)) = gap {
-        let said = escape(&gap).replace(&link, &format!("<a href=\"{link}\">{link}</a>"));
-        h += &format!("<span class=\"gap\">{said}</span>\n");
-        rest += &tail;
+    let all = o.stdout.lines().count();
+    for piece in shortened(&o.stdout, keep) {
+        h += &match piece {
+            Piece::Lines(text) => escape(&text),
+            Piece::Gap(n) => format!(
+                "<span class=\"gap\">({n} more lines: all {all} in <a href=\"{link}\">{link}</a>)</span>\n"
+            ),
+        };
     }
+    let mut rest = String::new();
     for line in o.stderr.lines() {
         rest += line;
         rest += "\n";
@@ -180,6 +204,16 @@ fn transcript(
     format!("<pre class=\"transcript\">{h}</pre>\n")
 }
 
+/// The lines the lab expects of one side, their addresses filled in as
+/// the two-host lab has them: the lines a shortened transcript keeps.
+fn expected_lines(patterns: &[String]) -> Vec<String> {
+    let addrs = model::Mode::TwoHosts.addrs();
+    patterns
+        .iter()
+        .filter_map(|p| model::expand(p, addrs.as_ref()))
+        .collect()
+}
+
 fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
     let mut h = String::from("<div class=\"sides\">\n");
     if let Some(cmd) = &s.server {
@@ -187,8 +221,8 @@ fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
             &s.name,
             "hostA",
             cmd,
-            &lab_params(),
             o.and_then(|o| o.server.as_ref()),
+            &expected_lines(&s.server_expect.stdout),
         );
     }
     if let Some(cmd) = &s.client {
@@ -196,8 +230,8 @@ fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
             &s.name,
             "hostB",
             cmd,
-            &lab_params(),
             o.and_then(|o| o.client.as_ref()),
+            &expected_lines(&s.client_expect.stdout),
         );
     }
     h + "</div>\n"
@@ -222,7 +256,7 @@ fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
     let rest: String = tail.chunks(LADDER_PART).map(figure).collect();
     let table = anatomy(&rungs);
     let h = format!(
-        "<div class=\"wire\"><div class=\"keep\"><h4>On the wire</h4>\n<p>Every packet between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n{first}</div>\n{rest}</div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{table}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{table}</div>\n",
+        "<div class=\"wire\"><div class=\"keep\"><h4>On the wire</h4>\n<p>The examples' packets between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n{first}</div>\n{rest}</div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{table}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{table}</div>\n",
         s.name,
     );
     h + &facts(s, packets, addrs)
@@ -259,9 +293,9 @@ const ANATOMY: &[(&str, &str)] = &[
     ("an RC SEND: the BTH alone", "BTH: opcode 4 "),
     ("an RDMA Read Request: the BTH and a RETH", "RETH: "),
     ("an acknowledgement: the BTH and an AETH", "AETH: "),
-    ("a UD multicast SEND: the BTH, a DETH and ImmDt", "DETH: "),
+    ("a UD multicast SEND: the BTH, a DETH and ImmDt", "ImmDt: "),
     (
-        "a CM ConnectRequest: a management datagram to QP 1",
+        "a CM ConnectRequest: a management datagram in a UD SEND to QP 1, with a DETH",
         "CM REQ: ",
     ),
 ];
@@ -316,7 +350,7 @@ fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> Strin
         return String::new();
     }
     let mut h = String::from(
-        "<p>What this capture must show, each checked on it by the lab:</p>\n\
+        "<p class=\"facts-intro\">What this capture must show, each checked on it by the lab:</p>\n\
          <ul class=\"facts\">\n",
     );
     for fact in s.wire {
@@ -337,7 +371,8 @@ fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> Strin
 /// How to read a ladder: its columns, colours and marks.
 const LEGEND: &str = "### How to read a packet ladder\n\n\
 Each chapter draws the packets of the lab's run between host A (the server, left) and host B (the client, right), one arrow per packet or per message, top to bottom in time order. \
-On the left of each arrow: the seconds since the run began and the frame number in the run's capture (`#12`, or `#14-112` for a message of many packets), which Wireshark shows for the same packet. \
+On the left of each arrow: the seconds since the run began, and the frame number in the run's capture (`#12`, or `#14-112` for a message of many packets): the number Wireshark gives the same packet (Wireshark counts its times from the capture's first frame instead). \
+A ladder draws the packets the examples send: the capture also holds what it leaves out (bare TCP acknowledgements, IPv6 housekeeping, another run's ARP). \
 Above an arrow: what it is, its destination QP and PSN and its length; below it: what it carries (the start of its payload, an RDMA target's address and rkey, immediate data). \
 Colours: blue for the RDMA transport (SENDs, RDMA Reads and Writes, acknowledgements), purple for the RDMA connection manager's messages, green for the TCP side channel, grey for ARP and IGMP. \
 A thick arrow stands for several packets (a message cut at the MTU: First, Middles, Last). \
@@ -397,7 +432,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
         .find(|(head, _)| head.starts_with(CHAPTER_SECTIONS[5]));
     if let Some((_, body)) = wrong {
         h += &format!(
-            "<aside class=\"manual\"><h3>What the manual's program gets wrong</h3>\n<p>Each is a good place to read the manual's code.</p>\n{}</aside>\n",
+            "<aside class=\"manual\"><h3>What the original program gets wrong</h3>\n<p>Each is a good place to read the original's code.</p>\n{}</aside>\n",
             markdown(body)
         );
     }
@@ -468,11 +503,18 @@ pub fn key_html(report: &LabReport) -> String {
         .addrs()
         .expect("the two-host lab has addresses");
     let mut h = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rdma-examples: the instructor's key</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>rdma-examples: the instructor's key</h1>\n<p>The answers to the handout's exercises, from the same run: frame numbers are those of the captures in <code>pcaps/</code>.</p>\n"
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rdma-examples: the instructor's key</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>rdma-examples: the instructor's key</h1>\n<p>The answers to the handout's exercises and its \"check yourself\" questions, from the same run: frame numbers are those of the captures in <code>pcaps/</code>.</p>\n"
     );
+    let root = base::workspace::workspace_root();
     for p in EXAMPLES {
         h += &format!("<section class=\"chapter\" id=\"{p}\">\n<h2>{p}</h2>\n");
         h += &exercises(report, p, &addrs, true);
+        let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
+        let check = read_readme(&md, &[CHAPTER_SECTIONS[4]]);
+        if let Some((heading, body)) = check.sections.first() {
+            let open = markdown(body).replace("<details>", "<details open>");
+            h += &format!("<h3>{}</h3>\n{open}", escape(heading));
+        }
         h += "</section>\n";
     }
     h + "</body>\n</html>\n"
@@ -503,6 +545,8 @@ nav li { margin: .1em 0; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
   figure, .keep, .exercise, .prediction { break-inside: avoid; }
+  .anatomy.print > p, p.facts-intro { break-after: avoid; }
+  details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
   pre { break-inside: auto; }
   a { color: inherit; }
@@ -533,9 +577,8 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
     h += &markdown(LEGEND);
     let primer = fs::read_to_string(root.join(PRIMER)).unwrap_or_default();
     let primer = read_readme(&primer, &[]);
-    h += "<nav><h2>Contents</h2><ol>\n";
     h += &format!(
-        "<li><a href=\"#primer\">{}</a></li>\n",
+        "<nav><h2>Contents</h2><p><a href=\"#primer\">{}</a></p><ol>\n",
         inline(&primer.title)
     );
     for p in EXAMPLES {
@@ -1123,26 +1166,34 @@ mod tests {
             stderr: String::new(),
         };
         let cmd = Cmd::new("srq", &["-s"]);
-        let h = transcript("srq", "hostA", &cmd, &lab_params(), Some(&side));
-        assert!(h.contains("recv count: 12\n<span"), "{h}");
-        assert!(!h.contains("recv count: 13\n"), "{h}");
-        assert!(h.contains(
-            "(80 more lines: all 100 in <a href=\"transcripts/srq.hostA.txt\">transcripts/srq.hostA.txt</a>)"
-        ));
-        assert!(h.contains("recv count: 93\n") && h.contains("recv count: 100\n(exit 0)"));
+        let keep = ["recv count: 50".to_string()];
+        let h = transcript("srq", "hostA", &cmd, Some(&side), &keep);
+        let gap = |n: usize| {
+            format!(
+                "<span class=\"gap\">({n} more lines: all 100 in <a href=\"transcripts/srq.hostA.txt\">transcripts/srq.hostA.txt</a>)</span>"
+            )
+        };
+        // The first 10, the kept line, the last 6, and the gaps between.
+        assert!(
+            h.contains(&format!("recv count: 10\n{}\nrecv count: 50\n", gap(39))),
+            "{h}"
+        );
+        assert!(
+            h.contains(&format!("recv count: 50\n{}\nrecv count: 95\n", gap(44))),
+            "{h}"
+        );
+        assert!(!h.contains("recv count: 11\n") && h.contains("recv count: 100\n(exit 0)"));
         let short = SideOutcome {
             stdout: "one\ntwo\n".into(),
             ..side
         };
-        let h = transcript("srq", "hostA", &cmd, &lab_params(), Some(&short));
+        let h = transcript("srq", "hostA", &cmd, Some(&short), &[]);
         assert!(
             h.contains("one\ntwo\n(exit 0)") && !h.contains("gap"),
             "{h}"
         );
     }
 
-    /// The print's checks read pdftotext's output: a page whose last line
-    /// is a heading, and the ladders' smallest text in points.
     #[test]
     fn a_stranded_heading_and_small_ladder_text_are_found() {
         let heads = headings(
