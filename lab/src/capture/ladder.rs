@@ -1068,4 +1068,106 @@ mod tests {
         let svg = svg(&rungs(&[p], &a, None), &a);
         assert!(svg.contains("&quot;&lt;b&gt;&amp;&quot;&quot;"), "{svg}");
     }
+
+    /// How many of `packets` a ladder draws (another scenario's ARP, say,
+    /// it leaves out): what its arrows' counts must add up to.
+    fn drawn(packets: &[Packet], a: &Addrs) -> usize {
+        packets
+            .iter()
+            .filter(|p| shown(p, a, packets) && p.from(a).is_some())
+            .count()
+    }
+
+    /// The packets a note (`the N arrows above, K more times`) stands
+    /// for carry nothing the block it repeats does not: a fold never
+    /// merges another message into the one above it.
+    fn folds_repeat_only_their_block(packets: &[Packet], r: &[Rung]) -> usize {
+        let mut folds = 0;
+        let seen = |from: usize, to: usize| -> Vec<(String, Vec<u8>)> {
+            packets[from - 1..to]
+                .iter()
+                .map(|p| (p.what.clone(), p.payload.clone()))
+                .collect()
+        };
+        for (i, rung) in r.iter().enumerate() {
+            let Some(n) = rung
+                .label
+                .strip_prefix("the ")
+                .and_then(|l| l.split(' ').next()?.parse::<usize>().ok())
+                .or_else(|| rung.label.starts_with("the arrow above").then_some(1))
+            else {
+                continue;
+            };
+            let block = seen(r[i - n].frames.0, r[i - 1].frames.1);
+            for p in seen(rung.frames.0, rung.frames.1) {
+                assert!(block.contains(&p), "{} folds in {p:?}", rung.label);
+            }
+            folds += 1;
+        }
+        folds
+    }
+
+    /// The first 3000 frames of a two-VM run's apm pair (payloads cut to
+    /// 32 bytes): the client's and the server's 1 MB messages alternate
+    /// on the wire, and so do their arrows (the ladder once showed the
+    /// client's five, then the server's).
+    #[test]
+    fn apm_capture_keeps_its_alternating_messages_in_time_order() {
+        let packets = capture::parse(include_str!("../../tests/data/apm_start.tsv"));
+        let a = addrs();
+        let r = rungs(&packets, &a, crate::catalog::find("apm"));
+        assert!(faults(&r).is_empty(), "{:?}", faults(&r));
+        assert_eq!(
+            r.iter().map(|r| r.count).sum::<usize>(),
+            drawn(&packets, &a)
+        );
+        let senders: Vec<_> = r
+            .iter()
+            .filter(|r| r.label.starts_with("RC Send QP"))
+            .map(|r| r.from)
+            .collect();
+        let (s, c) = (Some(Side::Server), Some(Side::Client));
+        assert_eq!(senders, [c, s, c], "{r:#?}");
+        folds_repeat_only_their_block(&packets, &r);
+    }
+
+    /// The first 1000 frames of a two-VM run's srq pair: the client's
+    /// messages go round its four QPs, each its own arrow in the order
+    /// sent (the ladder once drew them as "to 4 QPs"), and no fold merges
+    /// a different message into another.
+    #[test]
+    fn srq_capture_keeps_each_qps_message_in_time_order() {
+        let packets = capture::parse(include_str!("../../tests/data/srq_start.tsv"));
+        let a = addrs();
+        let r = rungs(&packets, &a, crate::catalog::find("srq"));
+        assert!(faults(&r).is_empty(), "{:?}", faults(&r));
+        assert_eq!(
+            r.iter().map(|r| r.count).sum::<usize>(),
+            drawn(&packets, &a)
+        );
+        let qps: Vec<&str> = r
+            .iter()
+            .filter(|r| r.from == Some(Side::Client) && r.label.starts_with("RC Send QP"))
+            .filter_map(|r| r.label.split(' ').nth(3))
+            .collect();
+        assert!(qps.len() >= 4, "{r:#?}");
+        let mut first_four = qps[..4].to_vec();
+        first_four.dedup();
+        assert_eq!(first_four.len(), 4, "{qps:?}");
+        let firsts: Vec<u32> = packets
+            .iter()
+            .filter(|p| p.from(&a) == Some(Side::Client) && p.what == "RC Send First")
+            .filter_map(|p| p.dest_qp)
+            .take(4)
+            .collect();
+        let drawn: Vec<u32> = qps[..4]
+            .iter()
+            .filter_map(|q| u32::from_str_radix(q.trim_start_matches("0x"), 16).ok())
+            .collect();
+        assert_eq!(
+            drawn, firsts,
+            "the arrows' QPs in the order the packets went"
+        );
+        assert!(folds_repeat_only_their_block(&packets, &r) > 0, "{r:#?}");
+    }
 }

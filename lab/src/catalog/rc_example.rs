@@ -66,6 +66,30 @@ else
   echo "left after the QPs were connected"
 fi"#;
 
+/// `/usr/bin/python3 -c RC_EXAMPLE_PEER MODE {server_ip} {dev} {gid_idx}`:
+/// a stand-in peer of the handout's exercises that speaks rc_example's side
+/// channel with a real RC QP of its own (rdma-core's pyverbs, Debian's
+/// python3-pyverbs, hence Debian's own interpreter) and does one thing
+/// wrong: `rnr`, a client that posts no receive; `bad_rkey`, a server that
+/// advertises an rkey its buffer does not have. The faithful program gains
+/// no option for either.
+const RC_EXAMPLE_PEER: &str = include_str!("../../standins/rc_example_peer.py");
+
+/// The stand-in's command in `mode`.
+fn rc_peer(mode: &str) -> Cmd {
+    Cmd::new(
+        "/usr/bin/python3",
+        &[
+            "-c",
+            RC_EXAMPLE_PEER,
+            mode,
+            "{server_ip}",
+            "{dev}",
+            "{gid_idx}",
+        ],
+    )
+}
+
 /// The pair and its error paths.
 // A table: one entry per scenario, each read on its own.
 #[allow(clippy::too_many_lines)]
@@ -245,6 +269,127 @@ pub fn scenarios() -> Vec<Scenario> {
                 question: "Leave out -g (and -d) on both sides, on a RoCE port: `rc_example` on the server, `rc_example 192.0.2.1` on the client.",
                 predict: "Do the QPs reach RTS? Which GID, if any, does each side put in the address handle it moves to RTR with?",
                 explain: "The manual's program sets `is_global = 0` when no GID index is given: its address handle has no GRH fields and no GID. InfiniBand can reach a peer in the same subnet by its LID alone; RoCE has no LIDs and addresses a peer only by its GID (on RoCE v2 the GRH's fields become the IPv4 header), so the kernel refuses the move to RTR with EINVAL. This port picks, on a RoCE port, the RoCE v2 GID that maps the port's IPv4 address and says so in one line (`port 1 is Ethernet (RoCE) and no GID index was given: using GID index ...`); each side then prints the other's GID (`Remote GID`, ending in the peer's address) and the exchange runs as with -g.",
+            }),
+            ..Scenario::BASE
+        },
+        // The handout's RNR exercise: the server's SEND reaches a QP with no
+        // receive posted (the stand-in client's), and the manual's
+        // rnr_retry of 0 turns the one RNR NAK into a failed completion.
+        Scenario {
+            name: "rc_example_rnr_nak".into(),
+            package: "rc_example",
+            server: Some(rc_server()),
+            client: Some(rc_peer("rnr")),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect {
+                stdout: owned(&[
+                    "QP state was change to RTS",
+                    "Send Request was posted",
+                    "completion was found in CQ with status 0xd",
+                    "test result is 1",
+                ]),
+                ..Expect::fails(&[
+                    "poll completion failed: got bad completion with status: 0xd \
+                     (RNR retry counter exceeded), vendor syndrome: 0x0",
+                ])
+            }
+            .within(15),
+            client_expect: Expect::ok(&[
+                "QP connected, no receive posted",
+                "synced 'Q'; the server sends now",
+                "the server closed the connection",
+            ]),
+            placement: Placement::Vms,
+            packages: &["python3-pyverbs"],
+            wire: &[
+                Wire::Count { from: Side::Server, what: "RC Send Only", n: 1, len: Some(21) },
+                Wire::Aeth { from: Side::Client, says: "RNR NAK*", n: 1 },
+                Wire::Count { from: Side::Client, what: "RC RDMA Read Request", n: 0, len: None },
+            ],
+            causes: &[
+                Cause {
+                    from: Side::Client,
+                    label: "RC Acknowledge*",
+                    call: "the stand-in client's transport: the SEND found no receive posted, \
+                           so it answers with an RNR NAK (no verb call)",
+                },
+                Cause {
+                    from: Side::Client,
+                    label: "TCP :19875*",
+                    call: "the stand-in client (pyverbs): rc_example's side channel, byte for \
+                           byte (its cm_con_data_t, then the sync Q)",
+                },
+            ],
+            exercise: Some(Exercise {
+                question: "A stand-in client (a short pyverbs program, `lab/standins/rc_example_peer.py`) connects its QP to the real `rc_example -d rxe0 -g 1` server exactly as the manual's client does, but never posts a receive. The server then posts its SEND.",
+                predict: "What does the client's transport answer to the SEND? The manual's `modify_qp_to_rts` sets `rnr_retry = 0`: how many times does the server's QP send the message, and what does the server's completion say?",
+                explain: "A SEND consumes a receive that the responder posted beforehand; with none posted, the responder's transport cannot place the data, so it drops the packet and answers with a NAK of the RNR kind (Receiver Not Ready), whose AETH carries the timer code of the responder's `min_rnr_timer`: how long the requester should wait before it tries again. How often it tries again is the requester's `rnr_retry`; the manual sets 0, so there is no second try: the server's SEND completes at once with status 0xd, IBV_WC_RNR_RETRY_EXC_ERR, its QP moves to the error state, and the program fails in `poll_completion`. This is why the manual's client posts its receive in `connect_qp` before the sync byte Q: after Q the server may send at any moment. With `rnr_retry = 7` (retry for ever), the requester would send the message again after each RNR NAK until a receive appeared.",
+            }),
+            ..Scenario::BASE
+        },
+        // The handout's wrong-rkey exercise: the stand-in server advertises
+        // an rkey one more than its buffer's, and the client's RDMA Read
+        // meets the responder's NAK.
+        Scenario {
+            name: "rc_example_wrong_rkey".into(),
+            package: "rc_example",
+            server: Some(rc_peer("bad_rkey")),
+            client: Some(rc_client()),
+            ready: Ready::TcpListen(19875),
+            server_expect: Expect::ok(&[
+                "QP connected, advertised rkey 0x* (the buffer's is 0x*)",
+                "sent the SEND",
+                "synced 'R'; the client reads now",
+                "the client closed the connection",
+            ]),
+            client_expect: Expect {
+                stdout: owned(&[
+                    "Message is: 'SEND operation '",
+                    "RDMA Read Request was posted",
+                    "completion was found in CQ with status 0xa",
+                    "test result is 1",
+                ]),
+                ..Expect::fails(&[
+                    "poll completion failed 2: got bad completion with status: 0xa \
+                     (remote access error), vendor syndrome: 0x0",
+                ])
+            }
+            .counts(&[("RDMA Write Request was posted", 0)])
+            .within(15),
+            placement: Placement::Vms,
+            packages: &["python3-pyverbs"],
+            wire: &[
+                Wire::Count { from: Side::Server, what: "RC Send Only", n: 1, len: Some(21) },
+                Wire::Count { from: Side::Client, what: "RC RDMA Read Request", n: 1, len: Some(21) },
+                Wire::Aeth { from: Side::Server, says: "NAK: remote access error", n: 1 },
+                Wire::Count { from: Side::Server, what: "RC RDMA Read Response*", n: 0, len: None },
+                Wire::Count { from: Side::Client, what: "RC RDMA Write*", n: 0, len: None },
+            ],
+            causes: &[
+                Cause {
+                    from: Side::Server,
+                    label: "RC Acknowledge*",
+                    call: "the stand-in server's transport: the Read Request's rkey names no \
+                           memory region of its PD, so it answers with a NAK, remote access \
+                           error (no verb call)",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "RC Send Only*",
+                    call: "the stand-in server's post_send of IBV_WR_SEND (pyverbs), as \
+                           the manual's server does in 7.1.12",
+                },
+                Cause {
+                    from: Side::Server,
+                    label: "TCP :19875*",
+                    call: "the stand-in server (pyverbs): rc_example's side channel, byte for \
+                           byte (its cm_con_data_t with the wrong rkey, then the syncs Q and R)",
+                },
+            ],
+            exercise: Some(Exercise {
+                question: "A stand-in server (a short pyverbs program, `lab/standins/rc_example_peer.py`) serves the real `rc_example -d rxe0 -g 1 192.0.2.1` client as the manual's server does, but the rkey in its `cm_con_data_t` is one more than its buffer's. Compare the rkey the client prints as `Remote rkey` with the one in its RDMA Read Request's RETH.",
+                predict: "Does the RDMA Read Request leave the client? What answers it, and with what? What does the client's completion say, and does it go on to its RDMA Write?",
+                explain: "The requester does not check an rkey: it puts the rkey and the address it was given into the RETH, and the Read Request goes out. The responder's transport looks the rkey up among its memory regions (on a real NIC in hardware, on Soft-RoCE in `rdma_rxe`), finds none with that key, and answers with a NAK whose AETH says remote access error; no Read Response is sent and nothing of the server's memory is read. The client's completion has status 0xa, IBV_WC_REM_ACCESS_ERR, its QP moves to the error state, and the program fails in `poll_completion` before the RDMA Write. The server program is told nothing: an RDMA Read takes no part of the responder's CPU or of its program, so a wrong key shows only on the requester's side and on the wire. The same NAK is what the manual's 32-bit `htonl` address would meet: an address outside the registered buffer.",
             }),
             ..Scenario::BASE
         },

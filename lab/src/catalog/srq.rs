@@ -84,6 +84,26 @@ srq -a {server_ip} -p 51288 -q 1 -c 4 && echo 'second client served' || echo 'se
 chmod o+rw /dev/infiniband/rdma_cm
 wait $p; echo 'first client ended'";
 
+/// `-c 10 -w 3`'s messages in order: three of the client's, then the
+/// server's answer, three times, then the last one and its answer (each
+/// message's Last packet stands for it).
+const W3_BATCHES: &[(Side, &str)] = &[
+    (Side::Client, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Server, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Server, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Server, "RC Send Last"),
+    (Side::Client, "RC Send Last"),
+    (Side::Server, "RC Send Last"),
+];
+
 /// The pair, its variants and its error path.
 // A table: one entry per scenario, each read on its own.
 #[allow(clippy::too_many_lines)]
@@ -209,6 +229,19 @@ pub fn scenarios() -> Vec<Scenario> {
                 .counts(&[("send count: *, qp_num: *", 10), ("recv count: *", 4)]),
             timeout_secs: 90,
             verify: Some(receives_on::<4>),
+            // The batches on the wire: the exact counts make the order below
+            // the whole sequence, so no fourth message may slip before an
+            // answer.
+            wire: &[
+                Wire::Count { from: Side::Client, what: "RC Send Last", n: 10, len: None },
+                Wire::Count { from: Side::Server, what: "RC Send Last", n: 4, len: None },
+                Wire::InOrder(W3_BATCHES),
+            ],
+            exercise: Some(Exercise {
+                question: "Run srq with `-c 10 -w 3` on both sides: the server posts 3 receives to its SRQ (`-w`, `max_wr`), and the client sends at most 3 messages before it waits for a message from the server.",
+                predict: "In what order do the client's 10 messages and the server's messages cross the wire? How many does the server send? What would a client that sent a fourth message before the server's answer risk? And what credit code do the ACKs' AETHs carry?",
+                explain: "`-w` is both the depth of the server's SRQ and the client's batch: the client sends 3 messages, then waits; the server takes 3 receives out of its SRQ, posts each again, and sends one message, which tells the client it may send the next batch (the last batch holds one message, so the server sends 4 in all, as `send count: 4` says). This is flow control by the application: the server's message is the credit, and the client never has more messages in flight than the SRQ has receives. The ladder shows it as three 100000-byte messages from the client, then one from the server, three times, then the last message and the last answer. A fourth message sent early could find the SRQ empty and meet an RNR NAK; srq's connections would send it again after the RNR timer (librdmacm's default of 7 retries means for ever), so nothing would fail, but the wire would show the NAKs and the waits. RC has credits of its own in the AETH of each ACK, the count of receives the responder has posted; a QP on a shared receive queue has no receives of its own to count, so it advertises none, and every ACK in this capture carries credit code 31, which says so (Soft-RoCE sends 31 on every QP): only the program's batches keep the SRQ from running empty.",
+            }),
             ..Scenario::BASE
         },
         Scenario {
