@@ -1,6 +1,7 @@
 //! The model: what a scenario is and what a run of it produced, the lab's
 //! addresses and modes. It knows no table, no run and no report.
 
+pub mod mesh;
 pub mod mode;
 pub mod outcome;
 pub mod packet;

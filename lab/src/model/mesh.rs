@@ -1,0 +1,634 @@
+//! A fabric smoke test (`rdma-lab mesh`): which pairs of N hosts run the
+//! two-host lockstep in which round, and the plain data a mesh run
+//! produced, which the judge diagnoses and the presenter draws.
+//!
+//! Hosts are named by their rank, `0..n`. Nothing here knows how a round
+//! is carried out: the coordinator fills a [`MeshRun`] in.
+
+/// Which pairs of hosts a mesh run tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// Every unordered pair of hosts once: the whole fabric.
+    AllPairs,
+    /// Each host with its neighbours `i` and `i + 1 mod n`: a quick pass
+    /// that touches every host twice.
+    Ring,
+    /// One host (the rank given) with every other: is it reachable by all?
+    Star(usize),
+}
+
+impl Pattern {
+    /// The pattern's name as a report shows it (and [`Pattern::parse`]
+    /// reads it back): `all-pairs`, `ring`, `star:C`.
+    pub fn name(&self) -> String {
+        match self {
+            Pattern::AllPairs => "all-pairs".into(),
+            Pattern::Ring => "ring".into(),
+            Pattern::Star(c) => format!("star:{c}"),
+        }
+    }
+
+    /// A pattern from its [`Pattern::name`]; an error says what is accepted.
+    pub fn parse(s: &str) -> Result<Pattern, String> {
+        match s {
+            "all-pairs" => Ok(Pattern::AllPairs),
+            "ring" => Ok(Pattern::Ring),
+            _ => s
+                .strip_prefix("star:")
+                .and_then(|c| c.parse().ok())
+                .map(Pattern::Star)
+                .ok_or_else(|| {
+                    format!("unknown mesh pattern `{s}`: expected all-pairs, ring or star:RANK")
+                }),
+        }
+    }
+}
+
+/// Two hosts that run the lockstep together: `server` is the serving
+/// agent (it runs each scenario's server side), `client` the peer agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pair {
+    /// The rank of the serving agent's host.
+    pub server: usize,
+    /// The rank of the peer agent's host.
+    pub client: usize,
+}
+
+impl Pair {
+    /// Whether `rank` is one of the pair's hosts.
+    pub fn has(&self, rank: usize) -> bool {
+        self.server == rank || self.client == rank
+    }
+
+    /// The pair's other host than `rank` (the client when `rank` is neither).
+    pub fn other(&self, rank: usize) -> usize {
+        if self.client == rank {
+            self.server
+        } else {
+            self.client
+        }
+    }
+
+    /// Whether the pair joins `a` and `b`, in either role.
+    pub fn joins(&self, a: usize, b: usize) -> bool {
+        (self.server, self.client) == (a, b) || (self.server, self.client) == (b, a)
+    }
+}
+
+/// The rounds of a mesh run of `n` hosts: in a round no host appears
+/// twice, so its pairs can run in parallel. Fewer than two hosts have no
+/// rounds. A star whose centre is not one of the `n` hosts is an error
+/// (rather than an empty schedule, which would pass silently).
+///
+/// - `AllPairs`: the circle method, every unordered pair once, in `n - 1`
+///   rounds for even `n` and `n` for odd `n` (a host sits out each round).
+///   Who serves goes by the pair's distance around the circle, so each
+///   host serves `(n - 1) / 2` pairs, or one more.
+/// - `Ring`: the edges `(i, i + 1 mod n)`, each once, `i` serving: two
+///   rounds for even `n >= 4`, three for odd `n >= 3` (an odd cycle cannot
+///   be split in two), one for `n = 2`.
+/// - `Star(c)`: `c` with each other host, one a round (`n - 1` rounds),
+///   serving every other round so both of its roles are tried.
+pub fn schedule(n: usize, pattern: Pattern) -> Result<Vec<Vec<Pair>>, String> {
+    if let Pattern::Star(c) = pattern {
+        if c >= n {
+            return Err(format!(
+                "the star's centre, host {c}, is not one of the {n} hosts (ranks 0 to {})",
+                n.saturating_sub(1)
+            ));
+        }
+    }
+    if n < 2 {
+        return Ok(Vec::new());
+    }
+    Ok(match pattern {
+        Pattern::AllPairs => all_pairs(n),
+        Pattern::Ring => ring(n),
+        Pattern::Star(c) => star(n, c),
+    })
+}
+
+/// The pair of `a` and `b` with the server chosen by their distance
+/// around the circle of `n`: `a` serves when `b` is at most half way round
+/// after it. For even `n` the host exactly opposite is a tie, which the
+/// lower rank serves.
+// Inlined even unoptimised (LLVM's always-inliner runs at -O0): the
+// schedule calls it for each of a million pairs.
+#[inline(always)]
+fn oriented(n: usize, a: usize, b: usize) -> Pair {
+    let d = if b >= a { b - a } else { b + n - a };
+    let a_serves = 2 * d < n || (2 * d == n && a < b);
+    if a_serves {
+        Pair {
+            server: a,
+            client: b,
+        }
+    } else {
+        Pair {
+            server: b,
+            client: a,
+        }
+    }
+}
+
+/// The circle method: host `m - 1` stays put and the others turn one
+/// place a round; for odd `n` a phantom host `n` makes `m` even, and
+/// whoever meets it sits the round out. Each round is filled in place by
+/// index in one scratch round, no push per pair: the tests check a million-pair schedule for
+/// every `n` up to 1024 in an unoptimised build.
+fn all_pairs(n: usize) -> Vec<Vec<Pair>> {
+    let m = n + n % 2;
+    let turning = m - 1;
+    let mut rounds = Vec::with_capacity(turning);
+    let mut scratch = vec![
+        Pair {
+            server: 0,
+            client: 0
+        };
+        n / 2
+    ];
+    let slots = &mut scratch[..];
+    for r in 0..turning {
+        let mut filled = 0;
+        if m - 1 < n {
+            slots[0] = oriented(n, r, m - 1);
+            filled = 1;
+        }
+        // The k-th pair of the round: r + k and r - k around the circle.
+        let (mut a, mut b) = (r, r);
+        let mut k = 1;
+        while k < m / 2 {
+            a = if a + 1 == turning { 0 } else { a + 1 };
+            b = if b == 0 { turning - 1 } else { b - 1 };
+            if a < n && b < n {
+                slots[filled] = oriented(n, a, b);
+                filled += 1;
+            }
+            k += 1;
+        }
+        rounds.push(slots[..filled].to_vec());
+    }
+    rounds
+}
+
+/// The ring's edges split into rounds of disjoint edges: even starts,
+/// then odd starts, then (for odd `n`) the edge that closes the ring.
+fn ring(n: usize) -> Vec<Vec<Pair>> {
+    let edge = |i: usize| Pair {
+        server: i,
+        client: (i + 1) % n,
+    };
+    if n == 2 {
+        return vec![vec![edge(0)]];
+    }
+    let last = if n % 2 == 0 { n } else { n - 1 };
+    let mut rounds = vec![
+        (0..last).step_by(2).map(edge).collect::<Vec<_>>(),
+        (1..last).step_by(2).map(edge).collect(),
+    ];
+    if n % 2 == 1 {
+        rounds.push(vec![edge(n - 1)]);
+    }
+    rounds
+}
+
+/// The star's rounds: one pair each, the centre serving every other one.
+fn star(n: usize, c: usize) -> Vec<Vec<Pair>> {
+    (0..n)
+        .filter(|&h| h != c)
+        .enumerate()
+        .map(|(r, h)| {
+            let (server, client) = if r % 2 == 0 { (c, h) } else { (h, c) };
+            vec![Pair { server, client }]
+        })
+        .collect()
+}
+
+/// A multicast round: one host sends to a group that all the others join.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mcast {
+    /// The rank of the sending host.
+    pub sender: usize,
+    /// The ranks of the receiving hosts, every host but the sender.
+    pub receivers: Vec<usize>,
+}
+
+/// The multicast rounds of `n` hosts: by default one, with host 0
+/// sending; with `all_senders`, one for each host in turn, which also
+/// finds a host whose own sends are not forwarded. Fewer than two hosts
+/// have none.
+pub fn mcast_rounds(n: usize, all_senders: bool) -> Vec<Mcast> {
+    if n < 2 {
+        return Vec::new();
+    }
+    let senders = if all_senders { n } else { 1 };
+    (0..senders)
+        .map(|sender| Mcast {
+            sender,
+            receivers: (0..n).filter(|&h| h != sender).collect(),
+        })
+        .collect()
+}
+
+/// Whether a host took part in the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Joined {
+    /// It joined and stayed to the end.
+    Joined,
+    /// It never joined; the coordinator waited this long for it.
+    NeverJoined {
+        /// How long the coordinator waited, in seconds.
+        waited_secs: u64,
+    },
+    /// It joined, then its agent went away.
+    Died {
+        /// When: the round or scenario the coordinator was in, as it says it.
+        during: String,
+    },
+}
+
+/// One host of a mesh run, as its agent and its doctor described it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshHost {
+    /// Its rank, `0..n`, its index in [`MeshRun::hosts`].
+    pub rank: usize,
+    /// Its host name, as it gave it (untrusted text).
+    pub name: String,
+    /// The address its RDMA device is reached at.
+    pub rdma_addr: String,
+    /// The network device under its RDMA device.
+    pub netdev: String,
+    /// The netdev's MTU, when the doctor read it.
+    pub mtu: Option<u32>,
+    /// The GID type the lab uses on it (`RoCE v2`, `IB/RoCE v1`), when known.
+    pub gid_type: Option<String>,
+    /// The subnet of its RDMA address, e.g. `192.0.2.0/24`, when known.
+    pub subnet: Option<String>,
+    /// The doctor's findings on it; empty when it found nothing.
+    pub findings: Vec<String>,
+    /// Whether it took part.
+    pub joined: Joined,
+}
+
+/// What a scenario of a pair (or a multicast receiver) came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// It ran and met its expectations.
+    Pass,
+    /// It ran and did not.
+    Fail,
+    /// A side declined it (its mode cannot run it); the detail says why.
+    Skip,
+    /// It could not run: a host was missing or the round's deadline passed.
+    NotRun(String),
+}
+
+impl Verdict {
+    /// Whether it ran, passed or failed: what the diagnosis counts.
+    pub fn ran(&self) -> bool {
+        matches!(self, Verdict::Pass | Verdict::Fail)
+    }
+}
+
+/// One scenario of a pair's lockstep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioResult {
+    /// The scenario's name in the catalog.
+    pub scenario: String,
+    /// What it came to.
+    pub verdict: Verdict,
+    /// The judge's failures, or the skip's reason; empty when it passed.
+    pub detail: String,
+    /// The server side's transcript, when it ran.
+    pub server_log: Option<String>,
+    /// The client side's transcript, when it ran.
+    pub client_log: Option<String>,
+}
+
+/// A pair of a round and its scenarios' results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairCell {
+    /// The two hosts.
+    pub pair: Pair,
+    /// The round it ran in, an index into the schedule.
+    pub round: usize,
+    /// Its scenarios, in the order they ran.
+    pub results: Vec<ScenarioResult>,
+}
+
+impl PairCell {
+    /// The pair's verdict as a whole: `Fail` when any scenario failed;
+    /// else `NotRun` when any could not run (the first one's reason), or
+    /// when there were none; else `Pass` when any passed; else `Skip`.
+    pub fn verdict(&self) -> Verdict {
+        let any = |f: fn(&Verdict) -> bool| self.results.iter().any(|r| f(&r.verdict));
+        if any(|v| *v == Verdict::Fail) {
+            return Verdict::Fail;
+        }
+        if let Some(Verdict::NotRun(why)) = self
+            .results
+            .iter()
+            .map(|r| &r.verdict)
+            .find(|v| matches!(v, Verdict::NotRun(_)))
+        {
+            return Verdict::NotRun(why.clone());
+        }
+        if self.results.is_empty() {
+            return Verdict::NotRun("no scenario ran".into());
+        }
+        if any(|v| *v == Verdict::Pass) {
+            Verdict::Pass
+        } else {
+            Verdict::Skip
+        }
+    }
+
+    /// The names of the scenarios that failed, in order.
+    pub fn failed(&self) -> Vec<&str> {
+        self.results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Fail)
+            .map(|r| r.scenario.as_str())
+            .collect()
+    }
+}
+
+/// A multicast round's outcome at each receiver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McastResult {
+    /// The rank of the sending host.
+    pub sender: usize,
+    /// The multicast scenario that ran.
+    pub scenario: String,
+    /// Each receiver's rank and verdict: `Fail` when it did not get every
+    /// message.
+    pub receivers: Vec<(usize, Verdict)>,
+}
+
+/// A whole mesh run: what the judge diagnoses and the presenter draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshRun {
+    /// Every host, in rank order (`hosts[i].rank == i`).
+    pub hosts: Vec<MeshHost>,
+    /// Every scheduled pair, once.
+    pub cells: Vec<PairCell>,
+    /// The multicast rounds.
+    pub mcast: Vec<McastResult>,
+    /// The pattern's name ([`Pattern::name`]).
+    pub pattern_name: String,
+}
+
+impl MeshRun {
+    /// The cell of the pair of `a` and `b`, in either role, if scheduled.
+    pub fn cell(&self, a: usize, b: usize) -> Option<&PairCell> {
+        self.cells.iter().find(|c| c.pair.joins(a, b))
+    }
+
+    /// The name of host `rank`, or `host RANK` for a rank with no host.
+    pub fn name(&self, rank: usize) -> String {
+        self.hosts
+            .get(rank)
+            .map_or_else(|| format!("host {rank}"), |h| h.name.clone())
+    }
+}
+
+/// Where a scenario's transcript of one side (`server` or `client`) of a
+/// pair goes, relative to the mesh run's directory:
+/// `pairs/<server>-<client>/<scenario>.<side>.txt`, by rank, since a host
+/// name is the host's own text and could name a path. The scenario's name
+/// keeps only `[A-Za-z0-9._-]` (anything else becomes `_`) for the same
+/// reason. The coordinator writes them there; the HTML page links to them.
+pub fn transcript_path(pair: Pair, scenario: &str, side: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!(
+        "pairs/{}-{}/{}.{}.txt",
+        pair.server,
+        pair.client,
+        clean(scenario),
+        clean(side)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks that `rounds` cover each pair of `n` hosts at most once,
+    /// with no host twice in a round; returns how many pairs they cover
+    /// and each host's count of pairs served. Plain slices and `while`
+    /// loops: an unoptimised build calls a function for every `Vec` index
+    /// and iterator step, and this runs over 180 million pairs.
+    fn check_rounds(n: usize, rounds: &[Vec<Pair>]) -> (usize, Vec<usize>) {
+        let mut seen = vec![false; n * n];
+        let mut served = vec![0; n];
+        let mut in_round = vec![usize::MAX; n];
+        let (seen_s, served_s, in_round_s) = (&mut seen[..], &mut served[..], &mut in_round[..]);
+        let mut pairs = 0;
+        let mut r = 0;
+        while r < rounds.len() {
+            let round = &rounds[r][..];
+            assert!(!round.is_empty(), "n={n}: round {r} is empty");
+            let mut i = 0;
+            while i < round.len() {
+                let (a, b) = (round[i].server, round[i].client);
+                assert!(a < n && b < n && a != b, "n={n}: bad pair {a}-{b}");
+                assert!(
+                    in_round_s[a] != r && in_round_s[b] != r,
+                    "n={n}: host twice in round {r}"
+                );
+                in_round_s[a] = r;
+                in_round_s[b] = r;
+                let key = if a < b { a * n + b } else { b * n + a };
+                assert!(!seen_s[key], "n={n}: pair {a}-{b} twice");
+                seen_s[key] = true;
+                served_s[a] += 1;
+                pairs += 1;
+                i += 1;
+            }
+            r += 1;
+        }
+        (pairs, served)
+    }
+
+    /// Checks the all-pairs schedule of every `n` in `ns`: each pair once,
+    /// no host twice in a round, the fewest rounds, the serving shared.
+    fn check_all_pairs(ns: std::ops::RangeInclusive<usize>) {
+        for n in ns {
+            let rounds = schedule(n, Pattern::AllPairs).unwrap();
+            let want_rounds = if n % 2 == 0 { n - 1 } else { n };
+            assert_eq!(rounds.len(), want_rounds, "n={n}");
+            let (pairs, served) = check_rounds(n, &rounds);
+            assert_eq!(pairs, n * (n - 1) / 2, "n={n}");
+            // Each host serves about half of its n - 1 pairs.
+            let (low, high) = ((n - 1) / 2, n / 2);
+            for (h, s) in served.iter().enumerate() {
+                assert!((low..=high).contains(s), "n={n}: host {h} serves {s}");
+            }
+        }
+    }
+
+    // Every n from 2 to 1024 in two tests of equal work (it grows as n
+    // cubed), which the harness runs in parallel.
+    #[test]
+    fn all_pairs_covers_every_pair_once_in_the_fewest_rounds() {
+        check_all_pairs(2..=812);
+    }
+
+    #[test]
+    fn all_pairs_covers_every_pair_once_up_to_1024_hosts() {
+        check_all_pairs(813..=1024);
+    }
+
+    #[test]
+    fn all_pairs_keeps_every_host_busy_in_an_even_mesh() {
+        for n in [2, 4, 10, 64] {
+            for round in schedule(n, Pattern::AllPairs).unwrap() {
+                assert_eq!(round.len(), n / 2, "n={n}");
+            }
+        }
+        // An odd mesh: exactly one host sits out each round.
+        for round in schedule(7, Pattern::AllPairs).unwrap() {
+            assert_eq!(round.len(), 3);
+        }
+    }
+
+    #[test]
+    fn ring_covers_each_neighbour_edge_once() {
+        for n in 2..=200 {
+            let rounds = schedule(n, Pattern::Ring).unwrap();
+            let want_rounds = match n {
+                2 => 1,
+                n if n % 2 == 0 => 2,
+                _ => 3,
+            };
+            assert_eq!(rounds.len(), want_rounds, "n={n}");
+            let (pairs, served) = check_rounds(n, &rounds);
+            let all: Vec<Pair> = rounds.concat();
+            if n == 2 {
+                assert_eq!(pairs, 1);
+                continue;
+            }
+            assert_eq!(pairs, n, "n={n}");
+            for (i, s) in served.iter().enumerate() {
+                assert!(all.iter().any(|p| p.joins(i, (i + 1) % n)), "n={n} i={i}");
+                assert_eq!(*s, 1, "n={n}: host {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn star_pairs_its_centre_with_every_other_host() {
+        for n in 2..=200 {
+            for c in [0, n / 2, n - 1] {
+                let rounds = schedule(n, Pattern::Star(c)).unwrap();
+                assert_eq!(rounds.len(), n - 1, "n={n} c={c}");
+                let (pairs, served) = check_rounds(n, &rounds);
+                assert_eq!(pairs, n - 1);
+                for h in (0..n).filter(|&h| h != c) {
+                    assert!(rounds.concat().iter().any(|p| p.joins(c, h)));
+                }
+                // The centre serves about half of its pairs.
+                assert_eq!(served[c], n / 2, "n={n} c={c}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_star_outside_the_mesh_is_an_error_and_tiny_meshes_have_no_rounds() {
+        let e = schedule(4, Pattern::Star(4)).unwrap_err();
+        assert!(e.contains("host 4") && e.contains("4 hosts"), "{e}");
+        assert!(schedule(0, Pattern::Star(0)).is_err());
+        for n in 0..2 {
+            assert_eq!(schedule(n, Pattern::AllPairs), Ok(Vec::new()));
+            assert_eq!(schedule(n, Pattern::Ring), Ok(Vec::new()));
+        }
+        assert_eq!(schedule(1, Pattern::Star(0)), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn patterns_read_back_their_names() {
+        for p in [Pattern::AllPairs, Pattern::Ring, Pattern::Star(3)] {
+            assert_eq!(Pattern::parse(&p.name()), Ok(p));
+        }
+        for bad in ["", "star", "star:", "star:-1", "mesh"] {
+            let e = Pattern::parse(bad).unwrap_err();
+            assert!(e.contains("all-pairs, ring or star:RANK"), "{e}");
+        }
+    }
+
+    #[test]
+    fn multicast_rounds_send_from_zero_or_from_everyone() {
+        assert_eq!(
+            mcast_rounds(3, false),
+            vec![Mcast {
+                sender: 0,
+                receivers: vec![1, 2]
+            }]
+        );
+        let all = mcast_rounds(4, true);
+        assert_eq!(all.len(), 4);
+        for (i, m) in all.iter().enumerate() {
+            assert_eq!(m.sender, i);
+            assert_eq!(m.receivers.len(), 3);
+            assert!(!m.receivers.contains(&i));
+        }
+        assert!(mcast_rounds(1, true).is_empty());
+        assert!(mcast_rounds(0, false).is_empty());
+    }
+
+    fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
+        ScenarioResult {
+            scenario: scenario.into(),
+            verdict,
+            detail: String::new(),
+            server_log: None,
+            client_log: None,
+        }
+    }
+
+    #[test]
+    fn a_pair_fails_when_any_scenario_failed() {
+        let cell = |vs: Vec<Verdict>| PairCell {
+            pair: Pair {
+                server: 0,
+                client: 1,
+            },
+            round: 0,
+            results: vs.into_iter().map(|v| result("s", v)).collect(),
+        };
+        let late = Verdict::NotRun("deadline".into());
+        use Verdict::*;
+        assert_eq!(cell(vec![Pass, Fail, late.clone()]).verdict(), Fail);
+        assert_eq!(cell(vec![Pass, late.clone()]).verdict(), late);
+        assert_eq!(cell(vec![Pass, Skip]).verdict(), Pass);
+        assert_eq!(cell(vec![Skip]).verdict(), Skip);
+        assert!(matches!(cell(vec![]).verdict(), NotRun(_)));
+        assert_eq!(cell(vec![Fail, Pass, Fail]).failed(), vec!["s", "s"]);
+    }
+
+    #[test]
+    fn a_transcripts_path_is_by_rank_and_cannot_leave_its_dir() {
+        let p = Pair {
+            server: 2,
+            client: 0,
+        };
+        assert_eq!(
+            transcript_path(p, "rc_example", "server"),
+            "pairs/2-0/rc_example.server.txt"
+        );
+        assert_eq!(
+            transcript_path(p, "../x/y z", "client"),
+            "pairs/2-0/.._x_y_z.client.txt"
+        );
+    }
+}
