@@ -279,6 +279,15 @@ struct Log {
     tag: String,
 }
 
+/// The agents of this process log to their files only: a mesh host runs
+/// one session a round, and its terminal shows the mesh's own lines.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process's agents keep their log lines off stdout.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl Log {
     fn new(out: &Path, tag: &str) -> Log {
         let file = OpenOptions::new()
@@ -302,7 +311,9 @@ impl Log {
             self.tag,
             crate::base::text::escape_controls(msg)
         );
-        println!("{line}");
+        if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+            println!("{line}");
+        }
         if let Some(f) = &mut self.file {
             let _ = writeln!(f, "{line}");
         }

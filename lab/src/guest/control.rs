@@ -148,6 +148,23 @@ impl Secret {
     fn mac(&self, label: &str, nc: &[u8], ns: &[u8]) -> [u8; 32] {
         hmac(self.0.as_bytes(), &[label.as_bytes(), nc, ns])
     }
+
+    /// A secret of its own for one `label` (a mesh's pair session, named
+    /// by a fresh nonce): HMAC-SHA256 of the label under this secret. Two
+    /// hosts that hold this secret derive the same one, so a label can
+    /// travel in the clear while the derived secret never does.
+    pub fn derive(&self, label: &str) -> Secret {
+        Secret(hex(&hmac(
+            self.0.as_bytes(),
+            &[b"rdma-examples lab derive ", label.as_bytes()],
+        )))
+    }
+}
+
+/// 32 fresh random bytes from the OS as 64 hex digits: a nonce that names
+/// something once.
+pub fn nonce() -> Result<String, String> {
+    Ok(hex(&random32()?))
 }
 
 /// Writes `secret` to a new file that only its owner may read (it must not

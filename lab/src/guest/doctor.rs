@@ -586,7 +586,7 @@ fn check_mcast_route(c: &mut HostCheck, group: &str, netdev: &str, dev: &str) {
 
 /// (device, port, netdev) of every RDMA port with a netdev: `rdma link`'s,
 /// and those that real HCAs name in their GID tables.
-fn links() -> Vec<(String, u32, String)> {
+pub fn links() -> Vec<(String, u32, String)> {
     let mut links = rdma_links(&output("rdma", &["link", "show"]).unwrap_or_default());
     for d in devices() {
         for p in ports(&d) {

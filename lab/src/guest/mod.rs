@@ -5,3 +5,4 @@
 pub mod agent;
 pub mod control;
 pub mod doctor;
+pub mod mesh;

@@ -5,5 +5,6 @@
 pub mod bench;
 pub mod ci;
 pub mod lab;
+pub mod mesh;
 pub mod setup;
 pub mod vm;

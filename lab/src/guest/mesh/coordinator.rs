@@ -1,0 +1,354 @@
+//! The mesh's coordinator: it waits (bounded) for the hosts to join,
+//! schedules the pairs in rounds in which no host appears twice, hands
+//! each round's pairs out at once, gathers their verdicts, and returns
+//! the [`MeshRun`] the judge diagnoses. A host that never joins, dies, or
+//! hangs is reported as such at its deadline; the rest of the matrix
+//! still completes.
+
+use super::wire::{self, Assignment, Hello, Plan};
+use crate::catalog;
+use crate::guest::agent::Role;
+use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
+use crate::model::mesh::{
+    schedule, transcript_path, Joined, MeshHost, MeshRun, Pair, PairCell, Pattern,
+    ScenarioResult, Verdict,
+};
+use crate::model::Scenario;
+use std::fs;
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What the coordinator needs.
+#[derive(Debug, Clone)]
+pub struct CoordConfig {
+    /// Where it listens.
+    pub listen: SocketAddr,
+    /// How many hosts take part.
+    pub size: usize,
+    /// The launcher's names of the hosts, by rank, where it knows them: a
+    /// host that never joins is named by them.
+    pub names: Vec<String>,
+    /// Which pairs run.
+    pub pattern: Pattern,
+    /// The scenarios every pair runs.
+    pub scenarios: Vec<String>,
+    /// How long it waits for every host to join, in seconds.
+    pub wait_secs: u64,
+    /// The mesh's secret.
+    pub secret: Secret,
+    /// Where it writes the pairs' transcripts (`pairs/...`).
+    pub out: PathBuf,
+}
+
+/// A host as the coordinator holds it: its connection while it lasts.
+struct Member {
+    control: Option<Control>,
+    host: MeshHost,
+}
+
+impl Member {
+    /// A host not (or no longer) there.
+    fn gone(&mut self, why: Joined) {
+        self.control = None;
+        if self.host.joined == Joined::Joined {
+            self.host.joined = why;
+        }
+    }
+}
+
+/// A host that has not joined, by the launcher's name for it.
+fn absent(cfg: &CoordConfig, rank: usize) -> MeshHost {
+    MeshHost {
+        rank,
+        name: cfg
+            .names
+            .get(rank)
+            .cloned()
+            .unwrap_or_else(|| format!("rank {rank}")),
+        rdma_addr: String::new(),
+        netdev: String::new(),
+        mtu: None,
+        gid_type: None,
+        subnet: None,
+        findings: Vec::new(),
+        joined: Joined::NeverJoined {
+            waited_secs: cfg.wait_secs,
+        },
+    }
+}
+
+/// A joined host as its hello describes it.
+fn joined(h: Hello) -> MeshHost {
+    MeshHost {
+        rank: h.rank,
+        name: h.name,
+        rdma_addr: h.ip,
+        netdev: h.netdev,
+        mtu: h.mtu,
+        gid_type: h.gid_type,
+        subnet: h.subnet,
+        findings: h.findings,
+        joined: Joined::Joined,
+    }
+}
+
+/// One connection's handshake and hello, or why it was turned away.
+fn admit(
+    stream: std::net::TcpStream,
+    cfg: &CoordConfig,
+    members: &[Member],
+) -> Result<(Control, Hello), String> {
+    let mut c = stream
+        .set_nonblocking(false)
+        .map_err(|e| e.to_string())
+        .and_then(|()| Control::new(stream))?;
+    c.authenticate_server(&cfg.secret).map_err(|e| match e {
+        HandshakeError::Auth(why) => format!("{}: {why}", crate::guest::control::AUTH_FAILED),
+        HandshakeError::Other(why) => why,
+    })?;
+    let hello = Hello::from_json(&c.expect_blob("hello", Duration::from_secs(60))?)?;
+    if hello.rank >= cfg.size {
+        return Err(format!(
+            "it says it is rank {}, of {} hosts",
+            hello.rank, cfg.size
+        ));
+    }
+    if members[hello.rank].control.is_some() {
+        return Err(format!("rank {} has joined already", hello.rank));
+    }
+    Ok((c, hello))
+}
+
+/// Waits up to `--wait` for every rank; strangers and doubles are turned
+/// away, each in one line, and the wait goes on.
+fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, String> {
+    let listener =
+        TcpListener::bind(cfg.listen).map_err(|e| format!("mesh: bind {}: {e}", cfg.listen))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("mesh: {e}"))?;
+    let mut members: Vec<Member> = (0..cfg.size)
+        .map(|r| Member {
+            control: None,
+            host: absent(cfg, r),
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
+    let mut count = 0;
+    while count < cfg.size && Instant::now() < deadline {
+        let Ok((stream, from)) = listener.accept() else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        match admit(stream, cfg, &members) {
+            Ok((c, hello)) => {
+                say(&format!("mesh: {} joined as rank {} from {from}", crate::base::text::shown(&hello.name), hello.rank));
+                let rank = hello.rank;
+                members[rank] = Member {
+                    control: Some(c),
+                    host: joined(hello),
+                };
+                count += 1;
+            }
+            Err(why) => say(&format!("mesh: turned away {from}: {why}")),
+        }
+    }
+    Ok(members)
+}
+
+/// One round: each pair whose hosts are both there is handed out at once,
+/// the idle hosts are told so, then every pair's verdicts are gathered by
+/// the round's deadline.
+fn run_round(
+    r: usize,
+    round: &[Pair],
+    members: &mut [Member],
+    cfg: &CoordConfig,
+    round_secs: u64,
+) -> Vec<PairCell> {
+    let mut cells = Vec::new();
+    let mut live = Vec::new();
+    for &p in round {
+        match hand_out(r, p, members, cfg) {
+            Ok(()) => live.push(p),
+            Err(why) => cells.push(not_run(r, p, &why)),
+        }
+    }
+    let busy: Vec<usize> = live.iter().flat_map(|p| [p.server, p.client]).collect();
+    let deadline = Instant::now() + Duration::from_secs(round_secs + 60);
+    for (rank, m) in members.iter_mut().enumerate() {
+        if busy.contains(&rank) {
+            continue;
+        }
+        if let Some(c) = &mut m.control {
+            if c.send("idle").and_then(|()| c.expect("idle", left(deadline))).is_err() {
+                m.gone(Joined::Died { during: format!("round {}", r + 1) });
+            }
+        }
+    }
+    for p in live {
+        cells.push(gather_pair(r, p, members, deadline));
+    }
+    cells
+}
+
+/// What is left until `deadline`, at least a second.
+fn left(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1))
+}
+
+/// Sends each host of `p` its side, or says why the pair cannot run.
+fn hand_out(r: usize, p: Pair, members: &mut [Member], cfg: &CoordConfig) -> Result<(), String> {
+    for rank in [p.server, p.client] {
+        if members[rank].control.is_none() {
+            return Err(format!("{} is not there ({})", members[rank].host.name, gone_text(&members[rank].host.joined)));
+        }
+    }
+    let nonce = nonce()?;
+    for (rank, role) in [(p.server, Role::Server), (p.client, Role::Client)] {
+        let a = Assignment {
+            round: r,
+            role,
+            server_ip: members[p.server].host.rdma_addr.clone(),
+            client_ip: members[p.client].host.rdma_addr.clone(),
+            nonce: nonce.clone(),
+            scenarios: cfg.scenarios.clone(),
+        };
+        let m = &mut members[rank];
+        let sent = m
+            .control
+            .as_mut()
+            .map_or(Err(String::new()), |c| c.send(&format!("pair {}", hex(a.to_json().as_bytes()))));
+        if let Err(e) = sent {
+            m.gone(Joined::Died { during: format!("round {}", r + 1) });
+            return Err(format!("{} went away: {e}", m.host.name));
+        }
+    }
+    Ok(())
+}
+
+/// A host's absence in words.
+fn gone_text(j: &Joined) -> String {
+    match j {
+        Joined::Joined => "there".into(),
+        Joined::NeverJoined { waited_secs } => format!("it never joined in {waited_secs} s"),
+        Joined::Died { during } => format!("it went away during {during}"),
+    }
+}
+
+/// A pair that could not run, and why.
+fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
+    PairCell {
+        pair,
+        round: r,
+        results: vec![ScenarioResult {
+            scenario: wire::SESSION.into(),
+            verdict: Verdict::NotRun(why.to_string()),
+            detail: why.to_string(),
+            server_log: None,
+            client_log: None,
+        }],
+    }
+}
+
+/// One host's `done`, or `None` (and the host marked gone) when it did not
+/// come by `deadline`.
+fn done_of(m: &mut Member, r: usize, deadline: Instant) -> Option<Vec<ScenarioResult>> {
+    let c = m.control.as_mut()?;
+    let got = c
+        .recv_max("done", left(deadline), 8 << 20)
+        .and_then(|line| {
+            let hexed = line.strip_prefix("done ").ok_or(format!("`{}`", crate::base::text::shown(&line)))?;
+            wire::results_from_json(&crate::guest::control::unhex(hexed)?)
+        });
+    match got {
+        Ok(results) => Some(results),
+        Err(e) => {
+            m.gone(Joined::Died { during: format!("round {} ({e})", r + 1) });
+            None
+        }
+    }
+}
+
+/// The pair's verdicts: the peer side's, with the serving side's own
+/// failure if it had one; a side that did not answer makes it not run.
+fn gather_pair(r: usize, p: Pair, members: &mut [Member], deadline: Instant) -> PairCell {
+    let server = done_of(&mut members[p.server], r, deadline);
+    let client = done_of(&mut members[p.client], r, deadline);
+    match (server, client) {
+        (Some(s), Some(mut c)) => {
+            c.extend(s);
+            PairCell { pair: p, round: r, results: c }
+        }
+        (s, _) => {
+            let who = if s.is_none() { p.server } else { p.client };
+            let why = format!("{} did not finish round {}", members[who].host.name, r + 1);
+            not_run(r, p, &why)
+        }
+    }
+}
+
+/// Writes each pair's transcripts where the page links to them.
+fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
+    for cell in cells {
+        for res in &cell.results {
+            for (side, log) in [("server", &res.server_log), ("client", &res.client_log)] {
+                if let Some(text) = log {
+                    let path = cfg.out.join(transcript_path(cell.pair, &res.scenario, side));
+                    if let Some(dir) = path.parent() {
+                        let _ = fs::create_dir_all(dir);
+                    }
+                    let _ = fs::write(path, text);
+                }
+            }
+        }
+    }
+}
+
+/// The bound of one round for the mesh's scenarios.
+fn round_bound(names: &[String]) -> u64 {
+    let list: Vec<&Scenario> = names.iter().filter_map(|n| catalog::find(n)).collect();
+    super::round_secs(&list)
+}
+
+/// The whole run, from the joins to `bye`.
+pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRun, String> {
+    let rounds = schedule(cfg.size, cfg.pattern)?;
+    let mut members = gather(cfg, say)?;
+    let round_secs = round_bound(&cfg.scenarios);
+    let plan = Plan {
+        round_secs,
+        rounds: rounds.len(),
+    };
+    for m in &mut members {
+        if let Some(c) = &mut m.control {
+            if c.send_blob("plan", plan.to_json().as_bytes()).is_err() {
+                m.gone(Joined::Died { during: "the plan".into() });
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    for (r, round) in rounds.iter().enumerate() {
+        let names: Vec<String> = round
+            .iter()
+            .map(|p| format!("{}-{}", members[p.server].host.name, members[p.client].host.name))
+            .collect();
+        say(&format!("mesh: round {} of {}: {}", r + 1, rounds.len(), crate::base::text::shown(&names.join(", "))));
+        cells.extend(run_round(r, round, &mut members, cfg, round_secs));
+    }
+    for m in &mut members {
+        if let Some(c) = &mut m.control {
+            let _ = c.send("bye");
+        }
+    }
+    write_transcripts(cfg, &cells);
+    Ok(MeshRun {
+        hosts: members.into_iter().map(|m| m.host).collect(),
+        cells,
+        mcast: Vec::new(),
+        pattern_name: cfg.pattern.name(),
+    })
+}

@@ -1,0 +1,199 @@
+//! The fabric smoke test on a host under test (`rdma-lab mesh`): every
+//! host joins the coordinator (rank 0's, or the ssh launcher's) over the
+//! authenticated control channel, says what it is, and then plays the
+//! pairs the coordinator hands it, one a round, each as a two-host
+//! session of the agent ([`crate::guest::agent`]) with its peer of that
+//! round. The peer side judges its pair and sends the coordinator the
+//! verdicts and both sides' transcripts.
+//!
+//! The control connections use the hosts' names (the coordinator's, as
+//! the launcher gives it); the pairs' sessions and scenarios use each
+//! host's RDMA address. A pair's session runs on the mesh port plus one,
+//! under a secret derived from the mesh's and a fresh nonce, so the
+//! nonce may cross in the clear.
+
+pub mod coordinator;
+pub mod wire;
+
+use crate::catalog;
+use crate::guest::agent::{self, AgentConfig, Net, Role};
+use crate::guest::control::{Control, Secret};
+use crate::model::mesh::{ScenarioResult, Verdict};
+use crate::model::{Params, Scenario};
+use std::fs;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use wire::{Assignment, Hello, Plan};
+
+/// The pairs' sessions listen on the mesh port plus this.
+pub const PAIR_PORT_OFFSET: u16 = 1;
+
+/// How long a host waits for a pair's peer, and for each set-up message
+/// of the mesh: both hosts of a pair are told at once.
+pub const PAIR_WAIT_SECS: u64 = 60;
+
+/// What one host of a mesh run needs.
+#[derive(Debug, Clone)]
+pub struct MeshHostConfig {
+    /// Its rank, `0..size`.
+    pub rank: usize,
+    /// The coordinator's host name or address.
+    pub coordinator: String,
+    /// The coordinator's TCP port; pairs use the next one.
+    pub port: u16,
+    /// This host's name, as it reports it.
+    pub name: String,
+    /// This host's address on its RDMA netdev.
+    pub ip: String,
+    /// The RDMA device.
+    pub dev: String,
+    /// The GID index (`None`: the one the doctor finds).
+    pub gid_idx: Option<u32>,
+    /// Where the example binaries are.
+    pub bin_dir: PathBuf,
+    /// This host's result dir.
+    pub out: PathBuf,
+    /// How long to keep trying to reach the coordinator, in seconds.
+    pub wait_secs: u64,
+    /// The mesh's secret.
+    pub secret: Secret,
+}
+
+/// How long one round may take a pair of `scenarios`: the session's
+/// set-up (the peer's wait, both doctors, the probe), then each
+/// scenario's step bound, as the agent bounds them.
+pub fn round_secs(scenarios: &[&Scenario]) -> u64 {
+    let steps: u64 = scenarios
+        .iter()
+        .map(|s| u64::from(s.timeout_secs) * 2 + 30)
+        .sum();
+    PAIR_WAIT_SECS + 3 * 60 + steps
+}
+
+/// Connects to the coordinator within `wait_secs`, and proves the secret.
+fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
+    let target = format!("{}:{}", cfg.coordinator, cfg.port);
+    let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
+    let stream = loop {
+        let addrs: Vec<SocketAddr> = target
+            .to_socket_addrs()
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        if let Some(s) = addrs
+            .iter()
+            .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(2)).ok())
+        {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "mesh: the coordinator at {target} did not answer within {} s: start rank 0 \
+                 (or the launcher) and check that TCP port {} is open to this host",
+                cfg.wait_secs, cfg.port
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let mut c = Control::new(stream)?;
+    c.authenticate_client(&cfg.secret, Duration::from_secs(PAIR_WAIT_SECS))?;
+    Ok(c)
+}
+
+/// The host's whole part: join, then play each pair it is handed until
+/// the coordinator says `bye`. Its own failures in a pair are the pair's
+/// verdicts, not the end of the run.
+pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
+    fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    agent::set_quiet(true);
+    let mut c = connect(cfg)?;
+    let hello = Hello::of_this_host(cfg);
+    c.send_blob("hello", hello.to_json().as_bytes())?;
+    let join_bound = Duration::from_secs(cfg.wait_secs + PAIR_WAIT_SECS + 60);
+    let plan = Plan::from_json(&c.expect_blob("plan", join_bound)?)?;
+    let wait = Duration::from_secs(plan.round_secs + PAIR_WAIT_SECS);
+    loop {
+        let line = c.recv_max("a round", wait, 1 << 20)?;
+        let (word, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+        match word {
+            "bye" => return Ok(()),
+            "idle" => c.send("idle")?,
+            "pair" => {
+                let a = Assignment::from_json(&crate::guest::control::unhex(rest)?)?;
+                let results = play(cfg, &a);
+                c.send_blob("done", wire::results_json(&results).as_bytes())?;
+            }
+            _ => {
+                return Err(format!(
+                    "mesh: the coordinator sent `{}`",
+                    crate::base::text::shown(&line)
+                ))
+            }
+        }
+    }
+}
+
+/// One pair's session, on the side `a` gives this host; the peer side's
+/// verdicts (the serving side's are the peer's to judge).
+fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
+    let out = cfg.out.join(format!("round{}-{}", a.round, a.role.as_str()));
+    let _ = fs::remove_dir_all(&out);
+    if let Err(e) = fs::create_dir_all(&out) {
+        return vec![failed_session(&format!("{}: {e}", out.display()))];
+    }
+    let acfg = pair_agent(cfg, a, out.clone());
+    let ran = agent::run(acfg);
+    match (a.role, ran) {
+        (Role::Client, Ok(())) => wire::judge_pair(&a.scenarios, &out, &a.addrs()),
+        (_, Err(e)) => vec![failed_session(&e)],
+        (_, Ok(())) => Vec::new(),
+    }
+}
+
+/// The agent of this host's side of a pair: the real host's rules
+/// ([`Net::None`]), only the peer of this round allowed in.
+fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig {
+    let peer_ip = match a.role {
+        Role::Server => &a.client_ip,
+        _ => &a.server_ip,
+    };
+    AgentConfig {
+        role: a.role,
+        ip: cfg.ip.clone(),
+        net: Net::None,
+        out,
+        bin_dir: cfg.bin_dir.clone(),
+        params: Params {
+            server_ip: a.server_ip.clone(),
+            client_ip: a.client_ip.clone(),
+            dev: cfg.dev.clone(),
+            gid_idx: cfg.gid_idx.unwrap_or(0),
+            ib_port: 1,
+        },
+        scenarios: a.scenarios.clone(),
+        wait_secs: PAIR_WAIT_SECS,
+        port: cfg.port + PAIR_PORT_OFFSET,
+        auto_gid: cfg.gid_idx.is_none(),
+        secret_file: None,
+        secret: Some(cfg.secret.derive(&format!("pair {}", a.nonce))),
+        allow: peer_ip.parse().into_iter().collect(),
+        doctor_only: false,
+    }
+}
+
+/// The session of a pair that did not come about, as its one result.
+pub fn failed_session(why: &str) -> ScenarioResult {
+    ScenarioResult {
+        scenario: wire::SESSION.into(),
+        verdict: Verdict::Fail,
+        detail: crate::base::text::escaped(why, 300),
+        server_log: None,
+        client_log: None,
+    }
+}
+
+/// The scenarios of a mesh run: the NAMEs, or every example pair; the
+/// doctor's RC probe runs first in every pair's session.
+pub fn default_scenarios() -> Vec<String> {
+    catalog::pairs().map(|s| s.name.clone()).collect()
+}

@@ -1,0 +1,411 @@
+//! What the mesh's hosts and its coordinator say to each other, as JSON
+//! in `tag HEX` lines of the control channel, and how a pair's peer side
+//! turns its result dir into the verdicts it sends.
+
+use super::MeshHostConfig;
+use crate::catalog;
+use crate::guest::agent::Role;
+use crate::model::mesh::{ScenarioResult, Verdict};
+use crate::model::{Addrs, Scenario};
+use crate::results::{collect, findings_file, read_refused, read_text, side_transcript};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+
+/// The name of a pair's own result when its session did not come about.
+pub const SESSION: &str = "session";
+
+/// The name of the doctor's RC probe in a pair's results.
+pub const PROBE: &str = "doctor_rc_probe";
+
+/// The most of one side's transcript a pair sends: enough to read why it
+/// failed, bounded so that a round's message stays small.
+const TRANSCRIPT_MAX: usize = 24 * 1024;
+
+/// A JSON document from a peer, or one line that says what is wrong.
+fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("mesh: a bad {what} message: {e}"))
+}
+
+/// A string field, or "".
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
+}
+
+/// What a host says of itself when it joins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hello {
+    /// Its rank.
+    pub rank: usize,
+    /// Its host name.
+    pub name: String,
+    /// Its RDMA address.
+    pub ip: String,
+    /// The netdev under its RDMA device.
+    pub netdev: String,
+    /// That netdev's MTU.
+    pub mtu: Option<u32>,
+    /// The GID type the examples use there.
+    pub gid_type: Option<String>,
+    /// The subnet of its RDMA address.
+    pub subnet: Option<String>,
+    /// Its doctor's findings.
+    pub findings: Vec<String>,
+}
+
+impl Hello {
+    /// This host, as its doctor sees it.
+    pub fn of_this_host(cfg: &MeshHostConfig) -> Hello {
+        let pairs: Vec<&Scenario> = catalog::pairs().collect();
+        let (locked_kib, locked_by) = catalog::largest_registration(&pairs);
+        let check = crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
+            dev: Some(cfg.dev.clone()),
+            ip: Some(cfg.ip.clone()),
+            gid_idx: cfg.gid_idx,
+            locked_kib,
+            locked_by: locked_by.to_string(),
+            mcast: Vec::new(),
+        });
+        let addrs = Command::new("ip")
+            .args(["-o", "addr", "show"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        let netdev = crate::guest::doctor::netdev_of(&addrs, &cfg.ip).unwrap_or_default();
+        let mtu = read_text(Path::new(&format!("/sys/class/net/{netdev}/mtu")))
+            .and_then(|m| m.trim().parse().ok())
+            .filter(|_| !netdev.is_empty());
+        Hello {
+            rank: cfg.rank,
+            name: cfg.name.clone(),
+            ip: cfg.ip.clone(),
+            subnet: subnet_of(&addrs, &cfg.ip),
+            netdev,
+            mtu,
+            gid_type: check.info.gid_type,
+            findings: check.findings,
+        }
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> String {
+        json!({
+            "rank": self.rank, "name": self.name, "ip": self.ip, "netdev": self.netdev,
+            "mtu": self.mtu, "gid_type": self.gid_type, "subnet": self.subnet,
+            "findings": self.findings,
+        })
+        .to_string()
+    }
+
+    /// From a host's JSON.
+    pub fn from_json(bytes: &[u8]) -> Result<Hello, String> {
+        let v = parse(bytes, "hello")?;
+        let rank = v
+            .get("rank")
+            .and_then(Value::as_u64)
+            .ok_or("mesh: a hello without a rank")?;
+        let opt = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        Ok(Hello {
+            rank: usize::try_from(rank).map_err(|e| e.to_string())?,
+            name: text(&v, "name"),
+            ip: text(&v, "ip"),
+            netdev: text(&v, "netdev"),
+            mtu: v
+                .get("mtu")
+                .and_then(Value::as_u64)
+                .and_then(|m| u32::try_from(m).ok()),
+            gid_type: opt("gid_type"),
+            subnet: opt("subnet"),
+            findings: strings(&v, "findings"),
+        })
+    }
+}
+
+/// A list of strings, or none.
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The subnet of `ip` from `ip -o addr show` output: `192.0.2.0/24` for
+/// `inet 192.0.2.3/24`.
+pub fn subnet_of(ip_o_addr: &str, ip: &str) -> Option<String> {
+    let prefix: u32 = ip_o_addr.lines().find_map(|l| {
+        let mut words = l.split_whitespace().skip_while(|w| *w != "inet");
+        let (a, p) = words.nth(1)?.split_once('/')?;
+        (a == ip).then(|| p.parse().ok())?
+    })?;
+    let addr: std::net::Ipv4Addr = ip.parse().ok()?;
+    let mask = u32::MAX.checked_shl(32 - prefix.min(32)).unwrap_or(0);
+    let net = std::net::Ipv4Addr::from(u32::from(addr) & mask);
+    Some(format!("{net}/{prefix}"))
+}
+
+/// What the coordinator tells every host once all have joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// How long one round may take, in seconds.
+    pub round_secs: u64,
+    /// How many rounds there are.
+    pub rounds: usize,
+}
+
+impl Plan {
+    /// As JSON.
+    pub fn to_json(&self) -> String {
+        json!({ "round_secs": self.round_secs, "rounds": self.rounds }).to_string()
+    }
+
+    /// From the coordinator's JSON.
+    pub fn from_json(bytes: &[u8]) -> Result<Plan, String> {
+        let v = parse(bytes, "plan")?;
+        let num = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Ok(Plan {
+            round_secs: num("round_secs").clamp(60, 24 * 3600),
+            rounds: usize::try_from(num("rounds")).unwrap_or(0),
+        })
+    }
+}
+
+/// A host's part in one round: its side of one pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    /// The round.
+    pub round: usize,
+    /// Which side this host plays.
+    pub role: Role,
+    /// The serving host's RDMA address.
+    pub server_ip: String,
+    /// The peer host's RDMA address.
+    pub client_ip: String,
+    /// Names the pair's session: its secret is derived from it.
+    pub nonce: String,
+    /// The scenarios, in order.
+    pub scenarios: Vec<String>,
+}
+
+impl Assignment {
+    /// The two sides' addresses, as the judge takes them.
+    pub fn addrs(&self) -> Addrs {
+        Addrs {
+            server_ip: self.server_ip.clone(),
+            client_ip: self.client_ip.clone(),
+        }
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> String {
+        json!({
+            "round": self.round, "role": self.role.as_str(), "server_ip": self.server_ip,
+            "client_ip": self.client_ip, "nonce": self.nonce, "scenarios": self.scenarios,
+        })
+        .to_string()
+    }
+
+    /// From the coordinator's JSON; addresses and names are checked as a
+    /// command line's would be, since they reach the programs.
+    pub fn from_json(bytes: &[u8]) -> Result<Assignment, String> {
+        let v = parse(bytes, "pair")?;
+        let role = match text(&v, "role").as_str() {
+            "server" => Role::Server,
+            "client" => Role::Client,
+            other => return Err(format!("mesh: a pair with the role `{other}`")),
+        };
+        let ip = |k: &str| -> Result<String, String> {
+            let t = text(&v, k);
+            t.parse::<std::net::IpAddr>()
+                .map(|_| t.clone())
+                .map_err(|_| format!("mesh: a pair whose {k} is not an address"))
+        };
+        let scenarios = strings(&v, "scenarios");
+        if let Some(bad) = scenarios.iter().find(|n| catalog::find(n).is_none()) {
+            return Err(format!(
+                "mesh: a pair with the unknown scenario `{}`: run the same lab on every host",
+                crate::base::text::shown(bad)
+            ));
+        }
+        Ok(Assignment {
+            round: v.get("round").and_then(Value::as_u64).unwrap_or(0) as usize,
+            role,
+            server_ip: ip("server_ip")?,
+            client_ip: ip("client_ip")?,
+            nonce: text(&v, "nonce"),
+            scenarios,
+        })
+    }
+}
+
+/// A verdict's word in JSON.
+fn verdict_word(v: &Verdict) -> (&'static str, String) {
+    match v {
+        Verdict::Pass => ("pass", String::new()),
+        Verdict::Fail => ("fail", String::new()),
+        Verdict::Skip => ("skip", String::new()),
+        Verdict::NotRun(why) => ("not-run", why.clone()),
+    }
+}
+
+/// A pair's results as JSON.
+pub fn results_json(results: &[ScenarioResult]) -> String {
+    let list: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let (word, why) = verdict_word(&r.verdict);
+            json!({
+                "scenario": r.scenario, "verdict": word, "why": why, "detail": r.detail,
+                "server_log": r.server_log, "client_log": r.client_log,
+            })
+        })
+        .collect();
+    Value::Array(list).to_string()
+}
+
+/// A pair's results from a host's JSON.
+pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
+    let v = parse(bytes, "done")?;
+    let list = v.as_array().ok_or("mesh: a done message that is not a list")?;
+    Ok(list
+        .iter()
+        .map(|r| ScenarioResult {
+            scenario: text(r, "scenario"),
+            verdict: match text(r, "verdict").as_str() {
+                "pass" => Verdict::Pass,
+                "fail" => Verdict::Fail,
+                "skip" => Verdict::Skip,
+                _ => Verdict::NotRun(text(r, "why")),
+            },
+            detail: text(r, "detail"),
+            server_log: r.get("server_log").and_then(Value::as_str).map(str::to_string),
+            client_log: r.get("client_log").and_then(Value::as_str).map(str::to_string),
+        })
+        .collect())
+}
+
+/// At most [`TRANSCRIPT_MAX`] bytes of a transcript, cut at a character.
+fn bounded(mut t: String) -> String {
+    if t.len() > TRANSCRIPT_MAX {
+        let mut at = TRANSCRIPT_MAX;
+        while !t.is_char_boundary(at) {
+            at -= 1;
+        }
+        t.truncate(at);
+        t.push_str("\n[cut]\n");
+    }
+    t
+}
+
+/// The probe's result: what the pair's path finding says, once it ran.
+fn probe_result(out: &Path) -> Option<ScenarioResult> {
+    let text = read_text(&findings_file(out, "path"))?;
+    let finding = text.lines().find(|l| !l.is_empty());
+    Some(ScenarioResult {
+        scenario: PROBE.into(),
+        verdict: if finding.is_some() {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        },
+        detail: finding.unwrap_or("").to_string(),
+        server_log: None,
+        client_log: None,
+    })
+}
+
+/// The verdicts of a pair from the peer's result dir `out` (which holds
+/// both sides' files): the probe, then each scenario judged as the lab
+/// judges it, the serving host's refusals as skipped.
+pub fn judge_pair(names: &[String], out: &Path, addrs: &Addrs) -> Vec<ScenarioResult> {
+    let refused = read_refused(out);
+    let mut results: Vec<ScenarioResult> = probe_result(out).into_iter().collect();
+    let list: Vec<&Scenario> = names
+        .iter()
+        .filter_map(|n| catalog::find(n))
+        .filter(|s| !refused.iter().any(|r| r.scenario == s.name))
+        .collect();
+    for (s, o) in list.iter().zip(collect(&list, out, out)) {
+        let failures = crate::judge::check(s, &o, Some(addrs));
+        results.push(ScenarioResult {
+            scenario: s.name.clone(),
+            verdict: if failures.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            },
+            detail: failures.join("; "),
+            server_log: o.server.as_ref().map(|x| bounded(side_transcript("server", x))),
+            client_log: o.client.as_ref().map(|x| bounded(side_transcript("client", x))),
+        });
+    }
+    results.extend(refused.into_iter().map(|r| ScenarioResult {
+        scenario: r.scenario,
+        verdict: Verdict::Skip,
+        detail: r.reason,
+        server_log: None,
+        client_log: None,
+    }));
+    results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subnet_from_ip_addr() {
+        let out = "1: lo    inet 127.0.0.1/8 scope host lo\n\
+                   2: eth0    inet 192.0.2.3/24 brd 192.0.2.255 scope global eth0\n";
+        assert_eq!(subnet_of(out, "192.0.2.3").as_deref(), Some("192.0.2.0/24"));
+        assert_eq!(subnet_of(out, "127.0.0.1").as_deref(), Some("127.0.0.0/8"));
+        assert_eq!(subnet_of(out, "192.0.2.4"), None);
+    }
+
+    #[test]
+    fn messages_round_trip() {
+        let h = Hello {
+            rank: 3,
+            name: "node3".into(),
+            ip: "192.0.2.4".into(),
+            netdev: "eth0".into(),
+            mtu: Some(1500),
+            gid_type: Some("RoCE v2".into()),
+            subnet: Some("192.0.2.0/24".into()),
+            findings: vec!["a finding".into()],
+        };
+        assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
+        let a = Assignment {
+            round: 2,
+            role: Role::Client,
+            server_ip: "192.0.2.1".into(),
+            client_ip: "192.0.2.4".into(),
+            nonce: "ab".into(),
+            scenarios: vec!["rc_example".into()],
+        };
+        assert_eq!(Assignment::from_json(a.to_json().as_bytes()).unwrap(), a);
+        let r = vec![ScenarioResult {
+            scenario: "rc_example".into(),
+            verdict: Verdict::NotRun("gone".into()),
+            detail: "d".into(),
+            server_log: Some("s".into()),
+            client_log: None,
+        }];
+        assert_eq!(results_from_json(results_json(&r).as_bytes()).unwrap(), r);
+    }
+
+    #[test]
+    fn a_pair_that_names_a_command_or_a_stranger_scenario_is_refused() {
+        let bad_ip = br#"{"role":"client","server_ip":"$(reboot)","client_ip":"192.0.2.1","scenarios":[]}"#;
+        assert!(Assignment::from_json(bad_ip).unwrap_err().contains("not an address"));
+        let bad_name = br#"{"role":"client","server_ip":"192.0.2.2","client_ip":"192.0.2.1","scenarios":["rm -rf /"]}"#;
+        assert!(Assignment::from_json(bad_name).unwrap_err().contains("unknown scenario"));
+        let bad_role = br#"{"role":"both","server_ip":"192.0.2.2","client_ip":"192.0.2.1"}"#;
+        assert!(Assignment::from_json(bad_role).is_err());
+        assert!(Hello::from_json(b"not json").is_err());
+    }
+}

@@ -1,0 +1,258 @@
+//! `rdma-lab mesh`: the fabric smoke test as a cluster launches it. Each
+//! process learns its rank, the number of hosts and the coordinator from
+//! its launcher: flags (`--rank`, `--size`, `--coordinator`), the
+//! environment (`RDMA_LAB_RANK`, `RDMA_LAB_SIZE`, `RDMA_LAB_COORDINATOR`,
+//! for `mpirun` or a Kubernetes Job), or Slurm's own (`SLURM_PROCID`,
+//! `SLURM_NTASKS`, `SLURM_JOB_NODELIST` expanded by `scontrol show
+//! hostnames`, whose first host runs rank 0 with the default block
+//! distribution). Rank 0 coordinates and plays; every rank plays. With
+//! `--ssh HOSTS` this process is the launcher: it coordinates and starts
+//! one rank on each host with the user's own ssh ([`crate::host::ssh`]).
+
+use crate::guest::control::Secret;
+use crate::guest::mesh::coordinator::{coordinate, CoordConfig};
+use crate::guest::mesh::{run_host, MeshHostConfig};
+use crate::model::mesh::{MeshRun, Pattern};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Where this process's rank comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    /// This process's rank.
+    pub rank: usize,
+    /// How many hosts take part.
+    pub size: usize,
+    /// The coordinator's host name (rank 0's host).
+    pub coordinator: String,
+    /// The hosts' names by rank, where the launcher says them.
+    pub names: Vec<String>,
+}
+
+/// What `mesh` was asked.
+#[derive(Debug, Clone)]
+pub struct MeshOptions {
+    /// The scenarios (empty: every example pair).
+    pub names: Vec<String>,
+    /// Which pairs.
+    pub pattern: Pattern,
+    /// The coordinator's port; the pairs' sessions use the next one.
+    pub port: u16,
+    /// How long to wait for every host to join, in seconds.
+    pub wait_secs: u64,
+    /// This host's RDMA address (else its RDMA netdev's).
+    pub ip: Option<String>,
+    /// This host's RDMA netdev (else the RDMA device's).
+    pub netdev: Option<String>,
+    /// The RDMA device (else the first).
+    pub dev: Option<String>,
+    /// The GID index (else the examples' own choice).
+    pub gid_idx: Option<u32>,
+    /// Where the example binaries are (else beside this binary, or built).
+    pub bin_dir: Option<PathBuf>,
+    /// The result dir.
+    pub out: PathBuf,
+    /// The mesh's secret.
+    pub secret: Secret,
+}
+
+/// A number from the first of `vars` that is set.
+fn env_num(vars: &[&str]) -> Option<Result<usize, String>> {
+    vars.iter().find_map(|v| {
+        let t = std::env::var(v).ok()?;
+        Some(t.trim().parse().map_err(|_| format!("{v}={t:?} is not a number")))
+    })
+}
+
+/// Slurm's node list of the job, one host a line, from `scontrol`.
+fn slurm_hostnames(list: &str) -> Result<Vec<String>, String> {
+    let out = Command::new("scontrol")
+        .args(["show", "hostnames", list])
+        .output()
+        .map_err(|e| format!("scontrol show hostnames: {e} (is this a Slurm job?)"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "scontrol show hostnames {list}: {}",
+            crate::base::text::shown(String::from_utf8_lossy(&out.stderr).trim())
+        ));
+    }
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    for n in &names {
+        check_host_name(n)?;
+    }
+    Ok(names)
+}
+
+/// A host name as it may reach ssh and the resolver: letters, digits,
+/// `.`, `-`, `_`, at most 253 characters, not starting with `-`.
+pub fn check_host_name(n: &str) -> Result<(), String> {
+    let ok = (1..=253).contains(&n.len())
+        && !n.starts_with('-')
+        && n.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{n:?} is not a host name"))
+    }
+}
+
+/// The rank, size and coordinator: the flags' where given, else the
+/// environment's, else Slurm's; one line saying what is missing.
+pub fn ranked(rank: Option<usize>, size: Option<usize>, coord: Option<String>) -> Result<Ranked, String> {
+    let rank = rank.map(Ok).or_else(|| env_num(&["RDMA_LAB_RANK", "SLURM_PROCID"]));
+    let size = size.map(Ok).or_else(|| env_num(&["RDMA_LAB_SIZE", "SLURM_NTASKS"]));
+    let (Some(rank), Some(size)) = (rank, size) else {
+        return Err("mesh: no rank: run it under srun, give --ssh HOSTS, or give --rank, --size \
+                    and --coordinator (or RDMA_LAB_RANK, RDMA_LAB_SIZE, RDMA_LAB_COORDINATOR)"
+            .into());
+    };
+    let (rank, size) = (rank?, size?);
+    if rank >= size || size < 2 {
+        return Err(format!("mesh: rank {rank} of {size} hosts: a mesh needs 2 hosts or more, ranks 0 to size - 1"));
+    }
+    let mut names = Vec::new();
+    let coordinator = match coord.or_else(|| std::env::var("RDMA_LAB_COORDINATOR").ok()) {
+        Some(c) => c,
+        None => {
+            let list = std::env::var("SLURM_JOB_NODELIST").map_err(|_| {
+                "mesh: no coordinator: give --coordinator HOST (rank 0's host) or RDMA_LAB_COORDINATOR"
+                    .to_string()
+            })?;
+            names = slurm_hostnames(&list)?;
+            names.first().cloned().ok_or("mesh: Slurm's node list is empty")?
+        }
+    };
+    check_host_name(&coordinator)?;
+    Ok(Ranked { rank, size, coordinator, names })
+}
+
+/// This host's name, as the kernel has it.
+pub fn own_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
+
+/// Where the coordinator listens: the first address `name` resolves to.
+pub fn listen_addr(name: &str, port: u16) -> Result<SocketAddr, String> {
+    (name, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("mesh: {name}: {e}"))?
+        .find(SocketAddr::is_ipv4)
+        .ok_or_else(|| format!("mesh: {name} has no IPv4 address"))
+}
+
+/// This host's RDMA device and address: `--dev`/`--ip`, else the first
+/// device and the IPv4 address of its netdev (or of `--netdev`).
+pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
+    let links = crate::guest::doctor::links();
+    let dev = match &opts.dev {
+        Some(d) => d.clone(),
+        None => links
+            .first()
+            .map(|(d, _, _)| d.clone())
+            .ok_or("mesh: no RDMA device on this host (rdma link shows none): give --dev")?,
+    };
+    if let Some(ip) = &opts.ip {
+        return Ok((dev, ip.clone()));
+    }
+    let netdev = match &opts.netdev {
+        Some(n) => n.clone(),
+        None => links
+            .iter()
+            .find(|(d, _, _)| *d == dev)
+            .map(|(_, _, n)| n.clone())
+            .ok_or_else(|| format!("mesh: {dev} has no netdev: give --netdev or --ip"))?,
+    };
+    let out = Command::new("ip")
+        .args(["-o", "-4", "addr", "show", "dev", &netdev])
+        .output()
+        .map_err(|e| format!("mesh: ip addr: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ip = text
+        .split_whitespace()
+        .skip_while(|w| *w != "inet")
+        .nth(1)
+        .and_then(|a| a.split('/').next())
+        .ok_or_else(|| format!("mesh: {netdev} has no IPv4 address: give --ip"))?;
+    Ok((dev, ip.to_string()))
+}
+
+/// The example binaries for `names`: `--bin-dir`, else beside this binary
+/// when it runs from a copy, else the build's.
+fn bin_dir(opts: &MeshOptions, names: &[String]) -> Result<PathBuf, String> {
+    if let Some(d) = &opts.bin_dir {
+        return Ok(d.clone());
+    }
+    if !crate::base::workspace::source_tree() {
+        return crate::base::workspace::exe_dir().ok_or("mesh: where is this binary?".into());
+    }
+    let list: Vec<_> = names.iter().filter_map(|n| crate::catalog::find(n)).collect();
+    crate::host::lab::build(&list)?;
+    Ok(crate::base::workspace::target_dir().join("release"))
+}
+
+/// The scenarios the pairs run: the NAMEs checked against the table, or
+/// every example pair.
+pub fn scenario_names(names: &[String]) -> Result<Vec<String>, String> {
+    if names.is_empty() {
+        return Ok(crate::guest::mesh::default_scenarios());
+    }
+    for n in names {
+        crate::catalog::find(n).ok_or_else(|| format!("unknown scenario {n}"))?;
+    }
+    Ok(names.to_vec())
+}
+
+/// The coordinator of `opts` for `size` hosts listening on `listen`.
+pub fn coord_config(opts: &MeshOptions, listen: SocketAddr, size: usize, names: Vec<String>) -> Result<CoordConfig, String> {
+    Ok(CoordConfig {
+        listen,
+        size,
+        names,
+        pattern: opts.pattern,
+        scenarios: scenario_names(&opts.names)?,
+        wait_secs: opts.wait_secs,
+        secret: opts.secret.clone(),
+        out: opts.out.clone(),
+    })
+}
+
+/// This rank's part; rank 0 also coordinates, in a thread of its own, and
+/// returns the run (the other ranks return `None`).
+pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, String> {
+    let (dev, ip) = rdma_address(opts)?;
+    let names = scenario_names(&opts.names)?;
+    let host = MeshHostConfig {
+        rank: r.rank,
+        coordinator: r.coordinator.clone(),
+        port: opts.port,
+        name: own_name(),
+        ip,
+        dev,
+        gid_idx: opts.gid_idx,
+        bin_dir: bin_dir(opts, &names)?,
+        out: opts.out.join(format!("rank{}", r.rank)),
+        wait_secs: opts.wait_secs,
+        secret: opts.secret.clone(),
+    };
+    if r.rank != 0 {
+        return run_host(&host).map(|()| None);
+    }
+    let cfg = coord_config(opts, listen_addr(&r.coordinator, opts.port)?, r.size, r.names.clone())?;
+    let coordinator = std::thread::spawn(move || coordinate(&cfg, &mut |l| println!("{l}")));
+    let played = run_host(&host);
+    let run = coordinator
+        .join()
+        .map_err(|_| "mesh: the coordinator failed".to_string())??;
+    if let Err(e) = played {
+        println!("mesh: this host's own part: {e}");
+    }
+    Ok(Some(run))
+}

@@ -1,0 +1,234 @@
+//! The mesh's coordinator against stand-in hosts on loopback: no RDMA,
+//! each stand-in joins over the real authenticated channel and answers
+//! every pair with a recorded result. It checks the schedule as the hosts
+//! see it (each pair once, no host twice in a round), the bounds (a host
+//! that never joins, one that dies mid-run), and measures the
+//! coordinator's time and memory at N = 256, which the README quotes.
+
+use rdma_lab::guest::agent::Role;
+use rdma_lab::guest::control::{unhex, Control, Secret};
+use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
+use rdma_lab::guest::mesh::wire::{results_json, Assignment, Hello};
+use rdma_lab::model::mesh::{Joined, MeshRun, Pattern, ScenarioResult, Verdict};
+use std::collections::HashSet;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// What a stand-in does.
+#[derive(Clone, Copy, PartialEq)]
+enum Behaviour {
+    /// Answers every pair: passes, or fails when either host is `bad`.
+    Plays,
+    /// Goes away when handed its `n`th pair.
+    DiesAt(usize),
+}
+
+/// Every (round, server, client) the stand-ins were handed, as the
+/// clients saw them.
+type Seen = Arc<Mutex<Vec<(usize, String, String)>>>;
+
+/// A free loopback port for the coordinator.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The recorded result of one pair: the RC probe and rc_example, failed
+/// when `bad` is one of the pair's addresses.
+fn recorded(a: &Assignment, bad: &str) -> Vec<ScenarioResult> {
+    let verdict = if a.server_ip == bad || a.client_ip == bad {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    ["doctor_rc_probe", "rc_example"]
+        .iter()
+        .map(|s| ScenarioResult {
+            scenario: s.to_string(),
+            verdict: verdict.clone(),
+            detail: String::new(),
+            server_log: Some("=== server (exit 0) ===\n".into()),
+            client_log: Some("=== client (exit 0) ===\n".into()),
+        })
+        .collect()
+}
+
+/// One stand-in host: join as `rank`, then answer until `bye`.
+fn stand_in(rank: usize, addr: SocketAddr, secret: Secret, how: Behaviour, bad: String, seen: Seen) {
+    let stream = (0..200)
+        .find_map(|_| {
+            TcpStream::connect(addr)
+                .ok()
+                .or_else(|| {
+                    thread::sleep(Duration::from_millis(50));
+                    None
+                })
+        })
+        .expect("the coordinator listens");
+    let mut c = Control::new(stream).unwrap();
+    c.authenticate_client(&secret, Duration::from_secs(30)).unwrap();
+    let hello = Hello {
+        rank,
+        name: format!("node{rank:03}"),
+        ip: format!("10.{}.{}.1", rank / 256, rank % 256),
+        netdev: "eth0".into(),
+        mtu: Some(1500),
+        gid_type: Some("RoCE v2".into()),
+        subnet: Some("10.0.0.0/8".into()),
+        findings: Vec::new(),
+    };
+    c.send_blob("hello", hello.to_json().as_bytes()).unwrap();
+    let wait = Duration::from_secs(120);
+    let _plan = c.expect_blob("plan", wait).unwrap();
+    let mut pairs = 0;
+    loop {
+        let Ok(line) = c.recv_max("a round", wait, 1 << 20) else { return };
+        let (word, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+        match word {
+            "bye" => return,
+            "idle" => c.send("idle").unwrap(),
+            "pair" => {
+                pairs += 1;
+                if how == Behaviour::DiesAt(pairs) {
+                    return;
+                }
+                let a = Assignment::from_json(&unhex(rest).unwrap()).unwrap();
+                let results = if a.role == Role::Client {
+                    seen.lock()
+                        .unwrap()
+                        .push((a.round, a.server_ip.clone(), a.client_ip.clone()));
+                    recorded(&a, &bad)
+                } else {
+                    Vec::new()
+                };
+                c.send_blob("done", results_json(&results).as_bytes()).unwrap();
+            }
+            other => panic!("rank {rank}: unexpected `{other}`"),
+        }
+    }
+}
+
+/// A mesh run of `n` stand-ins (`absent` never start), its wall time.
+fn mesh(n: usize, absent: &[usize], dies: Option<(usize, usize)>, bad: usize) -> (MeshRun, Seen, Duration) {
+    let port = free_port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let secret = Secret::generate().unwrap();
+    let seen: Seen = Arc::default();
+    let out = tempfile::tempdir().unwrap();
+    let cfg = CoordConfig {
+        listen: addr,
+        size: n,
+        names: (0..n).map(|r| format!("node{r:03}")).collect(),
+        pattern: Pattern::AllPairs,
+        scenarios: vec!["rc_example".into()],
+        wait_secs: if absent.is_empty() { 120 } else { 5 },
+        secret: secret.clone(),
+        out: out.path().to_path_buf(),
+    };
+    let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
+    let hosts: Vec<_> = (0..n)
+        .filter(|r| !absent.contains(r))
+        .map(|r| {
+            let how = match dies {
+                Some((who, at)) if who == r => Behaviour::DiesAt(at),
+                _ => Behaviour::Plays,
+            };
+            let (secret, bad_ip, seen) = (secret.clone(), bad_ip.clone(), seen.clone());
+            thread::spawn(move || stand_in(r, addr, secret, how, bad_ip, seen))
+        })
+        .collect();
+    let started = Instant::now();
+    let run = coordinate(&cfg, &mut |_| {}).expect("the coordinator runs");
+    let took = started.elapsed();
+    for h in hosts {
+        h.join().unwrap();
+    }
+    (run, seen, took)
+}
+
+/// Every pair of the joined hosts ran once, none twice in a round.
+fn check_schedule(run: &MeshRun, seen: &Seen, joined: usize) {
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), joined * (joined - 1) / 2, "each pair once");
+    let mut pairs = HashSet::new();
+    let mut in_round = HashSet::new();
+    for (round, s, c) in seen.iter() {
+        let key = if s < c { (s, c) } else { (c, s) };
+        assert!(pairs.insert(key), "{s}-{c} twice");
+        assert!(in_round.insert((round, s)), "{s} twice in round {round}");
+        assert!(in_round.insert((round, c)), "{c} twice in round {round}");
+    }
+    let n = run.hosts.len();
+    assert_eq!(run.cells.len(), n * (n - 1) / 2);
+}
+
+/// Peak resident memory of this process, in KiB.
+fn peak_kib() -> i64 {
+    nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+        .unwrap()
+        .max_rss()
+}
+
+#[test]
+fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
+    let (run, seen, _) = mesh(8, &[], None, 3);
+    check_schedule(&run, &seen, 8);
+    for cell in &run.cells {
+        let bad = cell.pair.server == 3 || cell.pair.client == 3;
+        let want = if bad { Verdict::Fail } else { Verdict::Pass };
+        assert_eq!(cell.verdict(), want, "{:?}", cell.pair);
+    }
+    assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
+}
+
+#[test]
+fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
+    // Rank 5 never starts; rank 2 goes away when handed its third pair.
+    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99);
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
+    assert!(
+        matches!(&run.hosts[2].joined, Joined::Died { during } if during.starts_with("round ")),
+        "{:?}",
+        run.hosts[2].joined
+    );
+    for cell in &run.cells {
+        let v = cell.verdict();
+        if cell.pair.has(5) {
+            assert!(matches!(&v, Verdict::NotRun(why) if why.contains("never joined")), "{v:?}");
+        } else if !cell.pair.has(2) {
+            assert_eq!(v, Verdict::Pass, "{:?}", cell.pair);
+        }
+    }
+    // The four hosts that stayed ran every pair among them.
+    let among: Vec<_> = run
+        .cells
+        .iter()
+        .filter(|c| !c.pair.has(5) && !c.pair.has(2))
+        .collect();
+    assert_eq!(among.len(), 6);
+    drop(seen);
+}
+
+/// The scale the README quotes: 256 hosts, 32640 pairs in 255 rounds.
+#[test]
+fn coordinator_at_256_hosts() {
+    let before = peak_kib();
+    let (run, seen, took) = mesh(256, &[], None, 17);
+    check_schedule(&run, &seen, 256);
+    let failed = run.cells.iter().filter(|c| c.verdict() == Verdict::Fail).count();
+    assert_eq!(failed, 255, "host 17's pairs");
+    println!(
+        "mesh of 256 stand-in hosts on loopback: {} pairs in 255 rounds in {:.1} s; \
+         peak memory of the process (coordinator and 256 stand-in threads) {} MiB (before: {} MiB)",
+        run.cells.len(),
+        took.as_secs_f64(),
+        peak_kib() / 1024,
+        before / 1024
+    );
+}
