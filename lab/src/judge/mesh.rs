@@ -126,7 +126,7 @@ impl<'a> Mesh<'a> {
     /// One finding per host that never joined or died.
     fn missing(&self) -> Vec<Finding> {
         let mut findings = Vec::new();
-        for h in &self.run.hosts {
+        for h in self.run.hosts.iter().filter(|h| h.joined != Joined::Joined) {
             let pairs = self.run.cells.iter().filter(|c| c.pair.has(h.rank)).count();
             let text = match &h.joined {
                 Joined::Joined => continue,
