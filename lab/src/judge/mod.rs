@@ -163,6 +163,7 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
     failures
 }
 
+pub mod mesh;
 pub mod wire;
 
 #[cfg(test)]

@@ -16,10 +16,10 @@ use std::process::Command;
 
 /// The `type` of a scenario's `<failure>`: every failure is an expectation
 /// of the scenario that the run did not meet.
-const FAILURE_TYPE: &str = "unmet expectation";
+pub(crate) const FAILURE_TYPE: &str = "unmet expectation";
 
 /// The `type` of the doctor's `<failure>`.
-const FINDING_TYPE: &str = "doctor finding";
+pub(crate) const FINDING_TYPE: &str = "doctor finding";
 
 /// The name (and classname) of the doctor's test case and JSON line.
 const DOCTOR: &str = "doctor";
@@ -70,7 +70,7 @@ fn wall_ms(o: &Outcome) -> Option<u64> {
 
 /// Milliseconds as seconds with three decimals, the form JUnit readers
 /// (and the Surefire time pattern of Jenkins' schema) take.
-fn secs(ms: u64) -> String {
+pub(crate) fn secs(ms: u64) -> String {
     format!("{}.{:03}", ms / 1000, ms % 1000)
 }
 
@@ -81,13 +81,13 @@ fn secs(ms: u64) -> String {
 /// would make the whole report unreadable. Tab, newline and carriage
 /// return go as character references: a parser turns them into spaces in
 /// an attribute, and a raw CR into LF anywhere.
-fn xml_escape(s: &str) -> String {
+pub(crate) fn xml_escape(s: &str) -> String {
     escape(s, false)
 }
 
 /// Text content: as [`xml_escape`], but with newlines kept as they are, so
 /// that the transcripts stay readable in the file itself.
-fn xml_text(s: &str) -> String {
+pub(crate) fn xml_text(s: &str) -> String {
     escape(s, true)
 }
 
@@ -113,18 +113,19 @@ fn escape(s: &str, raw_newlines: bool) -> String {
 
 /// A `<testcase>` with its optional failure or skip element and its
 /// `<system-out>`.
-struct Case {
-    classname: String,
-    name: String,
-    time: String,
+pub(crate) struct Case {
+    pub(crate) classname: String,
+    pub(crate) name: String,
+    pub(crate) time: String,
     /// `(message, type, text)`.
-    failure: Option<(String, &'static str, String)>,
-    skipped: Option<String>,
-    out: String,
+    pub(crate) failure: Option<(String, &'static str, String)>,
+    pub(crate) skipped: Option<String>,
+    pub(crate) out: String,
 }
 
 impl Case {
-    fn write(&self, xml: &mut String) {
+    /// Appends the test case to `xml`, indented for a `<testsuite>`.
+    pub(crate) fn write(&self, xml: &mut String) {
         let _ = writeln!(
             xml,
             r#"    <testcase classname="{}" name="{}" time="{}">"#,

@@ -1,0 +1,355 @@
+use super::*;
+use crate::model::mesh::testkit::{drop_host, result, run};
+use crate::model::mesh::{McastResult, Pattern};
+
+/// The findings' kinds, in order.
+fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
+    findings.iter().map(|f| f.kind.clone()).collect()
+}
+
+/// Asserts that `text` has every one of `parts`.
+fn says(text: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(text.contains(p), "no `{p}` in: {text}");
+    }
+}
+
+#[test]
+fn a_run_that_passed_has_no_findings() {
+    for pattern in [Pattern::AllPairs, Pattern::Ring, Pattern::Star(1)] {
+        for n in 2..=8 {
+            assert_eq!(diagnose(&run(n, pattern, |_, _| false)), vec![], "{n}");
+        }
+    }
+}
+
+#[test]
+fn a_host_that_fails_with_every_peer_is_named() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 2);
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 2 }]);
+    says(
+        &findings[0].text,
+        &[
+            "node2 fails with every one of its 3 peers (node0, node1, node3)",
+            "node0",
+            "node1",
+            "node3",
+            "the pairs among the other hosts pass",
+            "rc_example (3 pairs), rdmacm_client_server (3 pairs)",
+            "Its doctor found nothing.",
+        ],
+    );
+    mesh.hosts[2].findings = vec!["rxe0 port 1 is DOWN".into(), "no GID on eth0".into()];
+    says(
+        &diagnose(&mesh)[0].text,
+        &["Its doctor found: rxe0 port 1 is DOWN; no GID on eth0."],
+    );
+}
+
+#[test]
+fn a_host_that_fails_with_most_peers_is_named_with_the_count() {
+    // node4 fails with 4 of its 5 peers; the others pass among themselves.
+    let findings = diagnose(&run(6, Pattern::AllPairs, |a, b| a == 4 && b != 0));
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 4 }]);
+    says(&findings[0].text, &["node4 fails with 4 of its 5 peers"]);
+}
+
+#[test]
+fn two_bad_hosts_are_both_named() {
+    let findings = diagnose(&run(6, Pattern::AllPairs, |a, _| a == 1 || a == 4));
+    assert_eq!(
+        kinds(&findings),
+        vec![
+            FindingKind::HostFault { rank: 1 },
+            FindingKind::HostFault { rank: 4 }
+        ]
+    );
+}
+
+#[test]
+fn a_bad_host_on_a_ring_or_at_a_stars_centre_is_named() {
+    let findings = diagnose(&run(6, Pattern::Ring, |a, _| a == 3));
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 3 }]);
+    // The centre fails with 3 of its 4 leaves: the centre, not 3 links.
+    let findings = diagnose(&run(5, Pattern::Star(0), |a, b| a == 0 && b != 4));
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 0 }]);
+    says(
+        &findings[0].text,
+        &["3 of its 4 peers", "in every pair that ran"],
+    );
+}
+
+#[test]
+fn a_bad_link_names_both_hosts_and_their_different_mtus() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, b| (a, b) == (0, 3));
+    mesh.hosts[3].mtu = Some(9000);
+    let findings = diagnose(&mesh);
+    assert_eq!(
+        kinds(&findings),
+        vec![FindingKind::LinkFault { a: 0, b: 3 }]
+    );
+    says(
+        &findings[0].text,
+        &[
+            "the link between node0 and node3 fails (rc_example, rdmacm_client_server)",
+            "MTU differs, 1500 on node0 and 9000 on node3",
+        ],
+    );
+    assert!(!findings[0].text.contains("GID type differs"));
+}
+
+#[test]
+fn a_bad_link_names_a_different_gid_type_and_subnet() {
+    let mut mesh = run(5, Pattern::AllPairs, |a, b| (a, b) == (1, 2));
+    mesh.hosts[2].gid_type = Some("IB/RoCE v1".into());
+    mesh.hosts[2].subnet = None;
+    mesh.hosts[2].findings = vec!["GID index 0 is RoCE v1".into()];
+    let findings = diagnose(&mesh);
+    assert_eq!(
+        kinds(&findings),
+        vec![FindingKind::LinkFault { a: 1, b: 2 }]
+    );
+    says(
+        &findings[0].text,
+        &[
+            "GID type differs, RoCE v2 on node1 and IB/RoCE v1 on node2",
+            "subnet differs, 192.0.2.0/24 on node1 and unknown on node2",
+            "node2's doctor found: GID index 0 is RoCE v1",
+        ],
+    );
+}
+
+#[test]
+fn a_bad_link_of_alike_hosts_says_nothing_differs() {
+    let findings = diagnose(&run(4, Pattern::AllPairs, |a, b| (a, b) == (2, 1)));
+    assert_eq!(
+        kinds(&findings),
+        vec![FindingKind::LinkFault { a: 1, b: 2 }]
+    );
+    says(
+        &findings[0].text,
+        &[
+            "node1 and node2",
+            "nothing the doctor sees differs (MTU 1500, GID type RoCE v2, subnet 192.0.2.0/24)",
+        ],
+    );
+}
+
+#[test]
+fn two_bad_links_are_two_findings() {
+    let bad = |a: usize, b: usize| matches!((a.min(b), a.max(b)), (0, 1) | (2, 3));
+    let findings = diagnose(&run(4, Pattern::AllPairs, bad));
+    assert_eq!(
+        kinds(&findings),
+        vec![
+            FindingKind::LinkFault { a: 0, b: 1 },
+            FindingKind::LinkFault { a: 2, b: 3 }
+        ]
+    );
+}
+
+#[test]
+fn every_pair_failing_is_one_fabric_finding() {
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| true);
+    for h in &mut mesh.hosts {
+        h.findings = vec!["no RDMA device".into()];
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
+    says(
+        &findings[0].text,
+        &[
+            "every pair that ran failed (6 of 6",
+            "UDP port 4791",
+            "GID policy",
+            "no RDMA device at all",
+            "The doctors found: no RDMA device (on 4 hosts).",
+        ],
+    );
+    assert!(!findings[0].text.contains("may be that host"));
+}
+
+#[test]
+fn every_pair_of_a_star_failing_also_names_its_centre() {
+    let findings = diagnose(&run(5, Pattern::Star(2), |_, _| true));
+    assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
+    says(&findings[0].text, &["Every pair included node2"]);
+}
+
+#[test]
+fn failures_spread_over_most_hosts_are_fabric_wide() {
+    // Every pair but node0's with node1 fails: no few hosts explain it.
+    let findings = diagnose(&run(6, Pattern::AllPairs, |a, b| a + b != 1));
+    assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
+    says(&findings[0].text, &["14 of the 15 pairs that ran failed"]);
+}
+
+#[test]
+fn a_host_that_never_joined_is_said_once_and_blames_no_one() {
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| false);
+    drop_host(&mut mesh, 3, Joined::NeverJoined { waited_secs: 120 });
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::Missing { rank: 3 }]);
+    says(
+        &findings[0].text,
+        &[
+            "node3 never joined (waited 120 s for it)",
+            "its 3 pairs did not run",
+        ],
+    );
+    // With a bad host among the rest, that host is still found.
+    let mut mesh = run(5, Pattern::AllPairs, |a, _| a == 1);
+    drop_host(&mut mesh, 4, Joined::NeverJoined { waited_secs: 120 });
+    assert_eq!(
+        kinds(&diagnose(&mesh)),
+        vec![
+            FindingKind::Missing { rank: 4 },
+            FindingKind::HostFault { rank: 1 }
+        ]
+    );
+}
+
+#[test]
+fn a_host_that_died_is_said_once_and_its_failed_pairs_blame_no_one() {
+    // node2's pairs failed as it died: they say nothing of its peers.
+    let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 2);
+    mesh.hosts[2].joined = Joined::Died {
+        during: "round 2 (rc_example)".into(),
+    };
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::Missing { rank: 2 }]);
+    says(
+        &findings[0].text,
+        &["node2 died during round 2 (rc_example)"],
+    );
+}
+
+#[test]
+fn two_hosts_that_fail_are_the_pairs_not_either_hosts() {
+    let mut mesh = run(2, Pattern::AllPairs, |_, _| true);
+    mesh.hosts[1].mtu = Some(4200);
+    let findings = diagnose(&mesh);
+    assert_eq!(
+        kinds(&findings),
+        vec![FindingKind::LinkFault { a: 0, b: 1 }]
+    );
+    says(
+        &findings[0].text,
+        &[
+            "node0 and node1 fail together",
+            "cannot be pinned on either one",
+            "add a third host",
+            "MTU differs, 1500 on node0 and 4200 on node1",
+            "node0's doctor found nothing. node1's doctor found nothing.",
+        ],
+    );
+    assert_eq!(diagnose(&run(2, Pattern::Ring, |_, _| false)), vec![]);
+}
+
+#[test]
+fn three_hosts_with_one_missing_are_two_hosts() {
+    let mut mesh = run(3, Pattern::AllPairs, |_, _| true);
+    drop_host(&mut mesh, 0, Joined::NeverJoined { waited_secs: 60 });
+    let findings = diagnose(&mesh);
+    assert_eq!(
+        kinds(&findings),
+        vec![
+            FindingKind::Missing { rank: 0 },
+            FindingKind::LinkFault { a: 1, b: 2 }
+        ]
+    );
+    says(&findings[1].text, &["cannot be pinned"]);
+}
+
+#[test]
+fn a_pair_that_only_skipped_or_did_not_run_counts_for_nothing() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, b| (a, b) == (0, 1));
+    let cell = mesh.cells.iter_mut().find(|c| c.pair.joins(0, 1)).unwrap();
+    cell.results = vec![
+        result("rc_example", Verdict::Skip),
+        result(
+            "mckey",
+            Verdict::NotRun("the round's deadline passed".into()),
+        ),
+    ];
+    assert_eq!(diagnose(&mesh), vec![]);
+}
+
+/// A multicast round from `sender` where `got(receiver)` says whether
+/// each other host of 4 got every message.
+fn mcast(sender: usize, got: impl Fn(usize) -> bool) -> McastResult {
+    McastResult {
+        sender,
+        scenario: "mckey".into(),
+        receivers: (0..4)
+            .filter(|&r| r != sender)
+            .map(|r| (r, if got(r) { Verdict::Pass } else { Verdict::Fail }))
+            .collect(),
+    }
+}
+
+#[test]
+fn a_multicast_receiver_that_missed_messages_is_named() {
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| false);
+    mesh.mcast = vec![mcast(0, |r| r != 2)];
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::Multicast { rank: 2 }]);
+    says(
+        &findings[0].text,
+        &[
+            "node2 did not get every multicast message from node0 (mckey)",
+            "IGMP snooping or multicast routing",
+        ],
+    );
+    // From every sender: one finding for the receiver, naming them all.
+    mesh.mcast = (0..4).map(|s| mcast(s, |r| r != 2)).collect();
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::Multicast { rank: 2 }]);
+    says(&findings[0].text, &["from node0, node1, node3 (mckey)"]);
+}
+
+#[test]
+fn a_multicast_no_receiver_got_is_one_finding_about_the_sender() {
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| false);
+    mesh.mcast = vec![mcast(0, |_| false)];
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::Multicast { rank: 0 }]);
+    says(
+        &findings[0].text,
+        &[
+            "node0's multicast (mckey): none of its 3 receivers",
+            "IGMP snooping",
+        ],
+    );
+    // A receiver that is missing counts for nothing.
+    drop_host(&mut mesh, 3, Joined::NeverJoined { waited_secs: 5 });
+    mesh.mcast = vec![mcast(0, |r| r == 1)];
+    mesh.mcast[0].receivers[2].1 = Verdict::NotRun("node3 is missing".into());
+    assert_eq!(
+        kinds(&diagnose(&mesh)),
+        vec![
+            FindingKind::Missing { rank: 3 },
+            FindingKind::Multicast { rank: 2 }
+        ]
+    );
+}
+
+#[test]
+fn hosts_with_the_same_name_are_told_apart_by_rank() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 1);
+    for h in &mut mesh.hosts {
+        h.name = "localhost".into();
+    }
+    says(&diagnose(&mesh)[0].text, &["localhost (rank 1) fails"]);
+}
+
+#[test]
+fn a_large_mesh_with_one_bad_host_is_diagnosed_quickly() {
+    let findings = diagnose(&run(128, Pattern::AllPairs, |a, _| a == 77));
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 77 }]);
+    says(
+        &findings[0].text,
+        &["every one of its 127 peers", "119 more"],
+    );
+}

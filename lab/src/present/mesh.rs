@@ -1,0 +1,663 @@
+//! A mesh run shown: the N x N matrix and the diagnosis for the terminal,
+//! one HTML page, JUnit XML and JSON Lines.
+//!
+//! Every string from a host (its name, its doctor's findings, the
+//! programs' output) is the host's own text: escaped for the terminal
+//! with `base::text`, for HTML and XML with the JUnit report's escaper.
+
+use crate::base::text::{escape_controls, escaped};
+use crate::judge::mesh::{Finding, FindingKind};
+use crate::model::mesh::{transcript_path, Joined, MeshRun, PairCell, Verdict};
+use crate::present::report::{secs, xml_escape, xml_text, Case, FAILURE_TYPE, FINDING_TYPE};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+
+/// Column labels longer than this make the matrix label its columns by
+/// rank, with a legend.
+const MAX_COLUMN_LABEL: usize = 8;
+
+/// The most characters of a host's name a label shows.
+const MAX_NAME: usize = 32;
+
+/// Each cell of the N x N matrix, row-major: the pair of row and column,
+/// when scheduled. Built once, so that a large mesh is not searched per
+/// cell.
+fn grid(run: &MeshRun) -> Vec<Option<&PairCell>> {
+    let n = run.hosts.len();
+    let mut grid = vec![None; n * n];
+    for c in &run.cells {
+        let (a, b) = (c.pair.server, c.pair.client);
+        if a < n && b < n {
+            grid[a * n + b] = Some(c);
+            grid[b * n + a] = Some(c);
+        }
+    }
+    grid
+}
+
+/// The mark of a pair's verdict in the matrix.
+fn mark(v: &Verdict) -> char {
+    match v {
+        Verdict::Pass => '.',
+        Verdict::Fail => 'X',
+        Verdict::Skip => 's',
+        Verdict::NotRun(_) => '?',
+    }
+}
+
+/// A host's name for the terminal: up to its first dot (the domain says
+/// nothing in a matrix), at most [`MAX_NAME`] characters, escaped.
+fn short_name(run: &MeshRun, rank: usize) -> String {
+    let name = run.name(rank);
+    let short = match name.split_once('.') {
+        Some((host, _)) if !host.is_empty() => host,
+        _ => &name,
+    };
+    escaped(short, MAX_NAME)
+}
+
+/// The run as text for the terminal: the N x N matrix (`.` pass, `X`
+/// fail, `?` not run, `s` skipped, `-` self, blank not scheduled), the
+/// failing pairs with their failed scenarios, and the diagnosis.
+pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
+    let n = run.hosts.len();
+    let names: Vec<String> = (0..n).map(|r| short_name(run, r)).collect();
+    let by_rank = names.iter().any(|s| s.chars().count() > MAX_COLUMN_LABEL);
+    let columns: Vec<String> = if by_rank {
+        (0..n).map(|r| r.to_string()).collect()
+    } else {
+        names.clone()
+    };
+    let rows: Vec<String> = if by_rank {
+        names
+            .iter()
+            .enumerate()
+            .map(|(r, s)| format!("{r} {s}"))
+            .collect()
+    } else {
+        names.clone()
+    };
+    let width = columns.iter().map(|c| c.chars().count()).max().unwrap_or(1) + 1;
+    let row_width = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+    let mut out = format!(
+        "Mesh of {} ({}): {}\n\n",
+        plural(n, "host"),
+        escape_controls(&run.pattern_name),
+        tally(run)
+    );
+    out += &format!("{:row_width$}", "");
+    for c in &columns {
+        out += &format!("{c:>width$}");
+    }
+    out.push('\n');
+    let grid = grid(run);
+    for (a, row) in rows.iter().enumerate() {
+        out += &format!("{row:<row_width$}");
+        for b in 0..n {
+            let m = match grid[a * n + b] {
+                _ if a == b => '-',
+                Some(c) => mark(&c.verdict()),
+                None => ' ',
+            };
+            out += &format!("{m:>width$}");
+        }
+        out.push('\n');
+    }
+    out += "\n. pass  X fail  ? not run  s skipped  - self  (blank) not scheduled\n";
+    if by_rank {
+        let legend: Vec<String> = names
+            .iter()
+            .enumerate()
+            .map(|(r, s)| format!("{r} = {s}"))
+            .collect();
+        out += &format!("columns: {}\n", legend.join(", "));
+    }
+    out + &failing_pairs(run) + &diagnosis_text(run, findings)
+}
+
+/// How many pairs there were, failed and did not run.
+fn tally(run: &MeshRun) -> String {
+    let count = |f: fn(&Verdict) -> bool| run.cells.iter().filter(|c| f(&c.verdict())).count();
+    format!(
+        "{}, {} failing, {} not run",
+        plural(run.cells.len(), "pair"),
+        count(|v| *v == Verdict::Fail),
+        count(|v| matches!(v, Verdict::NotRun(_)))
+    )
+}
+
+/// The failing pairs, each with its failed scenarios; nothing when none.
+fn failing_pairs(run: &MeshRun) -> String {
+    let failing: Vec<&PairCell> = run
+        .cells
+        .iter()
+        .filter(|c| c.verdict() == Verdict::Fail)
+        .collect();
+    if failing.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nFailing pairs (server - client):\n");
+    for c in failing {
+        let scenarios: Vec<String> = c.failed().iter().map(|s| escaped(s, 60)).collect();
+        out += &format!(
+            "  {} - {}: {}\n",
+            short_name(run, c.pair.server),
+            short_name(run, c.pair.client),
+            scenarios.join(", ")
+        );
+    }
+    out
+}
+
+/// The diagnosis: each finding's text, or that all passed (or none ran).
+fn diagnosis_text(run: &MeshRun, findings: &[Finding]) -> String {
+    let mut out = String::from("\nDiagnosis:\n");
+    if findings.is_empty() {
+        let ran = run.cells.iter().any(|c| c.verdict().ran());
+        out += if ran {
+            "  every pair passed\n"
+        } else {
+            "  no pair ran\n"
+        };
+    }
+    for f in findings {
+        out += &format!("  - {}\n", escape_controls(&f.text).replace('\n', " "));
+    }
+    out
+}
+
+/// `n` and the noun, plural when `n` is not one.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The CSS class of a verdict in the HTML heatmaps.
+fn class(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "fail",
+        Verdict::Skip => "skip",
+        Verdict::NotRun(_) => "notrun",
+    }
+}
+
+/// A verdict in words, for a tooltip or a report.
+fn verdict_words(v: &Verdict) -> String {
+    match v {
+        Verdict::Pass => "passed".into(),
+        Verdict::Fail => "failed".into(),
+        Verdict::Skip => "skipped".into(),
+        Verdict::NotRun(why) => format!("not run: {why}"),
+    }
+}
+
+/// The CSS class of a finding.
+fn finding_class(k: &FindingKind) -> &'static str {
+    match k {
+        FindingKind::HostFault { .. } => "host",
+        FindingKind::LinkFault { .. } => "link",
+        FindingKind::FabricWide => "fabric",
+        FindingKind::Missing { .. } => "missing",
+        FindingKind::Multicast { .. } => "mcast",
+    }
+}
+
+const STYLE: &str = "
+body { font-family: 'DejaVu Sans', sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+td, th { border: 1px solid #bbb; padding: .2em .4em; text-align: center; }
+th { background: #f4f4f4; font-weight: normal; }
+.matrix td { width: 1.6em; }
+td a { color: inherit; text-decoration: none; }
+.pass { background: #bfe5bf; } .fail { background: #f2a0a0; font-weight: bold; }
+.skip { background: #e8e8c0; } .notrun { background: #d0d0d0; } .self { background: #555; }
+.none { background: #fff; }
+.diagnosis li { margin: .3em 0; } .diagnosis .ok { color: #2a602a; }
+li.fabric, li.host, li.link { color: #a00; } li.missing, li.mcast { color: #8a5a00; }
+.hosts td { text-align: left; }
+pre { white-space: pre-wrap; }
+";
+
+/// The run as one self-contained HTML page (inline CSS, no script, no
+/// external resource): the diagnosis on top, the N x N matrix as a
+/// heatmap, each cell linking to its pair's row of the second heatmap,
+/// pairs by scenario, whose cells link to both sides' transcripts at
+/// [`transcript_path`] (relative links: the coordinator writes the
+/// transcripts there, beside the page), the multicast rounds and the hosts.
+pub fn html(run: &MeshRun, findings: &[Finding]) -> String {
+    let title = format!(
+        "rdma-lab mesh: {} ({})",
+        plural(run.hosts.len(), "host"),
+        run.pattern_name
+    );
+    let mut h = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n<p>{}</p>\n",
+        xml_text(&tally(run)),
+        t = xml_text(&title)
+    );
+    h += "<section class=\"diagnosis\">\n<h2>Diagnosis</h2>\n";
+    if findings.is_empty() {
+        h += "<p class=\"ok\">every pair passed</p>\n";
+    } else {
+        h += "<ul>\n";
+        for f in findings {
+            let _ = writeln!(
+                h,
+                "<li class=\"{}\">{}</li>",
+                finding_class(&f.kind),
+                xml_text(&f.text)
+            );
+        }
+        h += "</ul>\n";
+    }
+    h += "</section>\n";
+    h += &html_matrix(run);
+    h += &html_scenarios(run);
+    h += &html_mcast(run);
+    h += &html_hosts(run);
+    h + "</body>\n</html>\n"
+}
+
+/// The anchor of a pair's row in the scenario heatmap.
+fn anchor(c: &PairCell) -> String {
+    format!("pair-{}-{}", c.pair.server, c.pair.client)
+}
+
+/// The N x N heatmap: columns by rank (a host's name in its tooltip), rows
+/// by rank and name.
+fn html_matrix(run: &MeshRun) -> String {
+    let n = run.hosts.len();
+    let mut h = String::from("<h2>Pairs</h2>\n<table class=\"matrix\">\n<tr><th></th>");
+    for r in 0..n {
+        let _ = write!(h, "<th title=\"{}\">{r}</th>", xml_escape(&run.name(r)));
+    }
+    h += "</tr>\n";
+    let grid = grid(run);
+    for a in 0..n {
+        let _ = write!(h, "<tr><th>{a} {}</th>", xml_text(&run.name(a)));
+        for b in 0..n {
+            match grid[a * n + b] {
+                _ if a == b => h += "<td class=\"self\"></td>",
+                Some(c) => {
+                    let v = c.verdict();
+                    let tip = format!(
+                        "{} (server) and {} (client), round {}: {}",
+                        run.name(c.pair.server),
+                        run.name(c.pair.client),
+                        c.round,
+                        verdict_words(&v)
+                    );
+                    let _ = write!(
+                        h,
+                        "<td class=\"{}\"><a href=\"#{}\" title=\"{}\">{}</a></td>",
+                        class(&v),
+                        anchor(c),
+                        xml_escape(&tip),
+                        mark(&v)
+                    );
+                }
+                None => h += "<td class=\"none\"></td>",
+            }
+        }
+        h += "</tr>\n";
+    }
+    h + "</table>\n"
+}
+
+/// Every scenario a pair ran, in the order first seen.
+fn scenario_names(run: &MeshRun) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for r in run.cells.iter().flat_map(|c| &c.results) {
+        if !names.contains(&r.scenario.as_str()) {
+            names.push(&r.scenario);
+        }
+    }
+    names
+}
+
+/// The heatmap of pairs by scenario: a row a pair, a column a scenario,
+/// each cell linking to both sides' transcripts, its detail as tooltip.
+fn html_scenarios(run: &MeshRun) -> String {
+    let names = scenario_names(run);
+    let mut h = String::from(
+        "<h2>Pairs by scenario</h2>\n<table class=\"scenarios\">\n<tr><th>server - client</th>",
+    );
+    for s in &names {
+        let _ = write!(h, "<th>{}</th>", xml_text(s));
+    }
+    h += "</tr>\n";
+    for c in &run.cells {
+        let _ = write!(
+            h,
+            "<tr id=\"{}\"><th>{} - {}</th>",
+            anchor(c),
+            xml_text(&run.name(c.pair.server)),
+            xml_text(&run.name(c.pair.client))
+        );
+        for s in &names {
+            let Some(r) = c.results.iter().find(|r| r.scenario == *s) else {
+                h += "<td class=\"none\"></td>";
+                continue;
+            };
+            let tip = match &r.verdict {
+                Verdict::Fail | Verdict::Skip if !r.detail.is_empty() => r.detail.clone(),
+                v => verdict_words(v),
+            };
+            let _ = write!(
+                h,
+                "<td class=\"{}\" title=\"{}\"><a href=\"{}\">server</a> <a href=\"{}\">client</a></td>",
+                class(&r.verdict),
+                xml_escape(&tip),
+                xml_escape(&transcript_path(c.pair, s, "server")),
+                xml_escape(&transcript_path(c.pair, s, "client"))
+            );
+        }
+        h += "</tr>\n";
+    }
+    h + "</table>\n"
+}
+
+/// The multicast rounds: a row a sender, a cell a receiver; nothing when
+/// there were none.
+fn html_mcast(run: &MeshRun) -> String {
+    if run.mcast.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from("<h2>Multicast</h2>\n<table class=\"matrix\">\n<tr><th>sender</th>");
+    for r in 0..run.hosts.len() {
+        let _ = write!(h, "<th title=\"{}\">{r}</th>", xml_escape(&run.name(r)));
+    }
+    h += "</tr>\n";
+    for m in &run.mcast {
+        let _ = write!(
+            h,
+            "<tr><th>{} ({})</th>",
+            xml_text(&run.name(m.sender)),
+            xml_text(&m.scenario)
+        );
+        for r in 0..run.hosts.len() {
+            match m.receivers.iter().find(|(rank, _)| *rank == r) {
+                _ if r == m.sender => h += "<td class=\"self\"></td>",
+                Some((_, v)) => {
+                    let _ = write!(
+                        h,
+                        "<td class=\"{}\" title=\"{}\">{}</td>",
+                        class(v),
+                        xml_escape(&verdict_words(v)),
+                        mark(v)
+                    );
+                }
+                None => h += "<td class=\"none\"></td>",
+            }
+        }
+        h += "</tr>\n";
+    }
+    h + "</table>\n"
+}
+
+/// How a host took part, in words.
+fn joined_words(j: &Joined) -> String {
+    match j {
+        Joined::Joined => "joined".into(),
+        Joined::NeverJoined { waited_secs } => format!("never joined (waited {waited_secs} s)"),
+        Joined::Died { during } => format!("died during {during}"),
+    }
+}
+
+/// The hosts: each one's device, the doctor's facts and findings.
+fn html_hosts(run: &MeshRun) -> String {
+    let mut h = String::from(
+        "<h2>Hosts</h2>\n<table class=\"hosts\">\n<tr><th>rank</th><th>name</th><th>RDMA address</th><th>netdev</th><th>MTU</th><th>GID type</th><th>subnet</th><th>took part</th><th>doctor</th></tr>\n",
+    );
+    let unknown = || "unknown".to_string();
+    for host in &run.hosts {
+        let cells = [
+            host.rank.to_string(),
+            host.name.clone(),
+            host.rdma_addr.clone(),
+            host.netdev.clone(),
+            host.mtu.map_or_else(unknown, |m| m.to_string()),
+            host.gid_type.clone().unwrap_or_else(unknown),
+            host.subnet.clone().unwrap_or_else(unknown),
+            joined_words(&host.joined),
+            if host.findings.is_empty() {
+                "found nothing".into()
+            } else {
+                host.findings.join("; ")
+            },
+        ];
+        h += "<tr>";
+        for c in cells {
+            let _ = write!(h, "<td>{}</td>", xml_text(&c));
+        }
+        h += "</tr>\n";
+    }
+    h + "</table>\n"
+}
+
+/// A `<testsuite>` of `cases` named `name`, with its counts.
+fn suite(xml: &mut String, name: &str, cases: &[Case]) {
+    let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+    let skipped = cases.iter().filter(|c| c.skipped.is_some()).count();
+    let _ = writeln!(
+        xml,
+        r#"  <testsuite name="{}" tests="{}" failures="{failures}" errors="0" skipped="{skipped}" time="{}">"#,
+        xml_escape(name),
+        cases.len(),
+        secs(0)
+    );
+    for c in cases {
+        c.write(xml);
+    }
+    xml.push_str("  </testsuite>\n");
+}
+
+/// A test case of a verdict: a failure whose message is `detail`, or
+/// skipped with its reason (the detail of a skip).
+fn case(classname: String, name: String, v: &Verdict, detail: &str, out: String) -> Case {
+    let failure = (*v == Verdict::Fail).then(|| {
+        let message = if detail.is_empty() { "failed" } else { detail };
+        (message.to_string(), FAILURE_TYPE, detail.to_string())
+    });
+    let skipped = match v {
+        Verdict::Skip => Some(detail.to_string()),
+        Verdict::NotRun(why) => Some(format!("not run: {why}")),
+        _ => None,
+    };
+    Case {
+        classname,
+        name,
+        time: secs(0),
+        failure,
+        skipped,
+        out,
+    }
+}
+
+/// The run as JUnit XML: a `<testsuite>` per pair (`server-client`, by
+/// host name) with a test case per scenario (both sides' transcripts in
+/// `<system-out>`), `doctor` with a case per host (failed when it has
+/// findings or did not take part), `multicast` with a case per receiver
+/// of each round, and `diagnosis`, one case failed with every finding.
+/// The model has no times: every time is zero.
+pub fn junit(run: &MeshRun, findings: &[Finding]) -> String {
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for c in &run.cells {
+        let name = format!("{}-{}", run.name(c.pair.server), run.name(c.pair.client));
+        let cases: Vec<Case> = c
+            .results
+            .iter()
+            .map(|r| {
+                let out = format!(
+                    "server ({}):\n{}\nclient ({}):\n{}\n",
+                    run.name(c.pair.server),
+                    r.server_log.as_deref().unwrap_or("(no transcript)"),
+                    run.name(c.pair.client),
+                    r.client_log.as_deref().unwrap_or("(no transcript)")
+                );
+                case(
+                    format!("mesh.{name}"),
+                    r.scenario.clone(),
+                    &r.verdict,
+                    &r.detail,
+                    out,
+                )
+            })
+            .collect();
+        suite(&mut xml, &name, &cases);
+    }
+    suite(&mut xml, "doctor", &doctor_cases(run));
+    let mcast: Vec<Case> = run
+        .mcast
+        .iter()
+        .flat_map(|m| {
+            m.receivers.iter().map(move |(r, v)| {
+                let name = format!(
+                    "{} -> {} ({})",
+                    run.name(m.sender),
+                    run.name(*r),
+                    m.scenario
+                );
+                let detail = format!("{} did not get every message", run.name(*r));
+                case("multicast".into(), name, v, &detail, String::new())
+            })
+        })
+        .collect();
+    suite(&mut xml, "multicast", &mcast);
+    let texts: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    let diagnosis = Case {
+        classname: "diagnosis".into(),
+        name: "diagnosis".into(),
+        time: secs(0),
+        failure: texts
+            .first()
+            .map(|first| (first.to_string(), FINDING_TYPE, texts.join("\n"))),
+        skipped: None,
+        out: String::new(),
+    };
+    suite(&mut xml, "diagnosis", &[diagnosis]);
+    xml + "</testsuites>\n"
+}
+
+/// The doctor's case of each host.
+fn doctor_cases(run: &MeshRun) -> Vec<Case> {
+    run.hosts
+        .iter()
+        .map(|h| {
+            let mut problems = h.findings.clone();
+            if h.joined != Joined::Joined {
+                problems.insert(0, joined_words(&h.joined));
+            }
+            Case {
+                classname: "doctor".into(),
+                name: h.name.clone(),
+                time: secs(0),
+                failure: problems
+                    .first()
+                    .map(|first| (first.clone(), FINDING_TYPE, problems.join("\n"))),
+                skipped: None,
+                out: format!(
+                    "rank {}, {} on {}, MTU {}, GID type {}, subnet {}\n",
+                    h.rank,
+                    h.rdma_addr,
+                    h.netdev,
+                    h.mtu.map_or_else(|| "unknown".into(), |m| m.to_string()),
+                    h.gid_type.as_deref().unwrap_or("unknown"),
+                    h.subnet.as_deref().unwrap_or("unknown")
+                ),
+            }
+        })
+        .collect()
+}
+
+/// A verdict as JSON: its status (`passed`, `failed`, `skipped`,
+/// `not_run`) and its reason, null unless skipped or not run.
+fn status(v: &Verdict, detail: &str) -> (&'static str, Value) {
+    match v {
+        Verdict::Pass => ("passed", Value::Null),
+        Verdict::Fail => ("failed", Value::Null),
+        Verdict::Skip => ("skipped", json!(detail)),
+        Verdict::NotRun(why) => ("not_run", json!(why)),
+    }
+}
+
+/// The run as JSON Lines, each object with its `type`: `pair` (one per
+/// pair and scenario: ranks and names, round, status, reason, detail,
+/// both transcripts), `host` (its device, the doctor's facts and
+/// findings, how it took part), `multicast` (one per receiver of each
+/// round) and `finding` (its kind, ranks and text). Every line names the
+/// pattern, so each stands on its own.
+pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
+    let mut lines: Vec<Value> = Vec::new();
+    for c in &run.cells {
+        for r in &c.results {
+            let (status, reason) = status(&r.verdict, &r.detail);
+            lines.push(json!({
+                "type": "pair",
+                "round": c.round,
+                "server": c.pair.server,
+                "server_name": run.name(c.pair.server),
+                "client": c.pair.client,
+                "client_name": run.name(c.pair.client),
+                "scenario": r.scenario,
+                "status": status,
+                "reason": reason,
+                "detail": r.detail,
+                "server_log": r.server_log,
+                "client_log": r.client_log,
+            }));
+        }
+    }
+    lines.extend(run.hosts.iter().map(|h| {
+        let (joined, waited, during) = match &h.joined {
+            Joined::Joined => ("joined", None, None),
+            Joined::NeverJoined { waited_secs } => ("never_joined", Some(*waited_secs), None),
+            Joined::Died { during } => ("died", None, Some(during.as_str())),
+        };
+        json!({
+            "type": "host", "rank": h.rank, "name": h.name, "rdma_addr": h.rdma_addr,
+            "netdev": h.netdev, "mtu": h.mtu, "gid_type": h.gid_type, "subnet": h.subnet,
+            "findings": h.findings, "joined": joined, "waited_secs": waited,
+            "died_during": during,
+        })
+    }));
+    for m in &run.mcast {
+        for (r, v) in &m.receivers {
+            let (status, reason) = status(v, "");
+            lines.push(json!({
+                "type": "multicast", "scenario": m.scenario,
+                "sender": m.sender, "sender_name": run.name(m.sender),
+                "receiver": r, "receiver_name": run.name(*r),
+                "status": status, "reason": reason,
+            }));
+        }
+    }
+    lines.extend(findings.iter().map(finding_json));
+    let pattern = json!(run.pattern_name);
+    let mut out = String::new();
+    for mut line in lines {
+        line["pattern"] = pattern.clone();
+        out += &line.to_string();
+        out.push('\n');
+    }
+    out
+}
+
+/// A finding as JSON: its kind in snake case, its ranks, its text.
+fn finding_json(f: &Finding) -> Value {
+    let (kind, ranks) = match f.kind {
+        FindingKind::HostFault { rank } => ("host_fault", vec![rank]),
+        FindingKind::LinkFault { a, b } => ("link_fault", vec![a, b]),
+        FindingKind::FabricWide => ("fabric_wide", vec![]),
+        FindingKind::Missing { rank } => ("missing", vec![rank]),
+        FindingKind::Multicast { rank } => ("multicast", vec![rank]),
+    };
+    json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text})
+}
+
+#[cfg(test)]
+mod tests;
