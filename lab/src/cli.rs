@@ -56,6 +56,29 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             is wrong and what to do; exit 1 when there is one",
     ),
     (
+        "mesh",
+        "mesh [NAME...] [--ring | --star HOST] [--mcast-senders all]
+       [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
+        | --rank R --size N --coordinator HOST]
+       [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV]
+       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin]
+       [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
+        "smoke-test a fabric of N hosts: every pair (or --ring, --star)
+            runs the doctor's RC probe and the example pairs (or the
+            NAMEs) in parallel rounds, then an N x N matrix and a
+            diagnosis that names a bad host or link; under srun each task
+            takes its rank from Slurm (SLURM_PROCID, SLURM_NTASKS,
+            SLURM_JOB_NODELIST), another launcher sets --rank, --size and
+            --coordinator (or RDMA_LAB_RANK, RDMA_LAB_SIZE,
+            RDMA_LAB_COORDINATOR); the ranks need one secret
+            (--secret-file F, RDMA_LAB_SECRET or --secret-stdin); --ssh
+            starts a rank on each HOST with your ssh (BatchMode), from a
+            copy of the binaries or --remote-dir, and makes the secret
+            itself; rank 0 (or the --ssh launcher) coordinates on TCP
+            7471 (--port), the pairs meet on the next port, and every
+            wait is bounded (--wait, 120 s, to join)",
+    ),
+    (
         "list",
         "list [--full]",
         "list the scenarios; --full prints everything each one declares
@@ -185,6 +208,11 @@ fn check_values(m: &getopts::Matches) -> Result<(), String> {
 
 /// `cargo xtask lab`: its options read into the lab's, the run, its report.
 fn lab_cmd(args: &[String]) -> Result<bool, String> {
+    // `lab --mesh ...` is `mesh ...`, for those who start from `lab`.
+    if args.iter().any(|a| a == "--mesh") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--mesh").cloned().collect();
+        return mesh_cmd(&rest);
+    }
     let Some(m) = parse("lab", lab_getopts(), args)? else {
         return Ok(true);
     };
@@ -555,6 +583,165 @@ fn bench_cmd(args: &[String]) -> Result<bool, String> {
     )
 }
 
+/// `mesh`'s options.
+fn mesh_getopts() -> getopts::Options {
+    let mut opts = getopts::Options::new();
+    for flag in ["ring", "secret-stdin"] {
+        opts.optflag("", flag, "");
+    }
+    for value in [
+        "star",
+        "mcast-senders",
+        "ssh",
+        "remote-dir",
+        "rank",
+        "size",
+        "coordinator",
+        "port",
+        "wait",
+        "ip",
+        "netdev",
+        "dev",
+        "gid-idx",
+        "bin-dir",
+        "secret-file",
+        "out",
+        "junit",
+        "json",
+        "html",
+    ] {
+        opts.optopt("", value, "", "");
+    }
+    opts
+}
+
+/// The mesh's secret: `--secret-stdin`'s first line, `--secret-file`'s,
+/// or `RDMA_LAB_SECRET`; `None` for the ssh launcher, which makes one.
+fn mesh_secret(m: &getopts::Matches) -> Result<guest::control::Secret, String> {
+    if m.opt_present("secret-stdin") {
+        use std::io::{BufRead as _, Read as _};
+        // One bounded line: a launcher writes the secret and a newline.
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .take(4096)
+            .read_line(&mut line)
+            .map_err(|e| format!("--secret-stdin: {e}"))?;
+        return guest::control::Secret::from_text(&line, "--secret-stdin");
+    }
+    let file = m.opt_str("secret-file").map(std::path::PathBuf::from);
+    guest::control::Secret::load(file.as_deref())
+        .unwrap_or_else(|| Err(guest::control::Secret::missing()))
+}
+
+/// The pattern of `--ring` or `--star HOST` (a rank, or a name of
+/// `hosts`); all pairs by default.
+fn mesh_pattern(
+    m: &getopts::Matches,
+    hosts: &[String],
+) -> Result<crate::model::mesh::Pattern, String> {
+    use crate::model::mesh::Pattern;
+    match (m.opt_present("ring"), m.opt_str("star")) {
+        (true, Some(_)) => Err("--ring and --star: choose one".into()),
+        (true, None) => Ok(Pattern::Ring),
+        (false, None) => Ok(Pattern::AllPairs),
+        (false, Some(h)) => match hosts.iter().position(|n| *n == h) {
+            Some(r) => Ok(Pattern::Star(r)),
+            None => h
+                .parse()
+                .map(Pattern::Star)
+                .map_err(|_| format!("--star {h}: give a rank, or one of the hosts' names")),
+        },
+    }
+}
+
+/// `--mcast-senders all` (every host sends in turn) or `first` (host 0,
+/// the default).
+fn mcast_senders(m: &getopts::Matches) -> Result<bool, String> {
+    match m.opt_str("mcast-senders").as_deref() {
+        None | Some("first") => Ok(false),
+        Some("all") => Ok(true),
+        Some(other) => Err(format!("--mcast-senders {other}: give all or first")),
+    }
+}
+
+/// `mesh`'s options read into the run's.
+fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::MeshOptions, String> {
+    check_values(m)?;
+    let out = m.opt_str("out").map_or_else(
+        || base::workspace::target_dir().join("mesh"),
+        std::path::PathBuf::from,
+    );
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let secret = if m.opt_present("ssh") {
+        guest::control::Secret::generate()?
+    } else {
+        mesh_secret(m)?
+    };
+    Ok(host::mesh::MeshOptions {
+        names: m.free.clone(),
+        pattern: mesh_pattern(m, hosts)?,
+        port: num_opt(m, "port", model::CONTROL_PORT)?,
+        wait_secs: num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
+        ip: m.opt_str("ip"),
+        netdev: m.opt_str("netdev"),
+        dev: m.opt_str("dev"),
+        gid_idx: m
+            .opt_str("gid-idx")
+            .map(|v| v.parse().map_err(|e| format!("--gid-idx {v}: {e}")))
+            .transpose()?,
+        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+        out,
+        secret,
+        mcast_all: mcast_senders(m)?,
+    })
+}
+
+/// `mesh`: launched by ssh from here, or one rank of another launcher's;
+/// rank 0 (or this launcher) prints the matrix and writes the reports.
+fn mesh_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("mesh", mesh_getopts(), args)? else {
+        return Ok(true);
+    };
+    let ssh_hosts: Vec<String> = m
+        .opt_str("ssh")
+        .map(|l| {
+            l.split(',')
+                .filter(|h| !h.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let run = if ssh_hosts.is_empty() {
+        let num = |k: &str| {
+            m.opt_str(k)
+                .map(|v| v.parse::<usize>().map_err(|e| format!("--{k} {v}: {e}")))
+                .transpose()
+        };
+        let ranked = host::mesh::ranked(num("rank")?, num("size")?, m.opt_str("coordinator"))?;
+        let opts = mesh_options(&m, &ranked.names)?;
+        host::mesh::run_ranked(&opts, &ranked)?
+    } else {
+        let opts = mesh_options(&m, &ssh_hosts)?;
+        let launch = host::ssh::SshLaunch {
+            hosts: ssh_hosts,
+            remote_dir: m.opt_str("remote-dir"),
+            coordinator: m.opt_str("coordinator"),
+        };
+        let bin_dir = host::mesh::bin_dir(&opts, &host::mesh::scenario_names(&opts.names)?)?;
+        Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?)
+    };
+    let Some(run) = run else { return Ok(true) };
+    crate::present::mesh::report(
+        &run,
+        &crate::present::mesh::ReportFiles {
+            junit: m.opt_str("junit").map(Into::into),
+            json: m.opt_str("json").map(Into::into),
+            html: m.opt_str("html").map(Into::into),
+        },
+    )
+}
+
 /// `list [--full]`.
 fn list_cmd(rest: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
@@ -602,6 +789,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "ladder" => ladder_cmd(rest),
         "handout" => handout_cmd(rest),
         "list" => list_cmd(rest),
+        "mesh" => mesh_cmd(rest),
         "fmt" | "test" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),

@@ -59,19 +59,25 @@ fn recorded(a: &Assignment, bad: &str) -> Vec<ScenarioResult> {
 }
 
 /// One stand-in host: join as `rank`, then answer until `bye`.
-fn stand_in(rank: usize, addr: SocketAddr, secret: Secret, how: Behaviour, bad: String, seen: Seen) {
+fn stand_in(
+    rank: usize,
+    addr: SocketAddr,
+    secret: Secret,
+    how: Behaviour,
+    bad: String,
+    seen: Seen,
+) {
     let stream = (0..200)
         .find_map(|_| {
-            TcpStream::connect(addr)
-                .ok()
-                .or_else(|| {
-                    thread::sleep(Duration::from_millis(50));
-                    None
-                })
+            TcpStream::connect(addr).ok().or_else(|| {
+                thread::sleep(Duration::from_millis(50));
+                None
+            })
         })
         .expect("the coordinator listens");
     let mut c = Control::new(stream).unwrap();
-    c.authenticate_client(&secret, Duration::from_secs(30)).unwrap();
+    c.authenticate_client(&secret, Duration::from_secs(30))
+        .unwrap();
     let hello = Hello {
         rank,
         name: format!("node{rank:03}"),
@@ -87,7 +93,9 @@ fn stand_in(rank: usize, addr: SocketAddr, secret: Secret, how: Behaviour, bad: 
     let _plan = c.expect_blob("plan", wait).unwrap();
     let mut pairs = 0;
     loop {
-        let Ok(line) = c.recv_max("a round", wait, 1 << 20) else { return };
+        let Ok(line) = c.recv_max("a round", wait, 1 << 20) else {
+            return;
+        };
         let (word, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
         match word {
             "bye" => return,
@@ -106,7 +114,8 @@ fn stand_in(rank: usize, addr: SocketAddr, secret: Secret, how: Behaviour, bad: 
                 } else {
                     Vec::new()
                 };
-                c.send_blob("done", results_json(&results).as_bytes()).unwrap();
+                c.send_blob("done", results_json(&results).as_bytes())
+                    .unwrap();
             }
             other => panic!("rank {rank}: unexpected `{other}`"),
         }
@@ -114,7 +123,12 @@ fn stand_in(rank: usize, addr: SocketAddr, secret: Secret, how: Behaviour, bad: 
 }
 
 /// A mesh run of `n` stand-ins (`absent` never start), its wall time.
-fn mesh(n: usize, absent: &[usize], dies: Option<(usize, usize)>, bad: usize) -> (MeshRun, Seen, Duration) {
+fn mesh(
+    n: usize,
+    absent: &[usize],
+    dies: Option<(usize, usize)>,
+    bad: usize,
+) -> (MeshRun, Seen, Duration) {
     let port = free_port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let secret = Secret::generate().unwrap();
@@ -129,6 +143,7 @@ fn mesh(n: usize, absent: &[usize], dies: Option<(usize, usize)>, bad: usize) ->
         wait_secs: if absent.is_empty() { 120 } else { 5 },
         secret: secret.clone(),
         out: out.path().to_path_buf(),
+        mcast_all: false,
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
     let hosts: Vec<_> = (0..n)
@@ -184,6 +199,12 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
         assert_eq!(cell.verdict(), want, "{:?}", cell.pair);
     }
     assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
+    // The diagnosis names the host, once, and nothing else.
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert!(findings[0].text.contains("node003"), "{}", findings[0].text);
+    let matrix = rdma_lab::present::mesh::matrix_text(&run, &findings);
+    assert!(matrix.contains("node003"), "{matrix}");
 }
 
 #[test]
@@ -200,11 +221,19 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     for cell in &run.cells {
         let v = cell.verdict();
         if cell.pair.has(5) {
-            assert!(matches!(&v, Verdict::NotRun(why) if why.contains("never joined")), "{v:?}");
+            assert!(
+                matches!(&v, Verdict::NotRun(why) if why.contains("never joined")),
+                "{v:?}"
+            );
         } else if !cell.pair.has(2) {
             assert_eq!(v, Verdict::Pass, "{:?}", cell.pair);
         }
     }
+    // Each absence is said, with its host's name.
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    let text: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    assert!(text.iter().any(|t| t.contains("node005")), "{text:#?}");
+    assert!(text.iter().any(|t| t.contains("node002")), "{text:#?}");
     // The four hosts that stayed ran every pair among them.
     let among: Vec<_> = run
         .cells
@@ -221,7 +250,11 @@ fn coordinator_at_256_hosts() {
     let before = peak_kib();
     let (run, seen, took) = mesh(256, &[], None, 17);
     check_schedule(&run, &seen, 256);
-    let failed = run.cells.iter().filter(|c| c.verdict() == Verdict::Fail).count();
+    let failed = run
+        .cells
+        .iter()
+        .filter(|c| c.verdict() == Verdict::Fail)
+        .count();
     assert_eq!(failed, 255, "host 17's pairs");
     println!(
         "mesh of 256 stand-in hosts on loopback: {} pairs in 255 rounds in {:.1} s; \

@@ -479,6 +479,34 @@ impl Running {
     }
 }
 
+/// One side of a scenario run alone on this host: a mesh's multicast
+/// round starts its receivers (and waits until each is ready) and its
+/// sender, each on its own host, with no session between them.
+pub struct SideRun(Running);
+
+impl SideRun {
+    /// Starts `side` (`"server"` or `"client"`) of `s`, its result files in
+    /// `cfg.out`; `None` when `s` has no such side.
+    pub fn start(cfg: &AgentConfig, s: &Scenario, side: &str) -> Option<SideRun> {
+        let cmd = match side {
+            "server" => s.server.as_ref()?,
+            _ => s.client.as_ref()?,
+        };
+        Some(SideRun(Running::start(cfg, s, side, cmd)))
+    }
+
+    /// Waits, bounded by `s`'s time limit, until it is ready by `s.ready`.
+    pub fn wait_ready(&mut self, cfg: &AgentConfig, s: &Scenario) {
+        let mut log = Log::new(&cfg.out, "mcast");
+        wait_ready(s, &mut self.0, &mut log);
+    }
+
+    /// Waits for it to end (its `timeout` bounds it); its exit status.
+    pub fn finish(self) -> i32 {
+        self.0.finish()
+    }
+}
+
 fn wait_ready(s: &Scenario, server: &mut Running, log: &mut Log) {
     let deadline = Instant::now() + Duration::from_secs(s.timeout_secs.into());
     let stdout = server.stdout.clone();

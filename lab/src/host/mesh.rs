@@ -55,13 +55,19 @@ pub struct MeshOptions {
     pub out: PathBuf,
     /// The mesh's secret.
     pub secret: Secret,
+    /// `--mcast-senders all`: every host sends in a multicast round.
+    pub mcast_all: bool,
 }
 
 /// A number from the first of `vars` that is set.
 fn env_num(vars: &[&str]) -> Option<Result<usize, String>> {
     vars.iter().find_map(|v| {
         let t = std::env::var(v).ok()?;
-        Some(t.trim().parse().map_err(|_| format!("{v}={t:?} is not a number")))
+        Some(
+            t.trim()
+                .parse()
+                .map_err(|_| format!("{v}={t:?} is not a number")),
+        )
     })
 }
 
@@ -94,7 +100,8 @@ fn slurm_hostnames(list: &str) -> Result<Vec<String>, String> {
 pub fn check_host_name(n: &str) -> Result<(), String> {
     let ok = (1..=253).contains(&n.len())
         && !n.starts_with('-')
-        && n.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
     if ok {
         Ok(())
     } else {
@@ -104,17 +111,29 @@ pub fn check_host_name(n: &str) -> Result<(), String> {
 
 /// The rank, size and coordinator: the flags' where given, else the
 /// environment's, else Slurm's; one line saying what is missing.
-pub fn ranked(rank: Option<usize>, size: Option<usize>, coord: Option<String>) -> Result<Ranked, String> {
-    let rank = rank.map(Ok).or_else(|| env_num(&["RDMA_LAB_RANK", "SLURM_PROCID"]));
-    let size = size.map(Ok).or_else(|| env_num(&["RDMA_LAB_SIZE", "SLURM_NTASKS"]));
+pub fn ranked(
+    rank: Option<usize>,
+    size: Option<usize>,
+    coord: Option<String>,
+) -> Result<Ranked, String> {
+    let rank = rank
+        .map(Ok)
+        .or_else(|| env_num(&["RDMA_LAB_RANK", "SLURM_PROCID"]));
+    let size = size
+        .map(Ok)
+        .or_else(|| env_num(&["RDMA_LAB_SIZE", "SLURM_NTASKS"]));
     let (Some(rank), Some(size)) = (rank, size) else {
-        return Err("mesh: no rank: run it under srun, give --ssh HOSTS, or give --rank, --size \
+        return Err(
+            "mesh: no rank: run it under srun, give --ssh HOSTS, or give --rank, --size \
                     and --coordinator (or RDMA_LAB_RANK, RDMA_LAB_SIZE, RDMA_LAB_COORDINATOR)"
-            .into());
+                .into(),
+        );
     };
     let (rank, size) = (rank?, size?);
     if rank >= size || size < 2 {
-        return Err(format!("mesh: rank {rank} of {size} hosts: a mesh needs 2 hosts or more, ranks 0 to size - 1"));
+        return Err(format!(
+            "mesh: rank {rank} of {size} hosts: a mesh needs 2 hosts or more, ranks 0 to size - 1"
+        ));
     }
     let mut names = Vec::new();
     let coordinator = match coord.or_else(|| std::env::var("RDMA_LAB_COORDINATOR").ok()) {
@@ -125,11 +144,19 @@ pub fn ranked(rank: Option<usize>, size: Option<usize>, coord: Option<String>) -
                     .to_string()
             })?;
             names = slurm_hostnames(&list)?;
-            names.first().cloned().ok_or("mesh: Slurm's node list is empty")?
+            names
+                .first()
+                .cloned()
+                .ok_or("mesh: Slurm's node list is empty")?
         }
     };
     check_host_name(&coordinator)?;
-    Ok(Ranked { rank, size, coordinator, names })
+    Ok(Ranked {
+        rank,
+        size,
+        coordinator,
+        names,
+    })
 }
 
 /// This host's name, as the kernel has it.
@@ -186,14 +213,17 @@ pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
 
 /// The example binaries for `names`: `--bin-dir`, else beside this binary
 /// when it runs from a copy, else the build's.
-fn bin_dir(opts: &MeshOptions, names: &[String]) -> Result<PathBuf, String> {
+pub fn bin_dir(opts: &MeshOptions, names: &[String]) -> Result<PathBuf, String> {
     if let Some(d) = &opts.bin_dir {
         return Ok(d.clone());
     }
     if !crate::base::workspace::source_tree() {
         return crate::base::workspace::exe_dir().ok_or("mesh: where is this binary?".into());
     }
-    let list: Vec<_> = names.iter().filter_map(|n| crate::catalog::find(n)).collect();
+    let list: Vec<_> = names
+        .iter()
+        .filter_map(|n| crate::catalog::find(n))
+        .collect();
     crate::host::lab::build(&list)?;
     Ok(crate::base::workspace::target_dir().join("release"))
 }
@@ -211,7 +241,12 @@ pub fn scenario_names(names: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// The coordinator of `opts` for `size` hosts listening on `listen`.
-pub fn coord_config(opts: &MeshOptions, listen: SocketAddr, size: usize, names: Vec<String>) -> Result<CoordConfig, String> {
+pub fn coord_config(
+    opts: &MeshOptions,
+    listen: SocketAddr,
+    size: usize,
+    names: Vec<String>,
+) -> Result<CoordConfig, String> {
     Ok(CoordConfig {
         listen,
         size,
@@ -221,6 +256,7 @@ pub fn coord_config(opts: &MeshOptions, listen: SocketAddr, size: usize, names: 
         wait_secs: opts.wait_secs,
         secret: opts.secret.clone(),
         out: opts.out.clone(),
+        mcast_all: opts.mcast_all,
     })
 }
 
@@ -245,7 +281,12 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
     if r.rank != 0 {
         return run_host(&host).map(|()| None);
     }
-    let cfg = coord_config(opts, listen_addr(&r.coordinator, opts.port)?, r.size, r.names.clone())?;
+    let cfg = coord_config(
+        opts,
+        listen_addr(&r.coordinator, opts.port)?,
+        r.size,
+        r.names.clone(),
+    )?;
     let coordinator = std::thread::spawn(move || coordinate(&cfg, &mut |l| println!("{l}")));
     let played = run_host(&host);
     let run = coordinator

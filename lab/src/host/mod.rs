@@ -7,4 +7,5 @@ pub mod ci;
 pub mod lab;
 pub mod mesh;
 pub mod setup;
+pub mod ssh;
 pub mod vm;

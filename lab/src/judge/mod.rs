@@ -163,6 +163,32 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
     failures
 }
 
+/// Every way one side (`"server"` or `"client"`) of `scenario`, run alone,
+/// falls short of that side's expectations: a mesh's multicast round runs
+/// one sender and many receivers, each judged on its own.
+pub fn check_one_side(
+    scenario: &Scenario,
+    label: &str,
+    side: Option<&SideOutcome>,
+    addrs: Option<&Addrs>,
+) -> Vec<String> {
+    let expect = if label == "server" {
+        &scenario.server_expect
+    } else {
+        &scenario.client_expect
+    };
+    let mut failures = Vec::new();
+    check_side(
+        label,
+        expect,
+        side,
+        scenario.timeout_secs,
+        addrs,
+        &mut failures,
+    );
+    failures
+}
+
 pub mod mesh;
 pub mod wire;
 

@@ -56,6 +56,39 @@ fn short_name(run: &MeshRun, rank: usize) -> String {
     escaped(short, MAX_NAME)
 }
 
+/// Where `rdma-lab mesh` writes its reports, each where asked.
+#[derive(Debug, Clone, Default)]
+pub struct ReportFiles {
+    /// `--junit FILE`.
+    pub junit: Option<std::path::PathBuf>,
+    /// `--json FILE`.
+    pub json: Option<std::path::PathBuf>,
+    /// `--html FILE`.
+    pub html: Option<std::path::PathBuf>,
+}
+
+/// The run diagnosed, its matrix and diagnosis printed, its reports
+/// written; whether everything passed with nothing to say.
+pub fn report(run: &MeshRun, files: &ReportFiles) -> Result<bool, String> {
+    let findings = crate::judge::mesh::diagnose(run);
+    print!("{}", matrix_text(run, &findings));
+    let write = |path: &Option<std::path::PathBuf>, text: String| -> Result<(), String> {
+        match path {
+            Some(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
+            None => Ok(()),
+        }
+    };
+    write(&files.junit, junit(run, &findings))?;
+    write(&files.json, json_lines(run, &findings))?;
+    write(&files.html, html(run, &findings))?;
+    let all_passed = run.cells.iter().all(|c| c.verdict() != Verdict::Fail)
+        && run
+            .mcast
+            .iter()
+            .all(|m| m.receivers.iter().all(|(_, v)| *v != Verdict::Fail));
+    Ok(findings.is_empty() && all_passed)
+}
+
 /// The run as text for the terminal: the N x N matrix (`.` pass, `X`
 /// fail, `?` not run, `s` skipped, `-` self, blank not scheduled), the
 /// failing pairs with their failed scenarios, and the diagnosis.

@@ -10,8 +10,8 @@ use crate::catalog;
 use crate::guest::agent::Role;
 use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
 use crate::model::mesh::{
-    schedule, transcript_path, Joined, MeshHost, MeshRun, Pair, PairCell, Pattern,
-    ScenarioResult, Verdict,
+    mcast_rounds, schedule, transcript_path, Joined, Mcast, McastResult, MeshHost, MeshRun, Pair,
+    PairCell, Pattern, ScenarioResult, Verdict,
 };
 use crate::model::Scenario;
 use std::fs;
@@ -39,6 +39,8 @@ pub struct CoordConfig {
     pub secret: Secret,
     /// Where it writes the pairs' transcripts (`pairs/...`).
     pub out: PathBuf,
+    /// Every host sends in a multicast round of its own (else host 0 only).
+    pub mcast_all: bool,
 }
 
 /// A host as the coordinator holds it: its connection while it lasts.
@@ -143,7 +145,11 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
         };
         match admit(stream, cfg, &members) {
             Ok((c, hello)) => {
-                say(&format!("mesh: {} joined as rank {} from {from}", crate::base::text::shown(&hello.name), hello.rank));
+                say(&format!(
+                    "mesh: {} joined as rank {} from {from}",
+                    crate::base::text::shown(&hello.name),
+                    hello.rank
+                ));
                 let rank = hello.rank;
                 members[rank] = Member {
                     control: Some(c),
@@ -182,8 +188,13 @@ fn run_round(
             continue;
         }
         if let Some(c) = &mut m.control {
-            if c.send("idle").and_then(|()| c.expect("idle", left(deadline))).is_err() {
-                m.gone(Joined::Died { during: format!("round {}", r + 1) });
+            if c.send("idle")
+                .and_then(|()| c.expect("idle", left(deadline)))
+                .is_err()
+            {
+                m.gone(Joined::Died {
+                    during: format!("round {}", r + 1),
+                });
             }
         }
     }
@@ -204,7 +215,11 @@ fn left(deadline: Instant) -> Duration {
 fn hand_out(r: usize, p: Pair, members: &mut [Member], cfg: &CoordConfig) -> Result<(), String> {
     for rank in [p.server, p.client] {
         if members[rank].control.is_none() {
-            return Err(format!("{} is not there ({})", members[rank].host.name, gone_text(&members[rank].host.joined)));
+            return Err(format!(
+                "{} is not there ({})",
+                members[rank].host.name,
+                gone_text(&members[rank].host.joined)
+            ));
         }
     }
     let nonce = nonce()?;
@@ -218,12 +233,13 @@ fn hand_out(r: usize, p: Pair, members: &mut [Member], cfg: &CoordConfig) -> Res
             scenarios: cfg.scenarios.clone(),
         };
         let m = &mut members[rank];
-        let sent = m
-            .control
-            .as_mut()
-            .map_or(Err(String::new()), |c| c.send(&format!("pair {}", hex(a.to_json().as_bytes()))));
+        let sent = m.control.as_mut().map_or(Err(String::new()), |c| {
+            c.send(&format!("pair {}", hex(a.to_json().as_bytes())))
+        });
         if let Err(e) = sent {
-            m.gone(Joined::Died { during: format!("round {}", r + 1) });
+            m.gone(Joined::Died {
+                during: format!("round {}", r + 1),
+            });
             return Err(format!("{} went away: {e}", m.host.name));
         }
     }
@@ -256,18 +272,22 @@ fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
 
 /// One host's `done`, or `None` (and the host marked gone) when it did not
 /// come by `deadline`.
-fn done_of(m: &mut Member, r: usize, deadline: Instant) -> Option<Vec<ScenarioResult>> {
+fn done_of(m: &mut Member, during: &str, deadline: Instant) -> Option<Vec<ScenarioResult>> {
     let c = m.control.as_mut()?;
     let got = c
         .recv_max("done", left(deadline), 8 << 20)
         .and_then(|line| {
-            let hexed = line.strip_prefix("done ").ok_or(format!("`{}`", crate::base::text::shown(&line)))?;
+            let hexed = line
+                .strip_prefix("done ")
+                .ok_or(format!("`{}`", crate::base::text::shown(&line)))?;
             wire::results_from_json(&crate::guest::control::unhex(hexed)?)
         });
     match got {
         Ok(results) => Some(results),
         Err(e) => {
-            m.gone(Joined::Died { during: format!("round {} ({e})", r + 1) });
+            m.gone(Joined::Died {
+                during: format!("{during} ({e})"),
+            });
             None
         }
     }
@@ -276,12 +296,17 @@ fn done_of(m: &mut Member, r: usize, deadline: Instant) -> Option<Vec<ScenarioRe
 /// The pair's verdicts: the peer side's, with the serving side's own
 /// failure if it had one; a side that did not answer makes it not run.
 fn gather_pair(r: usize, p: Pair, members: &mut [Member], deadline: Instant) -> PairCell {
-    let server = done_of(&mut members[p.server], r, deadline);
-    let client = done_of(&mut members[p.client], r, deadline);
+    let during = format!("round {}", r + 1);
+    let server = done_of(&mut members[p.server], &during, deadline);
+    let client = done_of(&mut members[p.client], &during, deadline);
     match (server, client) {
         (Some(s), Some(mut c)) => {
             c.extend(s);
-            PairCell { pair: p, round: r, results: c }
+            PairCell {
+                pair: p,
+                round: r,
+                results: c,
+            }
         }
         (s, _) => {
             let who = if s.is_none() { p.server } else { p.client };
@@ -297,7 +322,9 @@ fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
         for res in &cell.results {
             for (side, log) in [("server", &res.server_log), ("client", &res.client_log)] {
                 if let Some(text) = log {
-                    let path = cfg.out.join(transcript_path(cell.pair, &res.scenario, side));
+                    let path = cfg
+                        .out
+                        .join(transcript_path(cell.pair, &res.scenario, side));
                     if let Some(dir) = path.parent() {
                         let _ = fs::create_dir_all(dir);
                     }
@@ -326,7 +353,9 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
     for m in &mut members {
         if let Some(c) = &mut m.control {
             if c.send_blob("plan", plan.to_json().as_bytes()).is_err() {
-                m.gone(Joined::Died { during: "the plan".into() });
+                m.gone(Joined::Died {
+                    during: "the plan".into(),
+                });
             }
         }
     }
@@ -334,11 +363,22 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
     for (r, round) in rounds.iter().enumerate() {
         let names: Vec<String> = round
             .iter()
-            .map(|p| format!("{}-{}", members[p.server].host.name, members[p.client].host.name))
+            .map(|p| {
+                format!(
+                    "{}-{}",
+                    members[p.server].host.name, members[p.client].host.name
+                )
+            })
             .collect();
-        say(&format!("mesh: round {} of {}: {}", r + 1, rounds.len(), crate::base::text::shown(&names.join(", "))));
+        say(&format!(
+            "mesh: round {} of {}: {}",
+            r + 1,
+            rounds.len(),
+            crate::base::text::shown(&names.join(", "))
+        ));
         cells.extend(run_round(r, round, &mut members, cfg, round_secs));
     }
+    let mcast = multicast(cfg, &mut members, say);
     for m in &mut members {
         if let Some(c) = &mut m.control {
             let _ = c.send("bye");
@@ -348,7 +388,115 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
     Ok(MeshRun {
         hosts: members.into_iter().map(|m| m.host).collect(),
         cells,
-        mcast: Vec::new(),
+        mcast,
         pattern_name: cfg.pattern.name(),
     })
+}
+
+/// The multicast rounds: for each of the mesh's multicast scenarios
+/// (`mckey`, `mc`), one host sends while every other receives at once.
+fn multicast(
+    cfg: &CoordConfig,
+    members: &mut [Member],
+    say: &mut dyn FnMut(&str),
+) -> Vec<McastResult> {
+    let names: Vec<&str> = ["mckey", "mc"]
+        .into_iter()
+        .filter(|n| cfg.scenarios.iter().any(|s| s == n))
+        .collect();
+    let mut out = Vec::new();
+    for m in mcast_rounds(cfg.size, cfg.mcast_all) {
+        for name in &names {
+            let Some(s) = catalog::find(name) else {
+                continue;
+            };
+            say(&format!(
+                "mesh: multicast {name}: {} sends to every other host",
+                members[m.sender].host.name
+            ));
+            out.push(mcast_one(&m, s, members));
+        }
+    }
+    out
+}
+
+/// Asks each of `ranks` `msg` and waits for `want` by `deadline`; those
+/// that answered.
+fn ask_all(
+    members: &mut [Member],
+    ranks: &[usize],
+    msg: &str,
+    want: &str,
+    deadline: Instant,
+) -> Vec<usize> {
+    let mut sent = Vec::new();
+    for &r in ranks {
+        if let Some(c) = &mut members[r].control {
+            match c.send(msg) {
+                Ok(()) => sent.push(r),
+                Err(_) => members[r].gone(Joined::Died {
+                    during: "the multicast round".into(),
+                }),
+            }
+        }
+    }
+    sent.into_iter()
+        .filter(|&r| {
+            let ok = members[r]
+                .control
+                .as_mut()
+                .is_some_and(|c| c.expect(want, left(deadline)).is_ok());
+            if !ok {
+                members[r].gone(Joined::Died {
+                    during: "the multicast round".into(),
+                });
+            }
+            ok
+        })
+        .collect()
+}
+
+/// One multicast scenario: the receivers started and ready, the sender
+/// run, then each receiver's verdict (did it get every message?).
+fn mcast_one(m: &Mcast, s: &Scenario, members: &mut [Member]) -> McastResult {
+    let bound = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 60);
+    let name = hex(s.name.as_bytes());
+    let ready = ask_all(
+        members,
+        &m.receivers,
+        &format!("mrecv {name}"),
+        "ready",
+        Instant::now() + bound,
+    );
+    let deadline = Instant::now() + bound;
+    if let Some(c) = &mut members[m.sender].control {
+        if c.send(&format!("msend {name}")).is_ok() {
+            let _ = done_of(&mut members[m.sender], "the multicast round", deadline);
+        }
+    }
+    let deadline = Instant::now() + bound;
+    let mut receivers = Vec::new();
+    for &r in &m.receivers {
+        let verdict = if !ready.contains(&r) {
+            Verdict::NotRun(format!(
+                "{} did not start its receiver",
+                members[r].host.name
+            ))
+        } else {
+            let ended = members[r].control.as_mut().map(|c| c.send("mend"));
+            match ended
+                .and_then(Result::ok)
+                .and_then(|()| done_of(&mut members[r], "the multicast round", deadline))
+            {
+                Some(results) => results.first().map_or(Verdict::Fail, |x| x.verdict.clone()),
+                None => Verdict::NotRun(format!("{} went away", members[r].host.name)),
+            }
+        };
+        receivers.push((r, verdict));
+    }
+    McastResult {
+        sender: m.sender,
+        scenario: s.name.clone(),
+        receivers,
+    }
 }

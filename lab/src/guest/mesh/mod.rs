@@ -16,7 +16,7 @@ pub mod coordinator;
 pub mod wire;
 
 use crate::catalog;
-use crate::guest::agent::{self, AgentConfig, Net, Role};
+use crate::guest::agent::{self, AgentConfig, Net, Role, SideRun};
 use crate::guest::control::{Control, Secret};
 use crate::model::mesh::{ScenarioResult, Verdict};
 use crate::model::{Params, Scenario};
@@ -112,6 +112,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
     let join_bound = Duration::from_secs(cfg.wait_secs + PAIR_WAIT_SECS + 60);
     let plan = Plan::from_json(&c.expect_blob("plan", join_bound)?)?;
     let wait = Duration::from_secs(plan.round_secs + PAIR_WAIT_SECS);
+    let mut receiver: Option<(SideRun, &'static Scenario, AgentConfig)> = None;
     loop {
         let line = c.recv_max("a round", wait, 1 << 20)?;
         let (word, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
@@ -121,6 +122,29 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
             "pair" => {
                 let a = Assignment::from_json(&crate::guest::control::unhex(rest)?)?;
                 let results = play(cfg, &a);
+                c.send_blob("done", wire::results_json(&results).as_bytes())?;
+            }
+            "mrecv" => {
+                let (s, acfg) = mcast_side(cfg, rest, "recv")?;
+                let mut r = SideRun::start(&acfg, s, "server").ok_or("mesh: no receiver")?;
+                r.wait_ready(&acfg, s);
+                receiver = Some((r, s, acfg));
+                c.send("ready")?;
+            }
+            "msend" => {
+                let (s, acfg) = mcast_side(cfg, rest, "send")?;
+                let sent = SideRun::start(&acfg, s, "client").map(SideRun::finish);
+                let results = judge_side(s, &acfg, "client", sent.is_some());
+                c.send_blob("done", wire::results_json(&results).as_bytes())?;
+            }
+            "mend" => {
+                let results = match receiver.take() {
+                    Some((r, s, acfg)) => {
+                        r.finish();
+                        judge_side(s, &acfg, "server", true)
+                    }
+                    None => vec![failed_session("no receiver was running")],
+                };
                 c.send_blob("done", wire::results_json(&results).as_bytes())?;
             }
             _ => {
@@ -133,10 +157,72 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
     }
 }
 
+/// The scenario a multicast message names and the agent that runs one of
+/// its sides alone here: `{server_ip}` is this host's own address (a
+/// receiver binds it), its files in a dir of their own.
+fn mcast_side(
+    cfg: &MeshHostConfig,
+    hexed: &str,
+    what: &str,
+) -> Result<(&'static Scenario, AgentConfig), String> {
+    let name = String::from_utf8_lossy(&crate::guest::control::unhex(hexed)?).into_owned();
+    let s = catalog::find(&name)
+        .filter(|s| s.package == "mckey")
+        .ok_or_else(|| {
+            format!(
+                "mesh: `{}` is no multicast scenario",
+                crate::base::text::shown(&name)
+            )
+        })?;
+    let out = cfg.out.join(format!("mcast-{what}-{}", s.name));
+    let _ = fs::remove_dir_all(&out);
+    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let a = Assignment {
+        round: 0,
+        role: Role::Both,
+        server_ip: cfg.ip.clone(),
+        client_ip: cfg.ip.clone(),
+        nonce: String::new(),
+        scenarios: Vec::new(),
+    };
+    Ok((s, pair_agent(cfg, &a, out)))
+}
+
+/// One side's verdict, judged on its own.
+fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<ScenarioResult> {
+    let o = crate::results::collect(&[s], &acfg.out, &acfg.out).pop();
+    let one = o.as_ref().and_then(|o| {
+        if side == "server" {
+            o.server.as_ref()
+        } else {
+            o.client.as_ref()
+        }
+    });
+    let failures = if ran {
+        crate::judge::check_one_side(s, side, one, None)
+    } else {
+        vec![format!("{side}: it has no such side")]
+    };
+    let log = one.map(|x| crate::results::side_transcript(side, x));
+    vec![ScenarioResult {
+        scenario: s.name.clone(),
+        verdict: if failures.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        },
+        detail: failures.join("; "),
+        server_log: if side == "server" { log.clone() } else { None },
+        client_log: if side == "client" { log } else { None },
+    }]
+}
+
 /// One pair's session, on the side `a` gives this host; the peer side's
 /// verdicts (the serving side's are the peer's to judge).
 fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
-    let out = cfg.out.join(format!("round{}-{}", a.round, a.role.as_str()));
+    let out = cfg
+        .out
+        .join(format!("round{}-{}", a.round, a.role.as_str()));
     let _ = fs::remove_dir_all(&out);
     if let Err(e) = fs::create_dir_all(&out) {
         return vec![failed_session(&format!("{}: {e}", out.display()))];

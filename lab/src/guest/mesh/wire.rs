@@ -270,7 +270,9 @@ pub fn results_json(results: &[ScenarioResult]) -> String {
 /// A pair's results from a host's JSON.
 pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
     let v = parse(bytes, "done")?;
-    let list = v.as_array().ok_or("mesh: a done message that is not a list")?;
+    let list = v
+        .as_array()
+        .ok_or("mesh: a done message that is not a list")?;
     Ok(list
         .iter()
         .map(|r| ScenarioResult {
@@ -282,8 +284,14 @@ pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
                 _ => Verdict::NotRun(text(r, "why")),
             },
             detail: text(r, "detail"),
-            server_log: r.get("server_log").and_then(Value::as_str).map(str::to_string),
-            client_log: r.get("client_log").and_then(Value::as_str).map(str::to_string),
+            server_log: r
+                .get("server_log")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            client_log: r
+                .get("client_log")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         })
         .collect())
 }
@@ -339,8 +347,14 @@ pub fn judge_pair(names: &[String], out: &Path, addrs: &Addrs) -> Vec<ScenarioRe
                 Verdict::Fail
             },
             detail: failures.join("; "),
-            server_log: o.server.as_ref().map(|x| bounded(side_transcript("server", x))),
-            client_log: o.client.as_ref().map(|x| bounded(side_transcript("client", x))),
+            server_log: o
+                .server
+                .as_ref()
+                .map(|x| bounded(side_transcript("server", x))),
+            client_log: o
+                .client
+                .as_ref()
+                .map(|x| bounded(side_transcript("client", x))),
         });
     }
     results.extend(refused.into_iter().map(|r| ScenarioResult {
@@ -400,10 +414,15 @@ mod tests {
 
     #[test]
     fn a_pair_that_names_a_command_or_a_stranger_scenario_is_refused() {
-        let bad_ip = br#"{"role":"client","server_ip":"$(reboot)","client_ip":"192.0.2.1","scenarios":[]}"#;
-        assert!(Assignment::from_json(bad_ip).unwrap_err().contains("not an address"));
+        let bad_ip =
+            br#"{"role":"client","server_ip":"$(reboot)","client_ip":"192.0.2.1","scenarios":[]}"#;
+        assert!(Assignment::from_json(bad_ip)
+            .unwrap_err()
+            .contains("not an address"));
         let bad_name = br#"{"role":"client","server_ip":"192.0.2.2","client_ip":"192.0.2.1","scenarios":["rm -rf /"]}"#;
-        assert!(Assignment::from_json(bad_name).unwrap_err().contains("unknown scenario"));
+        assert!(Assignment::from_json(bad_name)
+            .unwrap_err()
+            .contains("unknown scenario"));
         let bad_role = br#"{"role":"both","server_ip":"192.0.2.2","client_ip":"192.0.2.1"}"#;
         assert!(Assignment::from_json(bad_role).is_err());
         assert!(Hello::from_json(b"not json").is_err());

@@ -1,0 +1,279 @@
+//! `rdma-lab mesh --ssh HOSTS`: this process coordinates, and starts one
+//! rank on each host with the user's own OpenSSH (`BatchMode`, their keys
+//! and their `~/.ssh/config`), from a private copy of the binaries it puts
+//! there (`mktemp -d` on the host, `scp`) or from `--remote-dir`, a
+//! directory the hosts share. The mesh's secret is made here, for this
+//! run, and reaches each rank on its standard input: never in an argument
+//! (other users see those) nor in a file.
+//!
+//! ssh hands a remote command to the remote user's shell as one string:
+//! every word of it is a checked value (a host name, a number, a scenario
+//! of the table, a path this process chose or checked) and is quoted.
+
+use super::mesh::{check_host_name, coord_config, own_name, scenario_names, MeshOptions};
+use crate::guest::control::Secret;
+use crate::host::vm::shell_quote;
+use crate::model::mesh::{Joined, MeshRun};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// ssh's options: never a prompt (a password, an unknown host key), a
+/// bounded connect.
+const SSH_OPTS: &[&str] = &["-o", "BatchMode=yes", "-o", "ConnectTimeout=15"];
+
+/// What the launcher needs beyond the mesh's options.
+#[derive(Debug, Clone)]
+pub struct SshLaunch {
+    /// The hosts, rank 0 first.
+    pub hosts: Vec<String>,
+    /// A directory the hosts share that holds `rdma-lab` and the example
+    /// binaries; else each gets a private copy.
+    pub remote_dir: Option<String>,
+    /// The name the hosts reach this one by (else its own).
+    pub coordinator: Option<String>,
+}
+
+/// A rank started on a host.
+struct Started {
+    host: String,
+    dir: String,
+    copied: bool,
+    child: Option<Child>,
+    failed: Option<String>,
+}
+
+/// `ssh HOST WORDS...`, each word quoted for the remote shell.
+fn ssh(host: &str, words: &[String]) -> Command {
+    let mut c = Command::new("ssh");
+    c.args(SSH_OPTS).arg("--").arg(host);
+    c.arg(
+        words
+            .iter()
+            .map(|w| shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    c.stdin(Stdio::null());
+    c
+}
+
+/// A command's output, or one line that says why it failed.
+fn run(mut c: Command, what: &str) -> Result<String, String> {
+    let out = c.output().map_err(|e| format!("{what}: {e}"))?;
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    }
+    let why = String::from_utf8_lossy(&out.stderr);
+    let line = why.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    Err(format!("{what}: {}", crate::base::text::shown(line)))
+}
+
+/// A private directory on `host` (`mktemp -d`, mode 0700), checked to be
+/// the plain absolute path it should be.
+fn remote_tempdir(host: &str) -> Result<String, String> {
+    let words = ["mktemp", "-d", "/tmp/rdma-lab.XXXXXXXXXX"].map(String::from);
+    let dir = run(ssh(host, &words), &format!("ssh {host} mktemp -d"))?;
+    let plain = dir.starts_with("/tmp/rdma-lab.")
+        && dir
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b));
+    if plain {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "ssh {host} mktemp -d said {:?}",
+            crate::base::text::shown(&dir)
+        ))
+    }
+}
+
+/// Copies `rdma-lab` and the example binaries into `dir` on `host`.
+fn copy_binaries(host: &str, dir: &str, files: &[PathBuf]) -> Result<(), String> {
+    let mut c = Command::new("scp");
+    c.args(SSH_OPTS).args(["-q", "-p", "--"]).args(files);
+    c.arg(format!("{host}:{dir}/"));
+    c.stdin(Stdio::null());
+    run(c, &format!("scp to {host}")).map(|_| ())
+}
+
+/// The files a host needs: this binary and the example binaries.
+fn files_to_copy(bin_dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let lab = std::env::current_exe().map_err(|e| format!("mesh: this binary: {e}"))?;
+    let mut files = vec![lab];
+    for b in crate::model::EXAMPLE_BINARIES {
+        let f = bin_dir.join(b);
+        if !f.is_file() {
+            return Err(format!(
+                "{} has no {b}: build it first (cargo build --release)",
+                bin_dir.display()
+            ));
+        }
+        files.push(f);
+    }
+    Ok(files)
+}
+
+/// The remote command of rank `rank`.
+fn rank_words(
+    opts: &MeshOptions,
+    dir: &str,
+    rank: usize,
+    size: usize,
+    coordinator: &str,
+    names: &[String],
+) -> Vec<String> {
+    let mut w: Vec<String> = vec![
+        format!("{dir}/rdma-lab"),
+        "mesh".into(),
+        "--rank".into(),
+        rank.to_string(),
+        "--size".into(),
+        size.to_string(),
+        "--coordinator".into(),
+        coordinator.into(),
+        "--port".into(),
+        opts.port.to_string(),
+        "--wait".into(),
+        opts.wait_secs.to_string(),
+        "--secret-stdin".into(),
+    ];
+    for (flag, v) in [("--dev", &opts.dev), ("--netdev", &opts.netdev)] {
+        if let Some(v) = v {
+            w.extend([flag.to_string(), v.clone()]);
+        }
+    }
+    if let Some(g) = opts.gid_idx {
+        w.extend(["--gid-idx".to_string(), g.to_string()]);
+    }
+    w.extend(names.iter().cloned());
+    w
+}
+
+/// Prepares `host` and starts its rank, the secret on its stdin; a host
+/// that cannot be reached is kept with why, and reported at its deadline.
+fn start(
+    launch: &SshLaunch,
+    opts: &MeshOptions,
+    files: &[PathBuf],
+    rank: usize,
+    coordinator: &str,
+) -> Started {
+    let host = launch.hosts[rank].clone();
+    let mut s = Started {
+        host: host.clone(),
+        dir: String::new(),
+        copied: false,
+        child: None,
+        failed: None,
+    };
+    let prepared = match &launch.remote_dir {
+        Some(d) => Ok(d.clone()),
+        None => remote_tempdir(&host).and_then(|d| {
+            s.copied = true;
+            s.dir.clone_from(&d);
+            copy_binaries(&host, &d, files).map(|()| d)
+        }),
+    };
+    let dir = match prepared {
+        Ok(d) => d,
+        Err(e) => {
+            s.failed = Some(e);
+            return s;
+        }
+    };
+    let words = rank_words(
+        opts,
+        &dir,
+        rank,
+        launch.hosts.len(),
+        coordinator,
+        &opts.names,
+    );
+    let log = opts.out.join(format!("ssh-{rank}.log"));
+    let mut c = ssh(&host, &words);
+    c.stdin(Stdio::piped());
+    if let Ok(f) = std::fs::File::create(&log) {
+        if let Ok(g) = f.try_clone() {
+            c.stdout(f).stderr(g);
+        }
+    }
+    match c.spawn() {
+        Ok(mut child) => {
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = writeln!(stdin, "{}", opts.secret.text());
+            }
+            s.child = Some(child);
+        }
+        Err(e) => s.failed = Some(format!("ssh {host}: {e}")),
+    }
+    s
+}
+
+/// Waits for each rank's ssh until `deadline`, ends what still runs, and
+/// removes the private copies.
+fn finish(started: &mut [Started], deadline: Instant) {
+    for s in started.iter_mut() {
+        if let Some(child) = &mut s.child {
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if s.copied && !s.dir.is_empty() {
+            let words = ["rm", "-rf", "--", s.dir.as_str()].map(String::from);
+            let _ = run(ssh(&s.host, &words), "cleanup");
+        }
+    }
+}
+
+/// The whole launch: the hosts checked, each rank started, the run
+/// coordinated here; hosts that could not be started say why.
+pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result<MeshRun, String> {
+    for h in &launch.hosts {
+        check_host_name(h)?;
+    }
+    if launch.hosts.len() < 2 {
+        return Err("mesh --ssh: name 2 hosts or more".into());
+    }
+    let names = scenario_names(&opts.names)?;
+    let opts = &MeshOptions {
+        names,
+        secret: Secret::generate()?,
+        ..opts.clone()
+    };
+    let coordinator = launch.coordinator.clone().unwrap_or_else(own_name);
+    check_host_name(&coordinator)?;
+    let listen = super::mesh::listen_addr(&coordinator, opts.port)?;
+    let cfg = coord_config(opts, listen, launch.hosts.len(), launch.hosts.clone())?;
+    let files = if launch.remote_dir.is_some() {
+        Vec::new()
+    } else {
+        files_to_copy(bin_dir)?
+    };
+    let coordinating = std::thread::spawn(move || coordinate_quietly(&cfg));
+    let mut started: Vec<Started> = (0..launch.hosts.len())
+        .map(|r| start(launch, opts, &files, r, &coordinator))
+        .collect();
+    let run = coordinating
+        .join()
+        .map_err(|_| "mesh: the coordinator failed".to_string())?;
+    finish(&mut started, Instant::now() + Duration::from_secs(30));
+    let mut run = run?;
+    for (s, h) in started.iter().zip(&mut run.hosts) {
+        if let (Some(why), Joined::NeverJoined { .. }) = (&s.failed, &h.joined) {
+            h.findings
+                .push(format!("the launcher could not start it: {why}"));
+        }
+    }
+    Ok(run)
+}
+
+/// The coordinator, its lines printed as it goes.
+fn coordinate_quietly(
+    cfg: &crate::guest::mesh::coordinator::CoordConfig,
+) -> Result<MeshRun, String> {
+    crate::guest::mesh::coordinator::coordinate(cfg, &mut |l| println!("{l}"))
+}
