@@ -57,7 +57,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "mesh",
-        "mesh [NAME...] [--ring | --star HOST] [--mcast-senders all]
+        "mesh [NAME...] [--ring | --star HOST] [--mcast-senders all] [--serial]
        [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
         | --rank R --size N --coordinator HOST]
        [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV]
@@ -76,7 +76,8 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             copy of the binaries or --remote-dir, and makes the secret
             itself; rank 0 (or the --ssh launcher) coordinates on TCP
             7471 (--port), the pairs meet on the next port, and every
-            wait is bounded (--wait, 120 s, to join)",
+            wait is bounded (--wait, 120 s, to join); --serial runs one
+            pair at a time (the benchmark's baseline)",
     ),
     (
         "list",
@@ -586,7 +587,7 @@ fn bench_cmd(args: &[String]) -> Result<bool, String> {
 /// `mesh`'s options.
 fn mesh_getopts() -> getopts::Options {
     let mut opts = getopts::Options::new();
-    for flag in ["ring", "secret-stdin"] {
+    for flag in ["ring", "secret-stdin", "serial"] {
         opts.optflag("", flag, "");
     }
     for value in [
@@ -694,6 +695,7 @@ fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::Me
         out,
         secret,
         mcast_all: mcast_senders(m)?,
+        serial: m.opt_present("serial"),
     })
 }
 

@@ -144,6 +144,7 @@ fn mesh(
         secret: secret.clone(),
         out: out.path().to_path_buf(),
         mcast_all: false,
+        serial: false,
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
     let hosts: Vec<_> = (0..n)

@@ -57,6 +57,8 @@ pub struct MeshOptions {
     pub secret: Secret,
     /// `--mcast-senders all`: every host sends in a multicast round.
     pub mcast_all: bool,
+    /// `--serial`: one pair at a time (the benchmark's baseline).
+    pub serial: bool,
 }
 
 /// A number from the first of `vars` that is set.
@@ -257,6 +259,7 @@ pub fn coord_config(
         secret: opts.secret.clone(),
         out: opts.out.clone(),
         mcast_all: opts.mcast_all,
+        serial: opts.serial,
     })
 }
 

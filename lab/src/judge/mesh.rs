@@ -276,10 +276,11 @@ impl<'a> Mesh<'a> {
         Finding {
             kind: FindingKind::HostFault { rank },
             text: format!(
-                "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}",
+                "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}{}",
                 self.label(rank),
                 self.label(rank),
                 scenario_counts(failing.iter().map(|r| &r.failed)),
+                self.odd_one_out(rank),
                 self.doctor(rank, "Its")
             ),
         }
@@ -420,6 +421,48 @@ impl<'a> Mesh<'a> {
             )
         } else {
             differ.join("; ")
+        }
+    }
+
+    /// What the doctor saw on `rank` that differs from what every other
+    /// joined host shares (its MTU, GID type, subnet), as a sentence; ""
+    /// when nothing does, or the others do not agree among themselves.
+    fn odd_one_out(&self, rank: usize) -> String {
+        let Some(me) = self.host(rank) else {
+            return String::new();
+        };
+        let others: Vec<&MeshHost> = self
+            .run
+            .hosts
+            .iter()
+            .filter(|h| h.rank != rank && h.joined == Joined::Joined)
+            .collect();
+        let facts: [(&str, fn(&MeshHost) -> Option<String>); 3] = [
+            ("MTU", |h| h.mtu.map(|m| m.to_string())),
+            ("GID type", |h| h.gid_type.clone()),
+            ("subnet", |h| h.subnet.clone()),
+        ];
+        let shown = |v: Option<String>| v.unwrap_or_else(|| "unknown".into());
+        let mut differ = Vec::new();
+        for (what, get) in facts {
+            let theirs = others.first().map(|h| get(h));
+            let agree = theirs
+                .as_ref()
+                .is_some_and(|t| others.iter().all(|h| get(h) == *t));
+            if let (true, Some(t)) = (agree, theirs) {
+                if get(me) != t {
+                    differ.push(format!(
+                        "its {what} is {}, every other host's {}",
+                        shown(get(me)),
+                        shown(t)
+                    ));
+                }
+            }
+        }
+        if differ.is_empty() {
+            String::new()
+        } else {
+            format!("Unlike the others: {}. ", differ.join("; "))
         }
     }
 

@@ -41,6 +41,9 @@ pub struct CoordConfig {
     pub out: PathBuf,
     /// Every host sends in a multicast round of its own (else host 0 only).
     pub mcast_all: bool,
+    /// One pair at a time, whatever the schedule allows: the benchmark's
+    /// baseline against the parallel rounds.
+    pub serial: bool,
 }
 
 /// A host as the coordinator holds it: its connection while it lasts.
@@ -343,7 +346,10 @@ fn round_bound(names: &[String]) -> u64 {
 
 /// The whole run, from the joins to `bye`.
 pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRun, String> {
-    let rounds = schedule(cfg.size, cfg.pattern)?;
+    let mut rounds = schedule(cfg.size, cfg.pattern)?;
+    if cfg.serial {
+        rounds = rounds.concat().into_iter().map(|p| vec![p]).collect();
+    }
     let mut members = gather(cfg, say)?;
     let round_secs = round_bound(&cfg.scenarios);
     let plan = Plan {

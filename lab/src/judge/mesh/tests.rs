@@ -353,3 +353,20 @@ fn a_large_mesh_with_one_bad_host_is_diagnosed_quickly() {
         &["every one of its 127 peers", "119 more"],
     );
 }
+
+#[test]
+fn a_bad_host_whose_mtu_is_the_odd_one_out_says_so() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, b| a == 3 || b == 3);
+    for h in &mut mesh.hosts {
+        h.mtu = Some(if h.rank == 3 { 9000 } else { 1500 });
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 3 }]);
+    says(
+        &findings[0].text,
+        &["Unlike the others: its MTU is 9000, every other host's 1500."],
+    );
+    // Alike hosts: nothing is said to differ.
+    mesh.hosts[3].mtu = Some(1500);
+    assert!(!diagnose(&mesh)[0].text.contains("Unlike"));
+}
