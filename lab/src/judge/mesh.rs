@@ -63,6 +63,9 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
     findings
 }
 
+/// One thing the doctor saw on a host, read from its record.
+type Fact = fn(&MeshHost) -> Option<String>;
+
 /// A pair that ran between two hosts that took part.
 struct Ran<'a> {
     pair: Pair,
@@ -437,7 +440,7 @@ impl<'a> Mesh<'a> {
             .iter()
             .filter(|h| h.rank != rank && h.joined == Joined::Joined)
             .collect();
-        let facts: [(&str, fn(&MeshHost) -> Option<String>); 3] = [
+        let facts: [(&str, Fact); 3] = [
             ("MTU", |h| h.mtu.map(|m| m.to_string())),
             ("GID type", |h| h.gid_type.clone()),
             ("subnet", |h| h.subnet.clone()),
