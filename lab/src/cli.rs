@@ -669,10 +669,9 @@ fn mcast_senders(m: &getopts::Matches) -> Result<bool, String> {
 /// `mesh`'s options read into the run's.
 fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::MeshOptions, String> {
     check_values(m)?;
-    let out = m.opt_str("out").map_or_else(
-        || base::workspace::target_dir().join("mesh"),
-        std::path::PathBuf::from,
-    );
+    let out = m
+        .opt_str("out")
+        .map_or_else(host::mesh::default_out, std::path::PathBuf::from);
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let secret = if m.opt_present("ssh") {
         guest::control::Secret::generate()?

@@ -213,14 +213,36 @@ pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
     Ok((dev, ip.to_string()))
 }
 
+/// This binary's dir when it runs from a copy (outside the build it was
+/// made in, or on a host without the source tree): the example binaries
+/// are beside it, and its results go to `./rdma-lab/` (a cluster's nodes
+/// may all see the source tree read-only, on a shared file system).
+pub fn copy_dir() -> Option<PathBuf> {
+    let exe = crate::base::workspace::exe_dir()?;
+    let built_here = crate::base::workspace::source_tree()
+        && exe.starts_with(crate::base::workspace::workspace_root());
+    (!built_here).then_some(exe)
+}
+
+/// Where a mesh's results go without `--out`: `./rdma-lab/mesh` beside a
+/// copy, else the build's `target/mesh`.
+pub fn default_out() -> PathBuf {
+    match copy_dir() {
+        Some(_) => std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("."))
+            .join("rdma-lab/mesh"),
+        None => crate::base::workspace::target_dir().join("mesh"),
+    }
+}
+
 /// The example binaries for `names`: `--bin-dir`, else beside this binary
 /// when it runs from a copy, else the build's.
 pub fn bin_dir(opts: &MeshOptions, names: &[String]) -> Result<PathBuf, String> {
     if let Some(d) = &opts.bin_dir {
         return Ok(d.clone());
     }
-    if !crate::base::workspace::source_tree() {
-        return crate::base::workspace::exe_dir().ok_or("mesh: where is this binary?".into());
+    if let Some(dir) = copy_dir() {
+        return Ok(dir);
     }
     let list: Vec<_> = names
         .iter()
