@@ -88,6 +88,7 @@ fn rc_peer(mode: &str) -> Cmd {
             "{gid_idx}",
         ],
     )
+    .script_from("lab/standins/rc_example_peer.py")
 }
 
 /// The pair and its error paths.

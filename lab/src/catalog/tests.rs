@@ -212,6 +212,35 @@ fn every_script_of_the_table_is_read_to_its_end_unquoted() {
     }
 }
 
+/// A `-c SCRIPT` of any other interpreter (a Python stand-in) gets its
+/// values as arguments: its text names no placeholder, which would paste
+/// a value into code.
+#[test]
+fn no_inline_script_of_another_interpreter_names_a_placeholder() {
+    let mut seen = 0;
+    for s in all() {
+        for c in [&s.server, &s.client].into_iter().flatten() {
+            if matches!(c.program, "sh" | "bash")
+                || c.args.first().map(String::as_str) != Some("-c")
+            {
+                continue;
+            }
+            seen += 1;
+            let script = &c.args[1];
+            for p in [
+                "{server_ip",
+                "{client_ip",
+                "{dev}",
+                "{gid_idx}",
+                "{ib_port}",
+            ] {
+                assert!(!script.contains(p), "{}: its script names {p}", s.name);
+            }
+        }
+    }
+    assert!(seen >= 2, "the stand-ins are inline scripts");
+}
+
 #[test]
 fn table_is_sane() {
     let mut names = HashSet::new();

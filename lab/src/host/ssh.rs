@@ -183,7 +183,7 @@ fn start(
             return s;
         }
     };
-    let words = rank_words(
+    let mut words = rank_words(
         opts,
         &dir,
         rank,
@@ -191,6 +191,11 @@ fn start(
         coordinator,
         &opts.names,
     );
+    if s.copied {
+        // Its results beside its private copy, removed with it: the
+        // transcripts are the coordinator's by then.
+        words.extend(["--out".to_string(), format!("{dir}/out")]);
+    }
     let log = opts.out.join(format!("ssh-{rank}.log"));
     let mut c = ssh(&host, &words);
     c.stdin(Stdio::piped());

@@ -403,6 +403,9 @@ pub struct Cmd {
     pub program: &'static str,
     /// Arguments, before placeholder substitution.
     pub args: Vec<String>,
+    /// The source file of an inline script (`-c SCRIPT` as the first two
+    /// arguments), which the handout names instead of printing the script.
+    pub script_file: Option<&'static str>,
 }
 
 impl Cmd {
@@ -411,6 +414,15 @@ impl Cmd {
         Cmd {
             program,
             args: owned(args),
+            script_file: None,
+        }
+    }
+
+    /// The same command, its `-c SCRIPT` shown as the file `path`.
+    pub fn script_from(self, path: &'static str) -> Cmd {
+        Cmd {
+            script_file: Some(path),
+            ..self
         }
     }
 }

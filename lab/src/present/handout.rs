@@ -108,12 +108,19 @@ fn lab_params() -> Params {
 
 /// A command line as a shell would take it.
 pub fn command_line(cmd: &Cmd, p: &Params) -> String {
-    std::iter::once(cmd.program.to_string())
-        .chain(
-            cmd.args_shown(p)
-                .iter()
-                .map(|a| crate::host::vm::shell_quote(a)),
-        )
+    let mut args = cmd.args_shown(p);
+    let mut program = cmd.program.to_string();
+    // An inline script is shown as the file it comes from, as one would
+    // run it: `python3 lab/standins/rc_example_peer.py rnr ...`.
+    if let (Some(file), true) = (cmd.script_file, args.len() >= 2 && args[0] == "-c") {
+        program = format!(
+            "{} {file}",
+            cmd.program.rsplit('/').next().unwrap_or(cmd.program)
+        );
+        args.drain(..2);
+    }
+    std::iter::once(program)
+        .chain(args.iter().map(|a| crate::host::vm::shell_quote(a)))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -1354,6 +1361,16 @@ mod tests {
         assert_eq!(
             command_line(&cmd, &lab_params()),
             "rc_example -d rxe0 -g 1 192.0.2.1 'a b'"
+        );
+    }
+    /// A stand-in's inline script is shown as the file it comes from.
+    #[test]
+    fn a_stand_ins_command_names_its_file_not_its_script() {
+        let s = crate::catalog::find("rc_example_rnr_nak").expect("declared");
+        let line = command_line(s.client.as_ref().unwrap(), &lab_params());
+        assert_eq!(
+            line,
+            "python3 lab/standins/rc_example_peer.py rnr 192.0.2.1 rxe0 1"
         );
     }
 }
