@@ -111,23 +111,27 @@ slurm_up() {
 # slurmd, once slurmctld answers (after the ready barrier); then every
 # node waits until Slurm calls all N idle, so a command may srun at once.
 slurmd_up() {
+	# slurmd initializes its cgroup plugin even when no plugin confines a
+	# job (22.05 and 24.11): it needs a cgroup file system there (v2, or
+	# v1's tmpfs of hierarchies), which nothing in the guest mounts.
+	fs=$(stat -f -c %T /sys/fs/cgroup)
+	if [ "$fs" != cgroup2fs ] && [ "$fs" != tmpfs ]; then
+		mount -t cgroup2 cgroup2 /sys/fs/cgroup || fail "mounting cgroup2"
+	fi
 	slurmd -N "$node" -L "$rw/slurmd.log" || fail "slurmd (see $rw/slurmd.log)"
 	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
 	wait_for "$boot_wait" "$n idle nodes in sinfo" \
-		sh -c '[ "$(sinfo -h -N -o %t | grep -c "^idle")" -eq "$1" ]' sh "$n"
+		sh -c '[ "$(sinfo -h -N -o %t | grep -cx idle)" -eq "$1" ]' sh "$n"
 	say "slurm: $n nodes idle"
 }
 
 sshd_up() {
 	install -d -m 0755 /run/sshd
 	install -d -m 0700 /run/fabric-sshd
-	{
-		install -m 0600 "$dir/ssh/host_ed25519" /run/fabric-sshd/ssh_host_ed25519_key &&
-			install -m 0600 "$dir/ssh/id_ed25519.pub" /run/fabric-sshd/authorized_keys
-	} || fail "sshd keys"
+	install -m 0600 "$dir/ssh/host_ed25519" /run/fabric-sshd/ssh_host_ed25519_key ||
+		fail "sshd's host key"
 	cat >/run/fabric-sshd/sshd_config <<'EOF'
 HostKey /run/fabric-sshd/ssh_host_ed25519_key
-AuthorizedKeysFile /run/fabric-sshd/authorized_keys
 PidFile /run/fabric-sshd/sshd.pid
 PermitRootLogin prohibit-password
 PasswordAuthentication no
@@ -140,8 +144,9 @@ EOF
 		fail "sshd (see $rw/sshd.log)"
 }
 
-# root's ~/.ssh as an administrator's: the run's key, the nodes' host key,
-# BatchMode. The host's own ~/.ssh is read-only here and stays hidden; a
+# root's ~/.ssh as an administrator's: the run's key, trusted by every
+# node (sshd's StrictModes accepts authorized_keys there, where it would
+# refuse one under a /run of mode 1777), the nodes' host key, BatchMode. The host's own ~/.ssh is read-only here and stays hidden; a
 # host without one gets a writable overlay of the home to mount on.
 root_ssh() {
 	home=$(getent passwd root | cut -d: -f6)
@@ -155,6 +160,7 @@ root_ssh() {
 	mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
 	{
 		install -m 0600 "$dir/ssh/id_ed25519" "$home/.ssh/id_ed25519" &&
+			install -m 0644 "$dir/ssh/id_ed25519.pub" "$home/.ssh/authorized_keys" &&
 			install -m 0644 "$dir/ssh/known_hosts" "$home/.ssh/known_hosts"
 	} || fail "root's ssh files"
 	printf 'Host *\n\tBatchMode yes\n\tStrictHostKeyChecking yes\n\tConnectTimeout 30\n' \
@@ -163,7 +169,7 @@ root_ssh() {
 
 net_up
 [ "$slurm" = 1 ] && slurm_up
-[ "$ssh" = 1 ] && sshd_up && root_ssh
+[ "$ssh" = 1 ] && root_ssh && sshd_up
 : >"$rw/ready"
 barrier ready "$boot_wait" abort
 say "all $n nodes ready"
