@@ -360,8 +360,12 @@ fn wait_all(spec: &FabricSpec, mut vms: Vec<Vm>, outcomes: &mut [NodeOutcome]) {
             Ok(t) => o.boot = Some(t),
             Err(e) => {
                 o.error = Some(e);
+                let hung = o.name.clone();
                 // Dropping the others kills them: the fabric is incomplete.
                 drop(vms);
+                for other in outcomes.iter_mut().filter(|x| x.error.is_none()) {
+                    other.error = Some(format!("killed: {hung} did not boot"));
+                }
                 return;
             }
         }
