@@ -122,8 +122,8 @@ pub fn hosts_text(n: usize) -> String {
 }
 
 /// The run's slurm.conf, valid for Slurm 22.05 (Debian 12) and 24.11
-/// (Debian 13): munge authentication, everything as root, no cgroups
-/// (the guests have no systemd to delegate them), state in the guests'
+/// (Debian 13): munge authentication, everything as root, no cgroup
+/// confinement (see [`CGROUP_CONF`]), state in the guests'
 /// tmpfs /run/slurm (the prelude makes its dirs), one partition of all.
 pub fn slurm_conf(n: usize) -> String {
     let mut t = format!(
@@ -158,6 +158,16 @@ pub fn slurm_conf(n: usize) -> String {
     t.push_str("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n");
     t
 }
+
+/// The run's cgroup.conf, beside slurm.conf: no cgroup plugin confines a
+/// job (`proctrack/linuxproc`, `task/none`), but slurmd still starts its
+/// cgroup plugin (22.05 and 24.11), whose cgroup/v2 asks systemd over
+/// dbus for a scope; the guests have no systemd, so it makes its
+/// hierarchy itself (`IgnoreSystemd`, meant for such test systems).
+pub const CGROUP_CONF: &str =
+    "# Written by rdma-lab for a fabric run: the guests have no systemd.\n\
+CgroupPlugin=cgroup/v2\n\
+IgnoreSystemd=yes\n";
 
 /// root's known_hosts in every node: the run's one host key under every
 /// node's name and address.
@@ -278,6 +288,7 @@ pub fn write_run_files(spec: &FabricSpec) -> Result<(), String> {
     if spec.slurm {
         write_munge_key(&spec.dir.join("munge.key"))?;
         write(&spec.dir.join("slurm.conf"), &slurm_conf(spec.n))?;
+        write(&spec.dir.join("cgroup.conf"), CGROUP_CONF)?;
     }
     if spec.ssh {
         write_ssh_files(spec)?;

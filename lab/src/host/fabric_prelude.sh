@@ -1,8 +1,9 @@
 # The fabric's guest prelude (lab/src/host/fabric.rs): what each VM of a
 # fabric runs first, as root, before its own command. Every value comes
-# as an argument; the files with values in them (hosts, slurm.conf, the
-# keys, known_hosts, the command) were written by the host into the run
-# dir, which the guest sees read-only, and into this node's rwdir:
+# as an argument; the files with values in them (hosts, slurm.conf and
+# cgroup.conf, the keys, known_hosts, the command) were written by the
+# host into the run dir, which the guest sees read-only, and into this
+# node's rwdir:
 #
 #   sh prelude.sh DIR INDEX N MAC ADDR SLURM SSH BOOT_WAIT RUN_WAIT
 #
@@ -99,7 +100,7 @@ slurm_up() {
 	munge_up
 	install -d -m 0755 /run/slurm /run/slurm/ctld /run/slurm/d
 	mount -t tmpfs -o mode=0755 tmpfs /etc/slurm || fail "tmpfs on /etc/slurm"
-	cp "$dir/slurm.conf" /etc/slurm/slurm.conf || fail "slurm.conf"
+	cp "$dir/slurm.conf" "$dir/cgroup.conf" /etc/slurm/ || fail "slurm.conf, cgroup.conf"
 	export SLURM_CONF=/etc/slurm/slurm.conf
 	if [ "$i" = 0 ]; then
 		slurmctld -L "$rw/slurmctld.log" || fail "slurmctld (see $rw/slurmctld.log)"
@@ -118,6 +119,9 @@ slurmd_up() {
 	if [ "$fs" != cgroup2fs ] && [ "$fs" != tmpfs ]; then
 		mount -t cgroup2 cgroup2 /sys/fs/cgroup || fail "mounting cgroup2"
 	fi
+	# Where systemd would put slurmstepd's scope (cgroup.conf's
+	# IgnoreSystemd: slurmd makes the scope, not its parent).
+	mkdir -p /sys/fs/cgroup/system.slice || fail "the cgroup system.slice"
 	slurmd -N "$node" -L "$rw/slurmd.log" || fail "slurmd (see $rw/slurmd.log)"
 	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
 	wait_for "$boot_wait" "$n idle nodes in sinfo" \
