@@ -609,6 +609,7 @@ fn boot_one_vm(
         rwdir: out.clone(),
         qemu_opts: None,
         cpus: 2,
+        memory: host::vm::VM_MEMORY.into(),
     };
     let mut vm = Vm::boot(tools, accel, &spec, &ctx.dir.join("vm-a.console"))?;
     let mut boot = Duration::ZERO;
@@ -709,6 +710,7 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
         rwdir: a.to_path_buf(),
         qemu_opts: Some(qemu_nic("listen", port, host::vm::MAC_A) + &dump),
         cpus: 1,
+        memory: host::vm::VM_MEMORY.into(),
     };
     let spec_b = VmSpec {
         name: "B".into(),
@@ -716,6 +718,7 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
         rwdir: b.to_path_buf(),
         qemu_opts: Some(qemu_nic("connect", port, host::vm::MAC_B)),
         cpus: 1,
+        memory: host::vm::VM_MEMORY.into(),
     };
     Ok((spec_a, spec_b))
 }

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod ci;
+pub mod fabric;
 pub mod lab;
 pub mod mesh;
 pub mod setup;

@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 /// CI machine).
 pub const BOOT_SECS: u64 = 180;
 
+/// Memory of the lab's one or two VMs: room for the agent, the examples
+/// and tshark's captures.
+pub const VM_MEMORY: &str = "2G";
+
 /// MACs of the two VMs' NICs on the QEMU socket wire.
 pub const MAC_A: &str = "52:54:00:12:34:01";
 /// See [`MAC_A`].
@@ -80,6 +84,9 @@ pub struct VmSpec {
     pub qemu_opts: Option<String>,
     /// Number of vCPUs.
     pub cpus: u32,
+    /// Memory, as vng's `--memory` reads it ([`VM_MEMORY`] for the lab's
+    /// one or two VMs).
+    pub memory: String,
 }
 
 /// A running VM.
@@ -113,7 +120,7 @@ pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
         "--cpus".into(),
         spec.cpus.to_string(),
         "--memory".into(),
-        "2G".into(),
+        spec.memory.clone(),
         format!("--rwdir={}", spec.rwdir.display()),
     ];
     if let Accel::Tcg(_) = accel {

@@ -1,0 +1,193 @@
+# The fabric's guest prelude (lab/src/host/fabric.rs): what each VM of a
+# fabric runs first, as root, before its own command. Every value comes
+# as an argument; the files with values in them (hosts, slurm.conf and
+# cgroup.conf, the keys, known_hosts, the command) were written by the
+# host into the run dir, which the guest sees read-only, and into this
+# node's rwdir:
+#
+#   sh prelude.sh DIR INDEX N MAC ADDR SLURM SSH BOOT_WAIT RUN_WAIT
+#
+# DIR the run dir; node INDEX of N, its NIC's MAC and its address ADDR
+# on the segment (a /24); SLURM and SSH are 1 or 0; BOOT_WAIT bounds the wait for
+# the other nodes to come up, RUN_WAIT the wait for them to finish their
+# commands. It writes DIR/nodeINDEX/{booted,ready,exit,output,failed}; the
+# other nodes wait on each other through those files (9p without a cache
+# shows one VM's writes to the others at once).
+set -u
+dir=$1 i=$2 n=$3 mac=$4 addr=$5 slurm=$6 ssh=$7 boot_wait=$8 run_wait=$9
+node=node$i
+rw=$dir/$node
+: >"$rw/booted"
+
+say() { echo "fabric $node: $*"; }
+
+# A node that cannot set itself up says why, in its rwdir and on the
+# console, and ends: the others see its `failed` and stop waiting for it.
+fail() {
+	say "FAILED: $*"
+	echo "$*" >"$rw/failed"
+	echo 125 >"$rw/exit"
+	exit 125
+}
+
+# wait_for SECS WHAT CMD...: runs CMD until it succeeds, each try bounded,
+# for at most SECS seconds.
+wait_for() {
+	secs=$1 what=$2
+	shift 2
+	end=$(($(date +%s) + secs))
+	until timeout 20 "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$end" ] || fail "no $what after ${secs}s"
+		sleep 1
+	done
+}
+
+# all_have FILE [ABORT]: whether every node has written FILE; with ABORT,
+# ends this node when another one failed.
+all_have() {
+	k=0 all=0
+	while [ "$k" -lt "$n" ]; do
+		if [ -n "${2:-}" ] && [ -e "$dir/node$k/failed" ]; then
+			fail "node$k failed: $(cat "$dir/node$k/failed")"
+		fi
+		[ -e "$dir/node$k/$1" ] || all=1
+		k=$((k + 1))
+	done
+	return $all
+}
+
+# barrier FILE SECS [ABORT]: waits until every node has written FILE.
+barrier() {
+	end=$(($(date +%s) + $2))
+	until all_have "$1" "${3:-}"; do
+		[ "$(date +%s)" -lt "$end" ] || fail "not every node wrote $1 within ${2}s"
+		sleep 1
+	done
+}
+
+net_up() {
+	hostname "$node" || fail "hostname"
+	mount --bind "$rw/hosts" /etc/hosts || fail "bind-mounting /etc/hosts"
+	nic=
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address")" = "$mac" ] && nic=${d##*/}
+	done
+	[ -n "$nic" ] || fail "no NIC with MAC $mac"
+	ip link set lo up
+	ip link set "$nic" up || fail "ip link set $nic up"
+	ip addr add "$addr/24" dev "$nic" || fail "ip addr add $addr/24 dev $nic"
+	timeout 60 modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	timeout 60 rdma link add rxe0 type rxe netdev "$nic" || fail "rdma link add rxe0"
+	wait_for 60 "ACTIVE rxe0 port 1" sh -c 'rdma link show rxe0/1 | grep -q "state ACTIVE"'
+	say "$nic $addr, rxe0 ACTIVE"
+}
+
+# munged with the run's key, at munge's default socket, so that every
+# client (srun, slurmd, sbcast) finds it without options.
+munge_up() {
+	install -d -m 0755 /run/munge
+	install -m 0400 "$dir/munge.key" /run/munge/munge.key || fail "munge key"
+	munged --key-file=/run/munge/munge.key --socket=/run/munge/munge.socket.2 \
+		--pid-file=/run/munge/munged.pid --seed-file=/run/munge/munged.seed \
+		--log-file="$rw/munged.log" || fail "munged (see $rw/munged.log)"
+	wait_for 30 "munge credential" munge -n
+}
+
+# The run's slurm.conf where every Slurm command looks first
+# (/etc/slurm, a tmpfs over the host's read-only one) and in SLURM_CONF;
+# slurmctld on the first node, answering before this node says it is ready.
+slurm_up() {
+	munge_up
+	install -d -m 0755 /run/slurm /run/slurm/ctld /run/slurm/d
+	mount -t tmpfs -o mode=0755 tmpfs /etc/slurm || fail "tmpfs on /etc/slurm"
+	cp "$dir/slurm.conf" "$dir/cgroup.conf" /etc/slurm/ || fail "slurm.conf, cgroup.conf"
+	export SLURM_CONF=/etc/slurm/slurm.conf
+	if [ "$i" = 0 ]; then
+		slurmctld -L "$rw/slurmctld.log" || fail "slurmctld (see $rw/slurmctld.log)"
+		wait_for 90 "answer from slurmctld" sh -c 'scontrol ping | grep -q UP'
+		say "slurmctld up"
+	fi
+}
+
+# slurmd, once slurmctld answers (after the ready barrier); then every
+# node waits until Slurm calls all N idle, so a command may srun at once.
+slurmd_up() {
+	# slurmd initializes its cgroup plugin even when no plugin confines a
+	# job (22.05 and 24.11): it needs a cgroup file system there (v2, or
+	# v1's tmpfs of hierarchies), which nothing in the guest mounts.
+	fs=$(stat -f -c %T /sys/fs/cgroup)
+	if [ "$fs" != cgroup2fs ] && [ "$fs" != tmpfs ]; then
+		mount -t cgroup2 cgroup2 /sys/fs/cgroup || fail "mounting cgroup2"
+	fi
+	# Where systemd would put slurmstepd's scope (cgroup.conf's
+	# IgnoreSystemd: slurmd makes the scope, not its parent).
+	mkdir -p /sys/fs/cgroup/system.slice || fail "the cgroup system.slice"
+	slurmd -N "$node" -L "$rw/slurmd.log" || fail "slurmd (see $rw/slurmd.log)"
+	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
+	wait_for "$boot_wait" "$n idle nodes in sinfo" \
+		sh -c '[ "$(sinfo -h -N -o %t | grep -cx idle)" -eq "$1" ]' sh "$n"
+	say "slurm: $n nodes idle"
+}
+
+sshd_up() {
+	install -d -m 0755 /run/sshd
+	install -d -m 0700 /run/fabric-sshd
+	install -m 0600 "$dir/ssh/host_ed25519" /run/fabric-sshd/ssh_host_ed25519_key ||
+		fail "sshd's host key"
+	cat >/run/fabric-sshd/sshd_config <<'EOF'
+HostKey /run/fabric-sshd/ssh_host_ed25519_key
+PidFile /run/fabric-sshd/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PrintMotd no
+Subsystem sftp internal-sftp
+EOF
+	/usr/sbin/sshd -f /run/fabric-sshd/sshd_config -E "$rw/sshd.log" ||
+		fail "sshd (see $rw/sshd.log)"
+}
+
+# root's ~/.ssh as an administrator's: the run's key, trusted by every
+# node (sshd's StrictModes accepts authorized_keys there, where it would
+# refuse one under a /run of mode 1777), the nodes' host key, BatchMode. The host's own ~/.ssh is read-only here and stays hidden; a
+# host without one gets a writable overlay of the home to mount on.
+root_ssh() {
+	home=$(getent passwd root | cut -d: -f6)
+	if [ ! -d "$home/.ssh" ]; then
+		mkdir -p /run/fabric-home/up /run/fabric-home/work
+		mount -t overlay overlay \
+			-o "lowerdir=$home,upperdir=/run/fabric-home/up,workdir=/run/fabric-home/work" \
+			"$home" || fail "overlay on $home"
+		mkdir -p "$home/.ssh"
+	fi
+	mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
+	{
+		install -m 0600 "$dir/ssh/id_ed25519" "$home/.ssh/id_ed25519" &&
+			install -m 0644 "$dir/ssh/id_ed25519.pub" "$home/.ssh/authorized_keys" &&
+			install -m 0644 "$dir/ssh/known_hosts" "$home/.ssh/known_hosts"
+	} || fail "root's ssh files"
+	printf 'Host *\n\tBatchMode yes\n\tStrictHostKeyChecking yes\n\tConnectTimeout 30\n' \
+		>"$home/.ssh/config"
+}
+
+net_up
+[ "$slurm" = 1 ] && slurm_up
+[ "$ssh" = 1 ] && root_ssh && sshd_up
+: >"$rw/ready"
+barrier ready "$boot_wait" abort
+say "all $n nodes ready"
+[ "$slurm" = 1 ] && slurmd_up
+
+export FABRIC_DIR="$dir" FABRIC_NODE="$node" FABRIC_NODES="$n"
+say "running $rw/exec.sh"
+{
+	sh "$rw/exec.sh" </dev/null
+	echo $? >"$rw/exit.tmp"
+} 2>&1 | tee "$rw/output"
+mv "$rw/exit.tmp" "$rw/exit"
+status=$(cat "$rw/exit")
+say "command exited $status; waiting for the others"
+# The daemons serve the other nodes' commands until they are done too.
+barrier exit "$run_wait"
+exit "$status"
