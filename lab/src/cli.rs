@@ -114,9 +114,11 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "bench",
-        "bench pingpong [--two-hosts] [--tcg]",
-        "ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000 iters,
-            alternating runs in one boot; medians and their ratio",
+        "bench pingpong [--two-hosts] [--tcg] | bench mesh",
+        "pingpong: ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000
+            iters, alternating runs in one boot; medians and their ratio;
+            mesh: four VMs under Slurm, the all-pairs mesh in parallel
+            rounds vs one pair at a time, in one boot, and their ratio",
     ),
 ];
 
@@ -199,10 +201,18 @@ fn check_values(m: &getopts::Matches) -> Result<(), String> {
     if let Some(v) = m.opt_str("dev") {
         model::check_dev("--dev", &v)?;
     }
-    for opt in ["ip", "peer"] {
+    // A command that has no such option has no such value to check.
+    for opt in ["ip", "peer"].into_iter().filter(|o| m.opt_defined(o)) {
         if let Some(v) = m.opt_str(opt) {
             model::check_ip(&format!("--{opt}"), &v)?;
         }
+    }
+    if let Some(v) = m
+        .opt_defined("netdev")
+        .then(|| m.opt_str("netdev"))
+        .flatten()
+    {
+        model::check_dev("--netdev", &v)?;
     }
     Ok(())
 }
@@ -570,8 +580,14 @@ fn bench_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("bench", opts, args)? else {
         return Ok(true);
     };
+    if m.free == ["mesh"] {
+        return crate::host::bench::mesh();
+    }
     if m.free != ["pingpong"] {
-        return Err(format!("which bench? pingpong\n{}", usage(Some("bench"))));
+        return Err(format!(
+            "which bench? pingpong or mesh\n{}",
+            usage(Some("bench"))
+        ));
     }
     let mode = if m.opt_present("two-hosts") {
         Mode::TwoHosts
@@ -669,31 +685,38 @@ fn mcast_senders(m: &getopts::Matches) -> Result<bool, String> {
 /// `mesh`'s options read into the run's.
 fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::MeshOptions, String> {
     check_values(m)?;
-    let out = m
-        .opt_str("out")
-        .map_or_else(host::mesh::default_out, std::path::PathBuf::from);
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (pattern, mcast_all) = (mesh_pattern(m, hosts)?, mcast_senders(m)?);
+    let gid_idx = m
+        .opt_str("gid-idx")
+        .map(|v| v.parse().map_err(|e| format!("--gid-idx {v}: {e}")))
+        .transpose()?;
+    let (port, wait_secs) = (
+        num_opt(m, "port", model::CONTROL_PORT)?,
+        num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
+    );
+    // The secret last of what is read, the result dir only then made.
     let secret = if m.opt_present("ssh") {
         guest::control::Secret::generate()?
     } else {
         mesh_secret(m)?
     };
+    let out = m
+        .opt_str("out")
+        .map_or_else(host::mesh::default_out, std::path::PathBuf::from);
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(host::mesh::MeshOptions {
         names: m.free.clone(),
-        pattern: mesh_pattern(m, hosts)?,
-        port: num_opt(m, "port", model::CONTROL_PORT)?,
-        wait_secs: num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
+        pattern,
+        port,
+        wait_secs,
         ip: m.opt_str("ip"),
         netdev: m.opt_str("netdev"),
         dev: m.opt_str("dev"),
-        gid_idx: m
-            .opt_str("gid-idx")
-            .map(|v| v.parse().map_err(|e| format!("--gid-idx {v}: {e}")))
-            .transpose()?,
+        gid_idx,
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
         out,
         secret,
-        mcast_all: mcast_senders(m)?,
+        mcast_all,
         serial: m.opt_present("serial"),
     })
 }
@@ -723,6 +746,7 @@ fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         let opts = mesh_options(&m, &ranked.names)?;
         host::mesh::run_ranked(&opts, &ranked)?
     } else {
+        host::ssh::check_hosts(&ssh_hosts)?;
         let opts = mesh_options(&m, &ssh_hosts)?;
         let launch = host::ssh::SshLaunch {
             hosts: ssh_hosts,
@@ -886,6 +910,66 @@ mod tests {
                     || e.contains("not the result dir"),
                 "{bad:?}: {e}"
             );
+        }
+    }
+
+    #[test]
+    fn mesh_options_are_checked_in_one_line_before_anything_runs() {
+        let ranked = [
+            "mesh",
+            "--rank",
+            "0",
+            "--size",
+            "4",
+            "--coordinator",
+            "node0",
+        ];
+        for (extra, says) in [
+            (&["--dev", "x;reboot"][..], "--dev"),
+            (&["--ip", "1.2.3.4 x"], "--ip"),
+            (&["--netdev", "$(reboot)"], "--netdev"),
+            (&["--ring", "--star", "1"], "choose one"),
+            (&["--mcast-senders", "some"], "--mcast-senders some"),
+            (&["--star", "nowhere"], "--star nowhere"),
+        ] {
+            let mut a = ranked.to_vec();
+            a.extend(extra);
+            let e = real_main(&args(&a)).unwrap_err();
+            assert!(e.contains(says) && !e.contains('\n'), "{a:?}: {e}");
+        }
+        for (bad, says) in [
+            (
+                &["mesh", "--rank", "5", "--size", "4", "--coordinator", "n"][..],
+                "rank 5 of 4",
+            ),
+            (
+                &["mesh", "--rank", "0", "--size", "1", "--coordinator", "n"],
+                "2 hosts or more",
+            ),
+            (
+                &[
+                    "mesh",
+                    "--rank",
+                    "0",
+                    "--size",
+                    "2",
+                    "--coordinator",
+                    "$(reboot)",
+                ],
+                "not a host name",
+            ),
+            (
+                &["mesh", "--rank", "x", "--size", "2", "--coordinator", "n"],
+                "--rank x",
+            ),
+            (
+                &["mesh", "--ssh", "node1,-oProxyCommand=touch"],
+                "not a host name",
+            ),
+            (&["mesh", "--ssh", "node1"], "2 hosts or more"),
+        ] {
+            let e = real_main(&args(bad)).unwrap_err();
+            assert!(e.contains(says) && !e.contains('\n'), "{bad:?}: {e}");
         }
     }
 

@@ -148,3 +148,79 @@ mod tests {
         );
     }
 }
+
+/// node0's script of `bench mesh`: the four-VM all-pairs mesh of
+/// rc_example, its rounds in parallel and then one pair at a time
+/// (`--serial`), twice each, alternating, timed by node0's clock.
+const MESH_BENCH: &str = r#"set -u
+out=$1 bin=$2
+cd /tmp || exit 1
+RDMA_LAB_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export RDMA_LAB_SECRET
+for k in 1 2; do
+	for mode in parallel serial; do
+		flag=
+		[ "$mode" = serial ] && flag=--serial
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086 # $flag is one word or none.
+		timeout 1500 srun -N 4 --ntasks-per-node=1 "$bin/rdma-lab" mesh $flag rc_example \
+			>"$out/bench-$mode-$k.out" 2>&1
+		s=$?
+		echo "$mode $k $s $t0 $(date +%s.%N)" >>"$out/bench.times"
+	done
+done
+"#;
+
+/// The wall times of `bench.times`' runs of `mode` that passed.
+fn mesh_times(times: &str, mode: &str) -> Vec<f64> {
+    times
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let (t0, t1): (f64, f64) = (w.get(3)?.parse().ok()?, w.get(4)?.parse().ok()?);
+            (w.first() == Some(&mode) && w.get(2) == Some(&"0")).then_some(t1 - t0)
+        })
+        .collect()
+}
+
+/// `bench mesh`: four VMs, the all-pairs mesh in parallel rounds against
+/// the same pairs one at a time, in one boot; prints both medians and
+/// their ratio (the ideal for 4 hosts is 2: 3 rounds of 2 pairs against
+/// 6 pairs). `Ok(true)` when the parallel rounds were faster.
+pub fn mesh() -> Result<bool, String> {
+    let run = crate::host::fabric_run::run_script(4, MESH_BENCH, 8000)?;
+    let times = std::fs::read_to_string(run.node0.join("bench.times"))
+        .map_err(|e| format!("no bench.times in {}: {e}", run.node0.display()))?;
+    let (mut par, mut ser) = (mesh_times(&times, "parallel"), mesh_times(&times, "serial"));
+    if par.is_empty() || ser.is_empty() {
+        return Err(format!(
+            "a mesh run failed; see {}/bench-*.out",
+            run.node0.display()
+        ));
+    }
+    let (p, s) = (median(&mut par), median(&mut ser));
+    println!("four hosts, all 6 pairs of rc_example (and the doctor's probe):");
+    println!(
+        "  parallel rounds (3 rounds of 2 pairs): median {p:.1} s of {}",
+        par.len()
+    );
+    println!(
+        "  one pair at a time (6 pairs):          median {s:.1} s of {}",
+        ser.len()
+    );
+    println!("  one at a time / parallel: {:.2} (ideal 2.00)", s / p);
+    Ok(s > p)
+}
+
+#[cfg(test)]
+mod mesh_tests {
+    use super::*;
+
+    #[test]
+    fn mesh_times_take_the_runs_that_passed() {
+        let t =
+            "parallel 1 0 10.5 70.5\nserial 1 0 71 191\nparallel 2 1 200 230\nserial 2 0 231 341\n";
+        assert_eq!(mesh_times(t, "parallel"), vec![60.0]);
+        assert_eq!(mesh_times(t, "serial"), vec![120.0, 110.0]);
+    }
+}

@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod ci;
 pub mod fabric;
+pub mod fabric_run;
 pub mod lab;
 pub mod mesh;
 pub mod setup;

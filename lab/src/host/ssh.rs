@@ -234,15 +234,22 @@ fn finish(started: &mut [Started], deadline: Instant) {
     }
 }
 
+/// The hosts of `--ssh`: two or more, each a host name (never an option
+/// of ssh's).
+pub fn check_hosts(hosts: &[String]) -> Result<(), String> {
+    for h in hosts {
+        check_host_name(h)?;
+    }
+    if hosts.len() < 2 {
+        return Err("mesh --ssh: name 2 hosts or more".into());
+    }
+    Ok(())
+}
+
 /// The whole launch: the hosts checked, each rank started, the run
 /// coordinated here; hosts that could not be started say why.
 pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result<MeshRun, String> {
-    for h in &launch.hosts {
-        check_host_name(h)?;
-    }
-    if launch.hosts.len() < 2 {
-        return Err("mesh --ssh: name 2 hosts or more".into());
-    }
+    check_hosts(&launch.hosts)?;
     let names = scenario_names(&opts.names)?;
     let opts = &MeshOptions {
         names,

@@ -145,7 +145,34 @@ pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
             .collect();
         out += &format!("columns: {}\n", legend.join(", "));
     }
-    out + &failing_pairs(run) + &diagnosis_text(run, findings)
+    out + &failing_pairs(run) + &multicast_text(run) + &diagnosis_text(run, findings)
+}
+
+/// Each multicast round: who sent, and each receiver's mark; nothing when
+/// there was none.
+fn multicast_text(run: &MeshRun) -> String {
+    if run.mcast.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "
+Multicast (one host sends, every other receives at once):
+",
+    );
+    for m in &run.mcast {
+        let receivers: Vec<String> = m
+            .receivers
+            .iter()
+            .map(|(r, v)| format!("{} {}", short_name(run, *r), mark(v)))
+            .collect();
+        out += &format!(
+            "  {} from {}: {}\n",
+            escaped(&m.scenario, 60),
+            short_name(run, m.sender),
+            receivers.join(", ")
+        );
+    }
+    out
 }
 
 /// How many pairs there were, failed and did not run.

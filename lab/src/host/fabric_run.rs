@@ -1,0 +1,98 @@
+//! A script of node0's run across a fabric of VMs ([`crate::host::fabric`])
+//! as a cluster's administrator would run it: the release binaries copied
+//! where a host without the source tree keeps them, every node with the
+//! route that the examples' multicast takes, node0 running the script.
+//! The fabric's test and its benchmark are both such a run.
+
+use crate::base::workspace::{cargo, target_dir};
+use crate::host::fabric::{boot_fabric, FabricSpec, NodeOutcome};
+use crate::host::{lab, setup, vm};
+use std::fs;
+use std::path::PathBuf;
+
+/// Each node's first step: the examples' multicast leaves through the
+/// fabric's NIC (the doctor checks this route, and the lab's own VMs set
+/// it too).
+const MCAST_ROUTE: &str = "ip route add 224.0.0.0/4 dev \"$(ip -o -4 addr show | \
+     awk '$4 ~ /^192\\.0\\.2\\./ { print $2; exit }')\"";
+
+/// What a fabric run left.
+#[derive(Debug)]
+pub struct FabricRun {
+    /// node0's rwdir: where its script wrote its results.
+    pub node0: PathBuf,
+    /// Every node's outcome.
+    pub nodes: Vec<NodeOutcome>,
+}
+
+/// The release binaries a node needs, built and copied into `dir/bin`:
+/// the eight examples and `rdma-lab`.
+fn binaries(dir: &std::path::Path) -> Result<PathBuf, String> {
+    let pairs: Vec<_> = crate::catalog::pairs().collect();
+    lab::build(&pairs)?;
+    let built = cargo()
+        .args(["build", "--release", "-p", "rdma-lab"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !built {
+        return Err("cargo build --release -p rdma-lab failed".into());
+    }
+    let release = target_dir().join("release");
+    let bin = lab::copy_binaries(&release, &dir.join("bin"))?;
+    fs::copy(release.join("rdma-lab"), bin.join("rdma-lab"))
+        .map_err(|e| format!("copying rdma-lab: {e}"))?;
+    Ok(bin)
+}
+
+/// A fresh private run dir under the build's `lab/`.
+fn run_dir() -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let parent = target_dir().join("lab");
+    fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let dir = parent.join(format!("fabric-{secs}-{}", std::process::id()));
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Boots `n` nodes with Slurm and sshd; node0 runs `script` as
+/// `sh SCRIPT OUT BIN` (its rwdir, the binaries), bounded by `budget_secs`.
+pub fn run_script(n: usize, script: &str, budget_secs: u64) -> Result<FabricRun, String> {
+    let tools = setup::ensure()?;
+    let accel = vm::Accel::detect(std::env::var_os("XTASK_TCG").is_some());
+    setup::ensure_package("nftables", "for the fabric's faults")?;
+    let dir = run_dir()?;
+    let bin = binaries(&dir)?;
+    let script_file = dir.join("node0-script.sh");
+    fs::write(&script_file, script).map_err(|e| format!("{}: {e}", script_file.display()))?;
+    let spec = FabricSpec {
+        n,
+        dir: dir.clone(),
+        exec: Vec::new(),
+        slurm: true,
+        ssh: true,
+        budget_secs,
+    };
+    let node0 = spec.rwdir(0);
+    let words = [
+        "sh".to_string(),
+        script_file.to_string_lossy().into_owned(),
+        node0.to_string_lossy().into_owned(),
+        bin.to_string_lossy().into_owned(),
+    ];
+    let run0: Vec<String> = words.iter().map(|w| vm::shell_quote(w)).collect();
+    let exec = (0..n)
+        .map(|i| match i {
+            0 => format!("{MCAST_ROUTE}; {}", run0.join(" ")),
+            _ => MCAST_ROUTE.to_string(),
+        })
+        .collect();
+    let spec = FabricSpec { exec, ..spec };
+    let nodes = boot_fabric(&tools, &accel, &spec)?;
+    Ok(FabricRun { node0, nodes })
+}

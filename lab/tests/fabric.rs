@@ -1,0 +1,102 @@
+//! The fabric smoke test on four VMs of one Ethernet segment, with real
+//! Slurm (munged, slurmctld, slurmd) and real sshd in them: node0 runs
+//! `rdma-lab mesh` under `srun` as the README writes it and with the
+//! `--ssh` launcher, then makes one fault at a time on another node and
+//! runs it again (`tests/fabric/node0.sh`). Each fault's diagnosis must
+//! name what was broken, not merely fail.
+//!
+//! It boots VMs, so it runs only when asked: `cargo test -p rdma-lab
+//! --test fabric -- --ignored` (which `cargo xtask test` runs).
+
+use rdma_lab::host::fabric_run::run_script;
+use std::fs;
+use std::path::Path;
+
+/// What a step of node0's script printed, and its exit status.
+fn step(dir: &Path, name: &str) -> (String, Option<i32>) {
+    let out = fs::read_to_string(dir.join(format!("{name}.out"))).unwrap_or_default();
+    let status = fs::read_to_string(dir.join(format!("{name}.status")))
+        .ok()
+        .and_then(|s| s.trim().parse().ok());
+    (out, status)
+}
+
+/// Asserts that step `name` exited `code` and printed every one of `parts`.
+fn says(dir: &Path, name: &str, code: i32, parts: &[&str]) {
+    let (out, status) = step(dir, name);
+    assert_eq!(status, Some(code), "{name} exited {status:?}:\n{out}");
+    for p in parts {
+        assert!(out.contains(p), "{name}: no `{p}` in:\n{out}");
+    }
+}
+
+#[test]
+#[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
+fn four_nodes_under_slurm_and_ssh_and_the_faults_the_diagnosis_names() {
+    let run = run_script(4, include_str!("fabric/node0.sh"), 2400).expect("the fabric boots");
+    let d = &run.node0;
+    for n in &run.nodes {
+        assert!(
+            n.ok(),
+            "{}: {:?} {:?}; see {}",
+            n.name,
+            n.status,
+            n.error,
+            n.console.display()
+        );
+    }
+    // Under Slurm, as the README writes it: every pair and the multicast
+    // round pass, and the reports are written.
+    says(
+        d,
+        "srun",
+        0,
+        &["node0", "node3", "every pair passed", "multicast"],
+    );
+    let junit = fs::read_to_string(d.join("srun.xml")).expect("--junit");
+    assert_eq!(junit.matches("<testsuite ").count() >= 6, true, "{junit}");
+    for line in fs::read_to_string(d.join("srun.json"))
+        .expect("--json")
+        .lines()
+    {
+        serde_json::from_str::<serde_json::Value>(line).expect("a JSON line");
+    }
+    assert!(fs::read_to_string(d.join("srun.html"))
+        .expect("--html")
+        .contains("every pair passed"));
+    // The ssh launcher, from a copy of the binaries on each node.
+    says(d, "ssh", 0, &["every pair passed"]);
+    // The faults, each named.
+    says(
+        d,
+        "udp_blocked",
+        1,
+        &["node2 fails with every one of its 3 peers"],
+    );
+    says(
+        d,
+        "link_blocked",
+        1,
+        &[
+            "the link between",
+            "node1",
+            "node3",
+            "nothing the doctor sees differs",
+        ],
+    );
+    says(
+        d,
+        "mtu",
+        1,
+        &[
+            "node3 fails with",
+            "its MTU is 9000, every other host's 1500",
+        ],
+    );
+    says(
+        d,
+        "never_started",
+        1,
+        &["rank 3 never joined (waited 30 s for it)"],
+    );
+}
