@@ -461,6 +461,11 @@ mod tests {
         for dir in ["/run/slurm/ctld", "/run/slurm/d"] {
             assert!(PRELUDE.contains(dir), "{dir}");
         }
+        // slurmd's cgroup plugin works without systemd, and the prelude
+        // puts cgroup.conf beside slurm.conf.
+        assert!(CGROUP_CONF.lines().any(|l| l == "IgnoreSystemd=yes"));
+        assert!(CGROUP_CONF.lines().any(|l| l == "CgroupPlugin=cgroup/v2"));
+        assert!(PRELUDE.contains(r#"cp "$dir/slurm.conf" "$dir/cgroup.conf" /etc/slurm/"#));
     }
 
     #[test]

@@ -134,33 +134,40 @@ sshd_up() {
 	install -d -m 0700 /run/fabric-sshd
 	install -m 0600 "$dir/ssh/host_ed25519" /run/fabric-sshd/ssh_host_ed25519_key ||
 		fail "sshd's host key"
+	# Debian's own settings where they matter: UsePAM as its sshd_config
+	# has it, which also lets root in although virtme-ng's /etc/shadow
+	# locks every account ("!"): without PAM, sshd refuses a locked one.
 	cat >/run/fabric-sshd/sshd_config <<'EOF'
 HostKey /run/fabric-sshd/ssh_host_ed25519_key
 PidFile /run/fabric-sshd/sshd.pid
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
-UsePAM no
+UsePAM yes
 PrintMotd no
 Subsystem sftp internal-sftp
 EOF
+	# The boot is over: logins are welcome (systemd-user-sessions' job).
+	rm -f /run/nologin
 	/usr/sbin/sshd -f /run/fabric-sshd/sshd_config -E "$rw/sshd.log" ||
 		fail "sshd (see $rw/sshd.log)"
 }
 
 # root's ~/.ssh as an administrator's: the run's key, trusted by every
 # node (sshd's StrictModes accepts authorized_keys there, where it would
-# refuse one under a /run of mode 1777), the nodes' host key, BatchMode. The host's own ~/.ssh is read-only here and stays hidden; a
-# host without one gets a writable overlay of the home to mount on.
+# refuse one under a /run of mode 1777), the nodes' host key, BatchMode.
+# The home is the host's, read-only: a writable overlay of it (what a
+# login's profile writes, a pyenv's rehash, say, stays in this guest)
+# with a tmpfs on ~/.ssh, which hides the host's own keys.
 root_ssh() {
 	home=$(getent passwd root | cut -d: -f6)
-	if [ ! -d "$home/.ssh" ]; then
-		mkdir -p /run/fabric-home/up /run/fabric-home/work
-		mount -t overlay overlay \
-			-o "lowerdir=$home,upperdir=/run/fabric-home/up,workdir=/run/fabric-home/work" \
-			"$home" || fail "overlay on $home"
-		mkdir -p "$home/.ssh"
-	fi
+	mkdir -p /run/fabric-home/up /run/fabric-home/work
+	# The overlay's root takes the upper dir's mode: the home's own.
+	chmod --reference="$home" /run/fabric-home/up
+	mount -t overlay overlay \
+		-o "lowerdir=$home,upperdir=/run/fabric-home/up,workdir=/run/fabric-home/work" \
+		"$home" || fail "overlay on $home"
+	mkdir -p "$home/.ssh"
 	mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
 	{
 		install -m 0600 "$dir/ssh/id_ed25519" "$home/.ssh/id_ed25519" &&
