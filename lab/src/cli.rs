@@ -690,10 +690,19 @@ fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::Me
         .opt_str("gid-idx")
         .map(|v| v.parse().map_err(|e| format!("--gid-idx {v}: {e}")))
         .transpose()?;
-    let (port, wait_secs) = (
+    let (port, wait_secs): (u16, u64) = (
         num_opt(m, "port", model::CONTROL_PORT)?,
         num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
     );
+    // The pairs meet on the next port; a day is the longest wait.
+    if !(1..=65534).contains(&port) {
+        return Err(format!(
+            "--port {port}: give 1 to 65534 (the pairs use the next port)"
+        ));
+    }
+    if !(1..=86400).contains(&wait_secs) {
+        return Err(format!("--wait {wait_secs}: give 1 to 86400 seconds"));
+    }
     // The secret last of what is read, the result dir only then made.
     let secret = if m.opt_present("ssh") {
         guest::control::Secret::generate()?
@@ -931,6 +940,8 @@ mod tests {
             (&["--ring", "--star", "1"], "choose one"),
             (&["--mcast-senders", "some"], "--mcast-senders some"),
             (&["--star", "nowhere"], "--star nowhere"),
+            (&["--port", "65535"], "--port 65535"),
+            (&["--wait", "18446744073709551615"], "--wait"),
         ] {
             let mut a = ranked.to_vec();
             a.extend(extra);
@@ -967,6 +978,18 @@ mod tests {
                 "not a host name",
             ),
             (&["mesh", "--ssh", "node1"], "2 hosts or more"),
+            (
+                &[
+                    "mesh",
+                    "--rank",
+                    "0",
+                    "--size",
+                    "100000",
+                    "--coordinator",
+                    "n",
+                ],
+                "at most 4096",
+            ),
         ] {
             let e = real_main(&args(bad)).unwrap_err();
             assert!(e.contains(says) && !e.contains('\n'), "{bad:?}: {e}");

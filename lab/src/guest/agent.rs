@@ -814,8 +814,25 @@ fn accept_list(
 /// The peer's half of step 1: the list it asked for, less what the
 /// serving host refused (written to [`refused_file`]).
 fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>, String> {
-    let list = resolve(&cfg.scenarios)?;
-    c.send_blob("scenarios", cfg.scenarios.join(" ").as_bytes())?;
+    // This host's own rules first: a list it was handed (a mesh's
+    // coordinator names it) never runs here what they refuse, and what it
+    // does not ask for the serving host does not walk either.
+    let mut mine = String::new();
+    let mut list = Vec::new();
+    for s in resolve(&cfg.scenarios)? {
+        match refusal(cfg, s).filter(|_| !cfg.doctor_only) {
+            Some(why) => {
+                mine += &format!(
+                    "{}\t{}\n",
+                    s.name,
+                    why.replacen("the serving host", "this host", 1)
+                )
+            }
+            None => list.push(s),
+        }
+    }
+    let names: Vec<&str> = list.iter().map(|s| s.name.as_str()).collect();
+    c.send_blob("scenarios", names.join(" ").as_bytes())?;
     let answer = c.recv("accepted", SETUP_STEP)?;
     let (word, payload) = answer.split_once(' ').unwrap_or((&answer, ""));
     let text = String::from_utf8_lossy(&crate::guest::control::unhex(payload)?).into_owned();
@@ -826,7 +843,7 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
         ));
     }
     let refused: Vec<&str> = text.lines().filter_map(|l| l.split('\t').next()).collect();
-    let _ = fs::write(refused_file(&cfg.out), &text);
+    let _ = fs::write(refused_file(&cfg.out), mine.clone() + &text);
     Ok(list
         .into_iter()
         .filter(|s| !refused.contains(&s.name.as_str()))

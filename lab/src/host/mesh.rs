@@ -17,6 +17,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The most hosts a mesh takes: its schedule and matrix are quadratic.
+pub const MAX_HOSTS: usize = 4096;
+
 /// Where this process's rank comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ranked {
@@ -132,6 +135,11 @@ pub fn ranked(
         );
     };
     let (rank, size) = (rank?, size?);
+    if size > MAX_HOSTS {
+        return Err(format!(
+            "mesh: {size} hosts: a mesh has at most {MAX_HOSTS}"
+        ));
+    }
     if rank >= size || size < 2 {
         return Err(format!(
             "mesh: rank {rank} of {size} hosts: a mesh needs 2 hosts or more, ranks 0 to size - 1"
@@ -213,15 +221,16 @@ pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
     Ok((dev, ip.to_string()))
 }
 
-/// This binary's dir when it runs from a copy (outside the build it was
-/// made in, or on a host without the source tree): the example binaries
-/// are beside it, and its results go to `./rdma-lab/` (a cluster's nodes
-/// may all see the source tree read-only, on a shared file system).
+/// This binary's dir when the example binaries are beside it, as in a
+/// copy taken to a host (or a build's `target/release`): they run from
+/// there, and its results go to `./rdma-lab/` (a cluster's nodes may all
+/// see the source tree, read-only, on a shared file system).
 pub fn copy_dir() -> Option<PathBuf> {
     let exe = crate::base::workspace::exe_dir()?;
-    let built_here = crate::base::workspace::source_tree()
-        && exe.starts_with(crate::base::workspace::workspace_root());
-    (!built_here).then_some(exe)
+    crate::model::EXAMPLE_BINARIES
+        .iter()
+        .all(|b| exe.join(b).is_file())
+        .then_some(exe)
 }
 
 /// Where a mesh's results go without `--out`: `./rdma-lab/mesh` beside a

@@ -21,7 +21,21 @@ use std::time::{Duration, Instant};
 
 /// ssh's options: never a prompt (a password, an unknown host key), a
 /// bounded connect.
-const SSH_OPTS: &[&str] = &["-o", "BatchMode=yes", "-o", "ConnectTimeout=15"];
+const SSH_OPTS: &[&str] = &[
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "ConnectTimeout=15",
+    // A host that stops answering once connected is given up in 30 s.
+    "-o",
+    "ServerAliveInterval=10",
+    "-o",
+    "ServerAliveCountMax=3",
+];
+
+/// How long one preparing step (`mktemp`, a copy, the clean-up) may take
+/// a host.
+const STEP_SECS: u64 = 300;
 
 /// What the launcher needs beyond the mesh's options.
 #[derive(Debug, Clone)]
@@ -61,12 +75,38 @@ fn ssh(host: &str, words: &[String]) -> Command {
 
 /// A command's output, or one line that says why it failed.
 fn run(mut c: Command, what: &str) -> Result<String, String> {
-    let out = c.output().map_err(|e| format!("{what}: {e}"))?;
-    if out.status.success() {
-        return Ok(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    use std::io::Read as _;
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{what}: {e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(STEP_SECS);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{what}: no answer within {STEP_SECS} s"));
+            }
+        }
+    };
+    // The step has ended: what it printed is all there, and small.
+    let read = |r: Option<&mut dyn std::io::Read>| {
+        let mut t = String::new();
+        if let Some(r) = r {
+            let _ = r.take(64 * 1024).read_to_string(&mut t);
+        }
+        t
+    };
+    let out = read(child.stdout.as_mut().map(|r| r as &mut dyn std::io::Read));
+    let err = read(child.stderr.as_mut().map(|r| r as &mut dyn std::io::Read));
+    if status.success() {
+        return Ok(out.trim().to_string());
     }
-    let why = String::from_utf8_lossy(&out.stderr);
-    let line = why.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    let line = err.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
     Err(format!("{what}: {}", crate::base::text::shown(line)))
 }
 
@@ -240,8 +280,11 @@ pub fn check_hosts(hosts: &[String]) -> Result<(), String> {
     for h in hosts {
         check_host_name(h)?;
     }
-    if hosts.len() < 2 {
-        return Err("mesh --ssh: name 2 hosts or more".into());
+    if hosts.len() < 2 || hosts.len() > super::mesh::MAX_HOSTS {
+        return Err(format!(
+            "mesh --ssh: name 2 hosts or more (at most {})",
+            super::mesh::MAX_HOSTS
+        ));
     }
     Ok(())
 }
@@ -266,9 +309,28 @@ pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result
         files_to_copy(bin_dir)?
     };
     let coordinating = std::thread::spawn(move || coordinate_quietly(&cfg));
-    let mut started: Vec<Started> = (0..launch.hosts.len())
-        .map(|r| start(launch, opts, &files, r, &coordinator))
-        .collect();
+    // Every host prepared and started at once: one slow host delays none.
+    let mut started: Vec<Started> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..launch.hosts.len())
+            .map(|r| {
+                let (files, coordinator) = (&files, &coordinator);
+                scope.spawn(move || start(launch, opts, files, r, coordinator))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(r, h)| {
+                h.join().unwrap_or_else(|_| Started {
+                    host: launch.hosts[r].clone(),
+                    dir: String::new(),
+                    copied: false,
+                    child: None,
+                    failed: Some("its launcher thread failed".into()),
+                })
+            })
+            .collect()
+    });
     let run = coordinating
         .join()
         .map_err(|_| "mesh: the coordinator failed".to_string())?;

@@ -6,6 +6,7 @@
 //! still completes.
 
 use super::wire::{self, Assignment, Hello, Plan};
+use crate::base::text::shown;
 use crate::catalog;
 use crate::guest::agent::Role;
 use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
@@ -15,8 +16,9 @@ use crate::model::mesh::{
 };
 use crate::model::Scenario;
 use std::fs;
-use std::net::{SocketAddr, TcpListener};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What the coordinator needs.
@@ -98,21 +100,54 @@ fn joined(h: Hello) -> MeshHost {
     }
 }
 
-/// One connection's handshake and hello, or why it was turned away.
+/// How many handshakes may be under way at once: strangers that hold
+/// connections open take up at most these, each for its own bound.
+const HANDSHAKES_AT_ONCE: usize = 32;
+
+/// How long a joining host may take to prove the secret and say hello.
+const HELLO_SECS: u64 = 10;
+
+/// One connection's handshake and hello, each bounded, on a thread of its
+/// own: what it came to, and from where.
+type Admitted = (Result<(Control, Hello), String>, SocketAddr);
+
+/// Runs one connection's handshake and hello; the result goes to `tx`.
 fn admit(
     stream: std::net::TcpStream,
+    from: SocketAddr,
+    secret: Secret,
+    tx: mpsc::Sender<Admitted>,
+) {
+    std::thread::spawn(move || {
+        let admitted = stream
+            .set_nonblocking(false)
+            .map_err(|e| e.to_string())
+            .and_then(|()| Control::new(stream))
+            .and_then(|mut c| {
+                c.authenticate_server(&secret).map_err(|e| match e {
+                    HandshakeError::Auth(why) => {
+                        format!("{}: {why}", crate::guest::control::AUTH_FAILED)
+                    }
+                    HandshakeError::Other(why) => why,
+                })?;
+                let hello =
+                    Hello::from_json(&c.expect_blob("hello", Duration::from_secs(HELLO_SECS))?)?;
+                Ok((c, hello))
+            });
+        let _ = tx.send((admitted, from));
+    });
+}
+
+/// Whether `hello` may join: a rank of the mesh not taken yet, an address
+/// that is one and no other host's, and, where the launcher named the
+/// hosts, a connection from its own host's address.
+fn check_hello(
+    hello: &Hello,
+    from: SocketAddr,
     cfg: &CoordConfig,
     members: &[Member],
-) -> Result<(Control, Hello), String> {
-    let mut c = stream
-        .set_nonblocking(false)
-        .map_err(|e| e.to_string())
-        .and_then(|()| Control::new(stream))?;
-    c.authenticate_server(&cfg.secret).map_err(|e| match e {
-        HandshakeError::Auth(why) => format!("{}: {why}", crate::guest::control::AUTH_FAILED),
-        HandshakeError::Other(why) => why,
-    })?;
-    let hello = Hello::from_json(&c.expect_blob("hello", Duration::from_secs(60))?)?;
+    resolved: &[Vec<std::net::IpAddr>],
+) -> Result<(), String> {
     if hello.rank >= cfg.size {
         return Err(format!(
             "it says it is rank {}, of {} hosts",
@@ -122,11 +157,95 @@ fn admit(
     if members[hello.rank].control.is_some() {
         return Err(format!("rank {} has joined already", hello.rank));
     }
-    Ok((c, hello))
+    if hello.ip.parse::<std::net::IpAddr>().is_err() {
+        return Err("its RDMA address is not an address".into());
+    }
+    if members
+        .iter()
+        .any(|m| m.control.is_some() && m.host.rdma_addr == hello.ip)
+    {
+        return Err(format!(
+            "another host has joined with the RDMA address {}",
+            hello.ip
+        ));
+    }
+    // A name this host cannot resolve cannot be checked (the loopback
+    // tests' stand-ins have such names).
+    let ours = resolved.get(hello.rank).map_or(&[][..], |a| &a[..]);
+    if !ours.is_empty() && !ours.contains(&from.ip()) {
+        return Err(format!(
+            "rank {} is {}, whose address is not {}",
+            hello.rank,
+            shown(&cfg.names[hello.rank]),
+            from.ip()
+        ));
+    }
+    Ok(())
 }
 
-/// Waits up to `--wait` for every rank; strangers and doubles are turned
-/// away, each in one line, and the wait goes on.
+/// The addresses each of the launcher's hosts resolves to, by rank (none
+/// for a name that does not resolve here), looked up side by side: a
+/// resolver that answers slowly costs its delay once, not once a host.
+fn resolve_all(names: &[String]) -> Vec<Vec<std::net::IpAddr>> {
+    let chunk = names.len().div_ceil(32).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = names
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|n| {
+                            (n.as_str(), 0)
+                                .to_socket_addrs()
+                                .map(|a| a.map(|a| a.ip()).collect())
+                                .unwrap_or_default()
+                        })
+                        .collect::<Vec<Vec<std::net::IpAddr>>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// A finished handshake: the host registered under its rank (`true`), or
+/// turned away in one line.
+fn register(
+    admitted: Result<(Control, Hello), String>,
+    from: SocketAddr,
+    cfg: &CoordConfig,
+    members: &mut [Member],
+    resolved: &[Vec<std::net::IpAddr>],
+    say: &mut dyn FnMut(&str),
+) -> bool {
+    match admitted.and_then(|(c, h)| check_hello(&h, from, cfg, members, resolved).map(|()| (c, h)))
+    {
+        Ok((c, hello)) => {
+            say(&format!(
+                "mesh: {} joined as rank {} from {from}",
+                shown(&hello.name),
+                hello.rank
+            ));
+            let rank = hello.rank;
+            members[rank] = Member {
+                control: Some(c),
+                host: joined(hello),
+            };
+            true
+        }
+        Err(why) => {
+            say(&format!("mesh: turned away {from}: {why}"));
+            false
+        }
+    }
+}
+
+/// Waits up to `--wait` for every rank: handshakes run side by side, each
+/// bounded; strangers, addresses the launcher did not name, and doubles
+/// are turned away, each in one line, and the wait goes on.
 fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, String> {
     let listener =
         TcpListener::bind(cfg.listen).map_err(|e| format!("mesh: bind {}: {e}", cfg.listen))?;
@@ -139,28 +258,34 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
             host: absent(cfg, r),
         })
         .collect();
+    let resolved = resolve_all(&cfg.names);
+    let allow: Vec<std::net::IpAddr> = resolved.iter().flatten().copied().collect();
+    let (tx, rx) = mpsc::channel::<Admitted>();
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
-    let mut count = 0;
+    let (mut count, mut under_way) = (0, 0);
     while count < cfg.size && Instant::now() < deadline {
-        let Ok((stream, from)) = listener.accept() else {
-            std::thread::sleep(Duration::from_millis(50));
-            continue;
-        };
-        match admit(stream, cfg, &members) {
-            Ok((c, hello)) => {
-                say(&format!(
-                    "mesh: {} joined as rank {} from {from}",
-                    crate::base::text::shown(&hello.name),
-                    hello.rank
-                ));
-                let rank = hello.rank;
-                members[rank] = Member {
-                    control: Some(c),
-                    host: joined(hello),
-                };
+        // What the handshakes came to first, so that slots free up.
+        while let Ok((admitted, from)) = rx.try_recv() {
+            under_way -= 1;
+            if register(admitted, from, cfg, &mut members, &resolved, say) {
                 count += 1;
             }
-            Err(why) => say(&format!("mesh: turned away {from}: {why}")),
+        }
+        // At capacity, the next ones wait in the listen queue, unaccepted.
+        let accepted = (under_way < HANDSHAKES_AT_ONCE)
+            .then(|| listener.accept().ok())
+            .flatten();
+        match accepted {
+            Some((_, from)) if !allow.is_empty() && !allow.contains(&from.ip()) => {
+                say(&format!(
+                    "mesh: turned away {from}: not one of the launcher's hosts"
+                ));
+            }
+            Some((stream, from)) => {
+                under_way += 1;
+                admit(stream, from, cfg.secret.clone(), tx.clone());
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
         }
     }
     Ok(members)
@@ -186,23 +311,30 @@ fn run_round(
     }
     let busy: Vec<usize> = live.iter().flat_map(|p| [p.server, p.client]).collect();
     let deadline = Instant::now() + Duration::from_secs(round_secs + 60);
-    for (rank, m) in members.iter_mut().enumerate() {
-        if busy.contains(&rank) {
-            continue;
-        }
-        if let Some(c) = &mut m.control {
-            if c.send("idle")
-                .and_then(|()| c.expect("idle", left(deadline)))
-                .is_err()
-            {
-                m.gone(Joined::Died {
-                    during: format!("round {}", r + 1),
-                });
-            }
+    let idle: Vec<usize> = (0..members.len()).filter(|r| !busy.contains(r)).collect();
+    for &rank in &idle {
+        let m = &mut members[rank];
+        if m.control.as_mut().is_some_and(|c| c.send("idle").is_err()) {
+            m.gone(Joined::Died {
+                during: format!("round {}", r + 1),
+            });
         }
     }
+    // The pairs' verdicts first: an idle host's slow answer must not keep
+    // a pair's host waiting to write its results.
     for p in live {
-        cells.push(gather_pair(r, p, members, deadline));
+        cells.push(gather_pair(r, p, members, deadline, &cfg.scenarios));
+    }
+    for rank in idle {
+        let m = &mut members[rank];
+        if m.control
+            .as_mut()
+            .is_some_and(|c| c.expect("idle", left(deadline)).is_err())
+        {
+            m.gone(Joined::Died {
+                during: format!("round {}", r + 1),
+            });
+        }
     }
     cells
 }
@@ -275,18 +407,23 @@ fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
 
 /// One host's `done`, or `None` (and the host marked gone) when it did not
 /// come by `deadline`.
-fn done_of(m: &mut Member, during: &str, deadline: Instant) -> Option<Vec<ScenarioResult>> {
+fn done_of(
+    m: &mut Member,
+    during: &str,
+    deadline: Instant,
+    assigned: &[String],
+) -> Option<Vec<ScenarioResult>> {
     let c = m.control.as_mut()?;
     let got = c
-        .recv_max("done", left(deadline), 8 << 20)
+        .recv_max("done", left(deadline), DONE_MAX)
         .and_then(|line| {
             let hexed = line
                 .strip_prefix("done ")
-                .ok_or(format!("`{}`", crate::base::text::shown(&line)))?;
+                .ok_or(format!("`{}`", shown(&line)))?;
             wire::results_from_json(&crate::guest::control::unhex(hexed)?)
         });
     match got {
-        Ok(results) => Some(results),
+        Ok(results) => Some(bounded(results, assigned)),
         Err(e) => {
             m.gone(Joined::Died {
                 during: format!("{during} ({e})"),
@@ -296,12 +433,57 @@ fn done_of(m: &mut Member, during: &str, deadline: Instant) -> Option<Vec<Scenar
     }
 }
 
+/// The most a `done` line may carry: every scenario's two transcripts at
+/// their bound, as hex, with room to spare.
+const DONE_MAX: usize = 4 << 20;
+
+/// A host's results as far as the coordinator keeps them: only the
+/// scenarios it was handed (and the session's and the probe's own), each
+/// once, their texts cut to size; a host cannot make the report, the
+/// page or the transcripts' files grow past what its pair ran.
+fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioResult> {
+    let cut = |t: String, max: usize| -> String { t.chars().take(max).collect() };
+    let mut kept: Vec<ScenarioResult> = Vec::new();
+    for r in results {
+        let known = assigned.contains(&r.scenario)
+            || [wire::SESSION, wire::PROBE].contains(&r.scenario.as_str());
+        if !known || kept.iter().any(|k| k.scenario == r.scenario) {
+            continue;
+        }
+        kept.push(ScenarioResult {
+            detail: cut(r.detail, 1024),
+            server_log: r.server_log.map(bounded_log),
+            client_log: r.client_log.map(bounded_log),
+            ..r
+        });
+    }
+    kept
+}
+
+/// A transcript cut to [`wire::TRANSCRIPT_MAX`] bytes, at a character.
+fn bounded_log(mut t: String) -> String {
+    if t.len() > wire::TRANSCRIPT_MAX {
+        let mut at = wire::TRANSCRIPT_MAX;
+        while !t.is_char_boundary(at) {
+            at -= 1;
+        }
+        t.truncate(at);
+    }
+    t
+}
+
 /// The pair's verdicts: the peer side's, with the serving side's own
 /// failure if it had one; a side that did not answer makes it not run.
-fn gather_pair(r: usize, p: Pair, members: &mut [Member], deadline: Instant) -> PairCell {
+fn gather_pair(
+    r: usize,
+    p: Pair,
+    members: &mut [Member],
+    deadline: Instant,
+    assigned: &[String],
+) -> PairCell {
     let during = format!("round {}", r + 1);
-    let server = done_of(&mut members[p.server], &during, deadline);
-    let client = done_of(&mut members[p.client], &during, deadline);
+    let server = done_of(&mut members[p.server], &during, deadline, assigned);
+    let client = done_of(&mut members[p.client], &during, deadline, assigned);
     match (server, client) {
         (Some(s), Some(mut c)) => {
             c.extend(s);
@@ -390,6 +572,10 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
             let _ = c.send("bye");
         }
     }
+    say(&format!(
+        "mesh: writing the pairs' transcripts to {}",
+        cfg.out.join("pairs").display()
+    ));
     write_transcripts(cfg, &cells);
     Ok(MeshRun {
         hosts: members.into_iter().map(|m| m.host).collect(),
@@ -406,8 +592,9 @@ fn multicast(
     members: &mut [Member],
     say: &mut dyn FnMut(&str),
 ) -> Vec<McastResult> {
-    let names: Vec<&str> = ["mckey", "mc"]
-        .into_iter()
+    let names: Vec<&str> = super::MCAST_SCENARIOS
+        .iter()
+        .copied()
         .filter(|n| cfg.scenarios.iter().any(|s| s == n))
         .collect();
     let mut out = Vec::new();
@@ -418,7 +605,7 @@ fn multicast(
             };
             say(&format!(
                 "mesh: multicast {name}: {} sends to every other host",
-                members[m.sender].host.name
+                shown(&members[m.sender].host.name)
             ));
             out.push(mcast_one(&m, s, members));
         }
@@ -448,16 +635,21 @@ fn ask_all(
     }
     sent.into_iter()
         .filter(|&r| {
-            let ok = members[r]
+            let answer = members[r]
                 .control
                 .as_mut()
-                .is_some_and(|c| c.expect(want, left(deadline)).is_ok());
-            if !ok {
-                members[r].gone(Joined::Died {
-                    during: "the multicast round".into(),
-                });
+                .map(|c| c.recv(want, left(deadline)));
+            match answer {
+                Some(Ok(line)) if line == want => true,
+                // It would not run it: no receiver there, but still a host.
+                Some(Ok(line)) if line.starts_with("refused") => false,
+                _ => {
+                    members[r].gone(Joined::Died {
+                        during: "the multicast round".into(),
+                    });
+                    false
+                }
             }
-            ok
         })
         .collect()
 }
@@ -477,7 +669,12 @@ fn mcast_one(m: &Mcast, s: &Scenario, members: &mut [Member]) -> McastResult {
     let deadline = Instant::now() + bound;
     if let Some(c) = &mut members[m.sender].control {
         if c.send(&format!("msend {name}")).is_ok() {
-            let _ = done_of(&mut members[m.sender], "the multicast round", deadline);
+            let _ = done_of(
+                &mut members[m.sender],
+                "the multicast round",
+                deadline,
+                std::slice::from_ref(&s.name),
+            );
         }
     }
     let deadline = Instant::now() + bound;
@@ -490,10 +687,14 @@ fn mcast_one(m: &Mcast, s: &Scenario, members: &mut [Member]) -> McastResult {
             ))
         } else {
             let ended = members[r].control.as_mut().map(|c| c.send("mend"));
-            match ended
-                .and_then(Result::ok)
-                .and_then(|()| done_of(&mut members[r], "the multicast round", deadline))
-            {
+            match ended.and_then(Result::ok).and_then(|()| {
+                done_of(
+                    &mut members[r],
+                    "the multicast round",
+                    deadline,
+                    std::slice::from_ref(&s.name),
+                )
+            }) {
                 Some(results) => results.first().map_or(Verdict::Fail, |x| x.verdict.clone()),
                 None => Verdict::NotRun(format!("{} went away", members[r].host.name)),
             }

@@ -26,6 +26,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wire::{Assignment, Hello, Plan};
 
+/// The only scenarios a multicast round runs: the two multicast pairs.
+pub const MCAST_SCENARIOS: &[&str] = &["mckey", "mc"];
+
 /// The pairs' sessions listen on the mesh port plus this.
 pub const PAIR_PORT_OFFSET: u16 = 1;
 
@@ -71,33 +74,40 @@ pub fn round_secs(scenarios: &[&Scenario]) -> u64 {
     PAIR_WAIT_SECS + 3 * 60 + steps
 }
 
-/// Connects to the coordinator within `wait_secs`, and proves the secret.
+/// Connects to the coordinator and proves the secret, trying again (a
+/// refused handshake too: a stranger may hold the coordinator's port for
+/// a while) until `wait_secs` have passed.
 fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
     let target = format!("{}:{}", cfg.coordinator, cfg.port);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
-    let stream = loop {
+    let mut last = String::from("nothing answered");
+    loop {
         let addrs: Vec<SocketAddr> = target
             .to_socket_addrs()
             .map(Iterator::collect)
             .unwrap_or_default();
-        if let Some(s) = addrs
+        if let Some(stream) = addrs
             .iter()
             .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(2)).ok())
         {
-            break s;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let within = left.clamp(Duration::from_secs(1), Duration::from_secs(PAIR_WAIT_SECS));
+            match Control::new(stream)
+                .and_then(|mut c| c.authenticate_client(&cfg.secret, within).map(|()| c))
+            {
+                Ok(c) => return Ok(c),
+                Err(e) => last = e,
+            }
         }
         if Instant::now() >= deadline {
             return Err(format!(
-                "mesh: the coordinator at {target} did not answer within {} s: start rank 0 \
-                 (or the launcher) and check that TCP port {} is open to this host",
+                "mesh: no session with the coordinator at {target} within {} s ({last}): start \
+                 rank 0 (or the launcher) and check that TCP port {} is open to this host",
                 cfg.wait_secs, cfg.port
             ));
         }
         std::thread::sleep(Duration::from_millis(500));
-    };
-    let mut c = Control::new(stream)?;
-    c.authenticate_client(&cfg.secret, Duration::from_secs(PAIR_WAIT_SECS))?;
-    Ok(c)
+    }
 }
 
 /// The host's whole part: join, then play each pair it is handed until
@@ -106,8 +116,10 @@ fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
 pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
     fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     agent::set_quiet(true);
-    let mut c = connect(cfg)?;
+    // What the doctor sees first: the coordinator waits for the hello
+    // only as long as a handshake.
     let hello = Hello::of_this_host(cfg);
+    let mut c = connect(cfg)?;
     c.send_blob("hello", hello.to_json().as_bytes())?;
     let join_bound = Duration::from_secs(cfg.wait_secs + PAIR_WAIT_SECS + 60);
     let plan = Plan::from_json(&c.expect_blob("plan", join_bound)?)?;
@@ -120,21 +132,36 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
             "bye" => return Ok(()),
             "idle" => c.send("idle")?,
             "pair" => {
-                let a = Assignment::from_json(&crate::guest::control::unhex(rest)?)?;
-                let results = play(cfg, &a);
+                // A message this host will not act on is the pair's
+                // failure, not the end of this host's run.
+                let results = crate::guest::control::unhex(rest)
+                    .and_then(|b| Assignment::from_json(&b))
+                    .map_or_else(|e| vec![failed_session(&e)], |a| play(cfg, &a));
                 c.send_blob("done", wire::results_json(&results).as_bytes())?;
             }
             "mrecv" => {
-                let (s, acfg) = mcast_side(cfg, rest, "recv")?;
-                let mut r = SideRun::start(&acfg, s, "server").ok_or("mesh: no receiver")?;
-                r.wait_ready(&acfg, s);
-                receiver = Some((r, s, acfg));
-                c.send("ready")?;
+                if let Some((r, _, _)) = receiver.take() {
+                    r.finish();
+                }
+                match mcast_side(cfg, rest, "recv") {
+                    Ok((s, acfg)) => {
+                        let mut r =
+                            SideRun::start(&acfg, s, "server").ok_or("mesh: no receiver")?;
+                        r.wait_ready(&acfg, s);
+                        receiver = Some((r, s, acfg));
+                        c.send("ready")?;
+                    }
+                    Err(e) => c.send_blob("refused", e.as_bytes())?,
+                }
             }
             "msend" => {
-                let (s, acfg) = mcast_side(cfg, rest, "send")?;
-                let sent = SideRun::start(&acfg, s, "client").map(SideRun::finish);
-                let results = judge_side(s, &acfg, "client", sent.is_some());
+                let results = match mcast_side(cfg, rest, "send") {
+                    Ok((s, acfg)) => {
+                        let sent = SideRun::start(&acfg, s, "client").map(SideRun::finish);
+                        judge_side(s, &acfg, "client", sent.is_some())
+                    }
+                    Err(e) => vec![failed_session(&e)],
+                };
                 c.send_blob("done", wire::results_json(&results).as_bytes())?;
             }
             "mend" => {
@@ -166,11 +193,15 @@ fn mcast_side(
     what: &str,
 ) -> Result<(&'static Scenario, AgentConfig), String> {
     let name = String::from_utf8_lossy(&crate::guest::control::unhex(hexed)?).into_owned();
-    let s = catalog::find(&name)
-        .filter(|s| s.package == "mckey")
+    // Only the two multicast pairs, which run anywhere: never a scenario
+    // that changes the machine, whoever asks.
+    let s = MCAST_SCENARIOS
+        .contains(&name.as_str())
+        .then(|| catalog::find(&name))
+        .flatten()
         .ok_or_else(|| {
             format!(
-                "mesh: `{}` is no multicast scenario",
+                "mesh: `{}` is not one of the multicast round's scenarios",
                 crate::base::text::shown(&name)
             )
         })?;
@@ -227,13 +258,55 @@ fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
     if let Err(e) = fs::create_dir_all(&out) {
         return vec![failed_session(&format!("{}: {e}", out.display()))];
     }
+    let (runs, refused) = own_rules(cfg, &a.scenarios);
+    let a = &Assignment {
+        scenarios: runs,
+        ..a.clone()
+    };
     let acfg = pair_agent(cfg, a, out.clone());
     let ran = agent::run(acfg);
-    match (a.role, ran) {
+    let mut results = match (a.role, ran) {
         (Role::Client, Ok(())) => wire::judge_pair(&a.scenarios, &out, &a.addrs()),
         (_, Err(e)) => vec![failed_session(&e)],
         (_, Ok(())) => Vec::new(),
+    };
+    results.extend(refused);
+    results
+}
+
+/// The scenarios of the coordinator's list that this host runs by its own
+/// rules (a real host's: never one that changes the machine), and the
+/// others as skipped, with why, whoever asked.
+fn own_rules(cfg: &MeshHostConfig, names: &[String]) -> (Vec<String>, Vec<ScenarioResult>) {
+    let mode = crate::model::Mode::Local {
+        dev: Some(cfg.dev.clone()),
+        ip: cfg.ip.clone(),
+        gid_idx: cfg.gid_idx,
+        role: crate::model::Local::Serve,
+    };
+    let link = fs::read_to_string(format!(
+        "/sys/class/infiniband/{}/ports/1/link_layer",
+        cfg.dev
+    ))
+    .ok();
+    let mut runs = Vec::new();
+    let mut refused = Vec::new();
+    for n in names {
+        let why = catalog::find(n).map_or(Some("not a scenario of this lab"), |s| {
+            catalog::skip_reason(s, &mode, link.as_deref().map(str::trim))
+        });
+        match why {
+            None => runs.push(n.clone()),
+            Some(why) => refused.push(ScenarioResult {
+                scenario: n.clone(),
+                verdict: Verdict::Skip,
+                detail: format!("{} refused it: {why}", cfg.name),
+                server_log: None,
+                client_log: None,
+            }),
+        }
     }
+    (runs, refused)
 }
 
 /// The agent of this host's side of a pair: the real host's rules

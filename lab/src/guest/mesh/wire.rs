@@ -20,7 +20,7 @@ pub const PROBE: &str = "doctor_rc_probe";
 
 /// The most of one side's transcript a pair sends: enough to read why it
 /// failed, bounded so that a round's message stays small.
-const TRANSCRIPT_MAX: usize = 24 * 1024;
+pub const TRANSCRIPT_MAX: usize = 24 * 1024;
 
 /// A JSON document from a peer, or one line that says what is wrong.
 fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
