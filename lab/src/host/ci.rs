@@ -43,6 +43,17 @@ pub const STEPS: &[&[&str]] = &[
         "--ignored",
         "--test-threads=1",
     ],
+    // Four VMs with Slurm and sshd: the fabric smoke test and its faults.
+    &[
+        "test",
+        "-p",
+        "rdma-lab",
+        "--test",
+        "fabric",
+        "--",
+        "--ignored",
+        "--test-threads=1",
+    ],
 ];
 
 /// A cargo command line and the environment it runs with.

@@ -191,15 +191,9 @@ fn rank_words(
     w
 }
 
-/// Prepares `host` and starts its rank, the secret on its stdin; a host
-/// that cannot be reached is kept with why, and reported at its deadline.
-fn start(
-    launch: &SshLaunch,
-    opts: &MeshOptions,
-    files: &[PathBuf],
-    rank: usize,
-    coordinator: &str,
-) -> Started {
+/// Prepares `host` (rank `rank`): its private copy of the binaries, or
+/// the shared `--remote-dir`; a host that cannot be reached keeps why.
+fn prepare(launch: &SshLaunch, files: &[PathBuf], rank: usize) -> Started {
     let host = launch.hosts[rank].clone();
     let mut s = Started {
         host: host.clone(),
@@ -208,36 +202,36 @@ fn start(
         child: None,
         failed: None,
     };
-    let prepared = match &launch.remote_dir {
-        Some(d) => Ok(d.clone()),
-        None => remote_tempdir(&host).and_then(|d| {
-            s.copied = true;
-            s.dir.clone_from(&d);
-            copy_binaries(&host, &d, files).map(|()| d)
-        }),
-    };
-    let dir = match prepared {
-        Ok(d) => d,
-        Err(e) => {
-            s.failed = Some(e);
-            return s;
-        }
-    };
-    let mut words = rank_words(
-        opts,
-        &dir,
-        rank,
-        launch.hosts.len(),
-        coordinator,
-        &opts.names,
-    );
+    match &launch.remote_dir {
+        Some(d) => s.dir.clone_from(d),
+        None => match remote_tempdir(&host) {
+            Ok(d) => {
+                s.copied = true;
+                s.dir.clone_from(&d);
+                if let Err(e) = copy_binaries(&host, &d, files) {
+                    s.failed = Some(e);
+                }
+            }
+            Err(e) => s.failed = Some(e),
+        },
+    }
+    s
+}
+
+/// Starts rank `rank` on its prepared host, the secret on its stdin, its
+/// output in `ssh-RANK.log` of the result dir.
+fn start(s: &mut Started, opts: &MeshOptions, rank: usize, size: usize, coordinator: &str) {
+    if s.failed.is_some() {
+        return;
+    }
+    let mut words = rank_words(opts, &s.dir, rank, size, coordinator, &opts.names);
     if s.copied {
         // Its results beside its private copy, removed with it: the
         // transcripts are the coordinator's by then.
-        words.extend(["--out".to_string(), format!("{dir}/out")]);
+        words.extend(["--out".to_string(), format!("{}/out", s.dir)]);
     }
     let log = opts.out.join(format!("ssh-{rank}.log"));
-    let mut c = ssh(&host, &words);
+    let mut c = ssh(&s.host, &words);
     c.stdin(Stdio::piped());
     if let Ok(f) = std::fs::File::create(&log) {
         if let Ok(g) = f.try_clone() {
@@ -251,9 +245,8 @@ fn start(
             }
             s.child = Some(child);
         }
-        Err(e) => s.failed = Some(format!("ssh {host}: {e}")),
+        Err(e) => s.failed = Some(format!("ssh {}: {e}", s.host)),
     }
-    s
 }
 
 /// Waits for each rank's ssh until `deadline`, ends what still runs, and
@@ -308,13 +301,13 @@ pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result
     } else {
         files_to_copy(bin_dir)?
     };
-    let coordinating = std::thread::spawn(move || coordinate_quietly(&cfg));
-    // Every host prepared and started at once: one slow host delays none.
+    // Every host prepared side by side, before the joins' wait begins:
+    // copying the binaries is not joining.
     let mut started: Vec<Started> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..launch.hosts.len())
             .map(|r| {
-                let (files, coordinator) = (&files, &coordinator);
-                scope.spawn(move || start(launch, opts, files, r, coordinator))
+                let files = &files;
+                scope.spawn(move || prepare(launch, files, r))
             })
             .collect();
         handles
@@ -331,6 +324,11 @@ pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result
             })
             .collect()
     });
+    let coordinating = std::thread::spawn(move || coordinate_quietly(&cfg));
+    let size = launch.hosts.len();
+    for (rank, s) in started.iter_mut().enumerate() {
+        start(s, opts, rank, size, &coordinator);
+    }
     let run = coordinating
         .join()
         .map_err(|_| "mesh: the coordinator failed".to_string())?;
