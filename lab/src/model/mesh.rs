@@ -305,6 +305,29 @@ pub struct ScenarioResult {
     pub client_log: Option<String>,
 }
 
+impl ScenarioResult {
+    /// A scenario that ran, judged: a pass without failures, else a fail
+    /// whose detail is the failures.
+    pub fn judged(
+        scenario: &str,
+        failures: &[String],
+        server_log: Option<String>,
+        client_log: Option<String>,
+    ) -> ScenarioResult {
+        ScenarioResult {
+            scenario: scenario.to_string(),
+            verdict: if failures.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            },
+            detail: failures.join("; "),
+            server_log,
+            client_log,
+        }
+    }
+}
+
 /// A pair of a round and its scenarios' results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairCell {

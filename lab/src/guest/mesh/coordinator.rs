@@ -452,24 +452,12 @@ fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioRes
         }
         kept.push(ScenarioResult {
             detail: cut(r.detail, 1024),
-            server_log: r.server_log.map(bounded_log),
-            client_log: r.client_log.map(bounded_log),
+            server_log: r.server_log.map(wire::bounded),
+            client_log: r.client_log.map(wire::bounded),
             ..r
         });
     }
     kept
-}
-
-/// A transcript cut to [`wire::TRANSCRIPT_MAX`] bytes, at a character.
-fn bounded_log(mut t: String) -> String {
-    if t.len() > wire::TRANSCRIPT_MAX {
-        let mut at = wire::TRANSCRIPT_MAX;
-        while !t.is_char_boundary(at) {
-            at -= 1;
-        }
-        t.truncate(at);
-    }
-    t
 }
 
 /// The pair's verdicts: the peer side's, with the serving side's own

@@ -235,17 +235,14 @@ fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<Sc
         vec![format!("{side}: it has no such side")]
     };
     let log = one.map(|x| crate::results::side_transcript(side, x));
-    vec![ScenarioResult {
-        scenario: s.name.clone(),
-        verdict: if failures.is_empty() {
-            Verdict::Pass
-        } else {
-            Verdict::Fail
-        },
-        detail: failures.join("; "),
-        server_log: if side == "server" { log.clone() } else { None },
-        client_log: if side == "client" { log } else { None },
-    }]
+    let (server_log, client_log) = if side == "server" {
+        (log, None)
+    } else {
+        (None, log)
+    };
+    vec![ScenarioResult::judged(
+        &s.name, &failures, server_log, client_log,
+    )]
 }
 
 /// One pair's session, on the side `a` gives this host; the peer side's

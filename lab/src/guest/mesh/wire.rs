@@ -297,7 +297,7 @@ pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
 }
 
 /// At most [`TRANSCRIPT_MAX`] bytes of a transcript, cut at a character.
-fn bounded(mut t: String) -> String {
+pub fn bounded(mut t: String) -> String {
     if t.len() > TRANSCRIPT_MAX {
         let mut at = TRANSCRIPT_MAX;
         while !t.is_char_boundary(at) {
@@ -339,23 +339,16 @@ pub fn judge_pair(names: &[String], out: &Path, addrs: &Addrs) -> Vec<ScenarioRe
         .collect();
     for (s, o) in list.iter().zip(collect(&list, out, out)) {
         let failures = crate::judge::check(s, &o, Some(addrs));
-        results.push(ScenarioResult {
-            scenario: s.name.clone(),
-            verdict: if failures.is_empty() {
-                Verdict::Pass
-            } else {
-                Verdict::Fail
-            },
-            detail: failures.join("; "),
-            server_log: o
-                .server
+        results.push(ScenarioResult::judged(
+            &s.name,
+            &failures,
+            o.server
                 .as_ref()
                 .map(|x| bounded(side_transcript("server", x))),
-            client_log: o
-                .client
+            o.client
                 .as_ref()
                 .map(|x| bounded(side_transcript("client", x))),
-        });
+        ));
     }
     results.extend(refused.into_iter().map(|r| ScenarioResult {
         scenario: r.scenario,
