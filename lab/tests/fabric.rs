@@ -64,6 +64,12 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_the_diagnosis_names() {
     assert!(fs::read_to_string(d.join("srun.html"))
         .expect("--html")
         .contains("every pair passed"));
+    // No host's doctor found anything.
+    let json = fs::read_to_string(d.join("srun.json")).expect("--json");
+    assert!(!json.contains("\"findings\":[\""), "{json}");
+    // The page, as a browser renders it.
+    let rendered = rdma_lab::present::mesh::check_in_chromium(&d.join("srun.html"), 4);
+    assert!(rendered.is_empty(), "{rendered:?}");
     // The ssh launcher, from a copy of the binaries on each node.
     says(d, "ssh", 0, &["every pair passed"]);
     // The faults, each named.

@@ -77,6 +77,8 @@ net_up() {
 	ip link set "$nic" up || fail "ip link set $nic up"
 	ip addr add "$addr/24" dev "$nic" || fail "ip addr add $addr/24 dev $nic"
 	timeout 60 modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	# rdma_cm's device node, as a host with rdma-core has it at boot.
+	timeout 60 modprobe rdma_ucm || fail "modprobe rdma_ucm"
 	timeout 60 rdma link add rxe0 type rxe netdev "$nic" || fail "rdma link add rxe0"
 	wait_for 60 "ACTIVE rxe0 port 1" sh -c 'rdma link show rxe0/1 | grep -q "state ACTIVE"'
 	say "$nic $addr, rxe0 ACTIVE"

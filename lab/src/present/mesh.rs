@@ -86,7 +86,9 @@ pub fn report(run: &MeshRun, files: &ReportFiles) -> Result<bool, String> {
             .mcast
             .iter()
             .all(|m| m.receivers.iter().all(|(_, v)| *v != Verdict::Fail));
-    Ok(findings.is_empty() && all_passed)
+    // As the lab's own run, a doctor's finding on any host fails it.
+    let doctors_quiet = run.hosts.iter().all(|h| h.findings.is_empty());
+    Ok(findings.is_empty() && all_passed && doctors_quiet)
 }
 
 /// The run as text for the terminal: the N x N matrix (`.` pass, `X`
@@ -145,7 +147,26 @@ pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
             .collect();
         out += &format!("columns: {}\n", legend.join(", "));
     }
-    out + &failing_pairs(run) + &multicast_text(run) + &diagnosis_text(run, findings)
+    out + &failing_pairs(run)
+        + &multicast_text(run)
+        + &doctor_text(run)
+        + &diagnosis_text(run, findings)
+}
+
+/// Each host's doctor's findings, as the lab prints them before its
+/// pairs; nothing when no doctor found anything.
+fn doctor_text(run: &MeshRun) -> String {
+    let mut out = String::new();
+    for h in run.hosts.iter().filter(|h| !h.findings.is_empty()) {
+        for f in &h.findings {
+            out += &format!("  {}: {}\n", short_name(run, h.rank), escape_controls(f));
+        }
+    }
+    if out.is_empty() {
+        out
+    } else {
+        format!("\nDoctor findings:\n{out}")
+    }
 }
 
 /// Each multicast round: who sent, and each receiver's mark; nothing when
@@ -721,3 +742,30 @@ fn finding_json(f: &Finding) -> Value {
 
 #[cfg(test)]
 mod tests;
+
+/// Opens a mesh's page in headless Chromium and looks at what it
+/// rendered, as the handout's check does: the diagnosis first, a heatmap
+/// of N x N cells (one per pair, a mark on the diagonal), and the pairs
+/// by scenario. Every way it falls short.
+pub fn check_in_chromium(html: &std::path::Path, hosts: usize) -> Vec<String> {
+    let dom = match crate::present::handout::chromium(html, &["--dump-dom".into()]) {
+        Ok(dom) => dom,
+        Err(e) => return vec![e],
+    };
+    let mut failures = Vec::new();
+    let (diagnosis, matrix) = (
+        dom.find("class=\"diagnosis\""),
+        dom.find("class=\"matrix\""),
+    );
+    if !matches!((diagnosis, matrix), (Some(d), Some(m)) if d < m) {
+        failures.push("the page has no diagnosis above its matrix".to_string());
+    }
+    let own = dom.matches("class=\"self\"").count();
+    if own < hosts {
+        failures.push(format!("{own} diagonal cells rendered, {hosts} expected"));
+    }
+    if !dom.contains("class=\"scenarios\"") {
+        failures.push("the page has no pairs-by-scenario heatmap".into());
+    }
+    failures
+}

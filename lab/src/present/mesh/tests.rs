@@ -225,3 +225,13 @@ fn json_lines_has_a_line_per_pair_scenario_host_receiver_and_finding() {
     let gone = lines.iter().find(|l| l["status"] == "not_run").unwrap();
     assert_eq!(gone["reason"], "gone");
 }
+
+#[test]
+fn a_hosts_doctor_findings_are_printed_and_fail_the_run() {
+    let mut mesh = run(3, Pattern::AllPairs, |_, _| false);
+    assert!(!matrix_text(&mesh, &diagnose(&mesh)).contains("Doctor findings"));
+    mesh.hosts[1].findings = vec!["`ulimit -l` is 64 KiB".into()];
+    let text = matrix_text(&mesh, &diagnose(&mesh));
+    assert!(text.contains("Doctor findings:\n  node1: `ulimit -l` is 64 KiB\n"), "{text}");
+    assert_eq!(report(&mesh, &ReportFiles::default()), Ok(false));
+}
