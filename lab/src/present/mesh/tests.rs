@@ -232,6 +232,9 @@ fn a_hosts_doctor_findings_are_printed_and_fail_the_run() {
     assert!(!matrix_text(&mesh, &diagnose(&mesh)).contains("Doctor findings"));
     mesh.hosts[1].findings = vec!["`ulimit -l` is 64 KiB".into()];
     let text = matrix_text(&mesh, &diagnose(&mesh));
-    assert!(text.contains("Doctor findings:\n  node1: `ulimit -l` is 64 KiB\n"), "{text}");
+    assert!(
+        text.contains("Doctor findings:\n  node1: `ulimit -l` is 64 KiB\n"),
+        "{text}"
+    );
     assert_eq!(report(&mesh, &ReportFiles::default()), Ok(false));
 }
