@@ -45,6 +45,10 @@ wait_for() {
 # all_have FILE [ABORT]: whether every node has written FILE; with ABORT,
 # ends this node when another one failed.
 all_have() {
+	# The others' files reach this node through the host's root, whose 9p
+	# mount caches a lookup that failed (a file not written yet): forget
+	# the cached names first, or a node never sees a later one.
+	echo 2 >/proc/sys/vm/drop_caches 2>/dev/null
 	k=0 all=0
 	while [ "$k" -lt "$n" ]; do
 		if [ -n "${2:-}" ] && [ -e "$dir/node$k/failed" ]; then
