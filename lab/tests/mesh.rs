@@ -27,7 +27,7 @@ enum Behaviour {
 
 /// Every (round, server, client) the stand-ins were handed, as the
 /// clients saw them.
-type Seen = Arc<Mutex<Vec<(usize, String, String)>>>;
+type Seen = Arc<Mutex<Vec<(usize, String, String, Instant, Instant)>>>;
 
 /// A free loopback port for the coordinator.
 fn free_port() -> u16 {
@@ -66,6 +66,7 @@ fn stand_in(
     how: Behaviour,
     bad: String,
     seen: Seen,
+    hold: Duration,
 ) {
     // As a real host does: connect and prove the secret, again and again
     // while the coordinator's handshakes are all under way.
@@ -112,9 +113,16 @@ fn stand_in(
                 }
                 let a = Assignment::from_json(&unhex(rest).unwrap()).unwrap();
                 let results = if a.role == Role::Client {
-                    seen.lock()
-                        .unwrap()
-                        .push((a.round, a.server_ip.clone(), a.client_ip.clone()));
+                    // The pair's own time, as a real pair takes some.
+                    let began = Instant::now();
+                    thread::sleep(hold);
+                    seen.lock().unwrap().push((
+                        a.round,
+                        a.server_ip.clone(),
+                        a.client_ip.clone(),
+                        began,
+                        Instant::now(),
+                    ));
                     recorded(&a, &bad)
                 } else {
                     Vec::new()
@@ -135,6 +143,7 @@ fn mesh(
     absent: &[usize],
     dies: Option<(usize, usize)>,
     bad: usize,
+    hold: Duration,
 ) -> (MeshRun, Seen, (Duration, Duration)) {
     let port = free_port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -169,7 +178,7 @@ fn mesh(
                 _ => Behaviour::Plays,
             };
             let (secret, bad_ip, seen) = (secret.clone(), bad_ip.clone(), seen.clone());
-            thread::spawn(move || stand_in(r, addr, secret, how, bad_ip, seen))
+            thread::spawn(move || stand_in(r, addr, secret, how, bad_ip, seen, hold))
         })
         .collect();
     let t0 = Instant::now();
@@ -196,7 +205,7 @@ fn check_schedule(run: &MeshRun, seen: &Seen, joined: usize) {
     assert_eq!(seen.len(), joined * (joined - 1) / 2, "each pair once");
     let mut pairs = HashSet::new();
     let mut in_round = HashSet::new();
-    for (round, s, c) in seen.iter() {
+    for (round, s, c, _, _) in seen.iter() {
         let key = if s < c { (s, c) } else { (c, s) };
         assert!(pairs.insert(key), "{s}-{c} twice");
         assert!(in_round.insert((round, s)), "{s} twice in round {round}");
@@ -215,7 +224,7 @@ fn peak_kib() -> i64 {
 
 #[test]
 fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
-    let (run, seen, _) = mesh(8, &[], None, 3);
+    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO);
     check_schedule(&run, &seen, 8);
     for cell in &run.cells {
         let bad = cell.pair.server == 3 || cell.pair.client == 3;
@@ -234,7 +243,7 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
-    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99);
+    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO);
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
     assert!(
@@ -272,7 +281,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
-    let (run, seen, took) = mesh(256, &[], None, 17);
+    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO);
     check_schedule(&run, &seen, 256);
     let failed = run
         .cells
@@ -291,4 +300,28 @@ fn coordinator_at_256_hosts() {
         peak_kib() / 1024,
         before / 1024
     );
+}
+
+/// The pairs of a round run at once: with each pair taking 300 ms, every
+/// pair of a round overlaps in time with every other of its round (no
+/// clock bound is asserted, only the overlap).
+#[test]
+fn a_rounds_pairs_run_at_once() {
+    let overlaps = |seen: &Seen| {
+        let seen = seen.lock().unwrap();
+        let mut pairs = 0;
+        let mut overlapping = 0;
+        for (i, a) in seen.iter().enumerate() {
+            for b in &seen[i + 1..] {
+                if a.0 == b.0 {
+                    pairs += 1;
+                    overlapping += usize::from(a.3 < b.4 && b.3 < a.4);
+                }
+            }
+        }
+        (pairs, overlapping)
+    };
+    let (_, seen, _) = mesh(6, &[], None, 99, Duration::from_millis(300));
+    let (pairs, overlapping) = overlaps(&seen);
+    assert_eq!((pairs, overlapping), (5 * 3, 5 * 3), "5 rounds of 3 pairs");
 }
