@@ -144,6 +144,7 @@ fn mesh(
     dies: Option<(usize, usize)>,
     bad: usize,
     hold: Duration,
+    strangers: bool,
 ) -> (MeshRun, Seen, (Duration, Duration)) {
     let port = free_port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -170,6 +171,11 @@ fn mesh(
         serial: false,
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
+    let hostile: Vec<_> = if strangers {
+        hostile_strangers(addr)
+    } else {
+        Vec::new()
+    };
     let hosts: Vec<_> = (0..n)
         .filter(|r| !absent.contains(r))
         .map(|r| {
@@ -193,7 +199,7 @@ fn mesh(
     })
     .expect("the coordinator runs");
     let took = (t0.elapsed(), coordinated.unwrap_or_default());
-    for h in hosts {
+    for h in hosts.into_iter().chain(hostile) {
         h.join().unwrap();
     }
     (run, seen, took)
@@ -224,7 +230,7 @@ fn peak_kib() -> i64 {
 
 #[test]
 fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
-    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO);
+    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, false);
     check_schedule(&run, &seen, 8);
     for cell in &run.cells {
         let bad = cell.pair.server == 3 || cell.pair.client == 3;
@@ -243,7 +249,7 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
-    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO);
+    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO, false);
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
     assert!(
@@ -281,7 +287,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
-    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO);
+    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, false);
     check_schedule(&run, &seen, 256);
     let failed = run
         .cells
@@ -321,7 +327,68 @@ fn a_rounds_pairs_run_at_once() {
         }
         (pairs, overlapping)
     };
-    let (_, seen, _) = mesh(6, &[], None, 99, Duration::from_millis(300));
+    let (_, seen, _) = mesh(6, &[], None, 99, Duration::from_millis(300), false);
     let (pairs, overlapping) = overlaps(&seen);
     assert_eq!((pairs, overlapping), (5 * 3, 5 * 3), "5 rounds of 3 pairs");
+}
+
+/// Strangers at the coordinator's port before the hosts come: one with a
+/// wrong secret, one that sends a megabyte without a newline, one that
+/// trickles a byte a second, one that says nothing, one that sends shell
+/// metacharacters as its hello. None holds the secret.
+fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
+    use std::io::Write as _;
+    let connect = move || {
+        (0..100).find_map(|_| {
+            TcpStream::connect(addr).ok().or_else(|| {
+                thread::sleep(Duration::from_millis(50));
+                None
+            })
+        })
+    };
+    let mut v = vec![thread::spawn(move || {
+        let mut c = Control::new(connect().unwrap()).unwrap();
+        let wrong = Secret::from_text("not the mesh's secret at all", "test").unwrap();
+        assert!(c
+            .authenticate_client(&wrong, Duration::from_secs(30))
+            .is_err());
+    })];
+    let raw: [fn(&mut TcpStream); 4] = [
+        |s| {
+            let _ = s.write_all(&vec![b'x'; 1 << 20]);
+        },
+        |s| {
+            for _ in 0..15 {
+                if s.write_all(b"h").is_err() {
+                    return;
+                }
+                thread::sleep(Duration::from_secs(1));
+            }
+        },
+        |_| thread::sleep(Duration::from_secs(15)),
+        |s| {
+            let _ = s.write_all(b"hello rdma-examples lab 2 $(reboot); `id` | rm -rf /\n");
+            thread::sleep(Duration::from_secs(2));
+        },
+    ];
+    for act in raw {
+        v.push(thread::spawn(move || {
+            if let Some(mut s) = connect() {
+                act(&mut s);
+            }
+        }));
+    }
+    v
+}
+
+/// The hosts join and every pair runs though strangers hold connections
+/// open, flood, trickle and send garbage: each is turned away within its
+/// handshake's bound.
+#[test]
+fn strangers_at_the_port_keep_no_host_out() {
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, true);
+    check_schedule(&run, &seen, 4);
+    assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
+    assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
+    assert!(took.0 < Duration::from_secs(60), "{took:?}");
 }
