@@ -839,7 +839,15 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             if !no_args("test", rest)? {
                 return Ok(true);
             }
-            let failed = host::ci::run();
+            let (failed, times) = host::ci::run();
+            print!("{}", crate::present::times::table(&times));
+            let path = crate::results::times::path(
+                &crate::base::workspace::target_dir(),
+                crate::results::times::RUN_FILE,
+            );
+            if let Err(e) = times.write(&path) {
+                println!("the times were not kept: {e}");
+            }
             if failed.is_empty() {
                 println!("all steps passed");
             } else {

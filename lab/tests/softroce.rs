@@ -15,11 +15,15 @@
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
 
-use rdma_lab::host::lab::{LabOptions, LabReport};
+use rdma_lab::host::lab::{LabOptions, LabReport, Progress};
 use rdma_lab::model::{Mode, Scenario};
+use rdma_lab::results::times::{self, Batch, TestTime, Times};
+use rdma_lab::results::ScenarioTime;
 use rdma_lab::{catalog, host};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// One test: a scenario in a mode.
 struct Test {
@@ -111,21 +115,121 @@ fn selected(args: &Args) -> Vec<Test> {
 /// its own).
 const HANDOUT_TEST: &str = "handout_in_chromium";
 
+/// How many VMs run the one-host batch side by side (`RDMA_LAB_LANES`
+/// sets it): its cells mostly wait on their bounds or compute one process
+/// at a time, so VMs side by side overlap their waits and use every core.
+fn lanes() -> usize {
+    std::env::var("RDMA_LAB_LANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| (1..=8).contains(n))
+        .unwrap_or(DEFAULT_LANES)
+}
+
+/// [`lanes`] without `RDMA_LAB_LANES`: measured on 2 cores under TCG.
+const DEFAULT_LANES: usize = 3;
+
+/// The running count of the suite's tests, for a line per finished test.
+struct Counter {
+    total: usize,
+    started: Instant,
+    done: usize,
+    /// Each test told so far, its verdict then, and its time.
+    told: Vec<(String, bool)>,
+    times: Vec<TestTime>,
+}
+
+impl Counter {
+    fn new(total: usize) -> Counter {
+        Counter {
+            total,
+            started: Instant::now(),
+            done: 0,
+            told: Vec::new(),
+            times: Vec::new(),
+        }
+    }
+
+    /// Prints `test NAME ... ok` with the count and the time left at the
+    /// rate so far, as cargo does.
+    fn tell(&mut self, test: &str, failures: &[String], time: TestTime) {
+        self.done += 1;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = elapsed / self.done as f64 * self.total.saturating_sub(self.done) as f64;
+        let verdict = if failures.is_empty() { "ok" } else { "FAILED" };
+        println!(
+            "test {test} ... {verdict} ({:.1} s) [{}/{}, {} elapsed, about {} left]",
+            time.secs,
+            self.done,
+            self.total,
+            clock(elapsed),
+            clock(left)
+        );
+        self.told.push((test.to_string(), failures.is_empty()));
+        self.times.push(time);
+    }
+
+    /// Whether `test` was told, and as passing.
+    fn told_ok(&self, test: &str) -> Option<bool> {
+        self.told.iter().find(|t| t.0 == test).map(|t| t.1)
+    }
+}
+
+/// Seconds as `m:ss`.
+fn clock(secs: f64) -> String {
+    let s = secs.round() as u64;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// What the progress of a batch in `mode` does as each scenario ends:
+/// judges it from its result files (a two-host run's wire facts wait for
+/// the capture, at the batch's end) and tells the counter.
+fn progress(mode: &Mode, tests: &[&Test], counter: &Arc<Mutex<Counter>>) -> Progress {
+    let names: Vec<(String, &'static Scenario)> =
+        tests.iter().map(|t| (t.name.clone(), t.scenario)).collect();
+    let (mode, counter) = (mode.clone(), Arc::clone(counter));
+    Progress(Arc::new(move |dir: &std::path::Path, t: &ScenarioTime| {
+        let Some((test, s)) = names.iter().find(|(_, s)| s.name == t.name) else {
+            return;
+        };
+        let failures = match rdma_lab::results::collect(&[s], dir, dir).first() {
+            Some(o) => rdma_lab::judge::check(s, o, mode.addrs().as_ref()),
+            None => vec!["no outcome".into()],
+        };
+        let time = TestTime {
+            test: test.clone(),
+            secs: t.wall_ms as f64 / 1000.0,
+            bound_secs: s.timeout_secs,
+            busy_secs: t.busy_ms.map(|b| b as f64 / 1000.0),
+        };
+        if let Ok(mut c) = counter.lock() {
+            c.tell(test, &failures, time);
+        }
+    }))
+}
+
 /// Runs `tests` (all of one mode) in one batch; returns how many failed,
 /// and the report.
-fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
+fn run_mode(
+    mode: &Mode,
+    tests: &[&Test],
+    counter: &Arc<Mutex<Counter>>,
+) -> (usize, Option<LabReport>) {
     let names: Vec<&str> = tests.iter().map(|t| t.scenario.name.as_str()).collect();
+    let one_host = *mode == Mode::SingleHost;
     let opts = LabOptions {
         // Across two VMs the wire is recorded, and each pair's declared
         // wire facts are checked on it.
-        capture: *mode == Mode::TwoHosts,
+        capture: !one_host,
         // One VM boots the kernel named explicitly, `--kernel`'s path, the
         // same image as the two VMs' default.
-        kernel: (*mode == Mode::SingleHost)
+        kernel: one_host
             .then(|| rdma_lab::host::setup::find_kernel().map(|k| k.image))
             .flatten(),
         // Keep the result dir: the report tests read it.
         keep: true,
+        progress: Some(progress(mode, tests, counter)),
+        lanes: if one_host { lanes() } else { 1 },
         ..LabOptions::new(mode.clone(), PathBuf::from(env!("CARGO_BIN_EXE_rdma-lab")))
     };
     let report = match rdma_lab::host::lab::run_scenarios(&opts, &names) {
@@ -138,7 +242,7 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
         }
     };
     let vms = report.vms.as_ref().map_or(String::new(), |v| {
-        format!(" (VMs: {}, boot {:.1} s)", v.accel, v.boot.as_secs_f64())
+        format!(" (VMs: {}, {})", v.accel, v.boot_text())
     });
     println!(
         "{} mode: boot + run took {:.1} s{vms}",
@@ -155,8 +259,11 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
             Some(o) => report.failures(o),
             None => vec!["no outcome: the batch did not run it".into()],
         };
+        let told = counter.lock().ok().and_then(|c| c.told_ok(&t.name));
         if failures.is_empty() {
-            println!("test {} ... ok", t.name);
+            if told.is_none() {
+                println!("test {} ... ok", t.name);
+            }
             continue;
         }
         failed += 1;
@@ -165,13 +272,31 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
             host::lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
         }
     }
+    failed += batch_checks(mode, &report);
+    // A VM that did not boot or an agent's trouble is said even when the
+    // other lanes ran its share.
+    for n in &report.notes {
+        println!("note: {n}");
+    }
+    if failed > 0 {
+        println!("results in {}", report.dir.display());
+    } else if one_host {
+        // Only the two-host batch's dir is worth keeping: its captures.
+        let _ = std::fs::remove_dir_all(&report.dir);
+    }
+    (failed, Some(report))
+}
+
+/// The batch's own tests ([`batch_tests`]); how many failed.
+fn batch_checks(mode: &Mode, report: &LabReport) -> usize {
+    let mut failed = 0;
     for name in batch_tests(mode) {
         let failures = if name.starts_with("doctor_finds_nothing") {
             report.findings.clone()
         } else if name.starts_with("kernel_named") {
-            kernel_named(mode, &report)
+            kernel_named(mode, report)
         } else if name.starts_with("reports") {
-            reports_validate(&report)
+            reports_validate(report)
         } else {
             runtime_libraries(&report.dir.join("b/bin"))
         };
@@ -182,16 +307,7 @@ fn run_mode(mode: &Mode, tests: &[&Test]) -> (usize, Option<LabReport>) {
             println!("test {name} ... FAILED\n  {}", failures.join("\n  "));
         }
     }
-    if failed > 0 {
-        for n in &report.notes {
-            println!("note: {n}");
-        }
-        println!("results in {}", report.dir.display());
-    } else if *mode == Mode::SingleHost {
-        // Only the two-host batch's dir is worth keeping: its captures.
-        let _ = std::fs::remove_dir_all(&report.dir);
-    }
-    (failed, Some(report))
+    failed
 }
 
 /// The tests of a whole batch, beside its scenarios': a healthy VM gives
@@ -373,7 +489,7 @@ fn main() -> ExitCode {
         report_ignored(&tests, handout, total);
         return ExitCode::SUCCESS;
     }
-    let failed = run_all(&tests, handout);
+    let failed = run_all(&tests, handout, total);
     let verdict = if failed == 0 { "ok" } else { "FAILED" };
     println!(
         "\ntest result: {verdict}. {} passed; {failed} failed; 0 ignored\n",
@@ -445,23 +561,75 @@ fn report_ignored(tests: &[Test], handout: bool, total: usize) {
     println!("\ntest result: ok. 0 passed; 0 failed; {total} ignored\n");
 }
 
-/// Runs each mode's batch, then the handout from the two-host one; how
-/// many tests failed.
-fn run_all(tests: &[Test], handout: bool) -> usize {
-    let mut failed = 0;
-    let mut two_host_report = None;
-    for mode in [Mode::SingleHost, Mode::TwoHosts] {
-        let batch: Vec<&Test> = tests.iter().filter(|t| t.mode == mode).collect();
-        if !batch.is_empty() {
-            let (f, report) = run_mode(&mode, &batch);
-            failed += f;
-            if mode == Mode::TwoHosts {
-                two_host_report = report;
-            }
-        }
-    }
-    if handout && !handout_test(two_host_report.as_ref()) {
+/// Runs each mode's batch, side by side, then the handout from the
+/// two-host one; how many tests failed. The batches' and tests' times go
+/// to [`SOFTROCE_FILE`] under the target dir.
+fn run_all(tests: &[Test], handout: bool, total: usize) -> usize {
+    let counter = Arc::new(Mutex::new(Counter::new(total)));
+    let modes: Vec<(Mode, Vec<&Test>)> = [Mode::SingleHost, Mode::TwoHosts]
+        .into_iter()
+        .map(|m| (m.clone(), tests.iter().filter(|t| t.mode == m).collect()))
+        .filter(|(_, batch): &(Mode, Vec<&Test>)| !batch.is_empty())
+        .collect();
+    let results: Vec<(Mode, usize, Option<LabReport>)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = modes
+            .iter()
+            .map(|(mode, batch)| {
+                let counter = &counter;
+                scope.spawn(move || {
+                    let (f, r) = run_mode(mode, batch, counter);
+                    (mode.clone(), f, r)
+                })
+            })
+            .collect();
+        runs.into_iter().filter_map(|r| r.join().ok()).collect()
+    });
+    let mut failed: usize = results.iter().map(|r| r.1).sum();
+    let two_host_report = results
+        .iter()
+        .find(|r| r.0 == Mode::TwoHosts)
+        .and_then(|r| r.2.as_ref());
+    if handout && !handout_test(two_host_report) {
         failed += 1;
     }
+    if let Ok(c) = counter.lock() {
+        write_times(&results, &c.times);
+    }
     failed
+}
+
+/// The batches' and the tests' times, for the test command's table.
+fn write_times(results: &[(Mode, usize, Option<LabReport>)], tests: &[TestTime]) {
+    let batches = results
+        .iter()
+        .filter_map(|(mode, _, r)| {
+            let r = r.as_ref()?;
+            let vms = match mode {
+                Mode::SingleHost => lanes(),
+                _ => 2,
+            };
+            Some(Batch {
+                name: format!("Soft-RoCE suite, {}: {vms} VMs side by side", mode.label()),
+                boot_secs: r.vms.as_ref().map_or(0.0, |v| v.boot.as_secs_f64()),
+                secs: r.elapsed.as_secs_f64(),
+            })
+        })
+        .collect();
+    let accel = results
+        .iter()
+        .find_map(|r| Some(r.2.as_ref()?.vms.as_ref()?.accel.to_string()))
+        .unwrap_or_default();
+    let times = Times {
+        batches,
+        tests: tests.to_vec(),
+        accel,
+        ..Times::default()
+    };
+    let path = times::path(
+        &rdma_lab::base::workspace::target_dir(),
+        times::SOFTROCE_FILE,
+    );
+    if let Err(e) = times.write(&path) {
+        println!("note: the times were not kept: {e}");
+    }
 }

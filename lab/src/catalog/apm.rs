@@ -149,7 +149,7 @@ pub fn scenarios() -> Vec<Scenario> {
                    memory, and this host has * MiB available: give a smaller -l",
                 ],
             )
-            .within(5),
+            .within(crate::model::AT_ONCE_SECS),
             fault: Some(Fault::Limits),
             ..Scenario::BASE
         },
@@ -171,7 +171,7 @@ pub fn scenarios() -> Vec<Scenario> {
         // with the hint, in one line, before any peer is needed.
         // srq and apm check `ulimit -l` before anything else.
         Scenario {
-            server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(5),
+            server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(crate::model::AT_ONCE_SECS),
             ..memlocked(
                 "apm_memlock",
                 "apm",

@@ -445,7 +445,7 @@ pub fn past_max_msg_sz_cell(name: &str, package: &'static str, args: &[&str]) ->
                  give a smaller -l",
                 "*: invalid value '2147483649' for -l (expected 1..2147483647)",
             ])
-            .within(5),
+            .within(crate::model::AT_ONCE_SECS),
         )
     }
 }
@@ -542,7 +542,7 @@ pub fn refused(
         name: name.to_string(),
         package,
         server: Some(Cmd::new(program, args)),
-        server_expect: Expect::fails(error).within(5),
+        server_expect: Expect::fails(error).within(crate::model::AT_ONCE_SECS),
         fault: Some(fault),
         placement: Placement::OneHost,
         ..Scenario::BASE

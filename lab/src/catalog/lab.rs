@@ -5,13 +5,18 @@ use crate::model::{Cmd, Expect, Placement, Ready, Scenario};
 
 /// `sh -c SERVE`: host A's command, run as an ordinary user (nobody), as
 /// the README says to. The binaries are the ones this run uses (the first
-/// `rc_example` on PATH), and the result dir goes to /tmp, the one place
-/// the VMs may write besides their own result dirs. Both hosts take the
-/// session's secret from the environment, as a launcher hands it over.
+/// `rc_example` on PATH, and this lab), copied first into a fresh
+/// directory that user can read, as an administrator hands a user a copy:
+/// the build's own may lie where only root may go (a checkout in /root).
+/// The result dir goes to /tmp, the one place the VMs may write besides
+/// their own result dirs. Both hosts take the session's secret from the
+/// environment, as a launcher hands it over.
 const SERVE: &str = "B=$(dirname \"$(command -v rc_example)\")
+D=$(mktemp -d /tmp/lab-two-commands-bin.XXXXXXXXXX) && chmod 0755 \"$D\" &&
+cp \"$B/rc_example\" \"$B/ibv_sockets_pingpong\" \"$(command -v rdma-lab)\" \"$D/\" || exit 1
 export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=lab-two-commands-cell
 exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
-rdma-lab lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$B\"";
+\"$D/rdma-lab\" lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$D\"";
 
 /// `sh -c PEER`: host B's command, which names the scenarios and prints
 /// the report: `rdma-lab` run from the copy beside the example binaries,

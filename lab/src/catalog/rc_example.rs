@@ -404,7 +404,7 @@ pub fn scenarios() -> Vec<Scenario> {
             ready: Ready::TcpListen(19875),
             server_expect: Expect::fails(&["*IB device nosuchdev0 wasn't found*"])
                 .counts(&[("waiting on port *", 0)])
-                .within(5),
+                .within(crate::model::AT_ONCE_SECS),
             client_expect: Expect::fails(&["*failed to establish TCP connection to server*"]),
             fault: Some(Fault::Device),
             ..Scenario::BASE

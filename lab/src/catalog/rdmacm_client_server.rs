@@ -188,7 +188,7 @@ pub fn scenarios() -> Vec<Scenario> {
                     "on_event: unexpected event RDMA_CM_EVENT_UNREACHABLE (status *)",
                 ])
             }
-            .within(5),
+            .within(crate::model::AT_ONCE_SECS),
             fault: Some(Fault::Address),
             exercise: Some(Exercise {
                 question: "Start the client when no server listens on its port: `rdmacm_client 192.0.2.1 12399`.",

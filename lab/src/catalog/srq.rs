@@ -355,7 +355,7 @@ pub fn scenarios() -> Vec<Scenario> {
             server_expect: Expect::fails(&["-l 2000000000 needs two buffers of that size, \
                                             3814 MiB of pinned memory, and this host has \
                                             * MiB available: give a smaller -l"])
-            .within(5),
+            .within(crate::model::AT_ONCE_SECS),
             fault: Some(Fault::Limits),
             ..Scenario::BASE
         },
@@ -373,7 +373,7 @@ pub fn scenarios() -> Vec<Scenario> {
         // with the hint, in one line, before any peer is needed.
         // srq and apm check `ulimit -l` before anything else.
         Scenario {
-            server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(5),
+            server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(crate::model::AT_ONCE_SECS),
             ..memlocked(
                 "srq_memlock",
                 "srq",

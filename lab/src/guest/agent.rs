@@ -24,7 +24,8 @@ use crate::base::netstat::tcp_listening;
 use crate::guest::control::{Control, HandshakeError, Secret};
 use crate::model::{Params, Ready, Scenario, CONTROL_PORT};
 use crate::results::{
-    findings_file, host_file, host_record, parse_host_record, refused_file, result_file,
+    boot_file, findings_file, host_file, host_record, parse_host_record, refused_file, result_file,
+    times_file, BootPhases,
 };
 use crate::{catalog, judge, model};
 use std::fs::{self, File, OpenOptions};
@@ -123,6 +124,9 @@ pub struct AgentConfig {
     pub allow: Vec<IpAddr>,
     /// Serving the doctor: run its probe and nothing a peer names.
     pub doctor_only: bool,
+    /// Alone, beside other VMs: the queue dir they share (see [`claim`]);
+    /// this agent runs the scenarios it claims there, not its whole list.
+    pub queue: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -175,6 +179,9 @@ impl AgentConfig {
         for a in &self.allow {
             v.extend(["--allow".to_string(), a.to_string()]);
         }
+        if let Some(q) = &self.queue {
+            v.extend(["--queue".to_string(), q.to_string_lossy().into_owned()]);
+        }
         v.push("--".into());
         v.extend(self.scenarios.iter().cloned());
         v
@@ -210,6 +217,7 @@ impl AgentConfig {
             secret: None,
             allow: Vec::new(),
             doctor_only: false,
+            queue: None,
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -257,6 +265,7 @@ impl AgentConfig {
                 "--auto-gid" => cfg.auto_gid = v == "1",
                 "--doctor-only" => cfg.doctor_only = v == "1",
                 "--secret-file" => cfg.secret_file = Some(PathBuf::from(v)),
+                "--queue" => cfg.queue = Some(PathBuf::from(v)),
                 "--allow" => cfg.allow.push(
                     v.parse()
                         .map_err(|e| format!("--allow {v}: {e}: give an IP address"))?,
@@ -1050,76 +1059,235 @@ fn run_all(
     mut control: Option<&mut Control>,
     log: &mut Log,
 ) -> Result<(), String> {
-    for s in list {
-        let name = s.name.as_str();
-        // Generous: the peer waits for our side's full run plus its own.
-        let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
-        match (&mut control, cfg.role) {
-            (Some(c), Role::Server) => c.send(&format!("begin {name}"))?,
-            (Some(c), Role::Client) => c.expect(&format!("begin {name}"), step)?,
-            _ => {}
-        }
-        let mut server = None;
-        if cfg.role != Role::Client {
-            if let Some(cmd) = &s.server {
-                log.say(&format!("{name}: starting server"));
-                let mut r = Running::start(cfg, s, "server", cmd);
-                wait_ready(s, &mut r, log);
-                server = Some(r);
-            }
-        }
-        match (&mut control, cfg.role) {
-            (Some(c), Role::Server) => c.send(&format!("ready {name}"))?,
-            (Some(c), Role::Client) => c.expect(&format!("ready {name}"), step)?,
-            _ => {}
-        }
-        if cfg.role != Role::Server {
-            if let Some(cmd) = &s.client {
-                log.say(&format!("{name}: starting client"));
-                let code = Running::start(cfg, s, "client", cmd).finish();
-                log.say(&format!("{name}: client exited with {code}"));
-            }
-        }
-        match (&mut control, cfg.role) {
-            (Some(c), Role::Client) => c.send(&format!("done {name}"))?,
-            (Some(c), Role::Server) => c.expect(&format!("done {name}"), step)?,
-            _ => {}
-        }
-        if let Some(mut r) = server {
-            if s.stop_server {
-                log.say(&format!("{name}: stopping server with SIGTERM"));
-                if let Err(e) = r.terminate() {
-                    log.say(&format!("{name}: could not stop the server: {e}"));
-                }
-            }
-            let code = r.finish();
-            log.say(&format!("{name}: server exited with {code}"));
-        }
-        // The VMs run nothing else, so every user object left in the kernel
-        // is the scenario's; on a real host (--local) others' may be there.
-        if cfg.net != Net::None {
-            let left = leftovers();
-            if !left.is_empty() {
-                log.say(&format!("{name}: left in the kernel:\n{left}"));
-            }
-            let _ = fs::write(
-                result_file(&cfg.out, name, cfg.role.as_str(), "leftover"),
-                left,
-            );
-        }
-        match (&mut control, cfg.role) {
-            (Some(c), Role::Server) => {
-                c.send(&format!("end {name}"))?;
-                send_results(cfg, c, name)?;
-            }
-            (Some(c), Role::Client) => {
-                c.expect(&format!("end {name}"), step)?;
-                receive_results(cfg, c, name)?;
-            }
-            _ => {}
-        }
+    let mut kernel = KernelObjects::now();
+    let mut next = list.iter().copied();
+    let mut take = || match &cfg.queue {
+        Some(q) => claim(q, &lane_name(cfg), list),
+        None => next.next(),
+    };
+    while let Some(s) = take() {
+        let clock = ScenarioClock::start();
+        run_one(cfg, s, control.as_deref_mut(), &mut kernel, log)?;
+        clock.record(cfg, &s.name);
     }
     Ok(())
+}
+
+/// The name of a queue's entry for the `i`th scenario of a run: its
+/// position first, so that the entries sort in run order.
+pub fn queue_entry(i: usize, name: &str) -> String {
+    format!("{i:04}-{name}")
+}
+
+/// The next scenario of the queue that VMs side by side share: the first
+/// entry ([`queue_entry`]) that this VM renames to `taken.LANE.ENTRY`
+/// before another does. The rename happens on the host's file system, so
+/// it is atomic, and the queue's 9p mount caches nothing, so each VM sees
+/// what the others took.
+fn claim(queue: &Path, lane: &str, list: &[&'static Scenario]) -> Option<&'static Scenario> {
+    let mut entries: Vec<String> = fs::read_dir(queue)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    entries.sort();
+    entries.into_iter().find_map(|entry| {
+        let (_, name) = entry.split_once('-')?;
+        let s = list.iter().find(|s| s.name == name)?;
+        let taken = queue.join(format!("taken.{lane}.{entry}"));
+        fs::rename(queue.join(&entry), taken).ok()?;
+        Some(*s)
+    })
+}
+
+/// This agent's name among VMs that share a queue: its result dir's.
+fn lane_name(cfg: &AgentConfig) -> String {
+    cfg.out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// One scenario's run, in step with the peer when there is one.
+fn run_one(
+    cfg: &AgentConfig,
+    s: &'static Scenario,
+    mut control: Option<&mut Control>,
+    kernel: &mut KernelObjects,
+    log: &mut Log,
+) -> Result<(), String> {
+    let name = s.name.as_str();
+    // Generous: the peer waits for our side's full run plus its own.
+    let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
+    let mut mark = |word: &str, from: Role| in_step(&mut control, cfg.role, from, word, name, step);
+    mark("begin", Role::Server)?;
+    let server = start_server(cfg, s, log);
+    mark("ready", Role::Server)?;
+    if cfg.role != Role::Server {
+        if let Some(cmd) = &s.client {
+            log.say(&format!("{name}: starting client"));
+            let code = Running::start(cfg, s, "client", cmd).finish();
+            log.say(&format!("{name}: client exited with {code}"));
+        }
+    }
+    mark("done", Role::Client)?;
+    if let Some(r) = server {
+        stop_server(s, r, log);
+    }
+    // The VMs run nothing else, so every user object left in the kernel
+    // is the scenario's; on a real host (--local) others' may be there.
+    if cfg.net != Net::None {
+        let left = kernel.leftovers();
+        if !left.is_empty() {
+            log.say(&format!("{name}: left in the kernel:\n{left}"));
+        }
+        let _ = fs::write(
+            result_file(&cfg.out, name, cfg.role.as_str(), "leftover"),
+            left,
+        );
+    }
+    mark("end", Role::Server)?;
+    match (control, cfg.role) {
+        (Some(c), Role::Server) => send_results(cfg, c, name),
+        (Some(c), Role::Client) => receive_results(cfg, c, name),
+        _ => Ok(()),
+    }
+}
+
+/// One line of the lockstep: `from` sends "WORD NAME", the other side
+/// waits for it; alone, nothing.
+fn in_step(
+    control: &mut Option<&mut Control>,
+    role: Role,
+    from: Role,
+    word: &str,
+    name: &str,
+    within: Duration,
+) -> Result<(), String> {
+    let line = format!("{word} {name}");
+    match control {
+        Some(c) if role == from => c.send(&line),
+        Some(c) => c.expect(&line, within),
+        None => Ok(()),
+    }
+}
+
+/// The server side of `s`, started and ready, where this agent runs it.
+fn start_server(cfg: &AgentConfig, s: &Scenario, log: &mut Log) -> Option<Running> {
+    if cfg.role == Role::Client {
+        return None;
+    }
+    let cmd = s.server.as_ref()?;
+    log.say(&format!("{}: starting server", s.name));
+    let mut r = Running::start(cfg, s, "server", cmd);
+    wait_ready(s, &mut r, log);
+    Some(r)
+}
+
+/// Ends the server side: told to stop where it runs until then, and
+/// waited for (its `timeout` bounds it).
+fn stop_server(s: &Scenario, mut r: Running, log: &mut Log) {
+    let name = &s.name;
+    if s.stop_server {
+        log.say(&format!("{name}: stopping server with SIGTERM"));
+        if let Err(e) = r.terminate() {
+            log.say(&format!("{name}: could not stop the server: {e}"));
+        }
+    }
+    let code = r.finish();
+    log.say(&format!("{name}: server exited with {code}"));
+}
+
+/// The wall time and the guest's busy CPU time of one scenario, written
+/// to [`times_file`] once it is over: what the host's progress lines and
+/// its time table read (a scenario that waits on a bound is idle, one that
+/// computes is busy).
+struct ScenarioClock {
+    started: Instant,
+    busy: Option<u64>,
+}
+
+impl ScenarioClock {
+    fn start() -> ScenarioClock {
+        ScenarioClock {
+            started: Instant::now(),
+            busy: busy_ticks(),
+        }
+    }
+
+    fn record(self, cfg: &AgentConfig, name: &str) {
+        let wall_ms = self.started.elapsed().as_millis();
+        // /proc/stat counts in USER_HZ ticks, 100 a second on Linux.
+        let busy_ms = match (self.busy, busy_ticks()) {
+            (Some(a), Some(b)) => (b.saturating_sub(a) * 10).to_string(),
+            _ => "-".into(),
+        };
+        let line = format!("{name}\t{wall_ms}\t{busy_ms}\n");
+        let path = times_file(&cfg.out, cfg.role.as_str());
+        let file = OpenOptions::new().create(true).append(true).open(&path);
+        let _ = file.and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+}
+
+/// The CPU ticks this (virtual) machine has spent busy so far, all CPUs
+/// together: `/proc/stat`'s first line less idle and iowait.
+fn busy_ticks() -> Option<u64> {
+    let stat = fs::read_to_string("/proc/stat").ok()?;
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let idle = ticks.get(3)? + ticks.get(4)?;
+    Some(ticks.iter().sum::<u64>().saturating_sub(idle))
+}
+
+/// The kernel's RDMA objects when nothing of ours ran: `rdma res show`'s
+/// per-device counts. A scenario that leaves them as they were left
+/// nothing, which one command tells (five name the objects, at a tenth
+/// of a second each under emulation, and only when the counts differ).
+struct KernelObjects {
+    idle: Option<String>,
+}
+
+impl KernelObjects {
+    fn now() -> KernelObjects {
+        KernelObjects {
+            idle: rdma_res_counts(),
+        }
+    }
+
+    /// [`leftovers`], asked only when the counts moved; counts that moved
+    /// with no user object behind them (the kernel's own) are the new
+    /// idle ones.
+    fn leftovers(&mut self) -> String {
+        let counts = rdma_res_counts();
+        if counts.is_some() && counts == self.idle {
+            return String::new();
+        }
+        let left = leftovers();
+        if left.is_empty() {
+            self.idle = rdma_res_counts();
+        }
+        left
+    }
+}
+
+/// `rdma res show`: one line of counts per device.
+fn rdma_res_counts() -> Option<String> {
+    let out = Command::new("rdma")
+        .args(["res", "show"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// What user processes left in the kernel's RDMA resource tracking: the
@@ -1161,20 +1329,70 @@ fn save_dmesg(cfg: &AgentConfig) {
 /// The whole run of one agent: rxe set up (in a VM), the doctor, then the
 /// scenarios, alone or in a session with the peer.
 fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
+    let mut phases = (cfg.net != Net::None).then(guest_boot).flatten();
+    let rxe = Instant::now();
     if cfg.net != Net::None {
         setup_rxe(cfg, log)?;
     }
+    if let Some(p) = &mut phases {
+        p.rxe_secs = rxe.elapsed().as_secs_f64();
+    }
+    let doctor = Instant::now();
     if cfg.role == Role::Both {
         let list = resolve(&cfg.scenarios)?;
         doctor_here(cfg, &list, log);
+        record_boot(cfg, phases, doctor, log);
         log.say(&format!("running {} scenario(s)", list.len()));
         return run_all(cfg, &list, None, log);
     }
     let (mut c, list) = open_session(cfg, log)?;
     let mtu = exchange_doctors(cfg, &mut c, &list, log)?;
+    record_boot(cfg, phases, doctor, log);
     probe_path(cfg, &mut c, mtu, log)?;
     log.say(&format!("running {} scenario(s)", list.len()));
     run_all(cfg, &list, Some(&mut c), log)
+}
+
+/// Where the guest's boot went before this agent started: the kernel's
+/// own log says when it ran init, /proc/uptime how long ago it started.
+fn guest_boot() -> Option<BootPhases> {
+    let uptime: f64 = fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let out = Command::new("dmesg").stdin(Stdio::null()).output().ok()?;
+    let log = String::from_utf8_lossy(&out.stdout);
+    let init = log.lines().find(|l| l.contains(" as init process"))?;
+    let kernel: f64 = init
+        .strip_prefix('[')?
+        .split(']')
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(BootPhases {
+        kernel_secs: kernel,
+        agent_secs: uptime,
+        ..BootPhases::default()
+    })
+}
+
+/// The boot's phases, the doctor's time added, in [`boot_file`].
+fn record_boot(cfg: &AgentConfig, phases: Option<BootPhases>, doctor: Instant, log: &mut Log) {
+    let Some(mut p) = phases else {
+        return;
+    };
+    p.doctor_secs = doctor.elapsed().as_secs_f64();
+    log.say(&format!(
+        "boot: kernel {:.1} s, init {:.1} s, rxe set-up {:.1} s, doctor {:.1} s",
+        p.kernel_secs,
+        p.agent_secs - p.kernel_secs,
+        p.rxe_secs,
+        p.doctor_secs
+    ));
+    let _ = fs::write(boot_file(&cfg.out, cfg.role.as_str()), p.record());
 }
 
 /// Runs the agent; the result files and `agent.<role>.status` ("ok" or the
@@ -1274,6 +1492,7 @@ mod tests {
             secret: None,
             allow: vec!["192.0.2.2".parse().unwrap(), "::1".parse().unwrap()],
             doctor_only: true,
+            queue: None,
         };
         assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
         assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());

@@ -1,7 +1,18 @@
 //! `cargo xtask test`: the one test command of CI and the README.
+//!
+//! What the VM tests need is built first, at full speed; then the VM tests
+//! (the Soft-RoCE suite, the four-VM fabric test) run, and beside them the
+//! rest builds and runs at a lower priority: clippy, the host tests' build,
+//! the second bindings build. The VM tests mostly wait on their programs'
+//! bounds, which the rest fills. Each step's wall time goes into the run's
+//! [`Times`].
 
-use crate::base::workspace::cargo;
+use crate::base::workspace::{cargo, target_dir};
+use crate::results::times::{self, Step, Times};
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::Instant;
 
 /// `cargo fmt --all [--check]`: every file is in a module tree it walks.
 pub fn fmt_args(check: bool) -> Vec<String> {
@@ -20,93 +31,294 @@ pub fn fmt(check: bool) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The steps after setup and the fmt check, as cargo argument lists.
-pub const STEPS: &[&[&str]] = &[
-    &[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ],
-    &["test", "--workspace"],
-    // The VM tests run only with --ignored (their harness treats them as
-    // #[ignore]d ones), so that plain `cargo test` stays host-only.
-    &[
-        "test",
-        "-p",
-        "rdma-lab",
-        "--test",
-        "softroce",
-        "--",
-        "--ignored",
-        "--test-threads=1",
-    ],
-    // Four VMs with Slurm and sshd: the fabric smoke test and its faults.
-    &[
-        "test",
-        "-p",
-        "rdma-lab",
-        "--test",
-        "fabric",
-        "--",
-        "--ignored",
-        "--test-threads=1",
-    ],
+/// What the VM tests run, built first and at full speed: the release
+/// binaries (the examples, and the lab the fabric's nodes run).
+pub const VM_BUILD: &[&str] = &["build", "--release", "--workspace", "--bins"];
+
+/// The VM tests' own binaries (their harnesses and the lab they run as
+/// the VMs' agent), built at full speed, their paths read from cargo.
+pub const VM_TESTS: &[&str] = &[
+    "test",
+    "-p",
+    "rdma-lab",
+    "--test",
+    "softroce",
+    "--test",
+    "fabric",
+    "--no-run",
+    "--message-format=json-render-diagnostics",
 ];
 
-/// A cargo command line and the environment it runs with.
-type Step<'a> = (Vec<&'a str>, Vec<(&'a str, String)>);
+/// What builds and runs beside the VM tests, one after another, yielding
+/// the CPU to them: the VM tests mostly wait on their programs' bounds,
+/// and these fill those waits. The host tests themselves run at full
+/// priority: some of them hold a peer to a time bound.
+pub const BESIDE: &[(&[&str], bool)] = &[
+    (
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        true,
+    ),
+    (&["test", "--workspace", "--no-run"], true),
+    (&["test", "--workspace"], false),
+];
+
+/// A cargo command line, the environment it runs with, and where its
+/// output goes (`None`: this terminal).
+struct Job {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    log: Option<PathBuf>,
+    /// Whether it yields the CPU to the VMs (a build whose time matters
+    /// less than their bounds).
+    nice: bool,
+}
+
+impl Job {
+    fn new(args: &[&str], env: &[(String, String)]) -> Job {
+        Job {
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: env.to_vec(),
+            log: None,
+            nice: false,
+        }
+    }
+
+    /// The line the run prints for it.
+    fn line(&self) -> String {
+        let vars: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        format!("{}cargo {}", vars.concat(), self.args.join(" "))
+    }
+
+    /// Runs it; its step.
+    fn run(&self) -> Step {
+        let started = Instant::now();
+        let mut cmd = if self.nice {
+            let mut c = std::process::Command::new("nice");
+            c.args(["-n", "10"])
+                .arg(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+                .current_dir(crate::base::workspace::workspace_root());
+            c
+        } else {
+            cargo()
+        };
+        cmd.args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
+        if let Some(log) = &self.log {
+            match File::create(log).and_then(|f| Ok((f.try_clone()?, f))) {
+                Ok((out, err)) => {
+                    cmd.stdout(out).stderr(err);
+                }
+                Err(e) => println!("{}: {e}", log.display()),
+            }
+        }
+        let ok = cmd.status().is_ok_and(|s| s.success());
+        Step {
+            name: self.line(),
+            secs: started.elapsed().as_secs_f64(),
+            ok,
+        }
+    }
+}
 
 /// Runs setup and every step, even after a failure (CI gets the whole
-/// picture from one run); returns the failed steps.
-pub fn run() -> Vec<String> {
+/// picture from one run); the failed steps and the run's times.
+pub fn run() -> (Vec<String>, Times) {
+    let started = Instant::now();
+    let mut times = Times::default();
     let mut failed = Vec::new();
     println!("$ cargo xtask setup");
-    if let Err(e) = crate::host::setup::ensure() {
-        println!("setup failed: {e}");
-        // Without the tools nothing below can pass; say so once.
-        return vec!["cargo xtask setup".into()];
-    }
-    // The tests check the lab's JUnit report against its schema with
-    // xmllint, as a CI system's reader would take it.
-    if let Err(e) =
-        crate::host::setup::ensure_package("libxml2-utils", "xmllint, for the JUnit schema check")
-    {
+    let setup = Instant::now();
+    if let Err(e) = set_up() {
         println!("FAILED: {e}");
-        failed.push("libxml2-utils".to_string());
+        if e.starts_with("setup") {
+            // Without the tools nothing below can pass; say so once.
+            return (vec![e], times);
+        }
+        failed.push(e);
     }
-    // The normal steps use the distribution's default libclang, unless the
-    // caller chose one: bindgen would otherwise take the newest installed.
-    let default_env: Vec<(&str, String)> = match std::env::var_os("LIBCLANG_PATH") {
+    times.steps.push(Step {
+        name: "cargo xtask setup".into(),
+        secs: setup.elapsed().as_secs_f64(),
+        ok: true,
+    });
+    let env = default_env();
+    let logs = logs_dir(&mut failed);
+    let fmt = fmt_args(true);
+    let fmt: Vec<&str> = fmt.iter().map(String::as_str).collect();
+    for args in [&fmt[..], VM_BUILD] {
+        let job = Job::new(args, &env);
+        println!("$ {}", job.line());
+        times.steps.push(job.run());
+    }
+    let (step, exes) = vm_test_binaries(&env, &logs);
+    times.steps.push(step);
+    // A file of an earlier run would pass for this one's.
+    let _ = std::fs::remove_file(times::path(&target_dir(), times::SOFTROCE_FILE));
+    let beside = beside(&env, &logs, &mut failed);
+    let steps = side_by_side(&exes, &beside);
+    times.steps.extend(steps);
+    failed.extend(times.steps.iter().filter(|s| !s.ok).map(|s| s.name.clone()));
+    merge_suite_times(&mut times);
+    times.total_secs = started.elapsed().as_secs_f64();
+    (failed, times)
+}
+
+/// The VM tests, each in its own thread, and the steps beside them one
+/// after another in another; their steps, and the logs of those that
+/// wrote one, shown.
+fn side_by_side(exes: &[TestExe], beside: &[Job]) -> Vec<Step> {
+    let steps: Vec<Step> = std::thread::scope(|scope| {
+        let vm_runs: Vec<_> = exes.iter().map(|exe| scope.spawn(|| exe.run())).collect();
+        let rest = scope.spawn(|| beside.iter().map(Job::run).collect::<Vec<_>>());
+        let mut steps: Vec<Step> = vm_runs.into_iter().filter_map(|r| r.join().ok()).collect();
+        steps.extend(rest.join().unwrap_or_default());
+        steps
+    });
+    let logs = exes
+        .iter()
+        .map(|e| e.log.as_ref())
+        .chain(beside.iter().map(|j| j.log.as_ref()));
+    for (log, step) in logs.zip(&steps) {
+        if let Some(log) = log {
+            show_log(log, step.ok);
+        }
+    }
+    steps
+}
+
+/// Setup, and xmllint: the tests check the lab's JUnit report against its
+/// schema with it, as a CI system's reader would take it. An error that
+/// starts with "setup" means nothing can run.
+fn set_up() -> Result<(), String> {
+    crate::host::setup::ensure().map_err(|e| format!("setup failed: {e}"))?;
+    crate::host::setup::ensure_package("libxml2-utils", "xmllint, for the JUnit schema check")
+}
+
+/// The side-by-side steps' logs' dir, under the target dir.
+fn logs_dir(failed: &mut Vec<String>) -> PathBuf {
+    let logs = target_dir().join("test-logs");
+    if let Err(e) = std::fs::create_dir_all(&logs) {
+        println!("FAILED: {}: {e}", logs.display());
+        failed.push(logs.display().to_string());
+    }
+    logs
+}
+
+/// The normal steps use the distribution's default libclang, unless the
+/// caller chose one: bindgen would otherwise take the newest installed.
+fn default_env() -> Vec<(String, String)> {
+    match std::env::var_os("LIBCLANG_PATH") {
         Some(_) => Vec::new(),
         None => crate::host::setup::default_libclang()
-            .map(|d| vec![("LIBCLANG_PATH", d.to_string_lossy().into_owned())])
+            .map(|d| vec![("LIBCLANG_PATH".into(), d.to_string_lossy().into_owned())])
             .unwrap_or_default(),
-    };
-    let fmt = fmt_args(true);
-    let mut steps: Vec<Step> = std::iter::once(fmt.iter().map(String::as_str).collect())
-        .chain(STEPS.iter().map(|s| s.to_vec()))
-        .map(|s| (s, default_env.clone()))
-        .collect();
-    // The bindings are generated by whatever libclang the machine has: build
-    // them once more with libclang 19 where the default is older, so that
-    // neither end of the range can regress unnoticed.
-    match crate::host::setup::ensure_libclang_19() {
-        Ok(Some(dir)) => {
-            let target = crate::base::workspace::workspace_root().join("target/libclang-19");
-            steps.insert(
-                1,
-                (
-                    vec!["build", "--workspace", "--all-targets"],
-                    vec![
-                        ("LIBCLANG_PATH", dir.to_string_lossy().into_owned()),
-                        ("CARGO_TARGET_DIR", target.to_string_lossy().into_owned()),
-                    ],
-                ),
-            );
+    }
+}
+
+/// A test binary to run without cargo (cargo would wait on the build
+/// lock that the builds beside it hold), as `cargo test` runs it.
+struct TestExe {
+    name: String,
+    path: PathBuf,
+    /// The package's dir, where cargo runs its tests.
+    cwd: PathBuf,
+    /// Its output, when not this terminal's.
+    log: Option<PathBuf>,
+}
+
+impl TestExe {
+    fn run(&self) -> Step {
+        let started = Instant::now();
+        let mut cmd = std::process::Command::new(&self.path);
+        cmd.arg("--ignored")
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null());
+        if let Some(log) = &self.log {
+            if let Ok((out, err)) = File::create(log).and_then(|f| Ok((f.try_clone()?, f))) {
+                cmd.stdout(out).stderr(err);
+            }
         }
+        let ok = cmd.status().is_ok_and(|s| s.success());
+        Step {
+            name: format!("the {} tests: {} --ignored", self.name, self.path.display()),
+            secs: started.elapsed().as_secs_f64(),
+            ok,
+        }
+    }
+}
+
+/// Builds [`VM_TESTS`]; the step, and the Soft-RoCE suite's and the
+/// fabric test's binaries (the fabric's output to its log in `logs`).
+fn vm_test_binaries(env: &[(String, String)], logs: &Path) -> (Step, Vec<TestExe>) {
+    let started = Instant::now();
+    let job = Job::new(VM_TESTS, env);
+    println!("$ {}", job.line());
+    let out = cargo()
+        .args(VM_TESTS)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output();
+    let (ok, stdout) = match out {
+        Ok(o) => (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        ),
+        Err(e) => (false, format!("cannot run cargo: {e}")),
+    };
+    let exes: Vec<TestExe> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        // Only the two harnesses: the lab's binary, built for them, is an
+        // executable too.
+        .filter(|v| v["target"]["kind"][0] == "test")
+        .filter_map(|v| {
+            let name = v["target"]["name"].as_str()?.to_string();
+            let path = PathBuf::from(v["executable"].as_str()?);
+            let cwd = Path::new(v["manifest_path"].as_str()?)
+                .parent()?
+                .to_path_buf();
+            let log = (name != "softroce").then(|| logs.join(format!("{name}.log")));
+            Some(TestExe {
+                name,
+                path,
+                cwd,
+                log,
+            })
+        })
+        .collect();
+    let step = Step {
+        name: job.line(),
+        secs: started.elapsed().as_secs_f64(),
+        ok: ok && exes.len() == 2,
+    };
+    (step, exes)
+}
+
+/// [`BESIDE`], each with its log, and the second bindings build.
+fn beside(env: &[(String, String)], logs: &Path, failed: &mut Vec<String>) -> Vec<Job> {
+    let mut jobs: Vec<Job> = BESIDE
+        .iter()
+        .enumerate()
+        .map(|(i, (args, nice))| Job {
+            log: Some(logs.join(format!("beside-{i}.log"))),
+            nice: *nice,
+            ..Job::new(args, env)
+        })
+        .collect();
+    match bindings_19() {
+        Ok(Some(job)) => jobs.push(Job {
+            log: Some(logs.join("libclang-19.log")),
+            ..job
+        }),
         Ok(None) => println!(
             "(no second bindings build: this distribution's default libclang is 19 or later, or it has no libclang 19)"
         ),
@@ -115,20 +327,62 @@ pub fn run() -> Vec<String> {
             failed.push("libclang 19".to_string());
         }
     }
-    for (step, env) in &steps {
-        let vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
-        let line = format!("{}cargo {}", vars.concat(), step.join(" "));
-        println!("$ {line}");
-        let ok = cargo()
-            .args(step)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            println!("FAILED: {line}");
-            failed.push(line);
+    for job in &jobs {
+        println!("$ {} (beside the VM tests)", job.line());
+    }
+    jobs
+}
+
+/// The bindings are generated by whatever libclang the machine has: build
+/// them once more with libclang 19 where the default is older, so that
+/// neither end of the range can regress unnoticed. The bindings and the
+/// one crate that calls them are what libclang can change; the examples
+/// see only `common`'s API.
+fn bindings_19() -> Result<Option<Job>, String> {
+    let Some(dir) = crate::host::setup::ensure_libclang_19()? else {
+        return Ok(None);
+    };
+    let target = target_dir().join("libclang-19");
+    let env = [
+        ("LIBCLANG_PATH".into(), dir.to_string_lossy().into_owned()),
+        (
+            "CARGO_TARGET_DIR".into(),
+            target.to_string_lossy().into_owned(),
+        ),
+    ];
+    let args = [
+        "build",
+        "-p",
+        "rdma-core-sys",
+        "-p",
+        "common",
+        "--all-targets",
+    ];
+    Ok(Some(Job {
+        nice: true,
+        ..Job::new(&args, &env)
+    }))
+}
+
+/// A side-by-side step's output, once it is over: all of it when it
+/// failed, else its test result lines.
+fn show_log(log: &Path, ok: bool) {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    println!("--- {} ---", log.display());
+    for line in text.lines() {
+        let summary = line.starts_with("test result:") || line.contains("Finished");
+        if !ok || summary {
+            println!("{line}");
         }
     }
-    failed
+}
+
+/// The Soft-RoCE suite's batches and tests, from the file it left.
+fn merge_suite_times(times: &mut Times) {
+    let path = times::path(&target_dir(), times::SOFTROCE_FILE);
+    if let Some(suite) = Times::read(&path) {
+        times.batches = suite.batches;
+        times.tests = suite.tests;
+        times.accel = suite.accel;
+    }
 }

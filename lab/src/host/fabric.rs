@@ -342,6 +342,7 @@ pub fn boot_fabric(
             name: FabricSpec::node(i),
             exec: prelude_command(spec, i),
             rwdir: spec.rwdir(i),
+            shared: None,
             qemu_opts: Some(qemu_nic(i, port)),
             // One vCPU each: the guests share this host's cores.
             cpus: 1,

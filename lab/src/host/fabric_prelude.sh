@@ -146,6 +146,7 @@ sshd_up() {
 	cat >/run/fabric-sshd/sshd_config <<'EOF'
 HostKey /run/fabric-sshd/ssh_host_ed25519_key
 PidFile /run/fabric-sshd/sshd.pid
+AuthorizedKeysFile /etc/ssh/fabric/authorized_keys
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
@@ -159,29 +160,29 @@ EOF
 		fail "sshd (see $rw/sshd.log)"
 }
 
-# root's ~/.ssh as an administrator's: the run's key, trusted by every
-# node (sshd's StrictModes accepts authorized_keys there, where it would
-# refuse one under a /run of mode 1777), the nodes' host key, BatchMode.
-# The home is the host's, read-only: a writable overlay of it (what a
-# login's profile writes, a pyenv's rehash, say, stays in this guest)
-# with a tmpfs on ~/.ssh, which hides the host's own keys.
+# root's ssh as an administrator's: the run's key, trusted by every node,
+# the nodes' host key, BatchMode. The files live in /etc/ssh (a writable
+# overlay in the guest, root's and mode 0755, which sshd's StrictModes
+# accepts), named by sshd's AuthorizedKeysFile and by a client config in
+# ssh_config.d. Root's home stays as it is: a checkout there (mode 0700,
+# Debian's /root) holds this node's rwdir, and a mount over the home
+# would hide it. Where the home has a ~/.ssh, a tmpfs over it hides the
+# host's own keys and config, which ssh would read first.
 root_ssh() {
-	home=$(getent passwd root | cut -d: -f6)
-	mkdir -p /run/fabric-home/up /run/fabric-home/work
-	# The overlay's root takes the upper dir's mode: the home's own.
-	chmod --reference="$home" /run/fabric-home/up
-	mount -t overlay overlay \
-		-o "lowerdir=$home,upperdir=/run/fabric-home/up,workdir=/run/fabric-home/work" \
-		"$home" || fail "overlay on $home"
-	mkdir -p "$home/.ssh"
-	mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
+	keys=/etc/ssh/fabric
+	install -d -m 0755 "$keys" /etc/ssh/ssh_config.d || fail "$keys"
 	{
-		install -m 0600 "$dir/ssh/id_ed25519" "$home/.ssh/id_ed25519" &&
-			install -m 0644 "$dir/ssh/id_ed25519.pub" "$home/.ssh/authorized_keys" &&
-			install -m 0644 "$dir/ssh/known_hosts" "$home/.ssh/known_hosts"
+		install -m 0600 "$dir/ssh/id_ed25519" "$keys/id_ed25519" &&
+			install -m 0644 "$dir/ssh/id_ed25519.pub" "$keys/authorized_keys" &&
+			install -m 0644 "$dir/ssh/known_hosts" "$keys/known_hosts"
 	} || fail "root's ssh files"
-	printf 'Host *\n\tBatchMode yes\n\tStrictHostKeyChecking yes\n\tConnectTimeout 30\n' \
-		>"$home/.ssh/config"
+	printf 'Host *\n\tBatchMode yes\n\tStrictHostKeyChecking yes\n\tConnectTimeout 30\n\tIdentityFile %s\n\tUserKnownHostsFile %s\n' \
+		"$keys/id_ed25519" "$keys/known_hosts" >/etc/ssh/ssh_config.d/fabric.conf ||
+		fail "the ssh client's config"
+	home=$(getent passwd root | cut -d: -f6)
+	if [ -d "$home/.ssh" ]; then
+		mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
+	fi
 }
 
 net_up

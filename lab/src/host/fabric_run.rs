@@ -64,7 +64,7 @@ fn run_dir() -> Result<PathBuf, String> {
 /// `sh SCRIPT OUT BIN` (its rwdir, the binaries), bounded by `budget_secs`.
 pub fn run_script(n: usize, script: &str, budget_secs: u64) -> Result<FabricRun, String> {
     let tools = setup::ensure()?;
-    let accel = vm::Accel::detect(std::env::var_os("XTASK_TCG").is_some());
+    let accel = vm::Accel::detect(std::env::var_os("XTASK_TCG").is_some(), &tools);
     setup::ensure_package("nftables", "for the fabric's faults")?;
     let dir = run_dir()?;
     let bin = binaries(&dir)?;

@@ -8,7 +8,10 @@ use crate::host::vm::{Vm, VmSpec};
 use crate::model::{
     Addrs, Local, Mode, Outcome, Params, Scenario, SideOutcome, Skip, CLIENT_IP, SERVER_IP,
 };
-use crate::results::{agent_note, collect, read_doctor, read_refused};
+use crate::results::{
+    agent_note, collect, read_doctor, read_refused, read_times, result_file, times_file,
+    ScenarioTime,
+};
 use crate::{catalog, host, judge, model};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,6 +50,45 @@ pub struct LabOptions {
     pub secret_file: Option<PathBuf>,
     /// Serving: the only peer addresses that may connect (empty: any).
     pub allow: Vec<std::net::IpAddr>,
+    /// In the VMs: told of each scenario as it ends (see [`Progress`]).
+    pub progress: Option<Progress>,
+    /// One host in VMs: how many VMs run the list side by side, each
+    /// taking the next scenario from a queue they share (at least one).
+    pub lanes: usize,
+}
+
+/// Told of each scenario of a VM run as it ends, with the result dir that
+/// holds both its sides' files and its time: how a harness prints a line
+/// per test while the VMs still run.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<OnScenario>);
+
+/// What a [`Progress`] calls: the result dir and the scenario's time.
+pub type OnScenario = dyn Fn(&Path, &ScenarioTime) + Send + Sync;
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
+}
+
+/// Reads the report dir's [`times_file`] as the agent adds to it, and
+/// tells `progress` of each new line, until `done`; then once more.
+fn watch(progress: &Progress, dir: &Path, role: &str, done: &std::sync::atomic::AtomicBool) {
+    let file = times_file(dir, role);
+    let mut told = 0;
+    loop {
+        let last = done.load(std::sync::atomic::Ordering::Acquire);
+        let times = read_times(&file);
+        for t in times.iter().skip(told) {
+            (progress.0)(dir, t);
+        }
+        told = told.max(times.len());
+        if last {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }
 
 impl LabOptions {
@@ -64,6 +106,8 @@ impl LabOptions {
             port: crate::model::CONTROL_PORT,
             secret_file: None,
             allow: Vec::new(),
+            progress: None,
+            lanes: 1,
         }
     }
 }
@@ -83,6 +127,28 @@ pub struct VmInfo {
     pub kernel: String,
     /// From start to the guest's program running, the slowest VM.
     pub boot: Duration,
+    /// Where the first VM's boot and set-up went, as its agent said.
+    pub phases: Option<crate::results::BootPhases>,
+}
+
+impl VmInfo {
+    /// The boot, and where it went where the guest said: the summary's
+    /// and the time table's words.
+    pub fn boot_text(&self) -> String {
+        let boot = self.boot.as_secs_f64();
+        match &self.phases {
+            None => format!("boot {boot:.1} s"),
+            Some(p) => format!(
+                "boot {boot:.1} s (QEMU and firmware {:.1} s, kernel {:.1} s, init and its mounts {:.1} s), \
+                 rxe set-up {:.1} s, doctor {:.1} s",
+                (boot - p.agent_secs).max(0.0),
+                p.kernel_secs,
+                p.agent_secs - p.kernel_secs,
+                p.rxe_secs,
+                p.doctor_secs
+            ),
+        }
+    }
 }
 
 /// What a lab run produced.
@@ -171,7 +237,11 @@ fn new_run_dir() -> Result<PathBuf, String> {
         .unwrap_or(0);
     let lab = target_dir().join("lab");
     fs::create_dir_all(&lab).map_err(|e| format!("{}: {e}", lab.display()))?;
-    let dir = lab.join(format!("{secs}-{}", std::process::id()));
+    // Runs of one process side by side (the Soft-RoCE suite's batches)
+    // each get their own.
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = lab.join(format!("{secs}-{}-{n}", std::process::id()));
     create_private_dir(&dir)?;
     Ok(dir)
 }
@@ -264,7 +334,10 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     );
     let (mut list, mut skipped) = select_and_skip(opts, names, serve)?;
     let tools = set_up(opts, &list)?;
-    let accel = host::vm::Accel::detect(opts.tcg);
+    let accel = match &tools {
+        Some(t) => host::vm::Accel::detect(opts.tcg, t),
+        None => host::vm::Accel::Tcg("no VM: the lab runs on this host".into()),
+    };
     // Before the build: a missing device is the more useful error.
     let local_dev = local_device(&opts.mode)?;
     if tools.is_some() {
@@ -275,28 +348,24 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     let mut notes = Vec::new();
     // The dir whose result files hold both sides: in a two-host session,
     // the client's, to which the server sends its own.
-    let (report_dir, boot) = match &opts.mode {
-        Mode::Local {
-            ip, gid_idx, role, ..
-        } => {
-            let dev = local_dev.expect("resolved above for Local");
-            let dir = run_local(&ctx, dev, ip, *gid_idx, role, &mut notes)?;
-            (dir, Duration::ZERO)
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (report_dirs, boot) = std::thread::scope(|scope| {
+        if let Some(p) = &opts.progress {
+            for (dir, role) in ctx.report_dirs() {
+                let done = &done;
+                scope.spawn(move || watch(p, &dir, role, done));
+            }
         }
-        Mode::SingleHost => {
-            let tools = tools.as_ref().expect("VM modes have their tools");
-            boot_one_vm(&ctx, tools, &accel, &mut notes)?
-        }
-        Mode::TwoHosts => {
-            let tools = tools.as_ref().expect("VM modes have their tools");
-            boot_two_vms(&ctx, tools, &accel, &mut notes)?
-        }
-    };
-    skipped.extend(take_refused(&report_dir, &mut list));
+        let booted = boot_and_run(&ctx, tools.as_ref(), &accel, local_dev, &mut notes);
+        done.store(true, std::sync::atomic::Ordering::Release);
+        booted
+    })?;
+    let report_dir = &report_dirs[0];
+    skipped.extend(take_refused(report_dir, &mut list));
     let mut outcomes = if serve {
         Vec::new()
     } else {
-        collect(&list, &report_dir, &report_dir)
+        collect_lanes(&list, &report_dirs)
     };
     let captured = opts.capture && opts.mode == Mode::TwoHosts;
     if captured {
@@ -304,9 +373,13 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
             notes.push(format!("capture: {e}"));
         }
     }
-    let (findings, hosts) = read_doctor(&report_dir);
+    let (findings, hosts) = read_doctors(&report_dirs);
     let elapsed = ctx.started.elapsed();
-    let vms = vm_info(tools, accel, boot, &ctx.dir);
+    let phases = ctx.report_dirs().first().and_then(|(dir, role)| {
+        let text = fs::read_to_string(crate::results::boot_file(dir, role)).ok()?;
+        crate::results::BootPhases::parse(&text)
+    });
+    let vms = vm_info(tools, accel, (boot, phases), &ctx.dir);
     let report = LabReport {
         dir: ctx.dir,
         outcomes,
@@ -322,6 +395,70 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     };
     clean_up(&report, opts.keep);
     Ok(report)
+}
+
+/// Each scenario's outcome, from the dir of the lane that ran it (the
+/// first lane's, where none did, which then says what is missing).
+fn collect_lanes(list: &[&'static Scenario], dirs: &[PathBuf]) -> Vec<Outcome> {
+    let ran_in = |s: &Scenario, d: &Path| {
+        ["both", "server", "client"]
+            .iter()
+            .any(|side| result_file(d, &s.name, side, "status").exists())
+    };
+    list.iter()
+        .flat_map(|s| {
+            let dir = dirs.iter().find(|d| ran_in(s, d)).unwrap_or(&dirs[0]);
+            collect(&[s], dir, dir)
+        })
+        .collect()
+}
+
+/// The doctor's findings and hosts of every lane, each told once (the
+/// lanes' VMs are alike).
+fn read_doctors(dirs: &[PathBuf]) -> (Vec<String>, Vec<crate::results::HostInfo>) {
+    let (mut findings, mut hosts) = (Vec::new(), Vec::new());
+    for d in dirs {
+        let (f, h) = read_doctor(d);
+        findings.extend(
+            f.into_iter()
+                .filter(|x| !findings.contains(x))
+                .collect::<Vec<_>>(),
+        );
+        hosts.extend(
+            h.into_iter()
+                .filter(|x| !hosts.contains(x))
+                .collect::<Vec<_>>(),
+        );
+    }
+    (findings, hosts)
+}
+
+/// Boots the VMs (or runs here, with `--local`) and runs the list; the
+/// dirs with the report's result files (one per lane), and the boot time.
+fn boot_and_run(
+    ctx: &RunCtx,
+    tools: Option<&host::setup::Tools>,
+    accel: &host::vm::Accel,
+    local_dev: Option<String>,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<PathBuf>, Duration), String> {
+    match &ctx.opts.mode {
+        Mode::Local {
+            ip, gid_idx, role, ..
+        } => {
+            let dev = local_dev.expect("resolved above for Local");
+            let dir = run_local(ctx, dev, ip, *gid_idx, role, notes)?;
+            Ok((vec![dir], Duration::ZERO))
+        }
+        Mode::SingleHost => {
+            let tools = tools.expect("VM modes have their tools");
+            boot_one_vm(ctx, tools, accel, notes)
+        }
+        Mode::TwoHosts => {
+            let tools = tools.expect("VM modes have their tools");
+            boot_two_vms(ctx, tools, accel, notes).map(|(dir, boot)| (vec![dir], boot))
+        }
+    }
 }
 
 /// Select and skip: the scenarios to run (a serving host's: all of them,
@@ -502,6 +639,46 @@ impl<'a> RunCtx<'a> {
         })
     }
 
+    /// In the VMs, the dirs that will hold both sides' result files and
+    /// the role whose times file is there (VM B's client, or each lane's
+    /// both).
+    fn report_dirs(&self) -> Vec<(PathBuf, &'static str)> {
+        match self.opts.mode {
+            Mode::SingleHost => self
+                .lane_dirs()
+                .into_iter()
+                .map(|d| (d, Role::Both.as_str()))
+                .collect(),
+            Mode::TwoHosts => vec![(self.dir.join("b"), Role::Client.as_str())],
+            Mode::Local { .. } => Vec::new(),
+        }
+    }
+
+    /// One host in VMs: each lane's result dir, `a` then `a2`, `a3`...
+    fn lane_dirs(&self) -> Vec<PathBuf> {
+        (1..=self.opts.lanes.max(1))
+            .map(|i| match i {
+                1 => self.dir.join("a"),
+                i => self.dir.join(format!("a{i}")),
+            })
+            .collect()
+    }
+
+    /// The queue that lanes side by side take their scenarios from: an
+    /// entry per scenario, in run order; `None` for one lane.
+    fn queue(&self) -> Result<Option<PathBuf>, String> {
+        if self.opts.lanes <= 1 {
+            return Ok(None);
+        }
+        let q = self.dir.join("queue");
+        fs::create_dir(&q).map_err(|e| format!("{}: {e}", q.display()))?;
+        for (i, name) in self.names.iter().enumerate() {
+            let entry = q.join(crate::guest::agent::queue_entry(i, name));
+            fs::write(&entry, "").map_err(|e| format!("{}: {e}", entry.display()))?;
+        }
+        Ok(Some(q))
+    }
+
     /// An agent's configuration: `role` at `ip` on `net`, its results in
     /// `out`.
     fn agent(&self, role: Role, ip: &str, net: Net, out: PathBuf, params: Params) -> AgentConfig {
@@ -530,6 +707,7 @@ impl<'a> RunCtx<'a> {
             secret: None,
             allow: opts.allow.clone(),
             doctor_only: false,
+            queue: None,
         }
     }
 
@@ -587,42 +765,61 @@ fn run_local(
     Ok(ctx.dir.clone())
 }
 
-/// Boot, one VM: both sides in VM A; its result dir and its boot time.
+/// Boot, one host: both sides in VM A, or in each lane's VM side by side
+/// (A, A2, ...), each taking the next scenario from their queue; the
+/// lanes' result dirs and the slowest boot.
 fn boot_one_vm(
     ctx: &RunCtx,
     tools: &host::setup::Tools,
     accel: &host::vm::Accel,
     notes: &mut Vec<String>,
-) -> Result<(PathBuf, Duration), String> {
-    let out = ctx.dir.join("a");
-    fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-    let cfg = ctx.agent(
-        Role::Both,
-        SERVER_IP,
-        Net::Dummy,
-        out.clone(),
-        Params::default(),
-    );
-    let spec = VmSpec {
-        name: "A".into(),
-        exec: ctx.exec(&cfg)?,
-        rwdir: out.clone(),
-        qemu_opts: None,
-        cpus: 2,
-        memory: host::vm::VM_MEMORY.into(),
-    };
-    let mut vm = Vm::boot(tools, accel, &spec, &ctx.dir.join("vm-a.console"))?;
-    let mut boot = Duration::ZERO;
-    let booted = vm.wait_for_boot(&out.join(crate::guest::agent::LOG_FILE));
-    let waited = booted.and_then(|t| {
-        boot = t;
-        vm.wait(ctx.started + ctx.budget).map(drop)
-    });
-    if let Err(e) = waited {
-        notes.push(e);
+) -> Result<(Vec<PathBuf>, Duration), String> {
+    let queue = ctx.queue()?;
+    let lanes = ctx.lane_dirs();
+    let mut vms = Vec::new();
+    for out in &lanes {
+        fs::create_dir_all(out).map_err(|e| e.to_string())?;
+        let mut cfg = ctx.agent(
+            Role::Both,
+            SERVER_IP,
+            Net::Dummy,
+            out.clone(),
+            Params::default(),
+        );
+        cfg.queue.clone_from(&queue);
+        let lane = out.file_name().unwrap_or_default().to_string_lossy();
+        let spec = VmSpec {
+            name: lane.to_uppercase(),
+            exec: ctx.exec(&cfg)?,
+            rwdir: out.clone(),
+            shared: queue.clone(),
+            qemu_opts: None,
+            cpus: 2,
+            memory: host::vm::VM_MEMORY.into(),
+        };
+        let console = ctx.dir.join(format!("vm-{lane}.console"));
+        vms.push(Vm::boot(tools, accel, &spec, &console)?);
     }
-    agent_note(&out, "both", notes);
-    Ok((out, boot))
+    let mut boot = Duration::ZERO;
+    let mut booted = Vec::new();
+    for (mut vm, out) in vms.into_iter().zip(&lanes) {
+        match vm.wait_for_boot(&out.join(crate::guest::agent::LOG_FILE)) {
+            Ok(t) => {
+                boot = boot.max(t);
+                booted.push(vm);
+            }
+            Err(e) => notes.push(e),
+        }
+    }
+    for vm in booted {
+        if let Err(e) = vm.wait(ctx.started + ctx.budget) {
+            notes.push(e);
+        }
+    }
+    for out in &lanes {
+        agent_note(out, "both", notes);
+    }
+    Ok((lanes, boot))
 }
 
 /// Boot, two VMs on a QEMU socket wire: A serves, B is the client and
@@ -708,6 +905,7 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
         name: "A".into(),
         exec: ctx.exec(&cfg_a)?,
         rwdir: a.to_path_buf(),
+        shared: None,
         qemu_opts: Some(qemu_nic("listen", port, host::vm::MAC_A) + &dump),
         cpus: 1,
         memory: host::vm::VM_MEMORY.into(),
@@ -716,6 +914,7 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
         name: "B".into(),
         exec: ctx.exec(&cfg_b)?,
         rwdir: b.to_path_buf(),
+        shared: None,
         qemu_opts: Some(qemu_nic("connect", port, host::vm::MAC_B)),
         cpus: 1,
         memory: host::vm::VM_MEMORY.into(),
@@ -760,13 +959,14 @@ fn take_refused(report_dir: &Path, list: &mut Vec<&'static Scenario>) -> Vec<Ski
 fn vm_info(
     tools: Option<host::setup::Tools>,
     accel: host::vm::Accel,
-    boot: Duration,
+    (boot, phases): (Duration, Option<crate::results::BootPhases>),
     dir: &Path,
 ) -> Option<VmInfo> {
     let vms = tools.map(|t| VmInfo {
         accel,
         kernel: t.kernel.version,
         boot,
+        phases,
     });
     if let Some(v) = &vms {
         let _ = fs::write(dir.join(KERNEL_FILE), &v.kernel);
@@ -969,6 +1169,7 @@ fn doctor_agent(
         secret: None,
         allow: req.allow.clone(),
         doctor_only: true,
+        queue: None,
     }
 }
 
@@ -1031,6 +1232,7 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
             accel: host::vm::Accel::Tcg("as recorded".into()),
             kernel: kernel.trim().to_string(),
             boot: Duration::ZERO,
+            phases: None,
         }),
         addrs: Mode::TwoHosts.addrs(),
         captured: true,
@@ -1142,10 +1344,10 @@ pub fn print_summary(report: &LabReport) -> usize {
     }
     if let Some(v) = &report.vms {
         println!(
-            "VMs: {}, kernel {}, boot {:.1} s",
+            "VMs: {}, kernel {}, {}",
             v.accel,
             escape_controls(&v.kernel),
-            v.boot.as_secs_f64()
+            v.boot_text()
         );
     }
     let skipped = if report.skipped.is_empty() {

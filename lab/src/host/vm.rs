@@ -30,35 +30,119 @@ pub enum Accel {
 }
 
 impl Accel {
-    /// KVM when the CPU advertises virtualization (`vmx` or `svm` in
-    /// /proc/cpuinfo) and /dev/kvm opens read-write, unless `force_tcg`;
-    /// TCG otherwise. (Where /dev/kvm exists but the flag does not, as on
-    /// nested guests without it, a KVM boot hangs.)
-    pub fn choose(cpuinfo: &str, kvm_rw: bool, force_tcg: bool) -> Accel {
-        let flag = cpuinfo
-            .lines()
-            .filter(|l| l.starts_with("flags"))
-            .any(|l| l.split_whitespace().any(|f| f == "vmx" || f == "svm"));
+    /// KVM when /dev/kvm opens read-write and a KVM guest really runs here
+    /// (`probe`: what QEMU, with the CPU model vng gives it, makes of a
+    /// boot), unless `force_tcg`; TCG otherwise, with why. The CPU's flags
+    /// decide nothing: a nested guest may lack `vmx` in /proc/cpuinfo and
+    /// run KVM, and one with /dev/kvm may create a VM but not run it.
+    pub fn choose(
+        kvm_rw: bool,
+        force_tcg: bool,
+        probe: impl FnOnce() -> Result<(), String>,
+    ) -> Accel {
         if force_tcg {
             Accel::Tcg("--tcg".into())
-        } else if !flag {
-            Accel::Tcg("no vmx/svm flag in /proc/cpuinfo".into())
         } else if !kvm_rw {
             Accel::Tcg("/dev/kvm does not open read-write".into())
         } else {
-            Accel::Kvm
+            match probe() {
+                Ok(()) => Accel::Kvm,
+                Err(why) => Accel::Tcg(format!("a KVM guest did not run here: {why}")),
+            }
         }
     }
 
-    /// [`Accel::choose`] on this machine.
-    pub fn detect(force_tcg: bool) -> Accel {
-        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    /// [`Accel::choose`] on this machine, with `tools`' QEMU and kernel;
+    /// the probe's verdict is kept for this boot of the host.
+    pub fn detect(force_tcg: bool, tools: &Tools) -> Accel {
         let kvm_rw = fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/kvm")
             .is_ok();
-        Accel::choose(&cpuinfo, kvm_rw, force_tcg)
+        Accel::choose(kvm_rw, force_tcg, || cached_probe(tools))
+    }
+}
+
+/// How long a KVM guest may take to boot into its kernel's panic (no root
+/// file system): a second or two where KVM works.
+const PROBE_SECS: u64 = 20;
+
+/// The probe's verdict, from [`probe_kvm`] or from the file that keeps it
+/// for this boot of the host, this QEMU and this kernel.
+fn cached_probe(tools: &Tools) -> Result<(), String> {
+    let qemu = tools
+        .qemu
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("qemu-system-x86_64"));
+    let boot_id = fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let key = format!(
+        "{}\n{}\n{}\n",
+        boot_id.trim(),
+        qemu.display(),
+        tools.kernel.image.display()
+    );
+    let file = crate::host::setup::cache_dir().join("kvm-probe");
+    if let Some(verdict) = fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| t.strip_prefix(&key).map(str::to_string))
+    {
+        return match verdict.trim() {
+            "ok" => Ok(()),
+            why => Err(format!(
+                "{why} (kept from an earlier probe: {})",
+                file.display()
+            )),
+        };
+    }
+    let verdict = probe_kvm(&qemu, &tools.kernel.image);
+    let text = match &verdict {
+        Ok(()) => "ok".to_string(),
+        Err(why) => why.replace('\n', " "),
+    };
+    if let Some(dir) = file.parent() {
+        let _ = fs::create_dir_all(dir);
+        let _ = fs::write(&file, format!("{key}{text}\n"));
+    }
+    verdict
+}
+
+/// Boots `kernel` under KVM with vng's CPU model (`-cpu host`) and no root
+/// file system, so that it panics and QEMU ends (`-no-reboot`): a guest
+/// that KVM really runs does so in a second or two. QEMU failing (a CPU
+/// feature KVM refuses, say) or a guest still running after
+/// [`PROBE_SECS`] means no KVM.
+pub fn probe_kvm(qemu: &Path, kernel: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut child = Command::new("timeout")
+        .args(["-k", "5", &PROBE_SECS.to_string()])
+        .arg(qemu)
+        .args(["-accel", "kvm", "-cpu", "host", "-m", "256", "-smp", "1"])
+        .args([
+            "-nodefaults",
+            "-no-user-config",
+            "-display",
+            "none",
+            "-no-reboot",
+        ])
+        .arg("-kernel")
+        .arg(kernel)
+        .args(["-append", "panic=-1 console=ttyS0 quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", qemu.display()))?;
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(124 | 137) => Err(format!("the guest was still booting after {PROBE_SECS} s")),
+        _ => Err(format!("QEMU ended with {status}: {first}")),
     }
 }
 
@@ -78,8 +162,11 @@ pub struct VmSpec {
     pub name: String,
     /// Shell command line run inside (vng --exec).
     pub exec: String,
-    /// The one writable host dir in the guest.
+    /// The writable host dir in the guest that is the VM's own.
     pub rwdir: PathBuf,
+    /// A writable host dir that it shares with other VMs (a queue of
+    /// scenarios), if any.
+    pub shared: Option<PathBuf>,
     /// Extra QEMU options (the socket NIC in two-host mode).
     pub qemu_opts: Option<String>,
     /// Number of vCPUs.
@@ -123,6 +210,9 @@ pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
         spec.memory.clone(),
         format!("--rwdir={}", spec.rwdir.display()),
     ];
+    if let Some(dir) = &spec.shared {
+        v.push(format!("--rwdir={}", dir.display()));
+    }
     if let Accel::Tcg(_) = accel {
         v.push("--disable-kvm".into());
     }
@@ -315,22 +405,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kvm_only_with_the_flag_and_a_writable_device() {
-        let vmx = "processor\t: 0\nflags\t\t: fpu vme de pse vmx sse\n";
-        let none = "processor\t: 0\nflags\t\t: fpu vme de pse sse hypervisor\n";
-        let svm = "flags\t\t: fpu svm\n";
-        assert_eq!(Accel::choose(vmx, true, false), Accel::Kvm);
-        assert_eq!(Accel::choose(svm, true, false), Accel::Kvm);
-        // These machines: /dev/kvm opens, but no flag (a KVM boot hangs).
+    fn kvm_where_a_guest_runs_and_the_device_opens() {
+        let runs = || Ok(());
+        let fails = || Err("QEMU ended with exit status: 1: failed to set MSR 0x10a".into());
+        assert_eq!(Accel::choose(true, false, runs), Accel::Kvm);
+        // No flag is asked for: a nested guest without `vmx` may run KVM.
         assert_eq!(
-            Accel::choose(none, true, false),
-            Accel::Tcg("no vmx/svm flag in /proc/cpuinfo".into())
+            Accel::choose(true, false, fails),
+            Accel::Tcg(
+                "a KVM guest did not run here: QEMU ended with exit status: 1: failed to set MSR 0x10a"
+                    .into()
+            )
         );
         assert_eq!(
-            Accel::choose(vmx, false, false),
+            Accel::choose(false, false, runs),
             Accel::Tcg("/dev/kvm does not open read-write".into())
         );
-        assert_eq!(Accel::choose(vmx, true, true), Accel::Tcg("--tcg".into()));
-        assert_eq!(Accel::choose(vmx, true, true).to_string(), "TCG (--tcg)");
+        assert_eq!(Accel::choose(true, true, runs), Accel::Tcg("--tcg".into()));
+        assert_eq!(Accel::choose(true, true, runs).to_string(), "TCG (--tcg)");
     }
 }

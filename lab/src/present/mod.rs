@@ -1,5 +1,7 @@
-//! Presentation: the reports (JUnit, JSON lines) and the handout.
+//! Presentation: the reports (JUnit, JSON lines), the handout and the
+//! test run's time table.
 
 pub mod handout;
 pub mod mesh;
 pub mod report;
+pub mod times;

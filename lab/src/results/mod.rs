@@ -2,6 +2,8 @@
 //! `<scenario>.<side>.{stdout,stderr,status,leftover}` and the doctor's
 //! files there, and the host reads them back into outcomes.
 
+pub mod times;
+
 /// What the doctor learnt of one host's RDMA device, for the reports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostInfo {
@@ -51,6 +53,90 @@ use std::path::{Path, PathBuf};
 /// `<dir>/<scenario>.<side>.<ext>`: the result files the host reads.
 pub fn result_file(dir: &Path, scenario: &str, side: &str, ext: &str) -> PathBuf {
     dir.join(format!("{scenario}.{side}.{ext}"))
+}
+
+/// The file in a result dir where an agent in role `role` adds a line as
+/// each scenario ends: `NAME<TAB>wall ms<TAB>busy CPU ms` (`-` where the
+/// host does not say).
+pub fn times_file(dir: &Path, role: &str) -> PathBuf {
+    dir.join(format!("times.{role}.tsv"))
+}
+
+/// The file in a result dir where an agent in a VM says where its boot
+/// and set-up went ([`BootPhases`]).
+pub fn boot_file(dir: &Path, role: &str) -> PathBuf {
+    dir.join(format!("boot.{role}"))
+}
+
+/// Where a VM's boot and the agent's set-up went, as the guest saw it;
+/// the host adds what came before the guest's kernel (QEMU, firmware).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BootPhases {
+    /// From the kernel's start to its running init (the kernel's log).
+    pub kernel_secs: f64,
+    /// From the kernel's start to this agent's (init's mounts and 9p).
+    pub agent_secs: f64,
+    /// rdma_rxe loaded and its device up.
+    pub rxe_secs: f64,
+    /// The doctor's checks.
+    pub doctor_secs: f64,
+}
+
+impl BootPhases {
+    /// As [`boot_file`] holds it: `name=secs` lines.
+    pub fn record(&self) -> String {
+        format!(
+            "kernel={:.2}\nagent={:.2}\nrxe={:.2}\ndoctor={:.2}\n",
+            self.kernel_secs, self.agent_secs, self.rxe_secs, self.doctor_secs
+        )
+    }
+
+    /// What [`BootPhases::record`] wrote.
+    pub fn parse(text: &str) -> Option<BootPhases> {
+        let get = |k: &str| -> Option<f64> {
+            text.lines()
+                .find_map(|l| l.strip_prefix(k)?.strip_prefix('='))?
+                .parse()
+                .ok()
+        };
+        Some(BootPhases {
+            kernel_secs: get("kernel")?,
+            agent_secs: get("agent")?,
+            rxe_secs: get("rxe")?,
+            doctor_secs: get("doctor")?,
+        })
+    }
+}
+
+/// One line of a [`times_file`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioTime {
+    /// The scenario.
+    pub name: String,
+    /// From its first step to its results' being written, in ms.
+    pub wall_ms: u64,
+    /// The CPU time its host spent busy meanwhile, all CPUs together.
+    pub busy_ms: Option<u64>,
+}
+
+/// The lines of a [`times_file`] (none when it is not there yet); a line
+/// still being written is left for the next read.
+pub fn read_times(path: &Path) -> Vec<ScenarioTime> {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.trim_end().split('\t').collect();
+            let [name, wall, busy] = f.as_slice() else {
+                return None;
+            };
+            Some(ScenarioTime {
+                name: name.to_string(),
+                wall_ms: wall.parse().ok()?,
+                busy_ms: busy.parse().ok(),
+            })
+        })
+        .collect()
 }
 
 /// The file in the peer's result dir with the scenarios the serving host

@@ -334,6 +334,7 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
         secret: Some(cfg.secret.derive(&format!("pair {}", a.nonce))),
         allow: peer_ip.parse().into_iter().collect(),
         doctor_only: false,
+        queue: None,
     }
 }
 
