@@ -1354,7 +1354,9 @@ fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
 }
 
 /// Where the guest's boot went before this agent started: the kernel's
-/// own log says when it ran init, /proc/uptime how long ago it started.
+/// log says when it ran init and, in virtme-ng-init's lines, how long
+/// systemd-tmpfiles and udev's coldplug took; /proc/uptime how long ago
+/// the kernel started.
 fn guest_boot() -> Option<BootPhases> {
     let uptime: f64 = fs::read_to_string("/proc/uptime")
         .ok()?
@@ -1364,16 +1366,21 @@ fn guest_boot() -> Option<BootPhases> {
         .ok()?;
     let out = Command::new("dmesg").stdin(Stdio::null()).output().ok()?;
     let log = String::from_utf8_lossy(&out.stdout);
-    let init = log.lines().find(|l| l.contains(" as init process"))?;
-    let kernel: f64 = init
-        .strip_prefix('[')?
-        .split(']')
-        .next()?
-        .trim()
-        .parse()
-        .ok()?;
+    let at = |what: &str| -> Option<f64> {
+        let line = log.lines().find(|l| l.contains(what))?;
+        line.strip_prefix('[')?
+            .split(']')
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let span = |from: &str, to: &str| Some(at(to)? - at(from)?);
     Some(BootPhases {
-        kernel_secs: kernel,
+        kernel_secs: at(" as init process")?,
+        tmpfiles_secs: span("running systemd-tmpfiles", "basic initialization done")
+            .unwrap_or_default(),
+        udev_secs: span("triggering udev coldplug", "udev is done").unwrap_or_default(),
         agent_secs: uptime,
         ..BootPhases::default()
     })
@@ -1386,9 +1393,11 @@ fn record_boot(cfg: &AgentConfig, phases: Option<BootPhases>, doctor: Instant, l
     };
     p.doctor_secs = doctor.elapsed().as_secs_f64();
     log.say(&format!(
-        "boot: kernel {:.1} s, init {:.1} s, rxe set-up {:.1} s, doctor {:.1} s",
+        "boot: kernel {:.1} s, init {:.1} s (systemd-tmpfiles {:.1} s, udev {:.1} s), rxe set-up {:.1} s, doctor {:.1} s",
         p.kernel_secs,
         p.agent_secs - p.kernel_secs,
+        p.tmpfiles_secs,
+        p.udev_secs,
         p.rxe_secs,
         p.doctor_secs
     ));

@@ -74,7 +74,11 @@ pub fn boot_file(dir: &Path, role: &str) -> PathBuf {
 pub struct BootPhases {
     /// From the kernel's start to its running init (the kernel's log).
     pub kernel_secs: f64,
-    /// From the kernel's start to this agent's (init's mounts and 9p).
+    /// What init spent running systemd-tmpfiles (virtme-ng-init's log).
+    pub tmpfiles_secs: f64,
+    /// What init spent waiting for udev's coldplug to settle.
+    pub udev_secs: f64,
+    /// From the kernel's start to this agent's.
     pub agent_secs: f64,
     /// rdma_rxe loaded and its device up.
     pub rxe_secs: f64,
@@ -86,8 +90,13 @@ impl BootPhases {
     /// As [`boot_file`] holds it: `name=secs` lines.
     pub fn record(&self) -> String {
         format!(
-            "kernel={:.2}\nagent={:.2}\nrxe={:.2}\ndoctor={:.2}\n",
-            self.kernel_secs, self.agent_secs, self.rxe_secs, self.doctor_secs
+            "kernel={:.2}\ntmpfiles={:.2}\nudev={:.2}\nagent={:.2}\nrxe={:.2}\ndoctor={:.2}\n",
+            self.kernel_secs,
+            self.tmpfiles_secs,
+            self.udev_secs,
+            self.agent_secs,
+            self.rxe_secs,
+            self.doctor_secs
         )
     }
 
@@ -101,6 +110,8 @@ impl BootPhases {
         };
         Some(BootPhases {
             kernel_secs: get("kernel")?,
+            tmpfiles_secs: get("tmpfiles").unwrap_or_default(),
+            udev_secs: get("udev").unwrap_or_default(),
             agent_secs: get("agent")?,
             rxe_secs: get("rxe")?,
             doctor_secs: get("doctor")?,
@@ -359,6 +370,27 @@ mod tests {
         let bare = bare(h);
         assert_eq!(parse_host_record(&host_record(&bare)), Some(bare));
         assert_eq!(parse_host_record("server\trxe0"), None);
+    }
+
+    #[test]
+    fn boot_phases_round_trip_and_a_times_file_reads_its_whole_lines() {
+        let p = BootPhases {
+            kernel_secs: 3.94,
+            tmpfiles_secs: 10.55,
+            udev_secs: 88.22,
+            agent_secs: 109.2,
+            rxe_secs: 4.3,
+            doctor_secs: 3.78,
+        };
+        assert_eq!(BootPhases::parse(&p.record()), Some(p));
+        assert_eq!(BootPhases::parse("kernel=1\n"), None);
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let file = times_file(dir.path(), "both");
+        fs::write(&file, "a\t3100\t900\nb\t60000\t-\nc\t12").expect("written");
+        let t = read_times(&file);
+        assert_eq!(t.len(), 2, "{t:?}: c is still being written");
+        assert_eq!((t[0].wall_ms, t[0].busy_ms), (3100, Some(900)));
+        assert_eq!((t[1].name.as_str(), t[1].busy_ms), ("b", None));
     }
 
     #[test]
