@@ -902,9 +902,13 @@ fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (Str
         locked_kib,
         locked_by: locked_by.to_string(),
         mcast: mcast_groups(cfg, list),
+        bin_dir: Some(cfg.bin_dir.clone()),
     });
     for l in &check.lines {
         log.say(&format!("doctor: {l}"));
+    }
+    for n in &check.notes {
+        log.say(&format!("doctor notes: {n}"));
     }
     for f in &check.findings {
         log.say(&format!("doctor finds: {f}"));
@@ -961,6 +965,23 @@ fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> 
     }
     if failures.is_empty() {
         return None;
+    }
+    // A side that never started: the probe did not run, and says nothing
+    // of the path.
+    let sides = [("server", &outcome.server), ("client", &outcome.client)];
+    let mine = |side: &str| cfg.role != Role::Server || side == "server";
+    if let Some((side, why)) = sides.iter().find_map(|(side, o)| {
+        let why = o.as_ref()?.not_started().filter(|_| mine(side))?;
+        Some((*side, why))
+    }) {
+        let host = if side == "server" {
+            &cfg.params.server_ip
+        } else {
+            &cfg.params.client_ip
+        };
+        return Some(format!(
+            "the doctor's RC probe did not run on {host}: its {side} side {why}"
+        ));
     }
     let said = [&outcome.client, &outcome.server]
         .into_iter()

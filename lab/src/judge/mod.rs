@@ -17,6 +17,14 @@ fn check_side(
         failures.push(format!("{label}: no result (never ran, or the VM died)"));
         return;
     };
+    // A program that never started says nothing of what it was to test:
+    // its path and the system's reason are the whole story.
+    if let Some(why) = side.not_started() {
+        if ![126, 127].contains(&expect.exit) {
+            failures.push(format!("{label}: {why}"));
+            return;
+        }
+    }
     match side.exit {
         None => failures.push(format!("{label}: no exit status (killed with the VM?)")),
         Some(TIMED_OUT) if expect.exit != TIMED_OUT => failures.push(format!(

@@ -65,6 +65,7 @@ impl Hello {
             locked_kib,
             locked_by: locked_by.to_string(),
             mcast: Vec::new(),
+            bin_dir: Some(cfg.bin_dir.clone()),
         });
         let addrs = Command::new("ip")
             .args(["-o", "addr", "show"])
