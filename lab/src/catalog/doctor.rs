@@ -102,7 +102,8 @@ const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the serv
                            4096 on the client host: *";
 
 /// The line of both doctors when the serving host's RC probe cannot start.
-const NOT_RUN: &str = "the doctor's RC probe did not run on {server_ip}: its server side could \
+const NOT_RUN: &str = "between the hosts: the doctor's RC probe did not run on {server_ip}: its \
+                       server side could \
                        not start /tmp/*/ibv_sockets_pingpong: Permission denied (exit 126)";
 
 /// The line that both doctors end in when RoCE v2 does not get through.
@@ -365,7 +366,7 @@ pub fn scenarios() -> Vec<Scenario> {
             client_expect: Expect::fails(&[NOT_RUN])
                 .stderr_counts(&[("*did not arrive*", 0)])
                 .within(60),
-            ..both_find("doctor_probe_not_executable_two_hosts", &[], &[])
+            ..both_find("doctor_probe_not_executable_serving", &[], &[])
         },
     ]
 }
