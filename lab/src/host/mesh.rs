@@ -193,12 +193,12 @@ pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
         Some(d) => d.clone(),
         None => links.first().map(|(d, _, _)| d.clone()).ok_or_else(|| {
             let none = std::fs::read_dir(hints::SYS_IB).map_or(true, |mut d| d.next().is_none());
+            // What to do about it is the doctor's finding, which goes along.
             if none {
                 format!(
-                    "mesh: {} ({} is empty): {}",
+                    "mesh: {} ({} is empty)",
                     hints::NO_DEVICE_HERE,
-                    hints::SYS_IB,
-                    hints::NO_DEVICE
+                    hints::SYS_IB
                 )
             } else {
                 "mesh: no RDMA device with a netdev (rdma link shows none): give --dev".into()
