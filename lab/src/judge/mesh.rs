@@ -105,6 +105,9 @@ struct Ran<'a> {
     pair: Pair,
     /// The scenarios that failed; empty when it passed.
     failed: Vec<&'a str>,
+    /// The details of those failures that are a program that never
+    /// started (`could not start PATH: REASON`), not a fault of the path.
+    unstarted: Vec<&'a str>,
 }
 
 /// The run with what the rules ask of it at hand.
@@ -139,6 +142,12 @@ impl<'a> Mesh<'a> {
             .map(|c| Ran {
                 pair: c.pair,
                 failed: c.failed(),
+                unstarted: c
+                    .results
+                    .iter()
+                    .filter(|r| r.verdict == Verdict::Fail && r.detail.contains(NOT_STARTED))
+                    .map(|r| r.detail.as_str())
+                    .collect(),
             })
             .collect();
         Mesh { run, joined, ran }
@@ -350,12 +359,13 @@ impl<'a> Mesh<'a> {
         Finding {
             kind: FindingKind::HostFault { rank },
             text: format!(
-                "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}{}",
+                "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}{}{}",
                 self.label(rank),
                 self.label(rank),
                 scenario_counts(failing.iter().map(|r| &r.failed)),
                 self.odd_one_out(rank),
-                self.doctor(rank, "Its")
+                self.doctor(rank, "Its"),
+                Self::unstarted_note(&failing.iter().map(|r| **r).collect::<Vec<_>>())
             ),
         }
     }
@@ -367,12 +377,13 @@ impl<'a> Mesh<'a> {
             kind: FindingKind::LinkFault { a, b },
             text: format!(
                 "the link between {} and {} fails ({}), though both pass with their other \
-                 peers: {}{}",
+                 peers: {}{}{}",
                 self.label(a),
                 self.label(b),
                 r.failed.join(", "),
                 self.differences(a, b),
-                self.doctors_if_any(&[a, b])
+                self.doctors_if_any(&[a, b]),
+                Self::unstarted_note(&[r])
             ),
         }
     }
@@ -387,18 +398,51 @@ impl<'a> Mesh<'a> {
         let text = format!(
             "{} and {} fail together (failed: {}). With only two hosts a failure cannot be \
              pinned on either one: it is one of the two, the link between them, or the fabric; \
-             add a third host to tell which. {}. {} {}",
+             add a third host to tell which. {}. {} {}{}",
             self.label(a),
             self.label(b),
             failed[0].failed.join(", "),
             capitalised(&self.differences(a, b)),
             self.doctor(a, &format!("{}'s", self.label(a))),
-            self.doctor(b, &format!("{}'s", self.label(b)))
+            self.doctor(b, &format!("{}'s", self.label(b))),
+            Self::unstarted_note(&failed)
         );
         vec![Finding {
             kind: FindingKind::LinkFault { a, b },
             text,
         }]
+    }
+
+    /// Where to look when many pairs fail: what every host shares, unless
+    /// every failure is a program that never started, which is said
+    /// instead; with some such failures, they are said as well.
+    fn fabric_hint(&self) -> String {
+        let failing: Vec<&Ran> = self.ran.iter().filter(|r| !r.failed.is_empty()).collect();
+        let unstarted: Vec<&str> = failing.iter().flat_map(|r| r.unstarted.clone()).collect();
+        let Some(first) = unstarted.first() else {
+            return FABRIC_HINT.to_string();
+        };
+        let all = failing.iter().all(|r| r.unstarted.len() == r.failed.len());
+        let said = format!(
+            "{} of the failures are programs that never started, not the network (first: {first})",
+            unstarted.len()
+        );
+        if all {
+            format!("Every failure is a program that never started, not the network: {first}.")
+        } else {
+            format!("{FABRIC_HINT} {said}.")
+        }
+    }
+
+    /// What `r`'s failures say of programs that never started, as a
+    /// sentence after a finding's text; nothing when none did.
+    fn unstarted_note(r: &[&Ran]) -> String {
+        r.iter()
+            .flat_map(|r| r.unstarted.first())
+            .next()
+            .map_or(String::new(), |first| {
+                format!(" A program never started there, not a network fault: {first}.")
+            })
     }
 
     /// Every pair that ran failed: the fabric, said once.
@@ -409,7 +453,7 @@ impl<'a> Mesh<'a> {
             self.ran.len(),
             self.ran.len(),
             scenario_counts(self.ran.iter().map(|r| &r.failed)),
-            FABRIC_HINT,
+            self.fabric_hint(),
             self.doctors_summed()
         );
         let hosts = self.hosts_that_ran();
@@ -439,7 +483,7 @@ impl<'a> Mesh<'a> {
                  {} {}",
                 self.ran.len(),
                 scenario_counts(self.ran.iter().map(|r| &r.failed)),
-                FABRIC_HINT,
+                self.fabric_hint(),
                 self.doctors_summed()
             ),
         }
@@ -657,6 +701,10 @@ impl<'a> Mesh<'a> {
         }
     }
 }
+
+/// How a verdict's detail says that a program never started
+/// ([`crate::model::not_started`]).
+const NOT_STARTED: &str = "could not start ";
 
 /// What every host shares, where a fabric-wide failure comes from.
 const FABRIC_HINT: &str = "Look at what every host shares: UDP port 4791 (RoCE v2) blocked by \

@@ -406,3 +406,44 @@ fn a_doctor_finding_is_told_once_by_the_finding_that_names_its_host() {
         &["node1's doctor found: x (its 2 pairs passed anyway)"],
     );
 }
+
+/// Programs that never started are said as such, not as the network's
+/// fault: every failure one, and a host whose failures are.
+#[test]
+fn programs_that_never_started_are_not_blamed_on_the_network() {
+    let not_started = "client: could not start /opt/rc_example: Permission denied (exit 126)";
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| true);
+    for c in &mut mesh.cells {
+        for r in &mut c.results {
+            r.detail = not_started.into();
+        }
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
+    says(
+        &findings[0].text,
+        &[&format!(
+            "Every failure is a program that never started, not the network: {not_started}."
+        )],
+    );
+    assert!(
+        !findings[0].text.contains("UDP port 4791"),
+        "{}",
+        findings[0].text
+    );
+    // One host's programs: named with it.
+    let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 2);
+    for c in mesh.cells.iter_mut().filter(|c| c.pair.has(2)) {
+        for r in &mut c.results {
+            r.detail = not_started.into();
+        }
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 2 }]);
+    says(
+        &findings[0].text,
+        &[&format!(
+            "A program never started there, not a network fault: {not_started}."
+        )],
+    );
+}
