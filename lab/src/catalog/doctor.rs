@@ -48,20 +48,16 @@ rdma-lab doctor --dev {dev} --ip {server_ip} --bin-dir \"$d\"; rc=$?
 rm -rf \"$d\"
 exit $rc";
 
-/// `sh -c SERVING_NOT_EXECUTABLE`: the server host's doctor, whose RC probe
-/// program the running user cannot execute.
-const SERVING_NOT_EXECUTABLE: &str = "d=$(mktemp -d) || exit 99
+/// `sh -c CLIENT_NOT_EXECUTABLE`: the client host's doctor, whose RC probe
+/// program the running user cannot execute: the serving host learns it
+/// only from what the client's doctor tells it.
+const CLIENT_NOT_EXECUTABLE: &str = "d=$(mktemp -d) || exit 99
 cp \"$(command -v ibv_sockets_pingpong)\" \"$d/\" && chmod 644 \"$d/ibv_sockets_pingpong\" || exit 99
 export RDMA_LAB_SECRET=doctor-cells-secret
-rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60 \
+rdma-lab doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60 \
 --bin-dir \"$d\"; rc=$?
 rm -rf \"$d\"
 exit $rc";
-
-/// `sh -c CLIENT_DOCTOR`: the client host's doctor, with the secret that
-/// the two doctors of a cell share.
-const CLIENT_DOCTOR: &str = "export RDMA_LAB_SECRET=doctor-cells-secret
-exec rdma-lab doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60";
 
 /// `sh -c DROP_ROCE`: the client host's doctor, with this host dropping
 /// every RoCE v2 packet that comes in (UDP 4791), as a firewall would; the
@@ -101,10 +97,14 @@ exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472
 const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the server host and \
                            4096 on the client host: *";
 
-/// The line of both doctors when the serving host's RC probe cannot start.
-const NOT_RUN: &str = "between the hosts: the doctor's RC probe did not run on {server_ip}: its \
-                       server side could \
-                       not start /tmp/*/ibv_sockets_pingpong: Permission denied (exit 126)";
+/// The lines of both doctors when the client host's RC probe cannot start:
+/// that host's finding, and the path's, which blames no network.
+const NOT_RUN: &[&str] = &[
+    "client host: the doctor's RC probe cannot start here: could not start \
+     /tmp/*/ibv_sockets_pingpong: Permission denied (exit 126)",
+    "between the hosts: the doctor's RC probe did not run, since the client host cannot start \
+     its side: could not start /tmp/*/ibv_sockets_pingpong: Permission denied (exit 126)",
+];
 
 /// The line that both doctors end in when RoCE v2 does not get through.
 const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
@@ -353,20 +353,23 @@ pub fn scenarios() -> Vec<Scenario> {
         // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
         // 128 bytes still cross).
         both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
-        // The serving host cannot execute its RC probe's program: both
+        // The client host cannot execute its RC probe's program: both
         // doctors say so, with its path and the reason, and neither blames
         // the network.
         Scenario {
-            server: Some(Cmd::new("sh", &["-c", SERVING_NOT_EXECUTABLE])),
-            client: Some(Cmd::new("sh", &["-c", CLIENT_DOCTOR])),
-            // The serving doctor listens; its probe never does.
-            server_expect: Expect::fails(&[NOT_RUN])
-                .stderr_counts(&[("*did not arrive*", 0)])
+            server_expect: Expect::fails(NOT_RUN)
+                .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
+                .any_stderr()
                 .within(60),
-            client_expect: Expect::fails(&[NOT_RUN])
-                .stderr_counts(&[("*did not arrive*", 0)])
+            client_expect: Expect::fails(NOT_RUN)
+                .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
+                .any_stderr()
                 .within(60),
-            ..both_find("doctor_probe_not_executable_serving", &[], &[])
+            ..both_find(
+                "doctor_probe_not_executable_client",
+                &["-c", CLIENT_NOT_EXECUTABLE],
+                &[],
+            )
         },
     ]
 }
