@@ -151,7 +151,8 @@ impl Hello {
             gid_type: opt("gid_type"),
             subnet: opt("subnet"),
             findings: strings(&v, "findings"),
-            cannot_run: opt("cannot_run"),
+            // A reason, kept as the other texts are, not as a name.
+            cannot_run: Some(text(&v, "cannot_run")).filter(|t| !t.is_empty()),
         })
     }
 }
