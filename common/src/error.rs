@@ -61,7 +61,7 @@ impl Error {
         let mut msg = format!("{verb} failed: {text}");
         if let Some(hint) = hint_for(verb, errno) {
             msg.push_str(" (hint: ");
-            msg.push_str(hint);
+            msg.push_str(&hint);
             msg.push(')');
         }
         Error {
@@ -182,8 +182,19 @@ fn errno_name(errno: i32) -> Option<String> {
 }
 
 /// A pointer to the likely fix for the failures users hit most (the same
-/// texts the doctor gives, from [`crate::hints`]).
-fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
+/// texts the doctor gives, from [`crate::hints`]); what depends on the host
+/// is looked at first.
+fn hint_for(verb: &str, errno: i32) -> Option<std::borrow::Cow<'static, str>> {
+    if verb.starts_with("rdma_create_event_channel")
+        && [libc::ENOENT, libc::ENODEV].contains(&errno)
+    {
+        return crate::hints::rdma_cm_hint_here().map(Into::into);
+    }
+    fixed_hint(verb, errno).map(Into::into)
+}
+
+/// The hints that hold whatever the host: they say what to check.
+fn fixed_hint(verb: &str, errno: i32) -> Option<&'static str> {
     use crate::hints;
     let registers = verb.contains("reg_mr") || verb.contains("reg_msgs");
     match (verb, errno) {
@@ -192,9 +203,6 @@ fn hint_for(verb: &str, errno: i32) -> Option<&'static str> {
         // process lacks CAP_IPC_LOCK (as in many containers).
         (_, libc::EPERM) if registers => Some(hints::MEMLOCK_EPERM),
         (v, libc::ENOSYS) if v.contains("get_device_list") => Some(hints::NO_RDMA_KERNEL),
-        (v, libc::ENOENT | libc::ENODEV) if v.starts_with("rdma_create_event_channel") => {
-            Some(hints::NO_RDMA_CM)
-        }
         (v, libc::ENODEV | libc::EADDRNOTAVAIL) if v.starts_with("rdma_") => {
             Some(hints::NO_DEVICE_FOR_ADDRESS)
         }

@@ -27,9 +27,41 @@ pub const NO_RDMA_KERNEL: &str =
 pub const NO_DEVICE: &str = "load your HCA's driver, or make a Soft-RoCE device: \
                              `modprobe rdma_rxe; rdma link add rxe0 type rxe netdev NETDEV`";
 
-/// ENOENT or ENODEV from `rdma_create_event_channel`.
+/// rdma_cm's device node, which `rdma_create_event_channel` opens. librdmacm
+/// asks the kernel for it over netlink first, which loads rdma_ucm on
+/// demand: a node missing before a program runs is no fault by itself.
+pub const RDMA_CM_NODE: &str = "/dev/infiniband/rdma_cm";
+
+/// Where the kernel lists the RDMA devices.
+pub const SYS_IB: &str = "/sys/class/infiniband";
+
+/// The first words of the doctor's finding, and of the examples' hint, on a
+/// host without an RDMA device.
+pub const NO_DEVICE_HERE: &str = "no RDMA device on this host";
+
+/// The node missing while a device is there: rdma_ucm could not be loaded.
 pub const NO_RDMA_CM: &str = "no RDMA connection manager: /dev/infiniband/rdma_cm is missing \
-                              (no RDMA device, or rdma_ucm not loaded)";
+                              although an RDMA device is there: load rdma_ucm \
+                              (`modprobe rdma_ucm`)";
+
+/// The hint for ENOENT or ENODEV from `rdma_create_event_channel`, by what
+/// is there: a node (`node`) and a device (`devices`). It names only what
+/// it saw: without a device, that; with the node and a device, nothing
+/// (the cause is elsewhere, and a guess would mislead).
+pub fn rdma_cm_hint(node: bool, devices: bool) -> Option<String> {
+    match (node, devices) {
+        (_, false) => Some(format!("{NO_DEVICE_HERE}: {NO_DEVICE}")),
+        (false, true) => Some(NO_RDMA_CM.to_string()),
+        (true, true) => None,
+    }
+}
+
+/// [`rdma_cm_hint`] for this host, looked at now.
+pub fn rdma_cm_hint_here() -> Option<String> {
+    let node = std::path::Path::new(RDMA_CM_NODE).exists();
+    let devices = std::fs::read_dir(SYS_IB).is_ok_and(|mut d| d.next().is_some());
+    rdma_cm_hint(node, devices)
+}
 
 /// ENODEV or EADDRNOTAVAIL from an rdma_cm call given an address.
 pub const NO_DEVICE_FOR_ADDRESS: &str =
@@ -97,4 +129,23 @@ pub fn choose_gid(entries: &[GidEntry]) -> Option<u8> {
         .or_else(|| entries.iter().find(|e| e.ipv4_mapped))
         .or_else(|| entries.iter().find(|e| e.roce_v2))
         .map(|e| e.index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rdma_cm_hint_names_only_what_is_missing() {
+        let none = rdma_cm_hint(true, false).unwrap();
+        assert!(none.starts_with("no RDMA device on this host: "), "{none}");
+        assert!(!none.contains("rdma_cm is missing"), "{none}");
+        assert_eq!(rdma_cm_hint(false, false), Some(none));
+        let node = rdma_cm_hint(false, true).unwrap();
+        assert!(
+            node.contains("/dev/infiniband/rdma_cm is missing"),
+            "{node}"
+        );
+        assert_eq!(rdma_cm_hint(true, true), None);
+    }
 }

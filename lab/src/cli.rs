@@ -44,10 +44,11 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "doctor",
-        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--mcast GROUP]
-       [--peer ADDR [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]",
+        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--mcast GROUP] [--bin-dir DIR]
+       [--peer ADDR [--port N] [--wait SECS] [--secret-file F] [--allow ADDR...]]",
         "check this host's RDMA setup (devices, ports, MTUs, the GID table,
-            ulimit -l, rdma_cm, the address's netdev, and that the route to
+            ulimit -l, rdma_cm, tried as the examples try it with
+            --bin-dir's rdmacm_server, the address's netdev, and that the route to
             the examples' multicast group 239.255.1.1, and to --mcast
             GROUP's, leaves through that netdev) and, with --peer (run
             the doctor there too, with --peer this host), the path to the

@@ -105,4 +105,32 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_the_diagnosis_names() {
         1,
         &["rank 3 never joined (waited 30 s for it)"],
     );
+    // A doctor's finding alone: every pair passed, the diagnosis names
+    // the host and the finding, and the run fails on it.
+    says(
+        d,
+        "doctor_only",
+        1,
+        &[
+            "6 pairs, 0 failing, 0 not run",
+            "node1's doctor found: `ulimit -l` is 64 KiB",
+            "(its 3 pairs passed anyway)",
+        ],
+    );
+    let (out, _) = step(d, "doctor_only");
+    assert!(!out.contains("every pair passed"), "{out}");
+    // A host with no device is named with its cause, at once.
+    says(
+        d,
+        "no_device",
+        1,
+        &["node2 cannot take part: no RDMA device on this host"],
+    );
+    let (out, _) = step(d, "no_device");
+    assert!(!out.contains("never joined"), "{out}");
+    let took: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("took ")?.strip_suffix(" s")?.parse().ok())
+        .expect("the step's time");
+    assert!(took < 600, "it waited out --wait: {took} s");
 }

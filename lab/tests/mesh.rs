@@ -23,7 +23,20 @@ enum Behaviour {
     Plays,
     /// Goes away when handed its `n`th pair.
     DiesAt(usize),
+    /// Joins to say it cannot take part (no RDMA device), then goes.
+    CannotRun,
+    /// Plays, and its doctor found something.
+    Finding,
 }
+
+/// What the stand-in of a host without a device says, and its doctor.
+const NO_DEVICE: &str = "no RDMA device on this host (/sys/class/infiniband is empty): load \
+                         your HCA's driver";
+const NO_DEVICE_FINDING: &str = "no RDMA device on this host (/sys/class/infiniband is \
+                                 empty): load your HCA's driver, or make a Soft-RoCE device";
+
+/// The doctor's finding of the `Finding` stand-in.
+const LOW_MEMLOCK: &str = "`ulimit -l` is 64 KiB, below the 1960 KiB that apm registers";
 
 /// Every (round, server, client) the stand-ins were handed, as the
 /// clients saw them.
@@ -92,10 +105,20 @@ fn stand_in(
         mtu: Some(1500),
         gid_type: Some("RoCE v2".into()),
         subnet: Some("10.0.0.0/8".into()),
-        findings: Vec::new(),
+        findings: match how {
+            Behaviour::Finding => vec![LOW_MEMLOCK.into()],
+            Behaviour::CannotRun => vec![NO_DEVICE_FINDING.into()],
+            _ => Vec::new(),
+        },
+        cannot_run: (how == Behaviour::CannotRun).then(|| NO_DEVICE.into()),
     };
     c.send_blob("hello", hello.to_json().as_bytes()).unwrap();
     let wait = Duration::from_secs(120);
+    if how == Behaviour::CannotRun {
+        // Let go at once, without a plan.
+        assert_eq!(c.recv("bye", wait).unwrap(), "bye");
+        return;
+    }
     let _plan = c.expect_blob("plan", wait).unwrap();
     let mut pairs = 0;
     loop {
@@ -142,6 +165,7 @@ fn mesh(
     n: usize,
     absent: &[usize],
     dies: Option<(usize, usize)>,
+    others: &[(usize, Behaviour)],
     bad: usize,
     hold: Duration,
     strangers: bool,
@@ -181,7 +205,10 @@ fn mesh(
         .map(|r| {
             let how = match dies {
                 Some((who, at)) if who == r => Behaviour::DiesAt(at),
-                _ => Behaviour::Plays,
+                _ => others
+                    .iter()
+                    .find(|(who, _)| *who == r)
+                    .map_or(Behaviour::Plays, |(_, how)| *how),
             };
             let (secret, bad_ip, seen) = (secret.clone(), bad_ip.clone(), seen.clone());
             thread::spawn(move || stand_in(r, addr, secret, how, bad_ip, seen, hold))
@@ -230,7 +257,7 @@ fn peak_kib() -> i64 {
 
 #[test]
 fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
-    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, false);
+    let (run, seen, _) = mesh(8, &[], None, &[], 3, Duration::ZERO, false);
     check_schedule(&run, &seen, 8);
     for cell in &run.cells {
         let bad = cell.pair.server == 3 || cell.pair.client == 3;
@@ -249,7 +276,7 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
-    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO, false);
+    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), &[], 99, Duration::ZERO, false);
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
     assert!(
@@ -287,7 +314,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
-    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, false);
+    let (run, seen, took) = mesh(256, &[], None, &[], 17, Duration::ZERO, false);
     check_schedule(&run, &seen, 256);
     let failed = run
         .cells
@@ -327,7 +354,7 @@ fn a_rounds_pairs_run_at_once() {
         }
         (pairs, overlapping)
     };
-    let (_, seen, _) = mesh(6, &[], None, 99, Duration::from_millis(300), false);
+    let (_, seen, _) = mesh(6, &[], None, &[], 99, Duration::from_millis(300), false);
     let (pairs, overlapping) = overlaps(&seen);
     assert_eq!((pairs, overlapping), (5 * 3, 5 * 3), "5 rounds of 3 pairs");
 }
@@ -386,9 +413,127 @@ fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
 /// handshake's bound.
 #[test]
 fn strangers_at_the_port_keep_no_host_out() {
-    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, true);
+    let (run, seen, took) = mesh(4, &[], None, &[], 99, Duration::ZERO, true);
     check_schedule(&run, &seen, 4);
     assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
+}
+
+/// The JSON lines of `run`'s report, and its exit status (whether it
+/// passed), as `rdma-lab mesh --json` writes them.
+fn reported(run: &MeshRun) -> (Vec<serde_json::Value>, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("mesh.json");
+    let files = rdma_lab::present::mesh::ReportFiles {
+        json: Some(json.clone()),
+        ..Default::default()
+    };
+    let passed = rdma_lab::present::mesh::report(run, &files).unwrap();
+    let text = std::fs::read_to_string(json).unwrap();
+    let lines = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (lines, passed)
+}
+
+/// The `finding` lines of a report.
+fn finding_lines(lines: &[serde_json::Value]) -> Vec<&serde_json::Value> {
+    lines.iter().filter(|l| l["type"] == "finding").collect()
+}
+
+/// A host without an RDMA device joins to say so: the coordinator does not
+/// wait out --wait for it (120 s here), its pairs are not run with that
+/// reason, and the diagnosis names it, its cause and its doctor's finding.
+#[test]
+fn a_host_that_cannot_take_part_is_named_with_its_cause_at_once() {
+    let (run, _, took) = mesh(
+        4,
+        &[],
+        None,
+        &[(1, Behaviour::CannotRun)],
+        99,
+        Duration::ZERO,
+        false,
+    );
+    assert!(took.0 < Duration::from_secs(60), "waited for it: {took:?}");
+    assert_eq!(
+        run.hosts[1].joined,
+        Joined::CannotRun {
+            why: NO_DEVICE.into()
+        }
+    );
+    for cell in &run.cells {
+        if cell.pair.has(1) {
+            assert!(
+                matches!(&cell.verdict(), Verdict::NotRun(why) if why.starts_with("node001 cannot take part: no RDMA device")),
+                "{:?}",
+                cell.verdict()
+            );
+        } else {
+            assert_eq!(cell.verdict(), Verdict::Pass, "{:?}", cell.pair);
+        }
+    }
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let text = &findings[0].text;
+    assert!(
+        text.starts_with(&format!("node001 cannot take part: {NO_DEVICE}"))
+            && text.contains(NO_DEVICE_FINDING)
+            && !text.contains("never joined"),
+        "{text}"
+    );
+    let (lines, passed) = reported(&run);
+    assert!(!passed, "a host that cannot take part fails the run");
+    let found = finding_lines(&lines);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["kind"], "cannot_take_part");
+    assert_eq!(found[0]["ranks"], serde_json::json!([1]));
+    let host = lines
+        .iter()
+        .find(|l| l["type"] == "host" && l["rank"] == 1)
+        .unwrap();
+    assert_eq!(host["joined"], "cannot_run");
+    assert_eq!(host["cannot_run"], NO_DEVICE);
+}
+
+/// A mesh whose only problem is one host's doctor finding tells one story:
+/// the diagnosis names the host and the finding, and that its pairs passed
+/// anyway; the JSON has a `finding` line for it; the run fails on it.
+#[test]
+fn a_doctor_finding_alone_is_a_finding_of_the_run() {
+    let (run, _, _) = mesh(
+        4,
+        &[],
+        None,
+        &[(2, Behaviour::Finding)],
+        99,
+        Duration::ZERO,
+        false,
+    );
+    assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(
+        findings[0].text,
+        format!(
+            "node002's doctor found: {LOW_MEMLOCK} (its 3 pairs passed anyway): the examples \
+             meet it there, so fix it there"
+        )
+    );
+    let matrix = rdma_lab::present::mesh::matrix_text(&run, &findings);
+    assert!(!matrix.contains("every pair passed"), "{matrix}");
+    let (lines, passed) = reported(&run);
+    assert!(!passed, "the run fails on its finding");
+    let found = finding_lines(&lines);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["kind"], "doctor");
+    assert_eq!(found[0]["ranks"], serde_json::json!([2]));
+    // Without the finding the same run passes: the status follows from
+    // the diagnosis.
+    let mut clean = run.clone();
+    clean.hosts[2].findings.clear();
+    assert!(rdma_lab::judge::mesh::diagnose(&clean).is_empty());
+    assert!(reported(&clean).1);
 }

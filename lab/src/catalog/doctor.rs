@@ -19,10 +19,44 @@ rdma-lab doctor --dev {dev} --ip 198.51.100.9; rc=$?
 ip link del d9
 exit $rc";
 
-/// `sh -c NO_RDMA_UCM`: the doctor without rdma_ucm, which is loaded again.
+/// `sh -c NO_RDMA_UCM`: the doctor without rdma_ucm, then mckey's receiver
+/// without it: librdmacm has the kernel load it on demand, so neither
+/// meets a fault.
 const NO_RDMA_UCM: &str = "modprobe -r rdma_ucm || exit 99
-rdma-lab doctor --dev {dev} --ip {server_ip}; rc=$?
-modprobe rdma_ucm
+test -e /dev/infiniband/rdma_cm || echo 'rdma_ucm unloaded, no /dev/infiniband/rdma_cm'
+rdma-lab doctor --dev {dev} --ip {server_ip} || exit $?
+modprobe -r rdma_ucm || exit 98
+test -e /dev/infiniband/rdma_cm || echo 'rdma_ucm unloaded again'
+exec mckey -m 239.255.1.1 -b {server_ip}";
+
+/// `sh -c NO_DEVICE`: this host's only device deleted, the modules and
+/// rdma_cm's node still there: the doctor, then rdmacm_server, as a user
+/// would meet it; the device comes back however the cell ends.
+const NO_DEVICE: &str = "nd=$(cat /sys/class/infiniband/{dev}/parent) || exit 99
+trap 'rdma link add {dev} type rxe netdev \"$nd\"' EXIT
+trap 'exit 143' TERM
+rdma link delete {dev} || exit 99
+test -e /dev/infiniband/rdma_cm && echo 'no device, /dev/infiniband/rdma_cm there'
+rdma-lab doctor; echo \"doctor exit $?\"
+rdmacm_server 127.0.0.1; echo \"rdmacm_server exit $?\"";
+
+/// `sh -c NOT_EXECUTABLE`: the doctor given a bin dir whose rdma_cm probe
+/// the running user cannot execute (mode 644, which root cannot run either).
+const NOT_EXECUTABLE: &str = "d=$(mktemp -d) || exit 99
+cp \"$(command -v rdmacm_server)\" \"$d/\" && chmod 644 \"$d/rdmacm_server\" || exit 99
+rdma-lab doctor --dev {dev} --ip {server_ip} --bin-dir \"$d\"; rc=$?
+rm -rf \"$d\"
+exit $rc";
+
+/// `sh -c CLIENT_NOT_EXECUTABLE`: the client host's doctor, whose RC probe
+/// program the running user cannot execute: the serving host learns it
+/// only from what the client's doctor tells it.
+const CLIENT_NOT_EXECUTABLE: &str = "d=$(mktemp -d) || exit 99
+cp \"$(command -v ibv_sockets_pingpong)\" \"$d/\" && chmod 644 \"$d/ibv_sockets_pingpong\" || exit 99
+export RDMA_LAB_SECRET=doctor-cells-secret
+rdma-lab doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60 \
+--bin-dir \"$d\"; rc=$?
+rm -rf \"$d\"
 exit $rc";
 
 /// `sh -c DROP_ROCE`: the client host's doctor, with this host dropping
@@ -62,6 +96,15 @@ exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472
 /// The line that both doctors end in when the MTUs differ.
 const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the server host and \
                            4096 on the client host: *";
+
+/// The lines of both doctors when the client host's RC probe cannot start:
+/// that host's finding, and the path's, which blames no network.
+const NOT_RUN: &[&str] = &[
+    "client host: the doctor's RC probe cannot start here: could not start \
+     /tmp/*/ibv_sockets_pingpong: Permission denied (exit 126)",
+    "between the hosts: the doctor's RC probe did not run, since the client host cannot start \
+     its side: could not start /tmp/*/ibv_sockets_pingpong: Permission denied (exit 126)",
+];
 
 /// The line that both doctors end in when RoCE v2 does not get through.
 const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
@@ -134,7 +177,8 @@ pub fn scenarios() -> Vec<Scenario> {
                 "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
                  <- the examples use this one",
                 "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
-                "rdma_cm: /dev/infiniband/rdma_cm is there",
+                "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
+                 (/dev/infiniband/rdma_cm was there)",
                 "address {server_ip}: on d0, served by rxe0 port 1",
                 "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
             ])
@@ -189,13 +233,68 @@ pub fn scenarios() -> Vec<Scenario> {
                 &["*198.51.100.9*d9*"],
             )
         },
+        // rdma_ucm unloaded: no finding, since librdmacm has the kernel load
+        // it on demand; then mckey's receiver, with it unloaded again,
+        // passes with its sender.
+        Scenario {
+            name: "doctor_no_rdma_ucm".into(),
+            package: "mckey",
+            server: Some(Cmd::new("sh", &["-c", NO_RDMA_UCM])),
+            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+            ready: Ready::Line("receiving data transfers"),
+            server_expect: Expect::ok(&[
+                "rdma_ucm unloaded, no /dev/infiniband/rdma_cm",
+                "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
+                 (/dev/infiniband/rdma_cm was not there before: librdmacm has the kernel load \
+                 rdma_ucm on demand)",
+                "rdma_ucm unloaded again",
+                "mckey: joined dgid: ::ffff:239.255.1.1",
+                "return status 0",
+            ]),
+            client_expect: Expect::ok(&["mckey: joined dgid: ::ffff:239.255.1.1", "return status 0"]),
+            timeout_secs: 90,
+            placement: Placement::OneVm,
+            ..Scenario::BASE
+        },
+        // The only device deleted, rdma_cm's node still there: the doctor
+        // says there is no device, and nothing of rdma_cm; the examples'
+        // hint says the same, and never that the node is missing.
+        Scenario {
+            name: "doctor_no_device".into(),
+            package: "rdmacm_client_server",
+            server: Some(Cmd::new("sh", &["-c", NO_DEVICE])),
+            server_expect: Expect::exits(
+                0,
+                &[
+                    "no device, /dev/infiniband/rdma_cm there",
+                    "rdma_cm: not tried, since this host has no RDMA device",
+                    "doctor exit 1",
+                    "rdmacm_server exit 1",
+                ],
+                &[
+                    "no RDMA device on this host (/sys/class/infiniband is empty): *",
+                    "rdma_create_event_channel failed: * (hint: no RDMA device on this host: \
+                     load your HCA's driver*)",
+                ],
+            )
+            .any_stderr()
+            .stderr_counts(&[("*rdma_cm is missing*", 0), ("*", 2)])
+            .within(30),
+            placement: Placement::OneVm,
+            ..Scenario::BASE
+        },
+        // The rdma_cm probe not executable: a note that says why rdma_cm
+        // was not tried, not a finding.
         Scenario {
             placement: Placement::OneVm,
-            ..finds(
-                "doctor_no_rdma_ucm",
-                &["-c", NO_RDMA_UCM],
-                &["*/dev/infiniband/rdma_cm*rdma_ucm*"],
-            )
+            ..Scenario {
+                server_expect: Expect::ok(&[
+                    "note: rdma_cm not tried: could not start /tmp/*/rdmacm_server: Permission \
+                     denied (exit 126) *",
+                ])
+                .within(20),
+                ..finds("doctor_probe_not_executable", &["-c", NOT_EXECUTABLE], &[])
+            }
         },
         // No route to multicast (the lab's agent adds one; a user's host may
         // lack it): the doctor says where the senders fail, and the fix.
@@ -254,5 +353,23 @@ pub fn scenarios() -> Vec<Scenario> {
         // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
         // 128 bytes still cross).
         both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
+        // The client host cannot execute its RC probe's program: both
+        // doctors say so, with its path and the reason, and neither blames
+        // the network.
+        Scenario {
+            server_expect: Expect::fails(NOT_RUN)
+                .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
+                .any_stderr()
+                .within(60),
+            client_expect: Expect::fails(NOT_RUN)
+                .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
+                .any_stderr()
+                .within(60),
+            ..both_find(
+                "doctor_probe_not_executable_client",
+                &["-c", CLIENT_NOT_EXECUTABLE],
+                &[],
+            )
+        },
     ]
 }

@@ -387,6 +387,17 @@ fn own_exe() -> Option<PathBuf> {
     std::env::current_exe().ok()
 }
 
+/// What runs as `program`: the lab's own commands are this binary's, never
+/// a stale copy; the examples are the bin dir's, else PATH's.
+fn program_path(cfg: &AgentConfig, program: &str) -> std::ffi::OsString {
+    let local = cfg.bin_dir.join(program);
+    match own_exe() {
+        Some(exe) if ["xtask", "rdma-lab"].contains(&program) => exe.into_os_string(),
+        _ if local.is_file() => local.into_os_string(),
+        _ => program.into(),
+    }
+}
+
 /// One side running under `timeout`, its output going to files.
 struct Running {
     child: Option<Child>,
@@ -398,13 +409,7 @@ struct Running {
 impl Running {
     fn start(cfg: &AgentConfig, s: &Scenario, side: &str, cmd: &model::Cmd) -> Running {
         let base = |ext: &str| result_file(&cfg.out, &s.name, side, ext);
-        let local = cfg.bin_dir.join(cmd.program);
-        let program = match own_exe() {
-            // The lab's own commands are this binary's, never a stale copy.
-            Some(exe) if ["xtask", "rdma-lab"].contains(&cmd.program) => exe.into_os_string(),
-            _ if local.is_file() => local.into_os_string(),
-            _ => cmd.program.into(),
-        };
+        let program = program_path(cfg, cmd.program);
         let files =
             File::create(base("stdout")).and_then(|o| Ok((o, File::create(base("stderr"))?)));
         let child = files.and_then(|(o, e)| {
@@ -911,9 +916,13 @@ fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (Str
         locked_kib,
         locked_by: locked_by.to_string(),
         mcast: mcast_groups(cfg, list),
+        bin_dir: Some(cfg.bin_dir.clone()),
     });
     for l in &check.lines {
         log.say(&format!("doctor: {l}"));
+    }
+    for n in &check.notes {
+        log.say(&format!("doctor notes: {n}"));
     }
     for f in &check.findings {
         log.say(&format!("doctor finds: {f}"));
@@ -941,7 +950,14 @@ fn exchange_doctors(
     list: &[&Scenario],
     log: &mut Log,
 ) -> Result<Option<String>, String> {
-    let (findings, host) = doctor_here(cfg, list, log);
+    let (mut findings, host) = doctor_here(cfg, list, log);
+    // Told to the peer with the rest, so that neither host takes a probe
+    // that never ran for a fault of the path.
+    if let Some(f) = probe_unstartable(cfg) {
+        log.say(&format!("doctor finds: {f}"));
+        findings += &format!("{f}\n");
+        let _ = fs::write(findings_file(&cfg.out, cfg.role.as_str()), &findings);
+    }
     c.send_blob("findings", findings.as_bytes())?;
     c.send_blob("host", host.as_bytes())?;
     let peer = match cfg.role {
@@ -959,6 +975,41 @@ fn exchange_doctors(
     Ok(mtu)
 }
 
+/// The start of a host's finding that its side of the RC probe cannot start.
+const PROBE_CANNOT_START: &str = "the doctor's RC probe cannot start here: ";
+
+/// This host's finding when it cannot start its side of the RC probe:
+/// `PROGRAM --help`, started as the probe will be (bounded: 5 s).
+fn probe_unstartable(cfg: &AgentConfig) -> Option<String> {
+    let probe = catalog::find(catalog::PROBE)?;
+    let cmd = match cfg.role {
+        Role::Server => probe.server.as_ref()?,
+        _ => probe.client.as_ref()?,
+    };
+    let out = Command::new("timeout")
+        .args(["-k", "2", "5"])
+        .arg(program_path(cfg, cmd.program))
+        .arg("--help")
+        .env("PATH", search_path(&cfg.bin_dir))
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let why = crate::model::not_started(out.status.code(), &String::from_utf8_lossy(&out.stderr))?;
+    Some(format!("{PROBE_CANNOT_START}{why}"))
+}
+
+/// A host's finding (this one's or the peer's, as told) that its side of
+/// the probe cannot start: which host, and why.
+fn probe_cannot_start(cfg: &AgentConfig) -> Option<(&'static str, String)> {
+    ["server", "client"].into_iter().find_map(|who| {
+        let text = fs::read_to_string(findings_file(&cfg.out, who)).ok()?;
+        let why = text
+            .lines()
+            .find_map(|l| l.strip_prefix(PROBE_CANNOT_START))?;
+        Some((who, why.to_string()))
+    })
+}
+
 /// The finding of a failed probe, or `None` when its RC message arrived,
 /// judged on what this host ran and saw: a serving host judges its own
 /// side, whatever the peer may claim; the peer, both sides' files.
@@ -970,6 +1021,28 @@ fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> 
     }
     if failures.is_empty() {
         return None;
+    }
+    if let Some((who, why)) = probe_cannot_start(cfg) {
+        return Some(format!(
+            "the doctor's RC probe did not run, since the {who} host cannot start its side: {why}"
+        ));
+    }
+    // A side that never started: the probe did not run, and says nothing
+    // of the path.
+    let sides = [("server", &outcome.server), ("client", &outcome.client)];
+    let mine = |side: &str| cfg.role != Role::Server || side == "server";
+    if let Some((side, why)) = sides.iter().find_map(|(side, o)| {
+        let why = o.as_ref()?.not_started().filter(|_| mine(side))?;
+        Some((*side, why))
+    }) {
+        let host = if side == "server" {
+            &cfg.params.server_ip
+        } else {
+            &cfg.params.client_ip
+        };
+        return Some(format!(
+            "the doctor's RC probe did not run on {host}: its {side} side {why}"
+        ));
     }
     let said = [&outcome.client, &outcome.server]
         .into_iter()

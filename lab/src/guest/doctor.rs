@@ -1,13 +1,17 @@
 //! `cargo xtask doctor`: the preflight of an RDMA setup. It checks this
-//! host (devices, ports, GIDs, `ulimit -l`, the rdma_cm device node, the
-//! address's netdev, the route of the multicast groups) and, with a peer,
-//! the path to it; each finding is one line: what is wrong, and what to do
-//! about it.
+//! host (devices, ports, GIDs, `ulimit -l`, rdma_cm, the address's netdev,
+//! the route of the multicast groups) and, with a peer, the path to it;
+//! each finding is one line: what is wrong, and what to do about it.
+//!
+//! A finding is what the examples will meet, observed the way they meet
+//! it: rdma_cm is tried as they try it (an event channel and an id), not
+//! judged by its device node, which librdmacm has the kernel make on
+//! demand. What the doctor cannot be sure of is a note, not a finding.
 
 use crate::results::HostInfo;
 use hints;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// What the doctor is asked to check.
@@ -27,6 +31,9 @@ pub struct DoctorOpts {
     /// The IPv4 multicast groups whose route must leave through the RDMA
     /// netdev (empty: no multicast runs here without `-b`).
     pub mcast: Vec<String>,
+    /// Where the examples' binaries are (rdma_cm's probe, [`CM_PROBE`]);
+    /// `None`, or without it there: beside this binary, then on PATH.
+    pub bin_dir: Option<PathBuf>,
 }
 
 /// The doctor's report on this host.
@@ -37,6 +44,9 @@ pub struct HostCheck {
     pub lines: Vec<String>,
     /// What is wrong, a line each, with what to do about it.
     pub findings: Vec<String>,
+    /// What it could not check, and why: not findings, since nothing wrong
+    /// was seen.
+    pub notes: Vec<String>,
     /// The device, for the reports.
     pub info: HostInfo,
 }
@@ -360,7 +370,8 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
     let dev = chosen_device(&mut c, opts, &devs);
     let have_devinfo = has_devinfo();
     if !have_devinfo && !devs.is_empty() {
-        c.findings.push(
+        // The examples do not need it: what it would tell is unknown.
+        c.notes.push(
             "ibv_devinfo is not installed, so the ports' MTUs are unknown: install ibverbs-utils"
                 .into(),
         );
@@ -371,15 +382,7 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
         }
     }
     check_memlock(&mut c, opts);
-    if Path::new("/dev/infiniband/rdma_cm").exists() {
-        c.lines
-            .push("rdma_cm: /dev/infiniband/rdma_cm is there".into());
-    } else {
-        c.findings.push(format!(
-            "{}: load it with `modprobe rdma_ucm`",
-            hints::NO_RDMA_CM
-        ));
-    }
+    check_rdma_cm(&mut c, opts, !devs.is_empty());
     // The RDMA netdev the examples' traffic must leave through: that of
     // --ip, or without it, that of the device.
     let served = match &opts.ip {
@@ -534,6 +537,115 @@ fn check_memlock(c: &mut HostCheck, opts: &DoctorOpts) {
     ));
     c.findings
         .extend(judge_memlock(limit, cap, opts.locked_kib, &opts.locked_by));
+}
+
+/// The program the doctor runs to try rdma_cm: given 127.0.0.1, it makes an
+/// event channel and an id, as every rdma_cm example starts, binds them
+/// to the loopback, which needs no device, and ends there with a line
+/// that says no device serves it. It sends nothing.
+pub const CM_PROBE: &str = "rdmacm_server";
+
+/// The crate of [`CM_PROBE`], which the lab builds for every run.
+pub const CM_PROBE_PACKAGE: &str = "rdmacm_client_server";
+
+/// What the rdma_cm probe met.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CmProbe {
+    /// It made an event channel and an id: rdma_cm works here.
+    Works,
+    /// Making them failed: its error line.
+    Fails(String),
+    /// Its run tells nothing about rdma_cm: why.
+    Unsure(String),
+}
+
+/// Judges a run of [`CM_PROBE`] from its exit status, stdout and stderr.
+pub fn judge_cm_probe(exit: Option<i32>, stdout: &str, stderr: &str) -> CmProbe {
+    if let Some(why) = crate::model::not_started(exit, stderr) {
+        return CmProbe::Unsure(why);
+    }
+    let first = stderr.lines().map(str::trim).find(|l| !l.is_empty());
+    match first {
+        Some(l)
+            if l.starts_with("rdma_create_event_channel") || l.starts_with("rdma_create_id") =>
+        {
+            CmProbe::Fails(l.to_string())
+        }
+        // Past the id: what the bind met is not rdma_cm's availability.
+        Some(l) if l.starts_with("rdma_bind_addr") => CmProbe::Works,
+        // A device on the loopback (siw on lo): it listened until its
+        // time ran out.
+        _ if stdout.lines().any(|l| l.starts_with("listening on port")) => CmProbe::Works,
+        Some(l) => CmProbe::Unsure(format!("{CM_PROBE} 127.0.0.1 said \"{l}\"")),
+        None => CmProbe::Unsure(format!(
+            "{CM_PROBE} 127.0.0.1 ended (exit {}) without a line",
+            exit.map_or("unknown".to_string(), |c| c.to_string())
+        )),
+    }
+}
+
+/// The probe's path: in `bin_dir`, else beside this binary, else its name
+/// (PATH's).
+fn cm_probe_program(bin_dir: Option<&Path>) -> PathBuf {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join(CM_PROBE)));
+    bin_dir
+        .map(|d| d.join(CM_PROBE))
+        .into_iter()
+        .chain(beside)
+        .find(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from(CM_PROBE))
+}
+
+/// Runs the probe (bounded: 10 s) and judges it.
+fn run_cm_probe(program: &Path) -> CmProbe {
+    let out = Command::new("timeout")
+        .args(["-k", "2", "10"])
+        .arg(program)
+        .arg("127.0.0.1")
+        .stdin(Stdio::null())
+        .output();
+    match out {
+        Ok(o) => judge_cm_probe(
+            o.status.code(),
+            &String::from_utf8_lossy(&o.stdout),
+            &String::from_utf8_lossy(&o.stderr),
+        ),
+        Err(e) => CmProbe::Unsure(format!("could not start timeout: {e}")),
+    }
+}
+
+/// rdma_cm, tried as the examples meet it (see [`CM_PROBE`]); its device
+/// node alone is no finding: librdmacm has the kernel load rdma_ucm, and
+/// make the node, when a program first asks.
+fn check_rdma_cm(c: &mut HostCheck, opts: &DoctorOpts, devices: bool) {
+    let node = hints::RDMA_CM_NODE;
+    if !devices {
+        c.lines
+            .push("rdma_cm: not tried, since this host has no RDMA device".into());
+        return;
+    }
+    let was = if Path::new(node).exists() {
+        format!("{node} was there")
+    } else {
+        format!("{node} was not there before: librdmacm has the kernel load rdma_ucm on demand")
+    };
+    let program = cm_probe_program(opts.bin_dir.as_deref());
+    let shown = program.display();
+    match run_cm_probe(&program) {
+        CmProbe::Works => c.lines.push(format!(
+            "rdma_cm: {shown} made an event channel and an id, as the examples do ({was})"
+        )),
+        CmProbe::Fails(line) => c.findings.push(format!(
+            "rdma_cm does not work here: {shown} could not make an event channel and an id, \
+             as every rdma_cm example does first: {line}"
+        )),
+        CmProbe::Unsure(why) => c.notes.push(format!(
+            "rdma_cm not tried: {why} (the doctor runs {CM_PROBE} to make an event channel \
+             and an id; {was})"
+        )),
+    }
 }
 
 /// (device, netdev) of `dev`'s first port with a netdev.
@@ -744,6 +856,46 @@ mod tests {
         assert_eq!(mtu_finding(&b, &a), Some(f));
         assert_eq!(mtu_finding(&a, &host("client", Some(1024))), None);
         assert_eq!(mtu_finding(&a, &host("client", None)), None);
+    }
+
+    /// rdma_cm is judged by what its probe met making an event channel and
+    /// an id; a probe that could not start, or said something else, is a
+    /// note, never a finding.
+    #[test]
+    fn the_rdma_cm_probe_is_judged_by_what_it_met() {
+        let bind = "rdma_bind_addr to 127.0.0.1:0 found no RDMA device: give the address of an \
+                    RDMA device's interface, or none to listen on all\n";
+        assert_eq!(judge_cm_probe(Some(1), "", bind), CmProbe::Works);
+        assert_eq!(
+            judge_cm_probe(Some(124), "listening on port 41000.\n", ""),
+            CmProbe::Works
+        );
+        let ec = "rdma_create_event_channel failed: No such device (ENODEV) (hint: x)";
+        assert_eq!(
+            judge_cm_probe(Some(1), "", &format!("{ec}\n")),
+            CmProbe::Fails(ec.into())
+        );
+        let id = "rdma_create_id failed: Cannot allocate memory (ENOMEM)";
+        assert_eq!(judge_cm_probe(Some(1), "", id), CmProbe::Fails(id.into()));
+        let CmProbe::Unsure(why) = judge_cm_probe(
+            Some(126),
+            "",
+            "timeout: failed to run command '/b/rdmacm_server': Permission denied\n",
+        ) else {
+            panic!("not started is unsure")
+        };
+        assert_eq!(
+            why,
+            "could not start /b/rdmacm_server: Permission denied (exit 126)"
+        );
+        assert!(matches!(
+            judge_cm_probe(Some(139), "", "Segmentation fault\n"),
+            CmProbe::Unsure(w) if w.contains("said \"Segmentation fault\"")
+        ));
+        assert!(matches!(
+            judge_cm_probe(Some(0), "", ""),
+            CmProbe::Unsure(w) if w.contains("exit 0")
+        ));
     }
 
     #[test]

@@ -210,11 +210,10 @@ pub fn build(list: &[&Scenario]) -> Result<(), String> {
         .map(|s| s.package)
         .filter(|p| !p.is_empty())
         .collect();
+    // The doctor, which every run has, tries rdma_cm with it.
+    pkgs.push(crate::guest::doctor::CM_PROBE_PACKAGE);
     pkgs.sort_unstable();
     pkgs.dedup();
-    if pkgs.is_empty() {
-        return Ok(());
-    }
     let mut args = vec!["build", "--release", "--bins"];
     for p in &pkgs {
         args.extend(["-p", p]);
@@ -1093,10 +1092,18 @@ fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> bool {
         locked_kib,
         locked_by: locked_by.to_string(),
         mcast: req.mcast.clone(),
+        // Given, or the build's (in a source tree; else beside this binary).
+        bin_dir: req
+            .bin_dir
+            .clone()
+            .or_else(|| Some(target_dir().join("release"))),
     });
     // Names and text the system's tools gave.
     for l in &check.lines {
         println!("{}", escape_controls(l));
+    }
+    for n in &check.notes {
+        println!("note: {}", escape_controls(n));
     }
     for f in &check.findings {
         eprintln!("{}", escape_controls(f));

@@ -11,7 +11,7 @@
 
 use crate::guest::control::Secret;
 use crate::guest::mesh::coordinator::{coordinate, CoordConfig};
-use crate::guest::mesh::{run_host, MeshHostConfig};
+use crate::guest::mesh::{run_host, run_unable, MeshHostConfig};
 use crate::model::mesh::{MeshRun, Pattern};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
@@ -191,10 +191,19 @@ pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
     let links = crate::guest::doctor::links();
     let dev = match &opts.dev {
         Some(d) => d.clone(),
-        None => links
-            .first()
-            .map(|(d, _, _)| d.clone())
-            .ok_or("mesh: no RDMA device on this host (rdma link shows none): give --dev")?,
+        None => links.first().map(|(d, _, _)| d.clone()).ok_or_else(|| {
+            let none = std::fs::read_dir(hints::SYS_IB).map_or(true, |mut d| d.next().is_none());
+            // What to do about it is the doctor's finding, which goes along.
+            if none {
+                format!(
+                    "mesh: {} ({} is empty)",
+                    hints::NO_DEVICE_HERE,
+                    hints::SYS_IB
+                )
+            } else {
+                "mesh: no RDMA device with a netdev (rdma link shows none): give --dev".into()
+            }
+        })?,
     };
     if let Some(ip) = &opts.ip {
         return Ok((dev, ip.clone()));
@@ -295,10 +304,17 @@ pub fn coord_config(
 }
 
 /// This rank's part; rank 0 also coordinates, in a thread of its own, and
-/// returns the run (the other ranks return `None`).
+/// returns the run (the other ranks return `None`). A host without an RDMA
+/// device or address joins all the same, to say so.
 pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, String> {
-    let (dev, ip) = rdma_address(opts)?;
     let names = scenario_names(&opts.names)?;
+    let address = rdma_address(opts);
+    let (dev, ip) = address.clone().unwrap_or_else(|_| {
+        (
+            opts.dev.clone().unwrap_or_default(),
+            opts.ip.clone().unwrap_or_default(),
+        )
+    });
     let host = MeshHostConfig {
         rank: r.rank,
         coordinator: r.coordinator.clone(),
@@ -312,8 +328,12 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         wait_secs: opts.wait_secs,
         secret: opts.secret.clone(),
     };
+    let play = |host: &MeshHostConfig| match &address {
+        Ok(_) => run_host(host),
+        Err(why) => run_unable(host, why.strip_prefix("mesh: ").unwrap_or(why)),
+    };
     if r.rank != 0 {
-        return run_host(&host).map(|()| None);
+        return play(&host).map(|()| None);
     }
     let cfg = coord_config(
         opts,
@@ -322,7 +342,7 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         r.names.clone(),
     )?;
     let coordinator = std::thread::spawn(move || coordinate(&cfg, &mut |l| println!("{l}")));
-    let played = run_host(&host);
+    let played = play(&host);
     let run = coordinator
         .join()
         .map_err(|_| "mesh: the coordinator failed".to_string())??;

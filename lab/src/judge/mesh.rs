@@ -2,12 +2,16 @@
 //! link or the fabric an administrator should look at.
 //!
 //! Only pairs that ran (passed or failed) between two hosts that took part
-//! count. A host that never joined or died is reported once as such, and
-//! none of its pairs count against anyone: a pair that failed because its
-//! peer died says nothing about the peer's partner. The rest, in order:
-//! every pair failed (the fabric); a host that fails with most of its
-//! peers while the others pass among themselves (the host); a failing
-//! pair of otherwise good hosts (the link); and the multicast rounds.
+//! count. A host that never joined, died, or joined to say it cannot take
+//! part is reported once as such (the last with its reason and its
+//! doctor's findings), and none of its pairs count against anyone: a pair
+//! that failed because its peer died says nothing about the peer's
+//! partner. The rest, in order: every pair failed (the fabric); a host
+//! that fails with most of its peers while the others pass among
+//! themselves (the host); a failing pair of otherwise good hosts (the
+//! link); each host's doctor findings that no finding above has named
+//! (a finding of the run, passed pairs or not); and the multicast
+//! rounds.
 
 use crate::model::mesh::{Joined, MeshHost, MeshRun, Pair, Verdict};
 
@@ -35,6 +39,16 @@ pub enum FindingKind {
         /// The host's rank.
         rank: usize,
     },
+    /// A host joined to say that it cannot take part, and why.
+    CannotTakePart {
+        /// The host's rank.
+        rank: usize,
+    },
+    /// A host's doctor found something that no other finding names.
+    Doctor {
+        /// The host's rank.
+        rank: usize,
+    },
     /// A multicast receiver (or, when no receiver got anything, the
     /// sender) that did not get every message.
     Multicast {
@@ -59,8 +73,28 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
     let mesh = Mesh::new(run);
     let mut findings = mesh.missing();
     findings.extend(mesh.pairs());
+    // A fabric-wide finding quotes every doctor already, with its hosts.
+    if !findings.iter().any(|f| f.kind == FindingKind::FabricWide) {
+        let named: Vec<usize> = findings.iter().flat_map(|f| f.kind.ranks()).collect();
+        findings.extend(mesh.doctors(&named));
+    }
     findings.extend(mesh.multicast());
     findings
+}
+
+impl FindingKind {
+    /// The hosts it names; a host's doctor is quoted wherever it is named.
+    pub fn ranks(&self) -> Vec<usize> {
+        match *self {
+            FindingKind::HostFault { rank }
+            | FindingKind::Missing { rank }
+            | FindingKind::CannotTakePart { rank }
+            | FindingKind::Doctor { rank }
+            | FindingKind::Multicast { rank } => vec![rank],
+            FindingKind::LinkFault { a, b } => vec![a, b],
+            FindingKind::FabricWide => Vec::new(),
+        }
+    }
 }
 
 /// One thing the doctor saw on a host, read from its record.
@@ -71,6 +105,9 @@ struct Ran<'a> {
     pair: Pair,
     /// The scenarios that failed; empty when it passed.
     failed: Vec<&'a str>,
+    /// The details of those failures that are a program that never
+    /// started (`could not start PATH: REASON`), not a fault of the path.
+    unstarted: Vec<&'a str>,
 }
 
 /// The run with what the rules ask of it at hand.
@@ -105,6 +142,12 @@ impl<'a> Mesh<'a> {
             .map(|c| Ran {
                 pair: c.pair,
                 failed: c.failed(),
+                unstarted: c
+                    .results
+                    .iter()
+                    .filter(|r| r.verdict == Verdict::Fail && r.detail.contains(NOT_STARTED))
+                    .map(|r| r.detail.as_str())
+                    .collect(),
             })
             .collect();
         Mesh { run, joined, ran }
@@ -131,8 +174,19 @@ impl<'a> Mesh<'a> {
         let mut findings = Vec::new();
         for h in self.run.hosts.iter().filter(|h| h.joined != Joined::Joined) {
             let pairs = self.run.cells.iter().filter(|c| c.pair.has(h.rank)).count();
+            let mut kind = FindingKind::Missing { rank: h.rank };
             let text = match &h.joined {
                 Joined::Joined => continue,
+                Joined::CannotRun { why } => {
+                    kind = FindingKind::CannotTakePart { rank: h.rank };
+                    format!(
+                        "{} cannot take part: {why}. Its {} did not run, and count against no \
+                         one. {}",
+                        self.label(h.rank),
+                        plural(pairs, "pair"),
+                        self.doctor(h.rank, "Its")
+                    )
+                }
                 Joined::NeverJoined { waited_secs } => format!(
                     "{} never joined (waited {waited_secs} s for it): its {} did not run, \
                      and count against no one; is its agent running, and can it reach the \
@@ -147,12 +201,38 @@ impl<'a> Mesh<'a> {
                     plural(pairs, "pair")
                 ),
             };
-            findings.push(Finding {
-                kind: FindingKind::Missing { rank: h.rank },
-                text,
-            });
+            findings.push(Finding { kind, text });
         }
         findings
+    }
+
+    /// One finding per host that took part whose doctor found something
+    /// and that no finding in `named` names: what the examples will meet
+    /// there, whether its pairs passed or not.
+    fn doctors(&self, named: &[usize]) -> Vec<Finding> {
+        self.run
+            .hosts
+            .iter()
+            .filter(|h| self.joined[h.rank] && !h.findings.is_empty() && !named.contains(&h.rank))
+            .map(|h| {
+                let mine: Vec<&Ran> = self.ran.iter().filter(|r| r.pair.has(h.rank)).collect();
+                let failed = mine.iter().filter(|r| !r.failed.is_empty()).count();
+                let pairs = match (mine.len(), failed) {
+                    (0, _) => "none of its pairs ran".to_string(),
+                    (n, 0) => format!("its {} passed anyway", plural(n, "pair")),
+                    (n, f) => format!("{f} of its {} failed", plural(n, "pair")),
+                };
+                Finding {
+                    kind: FindingKind::Doctor { rank: h.rank },
+                    text: format!(
+                        "{}'s doctor found: {} ({pairs}): the examples meet it there, so fix \
+                         it there",
+                        self.label(h.rank),
+                        h.findings.join("; ")
+                    ),
+                }
+            })
+            .collect()
     }
 
     /// The findings of the pairs that ran: one for the fabric, or the
@@ -279,12 +359,13 @@ impl<'a> Mesh<'a> {
         Finding {
             kind: FindingKind::HostFault { rank },
             text: format!(
-                "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}{}",
+                "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}{}{}",
                 self.label(rank),
                 self.label(rank),
                 scenario_counts(failing.iter().map(|r| &r.failed)),
                 self.odd_one_out(rank),
-                self.doctor(rank, "Its")
+                self.doctor(rank, "Its"),
+                Self::unstarted_note(&failing.iter().map(|r| **r).collect::<Vec<_>>())
             ),
         }
     }
@@ -296,12 +377,13 @@ impl<'a> Mesh<'a> {
             kind: FindingKind::LinkFault { a, b },
             text: format!(
                 "the link between {} and {} fails ({}), though both pass with their other \
-                 peers: {}{}",
+                 peers: {}{}{}",
                 self.label(a),
                 self.label(b),
                 r.failed.join(", "),
                 self.differences(a, b),
-                self.doctors_if_any(&[a, b])
+                self.doctors_if_any(&[a, b]),
+                Self::unstarted_note(&[r])
             ),
         }
     }
@@ -316,18 +398,51 @@ impl<'a> Mesh<'a> {
         let text = format!(
             "{} and {} fail together (failed: {}). With only two hosts a failure cannot be \
              pinned on either one: it is one of the two, the link between them, or the fabric; \
-             add a third host to tell which. {}. {} {}",
+             add a third host to tell which. {}. {} {}{}",
             self.label(a),
             self.label(b),
             failed[0].failed.join(", "),
             capitalised(&self.differences(a, b)),
             self.doctor(a, &format!("{}'s", self.label(a))),
-            self.doctor(b, &format!("{}'s", self.label(b)))
+            self.doctor(b, &format!("{}'s", self.label(b))),
+            Self::unstarted_note(&failed)
         );
         vec![Finding {
             kind: FindingKind::LinkFault { a, b },
             text,
         }]
+    }
+
+    /// Where to look when many pairs fail: what every host shares, unless
+    /// every failure is a program that never started, which is said
+    /// instead; with some such failures, they are said as well.
+    fn fabric_hint(&self) -> String {
+        let failing: Vec<&Ran> = self.ran.iter().filter(|r| !r.failed.is_empty()).collect();
+        let unstarted: Vec<&str> = failing.iter().flat_map(|r| r.unstarted.clone()).collect();
+        let Some(first) = unstarted.first() else {
+            return FABRIC_HINT.to_string();
+        };
+        let all = failing.iter().all(|r| r.unstarted.len() == r.failed.len());
+        let said = format!(
+            "{} of the failures are programs that never started, not the network (first: {first})",
+            unstarted.len()
+        );
+        if all {
+            format!("Every failure is a program that never started, not the network: {first}.")
+        } else {
+            format!("{FABRIC_HINT} {said}.")
+        }
+    }
+
+    /// What `r`'s failures say of programs that never started, as a
+    /// sentence after a finding's text; nothing when none did.
+    fn unstarted_note(r: &[&Ran]) -> String {
+        r.iter()
+            .flat_map(|r| r.unstarted.first())
+            .next()
+            .map_or(String::new(), |first| {
+                format!(" A program never started there, not a network fault: {first}.")
+            })
     }
 
     /// Every pair that ran failed: the fabric, said once.
@@ -338,7 +453,7 @@ impl<'a> Mesh<'a> {
             self.ran.len(),
             self.ran.len(),
             scenario_counts(self.ran.iter().map(|r| &r.failed)),
-            FABRIC_HINT,
+            self.fabric_hint(),
             self.doctors_summed()
         );
         let hosts = self.hosts_that_ran();
@@ -368,7 +483,7 @@ impl<'a> Mesh<'a> {
                  {} {}",
                 self.ran.len(),
                 scenario_counts(self.ran.iter().map(|r| &r.failed)),
-                FABRIC_HINT,
+                self.fabric_hint(),
                 self.doctors_summed()
             ),
         }
@@ -493,23 +608,23 @@ impl<'a> Mesh<'a> {
             .collect()
     }
 
-    /// Every distinct doctor finding of the hosts that took part, with how
-    /// many hosts it was found on.
+    /// Every distinct doctor finding of the hosts that took part, with the
+    /// hosts it was found on.
     fn doctors_summed(&self) -> String {
-        let mut counts: Vec<(&str, usize)> = Vec::new();
+        let mut found: Vec<(&str, Vec<usize>)> = Vec::new();
         let hosts = self.run.hosts.iter().filter(|h| self.joined[h.rank]);
-        for f in hosts.flat_map(|h| &h.findings) {
-            match counts.iter_mut().find(|(seen, _)| seen == f) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((f, 1)),
+        for (rank, f) in hosts.flat_map(|h| h.findings.iter().map(move |f| (h.rank, f))) {
+            match found.iter_mut().find(|(seen, _)| seen == f) {
+                Some((_, on)) => on.push(rank),
+                None => found.push((f, vec![rank])),
             }
         }
-        if counts.is_empty() {
+        if found.is_empty() {
             return "No host's doctor found anything.".into();
         }
-        let listed: Vec<String> = counts
+        let listed: Vec<String> = found
             .iter()
-            .map(|(f, n)| format!("{f} (on {})", plural(*n, "host")))
+            .map(|(f, on)| format!("{f} (on {})", self.names(on.iter().copied())))
             .collect();
         format!("The doctors found: {}.", listed.join("; "))
     }
@@ -586,6 +701,10 @@ impl<'a> Mesh<'a> {
         }
     }
 }
+
+/// How a verdict's detail says that a program never started
+/// ([`crate::model::not_started`]).
+const NOT_STARTED: &str = "could not start ";
 
 /// What every host shares, where a fabric-wide failure comes from.
 const FABRIC_HINT: &str = "Look at what every host shares: UDP port 4791 (RoCE v2) blocked by \

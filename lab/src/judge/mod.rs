@@ -17,6 +17,10 @@ fn check_side(
         failures.push(format!("{label}: no result (never ran, or the VM died)"));
         return;
     };
+    if let Some(why) = never_started(expect, side) {
+        failures.push(format!("{label}: {why}"));
+        return;
+    }
     match side.exit {
         None => failures.push(format!("{label}: no exit status (killed with the VM?)")),
         Some(TIMED_OUT) if expect.exit != TIMED_OUT => failures.push(format!(
@@ -28,16 +32,7 @@ fn check_side(
         )),
         Some(_) => {}
     }
-    if let Some(secs) = expect.within_secs {
-        match side.elapsed_ms {
-            Some(ms) if ms < u64::from(secs) * 1000 => {}
-            Some(ms) => failures.push(format!(
-                "{label}: took {:.1} s, must end within {secs} s",
-                ms as f64 / 1000.0
-            )),
-            None => failures.push(format!("{label}: no run time, must end within {secs} s")),
-        }
-    }
+    failures.extend(late(label, expect, side));
     let expanded =
         |ps: &[String]| -> Vec<String> { ps.iter().filter_map(|p| expand(p, addrs)).collect() };
     let stdout = expanded(&expect.stdout);
@@ -93,6 +88,27 @@ fn check_side(
             }
         }
     }
+}
+
+/// The failure of a side that ended later than its scenario allows.
+fn late(label: &str, expect: &Expect, side: &SideOutcome) -> Option<String> {
+    let secs = expect.within_secs?;
+    match side.elapsed_ms {
+        Some(ms) if ms < u64::from(secs) * 1000 => None,
+        Some(ms) => Some(format!(
+            "{label}: took {:.1} s, must end within {secs} s",
+            ms as f64 / 1000.0
+        )),
+        None => Some(format!("{label}: no run time, must end within {secs} s")),
+    }
+}
+
+/// Why `side` never started, unless its scenario expects just that: a
+/// program that never started says nothing of what it was to test, so its
+/// path and the system's reason are the whole story.
+fn never_started(expect: &Expect, side: &SideOutcome) -> Option<String> {
+    side.not_started()
+        .filter(|_| ![126, 127].contains(&expect.exit))
 }
 
 /// The patterns that do not match lines of `text` in the given order: each

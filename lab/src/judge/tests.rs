@@ -246,3 +246,47 @@ fn past_max_msg_sz_wants_the_limit_that_applies() {
     assert!(!check(cell, &run("8388608", range), None).is_empty());
     assert!(!check(cell, &run("2147483648", port), None).is_empty());
 }
+
+/// A side that could not be started is reported with the program's path
+/// and the system's reason, and nothing else of it is judged.
+#[test]
+fn a_side_that_never_started_says_why() {
+    let s = find("rc_example").unwrap();
+    let mut o = good_rc();
+    o.client = Some(side(
+        126,
+        "",
+        "timeout: failed to run command '/opt/bin/rc_example': Permission denied\n",
+    ));
+    assert_eq!(
+        check(s, &o, None),
+        ["client: could not start /opt/bin/rc_example: Permission denied (exit 126)"]
+    );
+    o.client = Some(side(
+        127,
+        "",
+        "timeout: failed to run command 'rc_example': No such file or directory\n",
+    ));
+    assert_eq!(
+        check(s, &o, None),
+        ["client: could not start rc_example: No such file or directory (exit 127)"]
+    );
+    o.client = Some(side(
+        127,
+        "",
+        "agent: cannot start rc_example: no timeout\n",
+    ));
+    assert_eq!(
+        check(s, &o, None),
+        ["client: could not start rc_example: no timeout"]
+    );
+    // A shell's own words, where no line names the program.
+    o.client = Some(side(127, "", "sh: 1: mckey: not found\n"));
+    assert_eq!(
+        check(s, &o, None),
+        ["client: could not start a program (not found, exit 127): sh: 1: mckey: not found"]
+    );
+    // Exit 1 is a run, judged as one.
+    o.client = Some(side(1, "", "x\n"));
+    assert!(check(s, &o, None)[0].starts_with("client: exit status 1"));
+}

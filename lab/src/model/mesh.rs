@@ -245,6 +245,12 @@ pub enum Joined {
         /// When: the round or scenario the coordinator was in, as it says it.
         during: String,
     },
+    /// It joined to say that it cannot take part (no RDMA device, no
+    /// address), and was handed no pair.
+    CannotRun {
+        /// Why, as the host said it.
+        why: String,
+    },
 }
 
 /// One host of a mesh run, as its agent and its doctor described it.

@@ -14,6 +14,53 @@ pub struct SideOutcome {
     pub stderr: String,
 }
 
+impl SideOutcome {
+    /// Why this side never started, when it did not (see [`not_started`]).
+    pub fn not_started(&self) -> Option<String> {
+        not_started(self.exit, &self.stderr)
+    }
+}
+
+/// Why a program never started, from its exit status and stderr, when it
+/// did not: `timeout` (and a shell) exit 126 for a program found but not
+/// executable, 127 for one not found, and say which and why
+/// (`timeout: failed to run command '/x/p': Permission denied`); the
+/// agent says `agent: cannot start p: ...` when `timeout` itself could not
+/// run. "could not start /x/p: Permission denied (exit 126)", or with the
+/// first stderr line where no such line names the program.
+pub fn not_started(exit: Option<i32>, stderr: &str) -> Option<String> {
+    if let Some(l) = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("agent: cannot start "))
+    {
+        return Some(format!("could not start {}", l.trim()));
+    }
+    let code = exit.filter(|c| [126, 127].contains(c))?;
+    let named = stderr.lines().find_map(|l| {
+        let rest = l.split_once("failed to run command '")?.1;
+        let (path, reason) = rest.split_once("': ")?;
+        Some(format!(
+            "could not start {path}: {} (exit {code})",
+            reason.trim()
+        ))
+    });
+    Some(named.unwrap_or_else(|| {
+        let first = stderr.lines().find(|l| !l.trim().is_empty());
+        let why = if code == 126 {
+            "not executable"
+        } else {
+            "not found"
+        };
+        match first {
+            Some(l) => format!(
+                "could not start a program ({why}, exit {code}): {}",
+                l.trim()
+            ),
+            None => format!("could not start a program ({why}, exit {code})"),
+        }
+    }))
+}
+
 /// What a scenario run produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {

@@ -86,9 +86,9 @@ pub fn report(run: &MeshRun, files: &ReportFiles) -> Result<bool, String> {
             .mcast
             .iter()
             .all(|m| m.receivers.iter().all(|(_, v)| *v != Verdict::Fail));
-    // As the lab's own run, a doctor's finding on any host fails it.
-    let doctors_quiet = run.hosts.iter().all(|h| h.findings.is_empty());
-    Ok(findings.is_empty() && all_passed && doctors_quiet)
+    // A doctor's finding on any host is a finding of the diagnosis, so the
+    // status follows from the diagnosis alone.
+    Ok(findings.is_empty() && all_passed)
 }
 
 /// The run as text for the terminal: the N x N matrix (`.` pass, `X`
@@ -282,7 +282,8 @@ fn finding_class(k: &FindingKind) -> &'static str {
         FindingKind::HostFault { .. } => "host",
         FindingKind::LinkFault { .. } => "link",
         FindingKind::FabricWide => "fabric",
-        FindingKind::Missing { .. } => "missing",
+        FindingKind::Missing { .. } | FindingKind::CannotTakePart { .. } => "missing",
+        FindingKind::Doctor { .. } => "doctor",
         FindingKind::Multicast { .. } => "mcast",
     }
 }
@@ -298,7 +299,7 @@ td a { color: inherit; text-decoration: none; }
 .skip { background: #e8e8c0; } .notrun { background: #d0d0d0; } .self { background: #555; }
 .none { background: #fff; }
 .diagnosis li { margin: .3em 0; } .diagnosis .ok { color: #2a602a; }
-li.fabric, li.host, li.link { color: #a00; } li.missing, li.mcast { color: #8a5a00; }
+li.fabric, li.host, li.link { color: #a00; } li.missing, li.mcast, li.doctor { color: #8a5a00; }
 .hosts td { text-align: left; }
 pre { white-space: pre-wrap; }
 ";
@@ -486,6 +487,7 @@ fn joined_words(j: &Joined) -> String {
         Joined::Joined => "joined".into(),
         Joined::NeverJoined { waited_secs } => format!("never joined (waited {waited_secs} s)"),
         Joined::Died { during } => format!("died during {during}"),
+        Joined::CannotRun { why } => format!("cannot take part: {why}"),
     }
 }
 
@@ -694,16 +696,17 @@ pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
         }
     }
     lines.extend(run.hosts.iter().map(|h| {
-        let (joined, waited, during) = match &h.joined {
-            Joined::Joined => ("joined", None, None),
-            Joined::NeverJoined { waited_secs } => ("never_joined", Some(*waited_secs), None),
-            Joined::Died { during } => ("died", None, Some(during.as_str())),
+        let (joined, waited, during, cannot) = match &h.joined {
+            Joined::Joined => ("joined", None, None, None),
+            Joined::NeverJoined { waited_secs } => ("never_joined", Some(*waited_secs), None, None),
+            Joined::Died { during } => ("died", None, Some(during.as_str()), None),
+            Joined::CannotRun { why } => ("cannot_run", None, None, Some(why.as_str())),
         };
         json!({
             "type": "host", "rank": h.rank, "name": h.name, "rdma_addr": h.rdma_addr,
             "netdev": h.netdev, "mtu": h.mtu, "gid_type": h.gid_type, "subnet": h.subnet,
             "findings": h.findings, "joined": joined, "waited_secs": waited,
-            "died_during": during,
+            "died_during": during, "cannot_run": cannot,
         })
     }));
     for m in &run.mcast {
@@ -735,6 +738,8 @@ fn finding_json(f: &Finding) -> Value {
         FindingKind::LinkFault { a, b } => ("link_fault", vec![a, b]),
         FindingKind::FabricWide => ("fabric_wide", vec![]),
         FindingKind::Missing { rank } => ("missing", vec![rank]),
+        FindingKind::CannotTakePart { rank } => ("cannot_take_part", vec![rank]),
+        FindingKind::Doctor { rank } => ("doctor", vec![rank]),
         FindingKind::Multicast { rank } => ("multicast", vec![rank]),
     };
     json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text})

@@ -78,4 +78,33 @@ done
 # shellcheck disable=SC2086
 step never_started "$lab" mesh --rank 0 $flags rc_example
 wait
+
+# 7. node1's only fault is one its doctor finds and rc_example does not
+#    meet: `ulimit -l 64` without CAP_IPC_LOCK (apm's 1960 KiB would not
+#    fit). Every pair passes; the diagnosis names node1 and the finding,
+#    and the run fails on it.
+flags="--size 4 --coordinator node0 --wait 60 --out /tmp/mesh-doctor"
+for r in 1 2 3; do
+	limit=""
+	if [ "$r" = 1 ]; then
+		limit="setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock sh -c 'ulimit -l 64 && exec \"\$0\" \"\$@\"'"
+	fi
+	# shellcheck disable=SC2086 # $flags is several words on purpose.
+	printf '%s\n' "$RDMA_LAB_SECRET" |
+		timeout 600 ssh "node$r" "$limit $lab mesh --rank $r $flags --secret-stdin rc_example" \
+			>"$out/doctor_only.rank$r.out" 2>&1 &
+done
+# shellcheck disable=SC2086
+step doctor_only "$lab" mesh --rank 0 $flags rc_example
+wait
+
+# 8. node2 has the modules and no device: its rank joins to say so, and
+#    the diagnosis names node2 and why at once, without waiting out
+#    --wait (600 s here: the step's time shows it did not).
+n2=$(nic node2)
+timeout 60 ssh node2 rdma link delete rxe0
+began=$(date +%s)
+step no_device srun -N 4 --ntasks-per-node=1 "$lab" mesh --wait 600 rc_example
+echo "took $(($(date +%s) - began)) s" >>"$out/no_device.out"
+timeout 60 ssh node2 rdma link add rxe0 type rxe netdev "$n2"
 echo "fabric test: done"

@@ -87,6 +87,10 @@ fn absent(cfg: &CoordConfig, rank: usize) -> MeshHost {
 
 /// A joined host as its hello describes it.
 fn joined(h: Hello) -> MeshHost {
+    let joined = match h.cannot_run {
+        Some(why) => Joined::CannotRun { why },
+        None => Joined::Joined,
+    };
     MeshHost {
         rank: h.rank,
         name: h.name,
@@ -96,7 +100,7 @@ fn joined(h: Hello) -> MeshHost {
         gid_type: h.gid_type,
         subnet: h.subnet,
         findings: h.findings,
-        joined: Joined::Joined,
+        joined,
     }
 }
 
@@ -154,8 +158,13 @@ fn check_hello(
             hello.rank, cfg.size
         ));
     }
-    if members[hello.rank].control.is_some() {
+    let m = &members[hello.rank];
+    if m.control.is_some() || matches!(m.host.joined, Joined::CannotRun { .. }) {
         return Err(format!("rank {} has joined already", hello.rank));
+    }
+    // A host that cannot take part has no RDMA address to check.
+    if hello.cannot_run.is_some() {
+        return from_its_host(hello, from, cfg, resolved);
     }
     if hello.ip.parse::<std::net::IpAddr>().is_err() {
         return Err("its RDMA address is not an address".into());
@@ -169,6 +178,16 @@ fn check_hello(
             hello.ip
         ));
     }
+    from_its_host(hello, from, cfg, resolved)
+}
+
+/// Whether `hello` came from its rank's host, where the launcher named it.
+fn from_its_host(
+    hello: &Hello,
+    from: SocketAddr,
+    cfg: &CoordConfig,
+    resolved: &[Vec<std::net::IpAddr>],
+) -> Result<(), String> {
     // A name this host cannot resolve cannot be checked (the loopback
     // tests' stand-ins have such names).
     let ours = resolved.get(hello.rank).map_or(&[][..], |a| &a[..]);
@@ -223,15 +242,26 @@ fn register(
 ) -> bool {
     match admitted.and_then(|(c, h)| check_hello(&h, from, cfg, members, resolved).map(|()| (c, h)))
     {
-        Ok((c, hello)) => {
+        Ok((mut c, hello)) => {
+            let cannot = hello.cannot_run.as_ref().map_or(String::new(), |why| {
+                format!(": it cannot take part: {}", shown(why))
+            });
             say(&format!(
-                "mesh: {} joined as rank {} from {from}",
+                "mesh: {} joined as rank {} from {from}{cannot}",
                 shown(&hello.name),
                 hello.rank
             ));
             let rank = hello.rank;
+            // A host that cannot take part has said all it will: it is
+            // let go at once, and counts as there for the wait.
+            let control = if hello.cannot_run.is_some() {
+                let _ = c.send("bye");
+                None
+            } else {
+                Some(c)
+            };
             members[rank] = Member {
-                control: Some(c),
+                control,
                 host: joined(hello),
             };
             true
@@ -350,11 +380,7 @@ fn left(deadline: Instant) -> Duration {
 fn hand_out(r: usize, p: Pair, members: &mut [Member], cfg: &CoordConfig) -> Result<(), String> {
     for rank in [p.server, p.client] {
         if members[rank].control.is_none() {
-            return Err(format!(
-                "{} is not there ({})",
-                members[rank].host.name,
-                gone_text(&members[rank].host.joined)
-            ));
+            return Err(absence(&members[rank].host));
         }
     }
     let nonce = nonce()?;
@@ -381,12 +407,16 @@ fn hand_out(r: usize, p: Pair, members: &mut [Member], cfg: &CoordConfig) -> Res
     Ok(())
 }
 
-/// A host's absence in words.
-fn gone_text(j: &Joined) -> String {
-    match j {
-        Joined::Joined => "there".into(),
-        Joined::NeverJoined { waited_secs } => format!("it never joined in {waited_secs} s"),
-        Joined::Died { during } => format!("it went away during {during}"),
+/// A host's absence in words, its name first.
+fn absence(h: &MeshHost) -> String {
+    let name = &h.name;
+    match &h.joined {
+        Joined::Joined => format!("{name} is there"),
+        Joined::NeverJoined { waited_secs } => {
+            format!("{name} is not there (it never joined in {waited_secs} s)")
+        }
+        Joined::Died { during } => format!("{name} is not there (it went away during {during})"),
+        Joined::CannotRun { why } => format!("{name} cannot take part: {why}"),
     }
 }
 
@@ -645,6 +675,19 @@ fn ask_all(
 /// One multicast scenario: the receivers started and ready, the sender
 /// run, then each receiver's verdict (did it get every message?).
 fn mcast_one(m: &Mcast, s: &Scenario, members: &mut [Member]) -> McastResult {
+    // Without its sender, no receiver is started: none could pass.
+    if members[m.sender].control.is_none() {
+        let why = absence(&members[m.sender].host);
+        return McastResult {
+            sender: m.sender,
+            scenario: s.name.clone(),
+            receivers: m
+                .receivers
+                .iter()
+                .map(|&r| (r, Verdict::NotRun(why.clone())))
+                .collect(),
+        };
+    }
     let bound = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 60);
     let name = hex(s.name.as_bytes());
     let ready = ask_all(
@@ -668,7 +711,9 @@ fn mcast_one(m: &Mcast, s: &Scenario, members: &mut [Member]) -> McastResult {
     let deadline = Instant::now() + bound;
     let mut receivers = Vec::new();
     for &r in &m.receivers {
-        let verdict = if !ready.contains(&r) {
+        let verdict = if members[r].control.is_none() && !ready.contains(&r) {
+            Verdict::NotRun(absence(&members[r].host))
+        } else if !ready.contains(&r) {
             Verdict::NotRun(format!(
                 "{} did not start its receiver",
                 members[r].host.name

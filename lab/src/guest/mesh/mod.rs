@@ -184,6 +184,27 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
     }
 }
 
+/// The part of a host that cannot take part (`why`: no RDMA device, no
+/// address): it joins all the same, with its doctor's findings and why,
+/// so that the coordinator names it and its cause at once instead of
+/// waiting for it; then it is let go. `Err` says why it did not play.
+pub fn run_unable(cfg: &MeshHostConfig, why: &str) -> Result<(), String> {
+    let hello = Hello::unable(cfg, why);
+    let mut c = connect(cfg)?;
+    c.send_blob("hello", hello.to_json().as_bytes())?;
+    let bound = Duration::from_secs(cfg.wait_secs + PAIR_WAIT_SECS);
+    let said = c.recv("bye", bound)?;
+    if said != "bye" {
+        return Err(format!(
+            "mesh: the coordinator sent `{}`",
+            crate::base::text::shown(&said)
+        ));
+    }
+    Err(format!(
+        "mesh: this host cannot take part ({why}); the coordinator was told"
+    ))
+}
+
 /// The scenario a multicast message names and the agent that runs one of
 /// its sides alone here: `{server_ip}` is this host's own address (a
 /// receiver binds it), its files in a dir of their own.

@@ -51,6 +51,9 @@ pub struct Hello {
     pub subnet: Option<String>,
     /// Its doctor's findings.
     pub findings: Vec<String>,
+    /// Why it cannot take part, when it cannot (no RDMA device, no
+    /// address): it joins to say so, and is handed no pair.
+    pub cannot_run: Option<String>,
 }
 
 impl Hello {
@@ -65,6 +68,7 @@ impl Hello {
             locked_kib,
             locked_by: locked_by.to_string(),
             mcast: Vec::new(),
+            bin_dir: Some(cfg.bin_dir.clone()),
         });
         let addrs = Command::new("ip")
             .args(["-o", "addr", "show"])
@@ -84,6 +88,36 @@ impl Hello {
             mtu,
             gid_type: check.info.gid_type,
             findings: check.findings,
+            cannot_run: None,
+        }
+    }
+
+    /// A host that cannot take part, and `why`: its doctor's findings
+    /// (on `cfg`'s device and address where it has them), and nothing of
+    /// a device or an address.
+    pub fn unable(cfg: &MeshHostConfig, why: &str) -> Hello {
+        let pairs: Vec<&Scenario> = catalog::pairs().collect();
+        let (locked_kib, locked_by) = catalog::largest_registration(&pairs);
+        let given = |v: &str| (!v.is_empty()).then(|| v.to_string());
+        let check = crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
+            dev: given(&cfg.dev),
+            ip: given(&cfg.ip),
+            gid_idx: cfg.gid_idx,
+            locked_kib,
+            locked_by: locked_by.to_string(),
+            mcast: Vec::new(),
+            bin_dir: Some(cfg.bin_dir.clone()),
+        });
+        Hello {
+            rank: cfg.rank,
+            name: cfg.name.clone(),
+            ip: String::new(),
+            netdev: String::new(),
+            mtu: None,
+            gid_type: None,
+            subnet: None,
+            findings: check.findings,
+            cannot_run: Some(why.to_string()),
         }
     }
 
@@ -92,7 +126,7 @@ impl Hello {
         json!({
             "rank": self.rank, "name": self.name, "ip": self.ip, "netdev": self.netdev,
             "mtu": self.mtu, "gid_type": self.gid_type, "subnet": self.subnet,
-            "findings": self.findings,
+            "findings": self.findings, "cannot_run": self.cannot_run,
         })
         .to_string()
     }
@@ -117,6 +151,8 @@ impl Hello {
             gid_type: opt("gid_type"),
             subnet: opt("subnet"),
             findings: strings(&v, "findings"),
+            // A reason, kept as the other texts are, not as a name.
+            cannot_run: Some(text(&v, "cannot_run")).filter(|t| !t.is_empty()),
         })
     }
 }
@@ -384,6 +420,12 @@ mod tests {
             gid_type: Some("RoCE v2".into()),
             subnet: Some("192.0.2.0/24".into()),
             findings: vec!["a finding".into()],
+            cannot_run: None,
+        };
+        assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
+        let h = Hello {
+            cannot_run: Some("no RDMA device".into()),
+            ..h
         };
         assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
         let a = Assignment {

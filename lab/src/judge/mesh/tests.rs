@@ -164,7 +164,7 @@ fn every_pair_failing_is_one_fabric_finding() {
             "UDP port 4791",
             "GID policy",
             "no RDMA device at all",
-            "The doctors found: no RDMA device (on 4 hosts).",
+            "The doctors found: no RDMA device (on node0, node1, node2, node3).",
         ],
     );
     assert!(!findings[0].text.contains("may be that host"));
@@ -369,4 +369,81 @@ fn a_bad_host_whose_mtu_is_the_odd_one_out_says_so() {
     // Alike hosts: nothing is said to differ.
     mesh.hosts[3].mtu = Some(1500);
     assert!(!diagnose(&mesh)[0].text.contains("Unlike"));
+}
+
+/// A host's doctor finding is told once: in the finding that names the
+/// host, else as a finding of its own that says how its pairs went.
+#[test]
+fn a_doctor_finding_is_told_once_by_the_finding_that_names_its_host() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 2);
+    mesh.hosts[2].findings = vec!["rxe0 port 1 is DOWN".into()];
+    mesh.hosts[0].findings = vec!["`ulimit -l` is 64 KiB".into()];
+    let findings = diagnose(&mesh);
+    assert_eq!(
+        kinds(&findings),
+        vec![
+            FindingKind::HostFault { rank: 2 },
+            FindingKind::Doctor { rank: 0 }
+        ]
+    );
+    says(
+        &findings[0].text,
+        &["Its doctor found: rxe0 port 1 is DOWN."],
+    );
+    // node0's pair with node2 failed, which node2's fault explains.
+    assert_eq!(
+        findings[1].text,
+        "node0's doctor found: `ulimit -l` is 64 KiB (1 of its 3 pairs failed): the examples \
+         meet it there, so fix it there"
+    );
+    // On a host whose pairs all passed.
+    let mut mesh = run(3, Pattern::AllPairs, |_, _| false);
+    mesh.hosts[1].findings = vec!["x".into()];
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::Doctor { rank: 1 }]);
+    says(
+        &findings[0].text,
+        &["node1's doctor found: x (its 2 pairs passed anyway)"],
+    );
+}
+
+/// Programs that never started are said as such, not as the network's
+/// fault: every failure one, and a host whose failures are.
+#[test]
+fn programs_that_never_started_are_not_blamed_on_the_network() {
+    let not_started = "client: could not start /opt/rc_example: Permission denied (exit 126)";
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| true);
+    for c in &mut mesh.cells {
+        for r in &mut c.results {
+            r.detail = not_started.into();
+        }
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
+    says(
+        &findings[0].text,
+        &[&format!(
+            "Every failure is a program that never started, not the network: {not_started}."
+        )],
+    );
+    assert!(
+        !findings[0].text.contains("UDP port 4791"),
+        "{}",
+        findings[0].text
+    );
+    // One host's programs: named with it.
+    let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 2);
+    for c in mesh.cells.iter_mut().filter(|c| c.pair.has(2)) {
+        for r in &mut c.results {
+            r.detail = not_started.into();
+        }
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 2 }]);
+    says(
+        &findings[0].text,
+        &[&format!(
+            "A program never started there, not a network fault: {not_started}."
+        )],
+    );
 }
