@@ -133,6 +133,8 @@ const DEFAULT_LANES: usize = 3;
 struct Counter {
     total: usize,
     started: Instant,
+    /// When the first test ended, in seconds since `started`.
+    first: Option<f64>,
     done: usize,
     /// Each test told so far, its verdict then, and its time.
     told: Vec<(String, bool)>,
@@ -144,6 +146,7 @@ impl Counter {
         Counter {
             total,
             started: Instant::now(),
+            first: None,
             done: 0,
             told: Vec::new(),
             times: Vec::new(),
@@ -155,15 +158,25 @@ impl Counter {
     fn tell(&mut self, test: &str, failures: &[String], time: TestTime) {
         self.done += 1;
         let elapsed = self.started.elapsed().as_secs_f64();
-        let left = elapsed / self.done as f64 * self.total.saturating_sub(self.done) as f64;
+        // The rate since the first result: the boots before it are over.
+        let first = *self.first.get_or_insert(elapsed);
+        let left = match self.done {
+            1 => "time left: after the next test".to_string(),
+            n => {
+                let rate = (elapsed - first) / (n - 1) as f64;
+                format!(
+                    "about {} left",
+                    clock(rate * self.total.saturating_sub(n) as f64)
+                )
+            }
+        };
         let verdict = if failures.is_empty() { "ok" } else { "FAILED" };
         println!(
-            "test {test} ... {verdict} ({:.1} s) [{}/{}, {} elapsed, about {} left]",
+            "test {test} ... {verdict} ({:.1} s) [{}/{}, {} elapsed, {left}]",
             time.secs,
             self.done,
             self.total,
             clock(elapsed),
-            clock(left)
         );
         self.told.push((test.to_string(), failures.is_empty()));
         self.times.push(time);

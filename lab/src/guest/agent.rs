@@ -124,7 +124,7 @@ pub struct AgentConfig {
     pub allow: Vec<IpAddr>,
     /// Serving the doctor: run its probe and nothing a peer names.
     pub doctor_only: bool,
-    /// Alone, beside other VMs: the queue dir they share (see [`claim`]);
+    /// Alone, beside other VMs: the queue dir they share (see [`queue_entry`]);
     /// this agent runs the scenarios it claims there, not its whole list.
     pub queue: Option<PathBuf>,
 }
@@ -289,7 +289,8 @@ struct Log {
 }
 
 /// The agents of this process log to their files only: a mesh host runs
-/// one session a round, and its terminal shows the mesh's own lines.
+/// one session a round, and its terminal shows the mesh's own lines. Its
+/// sessions' doctors check the host once ([`doctor::check_host_once`]).
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether this process's agents keep their log lines off stdout.
@@ -909,7 +910,12 @@ fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (Str
     let pairs: Vec<&Scenario> = catalog::pairs().collect();
     let (locked_kib, locked_by) =
         catalog::largest_registration(if list.is_empty() { &pairs } else { list });
-    let check = crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
+    let doctor = if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        crate::guest::doctor::check_host_once
+    } else {
+        crate::guest::doctor::check_host
+    };
+    let check = doctor(&crate::guest::doctor::DoctorOpts {
         dev: Some(cfg.params.dev.clone()),
         ip: Some(cfg.ip.clone()),
         gid_idx: (!cfg.auto_gid).then_some(cfg.params.gid_idx),
