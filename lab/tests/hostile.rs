@@ -258,3 +258,111 @@ fn a_secret_file_others_can_read_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(err.contains("no secret for the session"), "{err}");
 }
+
+/// A hundred strangers from another host hold idle connections open, more
+/// than the serving host handshakes at once: its peer still opens its
+/// session within the bound of one handshake (before, handshakes ran one
+/// at a time, 10 s each, and six idle connections kept the peer out).
+#[test]
+fn strangers_holding_connections_delay_the_peer_never_deny_it() {
+    let a = Serving::start(60, &[]);
+    let stranger = std::net::Ipv4Addr::new(127, 0, 0, 2);
+    let held: Vec<TcpStream> = (0..100).map(|_| connect_from(stranger, a.port())).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let c = a.session();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(c);
+    drop(held);
+    let (_, log, a) = a.finish(30);
+    assert_eq!(
+        lines_with(&log, "the peer connected from 127.0.0.1:").len(),
+        1,
+        "{log}"
+    );
+    let full = format!(
+        "127.0.0.2 has {} handshakes under way",
+        rdma_lab::guest::gate::PER_SOURCE
+    );
+    assert_eq!(lines_with(&log, &full).len(), 1, "{log}");
+    assert!(a.ran().is_empty());
+}
+
+/// Accepts one connection on `l` within `secs`.
+fn accept_within(l: &std::net::TcpListener, secs: u64) -> TcpStream {
+    l.set_nonblocking(true).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Ok((s, _)) = l.accept() {
+            s.set_nonblocking(false).unwrap();
+            return s;
+        }
+        assert!(Instant::now() < deadline, "no connection within {secs} s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A stranger at the serving host's address holds the peer's first
+/// connection without a word, then lies that its proof failed: the real
+/// peer (the binary) tries fresh connections until one reaches a host that
+/// holds the secret (before, it waited 60 s on the first and gave up).
+#[test]
+fn the_peer_tries_fresh_connections_until_its_wait_ends() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("secret");
+    std::fs::write(&f, SECRET).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = dir.path().join("out");
+    let mut peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
+        .args([
+            "agent",
+            "--role",
+            "client",
+            "--ip",
+            "127.0.0.1",
+            "--server-ip",
+            "127.0.0.1",
+        ])
+        .args([
+            "--client-ip",
+            "127.0.0.1",
+            "--net",
+            "none",
+            "--dev",
+            "rxe0",
+            "--wait",
+            "60",
+        ])
+        .args([
+            "--bin-dir",
+            "/nonexistent",
+            "--port",
+            &port,
+            "--secret-file",
+        ])
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .args(["--", "rc_example"])
+        .env_remove(rdma_lab::guest::control::SECRET_ENV)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let silent = accept_within(&l, 10);
+    let mut liar = accept_within(&l, 30);
+    liar.write_all(format!("{AUTH_FAILED}\n").as_bytes())
+        .unwrap();
+    let mut real = Control::new(accept_within(&l, 10)).unwrap();
+    let secret = Secret::from_text(SECRET, "test").unwrap();
+    let opened = real.authenticate_server(&secret);
+    let _ = peer.kill();
+    let _ = peer.wait();
+    assert!(opened.is_ok(), "{opened:?}");
+    drop(silent);
+}

@@ -10,11 +10,23 @@ use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
 use rdma_lab::guest::mesh::wire::{results_json, Assignment, Hello};
 use rdma_lab::model::mesh::{Joined, MeshRun, Pattern, ScenarioResult, Verdict};
+mod serving;
+
 use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+/// Who else comes to the coordinator's port.
+#[derive(Clone, Copy, PartialEq)]
+enum Strangers {
+    None,
+    /// [`hostile_strangers`].
+    Hostile,
+    /// [`flood`].
+    Flood,
+}
 
 /// What a stand-in does.
 #[derive(Clone, Copy, PartialEq)]
@@ -144,7 +156,7 @@ fn mesh(
     dies: Option<(usize, usize)>,
     bad: usize,
     hold: Duration,
-    strangers: bool,
+    strangers: Strangers,
 ) -> (MeshRun, Seen, (Duration, Duration)) {
     let port = free_port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -171,10 +183,11 @@ fn mesh(
         serial: false,
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
-    let hostile: Vec<_> = if strangers {
-        hostile_strangers(addr)
-    } else {
-        Vec::new()
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hostile: Vec<_> = match strangers {
+        Strangers::None => Vec::new(),
+        Strangers::Hostile => hostile_strangers(addr),
+        Strangers::Flood => vec![flood(port, stop.clone())],
     };
     let hosts: Vec<_> = (0..n)
         .filter(|r| !absent.contains(r))
@@ -199,6 +212,7 @@ fn mesh(
     })
     .expect("the coordinator runs");
     let took = (t0.elapsed(), coordinated.unwrap_or_default());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for h in hosts.into_iter().chain(hostile) {
         h.join().unwrap();
     }
@@ -230,7 +244,7 @@ fn peak_kib() -> i64 {
 
 #[test]
 fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
-    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, false);
+    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, Strangers::None);
     check_schedule(&run, &seen, 8);
     for cell in &run.cells {
         let bad = cell.pair.server == 3 || cell.pair.client == 3;
@@ -249,7 +263,7 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
-    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO, false);
+    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO, Strangers::None);
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
     assert!(
@@ -287,7 +301,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
-    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, false);
+    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, Strangers::None);
     check_schedule(&run, &seen, 256);
     let failed = run
         .cells
@@ -327,7 +341,14 @@ fn a_rounds_pairs_run_at_once() {
         }
         (pairs, overlapping)
     };
-    let (_, seen, _) = mesh(6, &[], None, 99, Duration::from_millis(300), false);
+    let (_, seen, _) = mesh(
+        6,
+        &[],
+        None,
+        99,
+        Duration::from_millis(300),
+        Strangers::None,
+    );
     let (pairs, overlapping) = overlaps(&seen);
     assert_eq!((pairs, overlapping), (5 * 3, 5 * 3), "5 rounds of 3 pairs");
 }
@@ -386,9 +407,53 @@ fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
 /// handshake's bound.
 #[test]
 fn strangers_at_the_port_keep_no_host_out() {
-    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, true);
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Hostile);
     check_schedule(&run, &seen, 4);
     assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
+    assert!(took.0 < Duration::from_secs(60), "{took:?}");
+}
+
+/// A flood from another host (127.0.0.2) until `stop`: eight threads
+/// open new connections as fast as they can, each holding its last 300
+/// open and silent.
+fn flood(port: u16, stop: Arc<std::sync::atomic::AtomicBool>) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let stop = stop.clone();
+                thread::spawn(move || {
+                    let from = std::net::Ipv4Addr::new(127, 0, 0, 2);
+                    let mut held = std::collections::VecDeque::new();
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        match serving::try_connect_from(from, port) {
+                            Some(s) => held.push_back(s),
+                            None => thread::sleep(Duration::from_millis(10)),
+                        }
+                        if held.len() > 300 {
+                            held.pop_front();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            let _ = t.join();
+        }
+    })
+}
+
+/// A flood of connections from another host, held and renewed for the
+/// whole wait, delays the hosts' joins but never denies them (before, it
+/// took every one of the coordinator's 32 handshake slots).
+#[test]
+fn a_connection_flood_keeps_no_host_out() {
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Flood);
+    assert!(
+        run.hosts.iter().all(|h| h.joined == Joined::Joined),
+        "{:?}",
+        run.hosts
+    );
+    check_schedule(&run, &seen, 4);
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
 }

@@ -10,6 +10,7 @@ use crate::base::text::shown;
 use crate::catalog;
 use crate::guest::agent::Role;
 use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
+use crate::guest::gate::{self, Event, Gate};
 use crate::model::mesh::{
     mcast_rounds, schedule, transcript_path, Joined, Mcast, McastResult, MeshHost, MeshRun, Pair,
     PairCell, Pattern, ScenarioResult, Verdict,
@@ -18,7 +19,6 @@ use crate::model::Scenario;
 use std::fs;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What the coordinator needs.
@@ -100,42 +100,19 @@ fn joined(h: Hello) -> MeshHost {
     }
 }
 
-/// How many handshakes may be under way at once: strangers that hold
-/// connections open take up at most these, each for its own bound.
-const HANDSHAKES_AT_ONCE: usize = 32;
-
 /// How long a joining host may take to prove the secret and say hello.
 const HELLO_SECS: u64 = 10;
 
-/// One connection's handshake and hello, each bounded, on a thread of its
-/// own: what it came to, and from where.
-type Admitted = (Result<(Control, Hello), String>, SocketAddr);
-
-/// Runs one connection's handshake and hello; the result goes to `tx`.
-fn admit(
-    stream: std::net::TcpStream,
-    from: SocketAddr,
-    secret: Secret,
-    tx: mpsc::Sender<Admitted>,
-) {
-    std::thread::spawn(move || {
-        let admitted = stream
-            .set_nonblocking(false)
-            .map_err(|e| e.to_string())
-            .and_then(|()| Control::new(stream))
-            .and_then(|mut c| {
-                c.authenticate_server(&secret).map_err(|e| match e {
-                    HandshakeError::Auth(why) => {
-                        format!("{}: {why}", crate::guest::control::AUTH_FAILED)
-                    }
-                    HandshakeError::Other(why) => why,
-                })?;
-                let hello =
-                    Hello::from_json(&c.expect_blob("hello", Duration::from_secs(HELLO_SECS))?)?;
-                Ok((c, hello))
-            });
-        let _ = tx.send((admitted, from));
-    });
+/// One connection's handshake and hello, each bounded (run by the
+/// [`Gate`] on a thread of its own).
+fn admit(stream: std::net::TcpStream, secret: &Secret) -> Result<(Control, Hello), String> {
+    let mut c = Control::new(stream)?;
+    c.authenticate_server(secret).map_err(|e| match e {
+        HandshakeError::Auth(why) => format!("{}: {why}", crate::guest::control::AUTH_FAILED),
+        HandshakeError::Other(why) => why,
+    })?;
+    let hello = Hello::from_json(&c.expect_blob("hello", Duration::from_secs(HELLO_SECS))?)?;
+    Ok((c, hello))
 }
 
 /// Whether `hello` may join: a rank of the mesh not taken yet, an address
@@ -243,15 +220,14 @@ fn register(
     }
 }
 
-/// Waits up to `--wait` for every rank: handshakes run side by side, each
-/// bounded; strangers, addresses the launcher did not name, and doubles
-/// are turned away, each in one line, and the wait goes on.
+/// Waits up to `--wait` for every rank: handshakes run side by side,
+/// each bounded, at most [`gate::PER_SOURCE`] from one address;
+/// strangers, addresses the launcher did not name (closed before they take
+/// a slot), and doubles are turned away, each in one line, and the wait
+/// goes on.
 fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, String> {
     let listener =
         TcpListener::bind(cfg.listen).map_err(|e| format!("mesh: bind {}: {e}", cfg.listen))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("mesh: {e}"))?;
     let mut members: Vec<Member> = (0..cfg.size)
         .map(|r| Member {
             control: None,
@@ -260,32 +236,29 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
         .collect();
     let resolved = resolve_all(&cfg.names);
     let allow: Vec<std::net::IpAddr> = resolved.iter().flatten().copied().collect();
-    let (tx, rx) = mpsc::channel::<Admitted>();
+    let mut gate = Gate::new(listener, allow)?;
+    let secret = cfg.secret.clone();
+    let handshake = move |stream, _| admit(stream, &secret);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
-    let (mut count, mut under_way) = (0, 0);
-    while count < cfg.size && Instant::now() < deadline {
-        // What the handshakes came to first, so that slots free up.
-        while let Ok((admitted, from)) = rx.try_recv() {
-            under_way -= 1;
-            if register(admitted, from, cfg, &mut members, &resolved, say) {
-                count += 1;
+    let mut count = 0;
+    while count < cfg.size {
+        let Some(event) = gate.next(deadline, &handshake) else {
+            break;
+        };
+        match event {
+            Event::Done(admitted, from) => {
+                if register(admitted, from, cfg, &mut members, &resolved, say) {
+                    count += 1;
+                }
             }
-        }
-        // At capacity, the next ones wait in the listen queue, unaccepted.
-        let accepted = (under_way < HANDSHAKES_AT_ONCE)
-            .then(|| listener.accept().ok())
-            .flatten();
-        match accepted {
-            Some((_, from)) if !allow.is_empty() && !allow.contains(&from.ip()) => {
-                say(&format!(
-                    "mesh: turned away {from}: not one of the launcher's hosts"
-                ));
-            }
-            Some((stream, from)) => {
-                under_way += 1;
-                admit(stream, from, cfg.secret.clone(), tx.clone());
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
+            Event::NotAllowed(from) => say(&format!(
+                "mesh: turned away {from}: not one of the launcher's hosts"
+            )),
+            Event::Full(ip) => say(&format!(
+                "mesh: {ip} has {} handshakes under way: its next connections are closed until \
+                 one ends",
+                gate::PER_SOURCE
+            )),
         }
     }
     Ok(members)
