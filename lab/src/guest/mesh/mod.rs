@@ -78,36 +78,52 @@ pub fn round_secs(scenarios: &[&Scenario]) -> u64 {
 /// refused handshake too: a stranger may hold the coordinator's port for
 /// a while) until `wait_secs` have passed.
 fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
+    connect_via(cfg, &|target| {
+        target
+            .to_socket_addrs()
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    })
+}
+
+/// [`connect`] with the addresses of the coordinator's name from
+/// `resolve`: each attempt takes the next of them, so a stranger's
+/// listener on one address of the name (an unprivileged user may bind
+/// `[::1]:PORT`) costs an attempt, never the join.
+fn connect_via(
+    cfg: &MeshHostConfig,
+    resolve: &dyn Fn(&str) -> Vec<SocketAddr>,
+) -> Result<Control, String> {
     let target = format!("{}:{}", cfg.coordinator, cfg.port);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
     let mut last = String::from("nothing answered");
-    loop {
-        let addrs: Vec<SocketAddr> = target
-            .to_socket_addrs()
-            .map(Iterator::collect)
-            .unwrap_or_default();
-        if let Some(stream) = addrs
-            .iter()
-            .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(2)).ok())
-        {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let within = left.clamp(Duration::from_secs(1), Duration::from_secs(PAIR_WAIT_SECS));
-            match Control::new(stream)
-                .and_then(|mut c| c.authenticate_client(&cfg.secret, within).map(|()| c))
-            {
-                Ok(c) => return Ok(c),
-                Err(e) => last = e,
+    for attempt in 0usize.. {
+        let addrs = resolve(&target);
+        if let Some(a) = addrs.get(attempt % addrs.len().max(1)) {
+            match TcpStream::connect_timeout(a, Duration::from_secs(2)) {
+                Ok(stream) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    let within = left.clamp(Duration::from_secs(1), agent::ATTEMPT);
+                    match Control::new(stream)
+                        .and_then(|mut c| c.authenticate_client(&cfg.secret, within).map(|()| c))
+                    {
+                        Ok(c) => return Ok(c),
+                        Err(e) => last = format!("at {a}: {e}"),
+                    }
+                }
+                Err(e) => last = format!("at {a}: {e}"),
             }
         }
         if Instant::now() >= deadline {
-            return Err(format!(
-                "mesh: no session with the coordinator at {target} within {} s ({last}): start \
-                 rank 0 (or the launcher) and check that TCP port {} is open to this host",
-                cfg.wait_secs, cfg.port
-            ));
+            break;
         }
-        std::thread::sleep(Duration::from_millis(500));
+        std::thread::sleep(Duration::from_millis(200));
     }
+    Err(format!(
+        "mesh: no session with the coordinator at {target} within {} s ({last}): start rank 0 \
+         (or the launcher) and check that TCP port {} is open to this host",
+        cfg.wait_secs, cfg.port
+    ))
 }
 
 /// The host's whole part: join, then play each pair it is handed until
@@ -352,4 +368,70 @@ pub fn failed_session(why: &str) -> ScenarioResult {
 /// doctor's RC probe runs first in every pair's session.
 pub fn default_scenarios() -> Vec<String> {
     catalog::pairs().map(|s| s.name.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, Write};
+    use std::net::TcpListener;
+
+    fn host(port: u16, secret: &Secret) -> MeshHostConfig {
+        MeshHostConfig {
+            rank: 1,
+            coordinator: "coordinator.test".into(),
+            port,
+            name: "node001".into(),
+            ip: "10.0.0.2".into(),
+            dev: "rxe0".into(),
+            gid_idx: None,
+            bin_dir: PathBuf::from("/nonexistent"),
+            out: PathBuf::from("/nonexistent"),
+            wait_secs: 20,
+            secret: secret.clone(),
+        }
+    }
+
+    /// The coordinator's name has two addresses; a stranger listens on the
+    /// first and answers every hello with a false refusal. The host tries
+    /// the second and joins (before, it began again from the first after
+    /// every failed handshake, and never joined).
+    #[test]
+    fn a_stranger_on_one_address_of_the_name_keeps_no_host_out() {
+        let decoy = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = decoy.local_addr().unwrap().port();
+        let Ok(real) = TcpListener::bind(("127.0.0.2", port)) else {
+            panic!("127.0.0.2:{port} is taken: run the test again");
+        };
+        std::thread::spawn(move || {
+            for s in decoy.incoming().flatten() {
+                let mut hello = String::new();
+                let _ = std::io::BufReader::new(&s).read_line(&mut hello);
+                let _ = (&s).write_all(b"authentication failed\n");
+            }
+        });
+        let secret = Secret::generate().unwrap();
+        let theirs = secret.clone();
+        std::thread::spawn(move || {
+            for s in real.incoming().flatten() {
+                let mut c = Control::new(s).unwrap();
+                if c.authenticate_server(&theirs).is_ok() {
+                    let _ = c.send("joined");
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+            }
+        });
+        let addrs: Vec<SocketAddr> = ["127.0.0.1", "127.0.0.2"]
+            .iter()
+            .map(|ip| format!("{ip}:{port}").parse().unwrap())
+            .collect();
+        let started = Instant::now();
+        let mut c = connect_via(&host(port, &secret), &|_| addrs.clone()).unwrap();
+        assert_eq!(c.recv("joined", Duration::from_secs(5)).unwrap(), "joined");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }
