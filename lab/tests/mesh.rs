@@ -35,6 +35,10 @@ enum Behaviour {
     Plays,
     /// Goes away when handed its `n`th pair.
     DiesAt(usize),
+    /// Answers every pair with a not-run verdict whose reason is 1 MB.
+    LongReason,
+    /// Answers its first pair with a million-element list (4 MB as sent).
+    HugeList,
 }
 
 /// Every (round, server, client) the stand-ins were handed, as the
@@ -124,7 +128,20 @@ fn stand_in(
                     return;
                 }
                 let a = Assignment::from_json(&unhex(rest).unwrap()).unwrap();
-                let results = if a.role == Role::Client {
+                if how == Behaviour::HugeList {
+                    let list = format!("[{}0]", "0,".repeat(1_000_000));
+                    c.send_blob("done", list.as_bytes()).unwrap();
+                    continue;
+                }
+                let results = if how == Behaviour::LongReason {
+                    vec![ScenarioResult {
+                        scenario: "rc_example".into(),
+                        verdict: Verdict::NotRun("x".repeat(1 << 20)),
+                        detail: String::new(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if a.role == Role::Client {
                     // The pair's own time, as a real pair takes some.
                     let began = Instant::now();
                     thread::sleep(hold);
@@ -153,7 +170,7 @@ fn stand_in(
 fn mesh(
     n: usize,
     absent: &[usize],
-    dies: Option<(usize, usize)>,
+    odd: Option<(usize, Behaviour)>,
     bad: usize,
     hold: Duration,
     strangers: Strangers,
@@ -192,8 +209,8 @@ fn mesh(
     let hosts: Vec<_> = (0..n)
         .filter(|r| !absent.contains(r))
         .map(|r| {
-            let how = match dies {
-                Some((who, at)) if who == r => Behaviour::DiesAt(at),
+            let how = match odd {
+                Some((who, how)) if who == r => how,
                 _ => Behaviour::Plays,
             };
             let (secret, bad_ip, seen) = (secret.clone(), bad_ip.clone(), seen.clone());
@@ -263,7 +280,14 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
-    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), 99, Duration::ZERO, Strangers::None);
+    let (run, seen, took) = mesh(
+        6,
+        &[5],
+        Some((2, Behaviour::DiesAt(3))),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
     assert!(
@@ -456,4 +480,44 @@ fn a_connection_flood_keeps_no_host_out() {
     );
     check_schedule(&run, &seen, 4);
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
+}
+
+/// A host that answers with a 1 MB not-run reason has it cut to size; one
+/// that answers with a million-element list is refused unread and counts
+/// as gone (before, the reason reached the reports whole, and the list
+/// took the coordinator from 22 MB to 161 MB).
+#[test]
+fn every_field_from_a_host_is_bounded() {
+    let (run, _, _) = mesh(
+        4,
+        &[],
+        Some((1, Behaviour::LongReason)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
+    let reasons: Vec<usize> = run
+        .cells
+        .iter()
+        .flat_map(|c| &c.results)
+        .filter_map(|r| match &r.verdict {
+            Verdict::NotRun(why) => Some(why.len()),
+            _ => None,
+        })
+        .collect();
+    assert!(!reasons.is_empty());
+    assert!(reasons.iter().all(|&n| n <= 1100), "{reasons:?}");
+    let (run, _, _) = mesh(
+        3,
+        &[],
+        Some((2, Behaviour::HugeList)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
+    assert!(
+        matches!(&run.hosts[2].joined, Joined::Died { during } if during.contains("more than 4096 values")),
+        "{:?}",
+        run.hosts[2].joined
+    );
 }

@@ -415,7 +415,6 @@ const DONE_MAX: usize = 4 << 20;
 /// once, their texts cut to size; a host cannot make the report, the
 /// page or the transcripts' files grow past what its pair ran.
 fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioResult> {
-    let cut = |t: String, max: usize| -> String { t.chars().take(max).collect() };
     let mut kept: Vec<ScenarioResult> = Vec::new();
     for r in results {
         let known = assigned.contains(&r.scenario)
@@ -424,7 +423,11 @@ fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioRes
             continue;
         }
         kept.push(ScenarioResult {
-            detail: cut(r.detail, 1024),
+            detail: wire::cut(&r.detail, wire::FIELD_MAX),
+            verdict: match r.verdict {
+                Verdict::NotRun(why) => Verdict::NotRun(wire::cut(&why, wire::FIELD_MAX)),
+                v => v,
+            },
             server_log: r.server_log.map(wire::bounded),
             client_log: r.client_log.map(wire::bounded),
             ..r
