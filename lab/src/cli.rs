@@ -1,6 +1,6 @@
 //! The lab's command line, the same under both of its names: `cargo xtask`
 //! (the developer's, in the source tree) and `rdma-lab` (the binary that
-//! runs from a copy): `setup | lab | doctor | list | handout | ladder | fmt
+//! runs from a copy): `setup | lab | doctor | keygen | list | handout | ladder | fmt
 //! | test | bench`; see `help`.
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
@@ -78,6 +78,15 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             7471 (--port), the pairs meet on the next port, and every
             wait is bounded (--wait, 120 s, to join); --serial runs one
             pair at a time (the benchmark's baseline)",
+    ),
+    (
+        "keygen",
+        "keygen FILE",
+        "write a new key (32 random bytes, as 64 hex digits) to FILE, which
+            must not exist, mode 600: the secret two hosts or a mesh share
+            (--secret-file FILE, or its text in RDMA_LAB_SECRET); copy it
+            to the other hosts privately; nothing else is accepted as a
+            secret, since a pass phrase could be guessed offline",
     ),
     (
         "list",
@@ -803,6 +812,24 @@ fn list_cmd(rest: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
+/// `keygen FILE`.
+fn keygen_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("keygen", getopts::Options::new(), args)? else {
+        return Ok(true);
+    };
+    let [file] = &m.free[..] else {
+        return Err(format!("keygen: give one FILE\n{}", usage(Some("keygen"))));
+    };
+    let path = std::path::Path::new(file);
+    guest::control::keygen(path).map_err(|e| format!("keygen: {e}"))?;
+    println!(
+        "keygen: wrote a new key to {} (mode 600): copy it to the other hosts privately and give \
+         each --secret-file with it",
+        path.display()
+    );
+    Ok(true)
+}
+
 fn real_main(args: &[String]) -> Result<bool, String> {
     let Some(cmd) = args.first() else {
         print!("{}", usage(None));
@@ -824,6 +851,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "handout" => handout_cmd(rest),
         "list" => list_cmd(rest),
         "mesh" => mesh_cmd(rest),
+        "keygen" => keygen_cmd(rest),
         "fmt" | "test" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),

@@ -393,7 +393,7 @@ fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
     };
     let mut v = vec![thread::spawn(move || {
         let mut c = Control::new(connect().unwrap()).unwrap();
-        let wrong = Secret::from_text("not the mesh's secret at all", "test").unwrap();
+        let wrong = Secret::generate().unwrap();
         assert!(c
             .authenticate_client(&wrong, Duration::from_secs(30))
             .is_err());

@@ -39,7 +39,7 @@ table inet doctor_cell {
   }
 }
 RULES
-RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
+RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001 rdma-lab doctor --dev {dev} --ip {client_ip} \
 --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
@@ -50,13 +50,13 @@ trap 'ip link set \"$n\" mtu 1500' EXIT
 trap 'exit 143' TERM
 ip link set \"$n\" mtu 9000 || exit 99
 sleep 1
-RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
+RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001 rdma-lab doctor --dev {dev} --ip {client_ip} \
 --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
 /// `sh -c SERVING_DOCTOR`: the server host's doctor, with the secret that
 /// the two doctors of a cell share.
-const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=doctor-cells-secret
+const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
 
 /// The line that both doctors end in when the MTUs differ.

@@ -9,7 +9,7 @@ use crate::model::{Cmd, Expect, Placement, Ready, Scenario};
 /// the VMs may write besides their own result dirs. Both hosts take the
 /// session's secret from the environment, as a launcher hands it over.
 const SERVE: &str = "B=$(dirname \"$(command -v rc_example)\")
-export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=lab-two-commands-cell
+export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
 rdma-lab lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$B\"";
 
@@ -17,14 +17,14 @@ rdma-lab lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 
 /// the report: `rdma-lab` run from the copy beside the example binaries,
 /// as a host without Rust or the source tree runs it.
 const PEER: &str = "B=$(dirname \"$(command -v rc_example)\")
-export CARGO_TARGET_DIR=/tmp/lab-two-commands RDMA_LAB_SECRET=lab-two-commands-cell
+export CARGO_TARGET_DIR=/tmp/lab-two-commands RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec \"$B/rdma-lab\" lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 7473 --wait 60 \
 --bin-dir \"$B\" --junit /tmp/lab-two-commands/lab.xml rc_example ibv_sockets_pingpong";
 
 /// `sh -c ALONE ROLE ARGS...`: one half of a two-host run whose other half
 /// never comes, waiting 5 s for it.
 const ALONE: &str =
-    "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=lab-alone-cell-secret
+    "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 role=$1; shift
 exec rdma-lab lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 --bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const SECRET: &str = "the-serving-hosts-secret-0123";
+/// A key as `rdma-lab keygen` writes one.
+pub const SECRET: &str = "5ec2e7000000000000000000000000000000000000000000000000000000cafe";
 
 /// A serving agent and its private result dir.
 pub struct Serving {
