@@ -199,9 +199,7 @@ fn a_peer_that_trickles_is_cut_off_at_the_handshake_bound() {
         "{log}"
     );
     assert!(
-        log.contains(&format!(
-            "no peer with this host's secret came to 127.0.0.1:"
-        )),
+        log.contains("no peer with this host's secret came to 127.0.0.1:"),
         "{log}"
     );
 }

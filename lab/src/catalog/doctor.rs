@@ -56,7 +56,8 @@ exit $?";
 
 /// `sh -c SERVING_DOCTOR`: the server host's doctor, with the secret that
 /// the two doctors of a cell share.
-const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
+const SERVING_DOCTOR: &str =
+    "export RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
 
 /// The line that both doctors end in when the MTUs differ.
