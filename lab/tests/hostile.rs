@@ -485,3 +485,80 @@ fn keygen_writes_a_key_only_its_owner_reads() {
     assert_eq!(again.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&key).unwrap(), text);
 }
+
+/// A serving host (here a stand-in that holds the secret) refuses the
+/// peer's scenario with escape sequences and a direction override in its
+/// reason, and "refuses" names the peer never asked for: the peer keeps
+/// only its own names, each reason escaped (before, the text reached the
+/// peer's report and terminal as sent: "SKIP NAME" with the stranger's
+/// name).
+#[test]
+fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("secret");
+    std::fs::write(&f, SECRET).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = dir.path().join("out");
+    let mut peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
+        .args([
+            "agent",
+            "--role",
+            "client",
+            "--ip",
+            "127.0.0.1",
+            "--server-ip",
+            "127.0.0.1",
+        ])
+        .args([
+            "--client-ip",
+            "127.0.0.1",
+            "--net",
+            "none",
+            "--dev",
+            "rxe0",
+            "--wait",
+            "20",
+        ])
+        .args([
+            "--bin-dir",
+            "/nonexistent",
+            "--port",
+            &port,
+            "--secret-file",
+        ])
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .args(["--", "rc_example"])
+        .env_remove(rdma_lab::guest::control::SECRET_ENV)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut c = Control::new(accept_within(&l, 10)).unwrap();
+    c.authenticate_server(&Secret::from_text(SECRET, "test").unwrap())
+        .unwrap();
+    let asked = c.expect_blob("scenarios", Duration::from_secs(10)).unwrap();
+    assert_eq!(asked, b"rc_example");
+    let evil = "rc_example\tVMs only\x1b]0;owned\x07 \u{202e}txt.exe\u{2066}\n\
+                \x1b[2Jstranger\u{200b}\tnot asked\nsrq\tnot asked either\n";
+    c.send_blob("accepted", evil.as_bytes()).unwrap();
+    drop(c);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while peer.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = peer.kill();
+    let _ = peer.wait();
+    let skips = rdma_lab::results::read_refused(&out);
+    let names: Vec<&str> = skips.iter().map(|s| s.scenario.as_str()).collect();
+    assert_eq!(names, ["rc_example"], "{skips:?}");
+    let why = &skips[0].reason;
+    assert!(
+        !why.chars()
+            .any(|c| c.is_control() || rdma_lab::base::text::is_invisible(c)),
+        "{why:?}"
+    );
+    assert!(why.contains("\\u{202e}"), "{why}");
+}

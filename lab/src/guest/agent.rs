@@ -881,8 +881,17 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
             crate::base::text::shown(&text)
         ));
     }
-    let refused: Vec<&str> = text.lines().filter_map(|l| l.split('\t').next()).collect();
-    let _ = fs::write(refused_file(&cfg.out), mine.clone() + &text);
+    // Only the names this host asked for, each reason escaped: what the
+    // serving host says reaches this host's terminal and reports.
+    let mut theirs = String::new();
+    let mut refused: Vec<&str> = Vec::new();
+    for (name, why) in text.lines().filter_map(|l| l.split_once('\t')) {
+        if let Some(n) = names.iter().find(|n| **n == name) {
+            refused.push(n);
+            theirs += &format!("{n}\t{}\n", crate::base::text::escaped(why, 300));
+        }
+    }
+    let _ = fs::write(refused_file(&cfg.out), mine.clone() + &theirs);
     Ok(list
         .into_iter()
         .filter(|s| !refused.contains(&s.name.as_str()))

@@ -68,9 +68,10 @@ fn values_in(bytes: &[u8]) -> usize {
     n
 }
 
-/// At most `max` characters of `t`, and `…` when it was longer.
+/// At most `max` characters of `t`, every control and format character
+/// escaped (but a newline and a tab), and `…` when it was longer.
 pub fn cut(t: &str, max: usize) -> String {
-    let mut s: String = t.chars().take(max).collect();
+    let mut s = crate::base::text::escape_controls(&t.chars().take(max).collect::<String>());
     if t.chars().nth(max).is_some() {
         s.push('…');
     }
