@@ -718,9 +718,10 @@ fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::Me
     } else {
         mesh_secret(m)?
     };
-    let out = m
-        .opt_str("out")
-        .map_or_else(host::mesh::default_out, std::path::PathBuf::from);
+    let out = match m.opt_str("out") {
+        Some(o) => std::path::PathBuf::from(o),
+        None => host::mesh::default_out()?,
+    };
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(host::mesh::MeshOptions {
         names: m.free.clone(),

@@ -562,3 +562,56 @@ fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
     );
     assert!(why.contains("\\u{202e}"), "{why}");
 }
+
+/// Another user (nobody) made the default result dirs first, both the
+/// build's `target/mesh` and `./rdma-lab` beside a copy, and planted links
+/// where the results go to a file only root may write: root's run refuses
+/// in one line naming the dir and its owner, and the file is unchanged
+/// (before, the run took the dirs as its own).
+#[test]
+fn a_result_dir_another_user_made_first_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let victim = t.path().join("victim");
+    std::fs::write(&victim, "root's alone\n").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let target = t.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    for (dir, link) in [
+        (target.join("mesh"), "pairs"),
+        (t.path().join("rdma-lab"), "mesh"),
+    ] {
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join(link)).unwrap();
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+    }
+    let key = t.path().join("key");
+    std::fs::write(&key, SECRET).unwrap();
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
+        .args([
+            "mesh",
+            "--rank",
+            "1",
+            "--size",
+            "2",
+            "--coordinator",
+            "127.0.0.1",
+        ])
+        .args(["--port", "1", "--wait", "1", "--secret-file"])
+        .arg(&key)
+        .current_dir(t.path())
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove(rdma_lab::guest::control::SECRET_ENV)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("belongs to nobody, not to you (root)")
+            && err.contains(&t.path().display().to_string()),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's alone\n");
+}

@@ -60,3 +60,74 @@ pub fn own_private_file(meta: &Metadata) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Makes `dir` (mode 0700) if it is missing; else it must be a dir, not a
+/// link, that this user owns and no one else may write. What a run then
+/// makes under it (a fresh dir of its own, created exclusively) cannot be
+/// swapped for a link or read by another user; a dir another user made
+/// first is refused in one line naming it and its owner.
+pub fn own_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let shown = dir.display();
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("{shown}: {e}")),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{shown}: {e}"))?;
+    let owner = user_name(meta.uid());
+    let elsewhere = "the lab writes its results only into a dir of yours that no one else may \
+                     write: remove it, or give the results another place (--out, CARGO_TARGET_DIR)";
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "{shown} is a symbolic link, made by {owner}: {elsewhere}"
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(format!(
+            "{shown} is not a dir (its owner: {owner}): {elsewhere}"
+        ));
+    }
+    if meta.uid() != euid() {
+        return Err(format!(
+            "{shown} belongs to {owner}, not to you ({}): {elsewhere}",
+            user_name(euid())
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "{shown} (owned by {owner}) is writable by other users (mode {mode:o}): chmod go-w it"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_dir_of_another_user_or_open_to_others_or_a_link_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let mine = t.path().join("mine");
+        own_dir(&mine).unwrap();
+        assert_eq!(std::fs::metadata(&mine).unwrap().mode() & 0o777, 0o700);
+        own_dir(&mine).unwrap();
+        std::fs::set_permissions(&mine, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = own_dir(&mine).unwrap_err();
+        assert!(e.contains("writable by other users (mode 777)"), "{e}");
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&mine, &link).unwrap();
+        assert!(own_dir(&link).unwrap_err().contains("symbolic link"));
+        if euid() == 0 {
+            let theirs = t.path().join("theirs");
+            std::fs::create_dir(&theirs).unwrap();
+            std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+            let e = own_dir(&theirs).unwrap_err();
+            assert!(e.contains("belongs to nobody, not to you (root)"), "{e}");
+            assert_eq!(e.lines().count(), 1);
+        }
+    }
+}

@@ -169,8 +169,7 @@ fn new_run_dir() -> Result<PathBuf, String> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let lab = target_dir().join("lab");
-    fs::create_dir_all(&lab).map_err(|e| format!("{}: {e}", lab.display()))?;
+    let lab = crate::base::workspace::results_dir("lab")?;
     let dir = lab.join(format!("{secs}-{}", std::process::id()));
     create_private_dir(&dir)?;
     Ok(dir)

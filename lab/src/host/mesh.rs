@@ -234,13 +234,20 @@ pub fn copy_dir() -> Option<PathBuf> {
 }
 
 /// Where a mesh's results go without `--out`: `./rdma-lab/mesh` beside a
-/// copy, else the build's `target/mesh`.
-pub fn default_out() -> PathBuf {
+/// copy, else the build's `target/mesh`; each made, or refused when
+/// another user could redirect it ([`crate::base::fsafe::own_dir`]).
+pub fn default_out() -> Result<PathBuf, String> {
     match copy_dir() {
-        Some(_) => std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("."))
-            .join("rdma-lab/mesh"),
-        None => crate::base::workspace::target_dir().join("mesh"),
+        Some(_) => {
+            let root = std::env::current_dir()
+                .unwrap_or_else(|_| PathBuf::from("."))
+                .join("rdma-lab");
+            crate::base::fsafe::own_dir(&root)?;
+            let out = root.join("mesh");
+            crate::base::fsafe::own_dir(&out)?;
+            Ok(out)
+        }
+        None => crate::base::workspace::results_dir("mesh"),
     }
 }
 
