@@ -303,3 +303,22 @@ fn select_defaults_to_pairs_and_rejects_unknown() {
     assert_eq!(all, pairs().map(|s| s.name.as_str()).collect::<Vec<_>>());
     assert!(select(&["nope"]).unwrap_err().contains("rc_example"));
 }
+
+/// The locked-memory cell's server is `setpriv ... sh -c SCRIPT`: its
+/// script names the device by its variable, never by its value.
+#[test]
+fn the_setpriv_cells_script_holds_no_value() {
+    let p = crate::model::Params {
+        dev: "rxe0;touch /tmp/owned".into(),
+        ..crate::model::Params::default()
+    };
+    let cell = find("ibv_sockets_pingpong_reg_mr_fails").unwrap();
+    let cmd = cell.server.as_ref().unwrap();
+    assert_eq!(cmd.program, "setpriv");
+    let args = cmd.args_with(&p);
+    let script = &args[args.iter().position(|a| a == "-c").unwrap() + 1];
+    assert!(
+        !script.contains("touch") && script.contains("${LAB_DEV}"),
+        "{script}"
+    );
+}
