@@ -39,6 +39,18 @@ enum Behaviour {
     LongReason,
     /// Answers its first pair with a million-element list (4 MB as sent).
     HugeList,
+    /// Another process holds its pairs' port: as a pair's serving host it
+    /// says so, and its peers, who cannot reach it, fail their session.
+    PortHeld,
+}
+
+/// The faults every stand-in plays along with: pairs with the `bad`
+/// address fail; pairs served by the `held` address (its port held by
+/// another process) fail to open their session on the peer's side.
+#[derive(Clone)]
+struct Faults {
+    bad: String,
+    held: Option<String>,
 }
 
 /// Every (round, server, client) the stand-ins were handed, as the
@@ -80,7 +92,7 @@ fn stand_in(
     addr: SocketAddr,
     secret: Secret,
     how: Behaviour,
-    bad: String,
+    faults: Faults,
     seen: Seen,
     hold: Duration,
 ) {
@@ -133,7 +145,25 @@ fn stand_in(
                     c.send_blob("done", list.as_bytes()).unwrap();
                     continue;
                 }
-                let results = if how == Behaviour::LongReason {
+                let results = if how == Behaviour::PortHeld && a.role == Role::Server {
+                    vec![ScenarioResult {
+                        scenario: "session".into(),
+                        verdict: Verdict::NotRun(format!(
+                            "port 7472 on node{rank:03} is in use by another process"
+                        )),
+                        detail: String::new(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if faults.held.as_ref() == Some(&a.server_ip) && a.role == Role::Client {
+                    vec![ScenarioResult {
+                        scenario: "session".into(),
+                        verdict: Verdict::Fail,
+                        detail: "no session with the serving host".into(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if how == Behaviour::LongReason {
                     vec![ScenarioResult {
                         scenario: "rc_example".into(),
                         verdict: Verdict::NotRun("x".repeat(1 << 20)),
@@ -152,7 +182,7 @@ fn stand_in(
                         began,
                         Instant::now(),
                     ));
-                    recorded(&a, &bad)
+                    recorded(&a, &faults.bad)
                 } else {
                     Vec::new()
                 };
@@ -213,8 +243,15 @@ fn mesh(
                 Some((who, how)) if who == r => how,
                 _ => Behaviour::Plays,
             };
-            let (secret, bad_ip, seen) = (secret.clone(), bad_ip.clone(), seen.clone());
-            thread::spawn(move || stand_in(r, addr, secret, how, bad_ip, seen, hold))
+            let (secret, seen) = (secret.clone(), seen.clone());
+            let faults = Faults {
+                bad: bad_ip.clone(),
+                held: match odd {
+                    Some((k, Behaviour::PortHeld)) => Some(format!("10.{}.{}.1", k / 256, k % 256)),
+                    _ => None,
+                },
+            };
+            thread::spawn(move || stand_in(r, addr, secret, how, faults, seen, hold))
         })
         .collect();
     let t0 = Instant::now();
@@ -519,5 +556,38 @@ fn every_field_from_a_host_is_bounded() {
         matches!(&run.hosts[2].joined, Joined::Died { during } if during.contains("more than 4096 values")),
         "{:?}",
         run.hosts[2].joined
+    );
+}
+
+/// A host whose pairs' port another process holds: the pairs it serves
+/// did not run, with that reason, and the diagnosis blames no host or
+/// link for them (before, the peers' failed sessions named the host).
+#[test]
+fn a_port_held_by_another_process_is_its_own_verdict() {
+    let (run, _, _) = mesh(
+        4,
+        &[],
+        Some((1, Behaviour::PortHeld)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
+    for cell in &run.cells {
+        let v = cell.verdict();
+        if cell.pair.server == 1 {
+            assert_eq!(
+                v,
+                Verdict::NotRun("port 7472 on node001 is in use by another process".into()),
+                "{:?}",
+                cell.pair
+            );
+        } else {
+            assert_eq!(v, Verdict::Pass, "{:?}", cell.pair);
+        }
+    }
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert!(
+        findings.iter().all(|f| !f.text.contains("node001")),
+        "{findings:#?}"
     );
 }

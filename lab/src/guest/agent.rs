@@ -671,7 +671,13 @@ fn control_server(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<C
     let addr: SocketAddr = format!("{}:{}", cfg.ip, cfg.port)
         .parse()
         .map_err(|e| format!("control: {}: {e}", cfg.ip))?;
-    let listener = TcpListener::bind(addr).map_err(|e| format!("control: bind {addr}: {e}"))?;
+    let listener = TcpListener::bind(addr).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "control: port {} {PORT_IN_USE} ({addr}): stop it, or choose another --port",
+            cfg.port
+        ),
+        _ => format!("control: bind {addr}: {e}"),
+    })?;
     let mut gate = Gate::new(listener, cfg.allow.clone())?;
     log.say(&format!(
         "control: listening on {addr}, for {} s",
@@ -769,6 +775,10 @@ fn control_client(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<C
         ),
     })
 }
+
+/// What a serving host says of its port when another process holds it:
+/// neither host's nor the link's fault, and told as such.
+pub const PORT_IN_USE: &str = "on this host is in use by another process";
 
 /// How long one attempt at the handshake may take the peer: the serving
 /// host answers at once and bounds its side to

@@ -449,6 +449,15 @@ fn gather_pair(
     let server = done_of(&mut members[p.server], &during, deadline, assigned);
     let client = done_of(&mut members[p.client], &during, deadline, assigned);
     match (server, client) {
+        // Its port held by another process on the serving host: the
+        // peer's failure to connect follows from it, and blames no one.
+        (Some(s), Some(_)) if s.iter().any(port_held) => {
+            let why = s.iter().find_map(|r| match &r.verdict {
+                Verdict::NotRun(why) if port_held(r) => Some(why.clone()),
+                _ => None,
+            });
+            not_run(r, p, &why.unwrap_or_default())
+        }
         (Some(s), Some(mut c)) => {
             c.extend(s);
             PairCell {
@@ -463,6 +472,12 @@ fn gather_pair(
             not_run(r, p, &why)
         }
     }
+}
+
+/// Whether a serving host's result says another process holds its port.
+fn port_held(r: &ScenarioResult) -> bool {
+    r.scenario == wire::SESSION
+        && matches!(&r.verdict, Verdict::NotRun(why) if why.ends_with("is in use by another process"))
 }
 
 /// Writes each pair's transcripts where the page links to them.

@@ -280,6 +280,7 @@ fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
     let ran = agent::run(acfg);
     let mut results = match (a.role, ran) {
         (Role::Client, Ok(())) => wire::judge_pair(&a.scenarios, &out, &a.addrs()),
+        (_, Err(e)) if e.contains(agent::PORT_IN_USE) => vec![port_in_use(cfg)],
         (_, Err(e)) => vec![failed_session(&e)],
         (_, Ok(())) => Vec::new(),
     };
@@ -353,6 +354,23 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
     }
 }
 
+/// The session of a pair whose port another process on this host holds:
+/// it did not run, and neither host nor the link is to blame.
+fn port_in_use(cfg: &MeshHostConfig) -> ScenarioResult {
+    let why = format!(
+        "port {} on {} is in use by another process",
+        cfg.port + PAIR_PORT_OFFSET,
+        cfg.name
+    );
+    ScenarioResult {
+        scenario: wire::SESSION.into(),
+        verdict: Verdict::NotRun(crate::base::text::escaped(&why, 300)),
+        detail: why,
+        server_log: None,
+        client_log: None,
+    }
+}
+
 /// The session of a pair that did not come about, as its one result.
 pub fn failed_session(why: &str) -> ScenarioResult {
     ScenarioResult {
@@ -390,6 +408,41 @@ mod tests {
             wait_secs: 20,
             secret: secret.clone(),
         }
+    }
+
+    /// Another process holds the pair's port (the mesh port plus one) on
+    /// the serving host: the pair's session says so as its own verdict,
+    /// not a failure that would blame a host or the link.
+    #[test]
+    fn a_pair_port_held_by_another_process_is_its_own_verdict() {
+        let held = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = held.local_addr().unwrap().port() - PAIR_PORT_OFFSET;
+        let out = tempfile::tempdir().unwrap();
+        let cfg = MeshHostConfig {
+            ip: "127.0.0.1".into(),
+            out: out.path().to_path_buf(),
+            ..host(port, &Secret::generate().unwrap())
+        };
+        let a = Assignment {
+            round: 0,
+            role: Role::Server,
+            server_ip: "127.0.0.1".into(),
+            client_ip: "127.0.0.2".into(),
+            nonce: "ab".into(),
+            scenarios: vec!["rc_example".into()],
+        };
+        let results = play(&cfg, &a);
+        let want = format!(
+            "port {} on node001 is in use by another process",
+            port + PAIR_PORT_OFFSET
+        );
+        assert!(
+            results
+                .iter()
+                .any(|r| r.verdict == Verdict::NotRun(want.clone())),
+            "{results:?}"
+        );
+        drop(held);
     }
 
     /// The coordinator's name has two addresses; a stranger listens on the
