@@ -31,8 +31,9 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             the other --peer THAT_ADDR --ip ITS_OWN and prints the report;
             they meet on TCP port 7471 (--port) and wait 120 s (--wait)
             for each other, and prove that they hold the same secret
-            (--secret-file F, mode 600, or RDMA_LAB_SECRET; --serve makes
-            one when neither is given and prints the peer's command);
+            (a key of `keygen`: --secret-file F, mode 600, or
+            RDMA_LAB_SECRET; --serve makes one when neither is given and
+            prints the peer's command);
             --allow ADDR (repeatable) narrows who may connect; --bin-dir runs the examples from a copy of
             target/release instead of building them; the doctor runs
             first and its findings are printed; --junit and --json write
