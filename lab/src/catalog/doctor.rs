@@ -68,7 +68,7 @@ const MTUS_DIFFER: &str = "between the hosts: the active MTU is 1024 on the serv
 const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
                        UDP 4791 blocked or GID wrong: *";
 
-/// A cell of one host: `sh` with `args` (`-c`, a script) runs the doctor,
+/// A cell of the lab's one VM: `sh` with `args` (`-c`, a script) runs the doctor,
 /// which must find what `finding` (one pattern) matches, in one line, and
 /// exit 1.
 fn finds(
@@ -80,7 +80,8 @@ fn finds(
         name: name.into(),
         server: Some(Cmd::new("sh", args)),
         server_expect: Expect::fails(finding).within(20),
-        placement: Placement::OneHost,
+        // It runs the lab itself: the lab's VM only, never `--local`.
+        placement: Placement::OneVm,
         ..Scenario::BASE
     }
 }
@@ -140,7 +141,8 @@ pub fn scenarios() -> Vec<Scenario> {
                 "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
             ])
             .within(20),
-            placement: Placement::OneHost,
+            // It runs the lab itself: the lab's VM only, never `--local`.
+            placement: Placement::OneVm,
             ..Scenario::BASE
         },
         // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...

@@ -380,3 +380,25 @@ fn no_script_uses_a_name_another_user_could_take_first() {
         }
     }
 }
+
+/// A scenario that runs the lab itself (`rdma-lab`, the doctor's cells
+/// among them) runs in the lab's VMs only, as the README says: never on a
+/// real host under `--local` (before, doctor_healthy and doctor_memlock_64
+/// did).
+#[test]
+fn a_scenario_that_runs_the_lab_itself_runs_in_the_vms_only() {
+    let runs_lab = |c: &crate::model::Cmd| {
+        c.program == "rdma-lab"
+            || c.args
+                .iter()
+                .any(|a| a == "rdma-lab" || a.contains("rdma-lab "))
+    };
+    let mut seen = 0;
+    for s in all() {
+        if [&s.server, &s.client].into_iter().flatten().any(runs_lab) {
+            seen += 1;
+            assert!(s.placement.vms_only(), "{}: {:?}", s.name, s.placement);
+        }
+    }
+    assert!(seen >= 5, "{seen}");
+}

@@ -1239,12 +1239,18 @@ mod tests {
         assert!(skip_reason(blocked, &peer, None)
             .unwrap()
             .contains("VMs only"));
-        let memlock = find("doctor_memlock_64");
+        let memlock = find("srq_memlock_64");
         assert!(skip_reason(memlock, &Mode::SingleHost, None).is_none());
         assert!(skip_reason(memlock, &local(Local::Alone), None).is_none());
         assert!(skip_reason(memlock, &peer, None)
             .unwrap()
             .contains("one host"));
+        // The doctor's own cells run the lab itself: VMs only.
+        let doctor = find("doctor_memlock_64");
+        assert!(skip_reason(doctor, &Mode::SingleHost, None).is_none());
+        assert!(skip_reason(doctor, &local(Local::Alone), None)
+            .unwrap()
+            .contains("VMs only"));
         for pair in catalog::pairs() {
             for mode in [Mode::SingleHost, Mode::TwoHosts, peer.clone()] {
                 for link in [None, Some("Ethernet"), Some("InfiniBand")] {
