@@ -740,7 +740,8 @@ fn control_client(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<C
         .parse()
         .map_err(|e| format!("control: {}: {e}", cfg.params.server_ip))?;
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
-    let mut last = None;
+    let mut last: Option<String> = None;
+    let mut failed = 0;
     while Instant::now() < deadline {
         let Ok(stream) = TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else {
             std::thread::sleep(Duration::from_millis(100));
@@ -756,9 +757,14 @@ fn control_client(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<C
                 return Ok(c);
             }
             Err(e) => {
-                log.say(&format!("{e} (at {addr}; trying again)"));
+                // Each new reason once: a wrong secret is said once, not
+                // at every attempt until --wait ends.
+                if last.as_ref() != Some(&e) {
+                    log.say(&format!("{e} (at {addr}; trying again until --wait ends)"));
+                }
                 last = Some(e);
-                std::thread::sleep(Duration::from_millis(200));
+                failed += 1;
+                std::thread::sleep(backoff(failed));
             }
         }
     }
@@ -774,6 +780,13 @@ fn control_client(cfg: &AgentConfig, secret: &Secret, log: &mut Log) -> Result<C
             cfg.wait_secs
         ),
     })
+}
+
+/// How long to wait before the next attempt after `failed` failed
+/// handshakes: a quarter of a second, doubling up to 8 s, so a peer with
+/// the wrong secret does not hammer the serving host.
+pub fn backoff(failed: u32) -> Duration {
+    Duration::from_millis(250u64 << failed.saturating_sub(1).min(5))
 }
 
 /// What a serving host says of its port when another process holds it:

@@ -29,7 +29,8 @@ pub enum Event<T> {
     /// A connection from outside the allowed addresses, closed unheard.
     NotAllowed(SocketAddr),
     /// An address reached its share of the handshakes; its next
-    /// connections are closed unheard until one of them ends (said once).
+    /// connections are closed unheard until one of them ends (said once
+    /// until all of them ended).
     Full(IpAddr),
 }
 
@@ -119,13 +120,16 @@ impl<T: Send + 'static> Gate<T> {
         None
     }
 
+    /// A handshake from `ip` ended: its slot is free. The address is told
+    /// full again only after all of its handshakes ended, so a flood says
+    /// one line a while, not one a slot.
     fn ended(&mut self, ip: IpAddr) {
         if let Some(n) = self.under_way.get_mut(&ip) {
             *n -= 1;
             if *n == 0 {
                 self.under_way.remove(&ip);
+                self.told_full.remove(&ip);
             }
         }
-        self.told_full.remove(&ip);
     }
 }

@@ -97,6 +97,7 @@ fn connect_via(
     let target = format!("{}:{}", cfg.coordinator, cfg.port);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
     let mut last = String::from("nothing answered");
+    let mut failed = 0;
     for attempt in 0usize.. {
         let addrs = resolve(&target);
         if let Some(a) = addrs.get(attempt % addrs.len().max(1)) {
@@ -108,7 +109,10 @@ fn connect_via(
                         .and_then(|mut c| c.authenticate_client(&cfg.secret, within).map(|()| c))
                     {
                         Ok(c) => return Ok(c),
-                        Err(e) => last = format!("at {a}: {e}"),
+                        Err(e) => {
+                            last = format!("at {a}: {e}");
+                            failed += 1;
+                        }
                     }
                 }
                 Err(e) => last = format!("at {a}: {e}"),
@@ -117,7 +121,9 @@ fn connect_via(
         if Instant::now() >= deadline {
             break;
         }
-        std::thread::sleep(Duration::from_millis(200));
+        // After a failed handshake on every address, wait longer each time.
+        let round = u32::try_from(failed / addrs.len().max(1)).unwrap_or(u32::MAX);
+        std::thread::sleep(agent::backoff(round).max(Duration::from_millis(200)));
     }
     Err(format!(
         "mesh: no session with the coordinator at {target} within {} s ({last}): start rank 0 \
