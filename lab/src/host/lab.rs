@@ -1123,7 +1123,11 @@ pub fn print_summary(report: &LabReport) -> usize {
         }
     }
     for s in &report.skipped {
-        println!("  SKIP {}: {}", s.scenario, s.reason);
+        println!(
+            "  SKIP {}: {}",
+            escape_controls(&s.scenario),
+            escape_controls(&s.reason)
+        );
     }
     // The hosts, findings and notes come from the agents' files, some
     // from a peer host; the kernel's name from a file in the VM.
