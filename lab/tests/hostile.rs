@@ -268,14 +268,17 @@ fn a_secret_file_others_can_read_is_refused() {
 }
 
 /// A hundred strangers from another host hold idle connections open, more
-/// than the serving host handshakes at once: its peer still opens its
+/// than the serving host handshakes at once, and six more from the peer's
+/// own address: its peer still opens its
 /// session within the bound of one handshake (before, handshakes ran one
 /// at a time, 10 s each, and six idle connections kept the peer out).
 #[test]
 fn strangers_holding_connections_delay_the_peer_never_deny_it() {
     let a = Serving::start(60, &[]);
     let stranger = std::net::Ipv4Addr::new(127, 0, 0, 2);
-    let held: Vec<TcpStream> = (0..100).map(|_| connect_from(stranger, a.port())).collect();
+    let mut held: Vec<TcpStream> = (0..100).map(|_| connect_from(stranger, a.port())).collect();
+    // And the review's six, from the peer's own address.
+    held.extend((0..6).map(|_| a.connect()));
     std::thread::sleep(Duration::from_millis(500));
     let started = Instant::now();
     let c = a.session();
