@@ -62,7 +62,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
        [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
         | --rank R --size N --coordinator HOST]
        [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV]
-       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin]
+       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
        [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
@@ -77,8 +77,10 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             copy of the binaries or --remote-dir, and makes the secret
             itself; rank 0 (or the --ssh launcher) coordinates on TCP
             7471 (--port), the pairs meet on the next port, and every
-            wait is bounded (--wait, 120 s, to join); --serial runs one
-            pair at a time (the benchmark's baseline)",
+            wait is bounded (--wait, 120 s, to join); --allow ADDR
+            (repeatable) lets only those addresses (and the launcher's
+            hosts') join; --serial runs one pair at a time (the
+            benchmark's baseline)",
     ),
     (
         "keygen",
@@ -616,6 +618,7 @@ fn mesh_getopts() -> getopts::Options {
     for flag in ["ring", "secret-stdin", "serial"] {
         opts.optflag("", flag, "");
     }
+    opts.optmulti("", "allow", "", "");
     for value in [
         "star",
         "mcast-senders",
@@ -738,6 +741,7 @@ fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::Me
         secret,
         mcast_all,
         serial: m.opt_present("serial"),
+        allow: allow_list(m)?,
     })
 }
 

@@ -228,6 +228,7 @@ fn mesh(
         out: out.path().to_path_buf(),
         mcast_all: false,
         serial: false,
+        allow: Vec::new(),
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -589,5 +590,51 @@ fn a_port_held_by_another_process_is_its_own_verdict() {
     assert!(
         findings.iter().all(|f| !f.text.contains("node001")),
         "{findings:#?}"
+    );
+}
+
+/// With `--allow`, a host from another address is closed before it takes
+/// a handshake slot, even one that holds the secret; the wait goes on.
+#[test]
+fn allow_closes_other_addresses_before_they_take_a_slot() {
+    let port = free_port();
+    let secret = Secret::generate().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cfg = CoordConfig {
+        listen: format!("127.0.0.1:{port}").parse().unwrap(),
+        size: 2,
+        names: Vec::new(),
+        pattern: Pattern::AllPairs,
+        scenarios: vec!["rc_example".into()],
+        wait_secs: 3,
+        secret: secret.clone(),
+        out: out.path().to_path_buf(),
+        mcast_all: false,
+        serial: false,
+        allow: vec!["127.0.0.1".parse().unwrap()],
+    };
+    let outsider = thread::spawn(move || {
+        let s = (0..100)
+            .find_map(|_| {
+                serving::try_connect_from(std::net::Ipv4Addr::new(127, 0, 0, 2), port).or_else(
+                    || {
+                        thread::sleep(Duration::from_millis(50));
+                        None
+                    },
+                )
+            })
+            .unwrap();
+        let mut c = Control::new(s).unwrap();
+        c.authenticate_client(&secret, Duration::from_secs(5))
+    });
+    let mut said = Vec::new();
+    let run = coordinate(&cfg, &mut |l| said.push(l.to_string())).unwrap();
+    let joined = outsider.join().unwrap();
+    assert!(joined.is_err(), "the outsider got in");
+    assert!(run.hosts.iter().all(|h| h.joined != Joined::Joined));
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with("mesh: turned away 127.0.0.2:") && l.contains("--allow")),
+        "{said:#?}"
     );
 }

@@ -62,6 +62,9 @@ pub struct MeshOptions {
     pub mcast_all: bool,
     /// `--serial`: one pair at a time (the benchmark's baseline).
     pub serial: bool,
+    /// The only addresses that may join besides the launcher's hosts'
+    /// (none: any, where the launcher named no hosts).
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 /// A number from the first of `vars` that is set.
@@ -298,6 +301,7 @@ pub fn coord_config(
         out: opts.out.clone(),
         mcast_all: opts.mcast_all,
         serial: opts.serial,
+        allow: opts.allow.clone(),
     })
 }
 

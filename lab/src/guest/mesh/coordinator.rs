@@ -46,6 +46,9 @@ pub struct CoordConfig {
     /// One pair at a time, whatever the schedule allows: the benchmark's
     /// baseline against the parallel rounds.
     pub serial: bool,
+    /// Addresses that may join besides the launcher's hosts' (`--allow`);
+    /// when both are empty, any address may.
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 /// A host as the coordinator holds it: its connection while it lasts.
@@ -235,7 +238,12 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
         })
         .collect();
     let resolved = resolve_all(&cfg.names);
-    let allow: Vec<std::net::IpAddr> = resolved.iter().flatten().copied().collect();
+    let allow: Vec<std::net::IpAddr> = resolved
+        .iter()
+        .flatten()
+        .chain(&cfg.allow)
+        .copied()
+        .collect();
     let mut gate = Gate::new(listener, allow)?;
     let secret = cfg.secret.clone();
     let handshake = move |stream, _| admit(stream, &secret);
@@ -252,7 +260,7 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
                 }
             }
             Event::NotAllowed(from) => say(&format!(
-                "mesh: turned away {from}: not one of the launcher's hosts"
+                "mesh: turned away {from}: not one of the launcher's hosts or --allow addresses"
             )),
             Event::Full(ip) => say(&format!(
                 "mesh: {ip} has {} handshakes under way: its next connections are closed until \
