@@ -433,18 +433,23 @@ fn a_secret_file_must_be_the_users_own_key() {
     let theirs = dir.path().join("theirs");
     std::fs::copy(&key, &theirs).unwrap();
     std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o600)).unwrap();
-    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    // Another user's file, where this test may make one (as root).
+    let root = nix::unistd::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    }
     let fifo = dir.path().join("fifo");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     let phrase = dir.path().join("phrase");
     std::fs::write(&phrase, "aaaaaaaaaaaaaaaa\n").unwrap();
     std::fs::set_permissions(&phrase, std::fs::Permissions::from_mode(0o600)).unwrap();
-    for (f, says) in [
+    let cases = [
         (&link, "symbolic link"),
         (&theirs, "owned by nobody"),
         (&fifo, "not a regular file"),
         (&phrase, "rdma-lab keygen FILE"),
-    ] {
+    ];
+    for (f, says) in cases.into_iter().filter(|(f, _)| root || *f != &theirs) {
         let (code, err) = doctor_with_secret(Some(f), None);
         assert_eq!(code, Some(1), "{}: {err}", f.display());
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -579,6 +584,7 @@ fn a_result_dir_another_user_made_first_is_refused() {
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
     let target = t.path().join("target");
     std::fs::create_dir(&target).unwrap();
+    let root = nix::unistd::geteuid().is_root();
     for (dir, link) in [
         (target.join("mesh"), "pairs"),
         (t.path().join("rdma-lab"), "mesh"),
@@ -586,7 +592,11 @@ fn a_result_dir_another_user_made_first_is_refused() {
         std::fs::create_dir(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
         std::os::unix::fs::symlink(&victim, dir.join(link)).unwrap();
-        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        // As root, the dirs become nobody's; otherwise they stay this
+        // user's, open to everyone, which is refused as well.
+        if root {
+            std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        }
     }
     let key = t.path().join("key");
     std::fs::write(&key, SECRET).unwrap();
@@ -611,9 +621,13 @@ fn a_result_dir_another_user_made_first_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+    let says = if root {
+        "belongs to nobody, not to you (root)"
+    } else {
+        "is writable by other users (mode 777)"
+    };
     assert!(
-        err.contains("belongs to nobody, not to you (root)")
-            && err.contains(&t.path().display().to_string()),
+        err.contains(says) && err.contains(&t.path().display().to_string()),
         "{err}"
     );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's alone\n");
