@@ -638,3 +638,66 @@ fn allow_closes_other_addresses_before_they_take_a_slot() {
         "{said:#?}"
     );
 }
+
+/// Links planted where the pairs' transcripts go (in a result dir the user
+/// handed over with `--out`) are replaced, never written through: the file
+/// they point at is unchanged (before, the coordinator wrote through them).
+#[test]
+fn transcripts_never_go_through_a_planted_link() {
+    use rdma_lab::model::mesh::{transcript_path, Pair};
+    let port = free_port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let secret = Secret::generate().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let victim = out.path().join("victim");
+    std::fs::write(&victim, "root's alone\n").unwrap();
+    for (server, client) in [(0, 1), (1, 0)] {
+        for side in ["server", "client"] {
+            let at = out
+                .path()
+                .join(transcript_path(Pair { server, client }, "rc_example", side));
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(&victim, &at).unwrap();
+        }
+    }
+    let cfg = CoordConfig {
+        listen: addr,
+        size: 2,
+        names: Vec::new(),
+        pattern: Pattern::AllPairs,
+        scenarios: vec!["rc_example".into()],
+        wait_secs: 30,
+        secret: secret.clone(),
+        out: out.path().to_path_buf(),
+        mcast_all: false,
+        serial: false,
+        allow: Vec::new(),
+    };
+    let seen: Seen = Arc::default();
+    let hosts: Vec<_> = (0..2)
+        .map(|r| {
+            let (secret, seen) = (secret.clone(), seen.clone());
+            let faults = Faults {
+                bad: String::new(),
+                held: None,
+            };
+            thread::spawn(move || {
+                stand_in(
+                    r,
+                    addr,
+                    secret,
+                    Behaviour::Plays,
+                    faults,
+                    seen,
+                    Duration::ZERO,
+                )
+            })
+        })
+        .collect();
+    let run = coordinate(&cfg, &mut |_| {}).unwrap();
+    for h in hosts {
+        h.join().unwrap();
+    }
+    assert_eq!(run.cells.len(), 1);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's alone\n");
+}

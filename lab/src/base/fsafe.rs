@@ -103,6 +103,23 @@ pub fn own_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` as a new file, replacing what is there
+/// without following it: a link at `path` is removed, never written
+/// through (`O_CREAT | O_EXCL | O_NOFOLLOW`).
+pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(path)?
+        .write_all(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +146,20 @@ mod tests {
             assert!(e.contains("belongs to nobody, not to you (root)"), "{e}");
             assert_eq!(e.lines().count(), 1);
         }
+    }
+
+    #[test]
+    fn a_file_is_replaced_never_written_through_a_link() {
+        let t = tempfile::tempdir().unwrap();
+        let victim = t.path().join("victim");
+        std::fs::write(&victim, "root's alone").unwrap();
+        let path = t.path().join("transcript");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        replace_file(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's alone");
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        replace_file(&path, b"again").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"again");
     }
 }

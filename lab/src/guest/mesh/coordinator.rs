@@ -488,7 +488,8 @@ fn port_held(r: &ScenarioResult) -> bool {
         && matches!(&r.verdict, Verdict::NotRun(why) if why.ends_with("is in use by another process"))
 }
 
-/// Writes each pair's transcripts where the page links to them.
+/// Writes each pair's transcripts where the page links to them, each a
+/// new file.
 fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
     for cell in cells {
         for res in &cell.results {
@@ -500,7 +501,9 @@ fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
                     if let Some(dir) = path.parent() {
                         let _ = fs::create_dir_all(dir);
                     }
-                    let _ = fs::write(path, text);
+                    // A link planted where a transcript goes is replaced,
+                    // never written through.
+                    let _ = crate::base::fsafe::replace_file(&path, text.as_bytes());
                 }
             }
         }
