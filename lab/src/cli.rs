@@ -1,6 +1,6 @@
 //! The lab's command line, the same under both of its names: `cargo xtask`
 //! (the developer's, in the source tree) and `rdma-lab` (the binary that
-//! runs from a copy): `setup | lab | doctor | list | handout | ladder | fmt
+//! runs from a copy): `setup | lab | doctor | keygen | list | handout | ladder | fmt
 //! | test | bench`; see `help`.
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
@@ -31,8 +31,9 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             the other --peer THAT_ADDR --ip ITS_OWN and prints the report;
             they meet on TCP port 7471 (--port) and wait 120 s (--wait)
             for each other, and prove that they hold the same secret
-            (--secret-file F, mode 600, or RDMA_LAB_SECRET; --serve makes
-            one when neither is given and prints the peer's command);
+            (a key of `keygen`: --secret-file F, mode 600, or
+            RDMA_LAB_SECRET; --serve makes one when neither is given and
+            prints the peer's command);
             --allow ADDR (repeatable) narrows who may connect; --bin-dir runs the examples from a copy of
             target/release instead of building them; the doctor runs
             first and its findings are printed; --junit and --json write
@@ -62,7 +63,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
        [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
         | --rank R --size N --coordinator HOST]
        [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV]
-       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin]
+       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
        [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
@@ -77,8 +78,19 @@ const COMMANDS: &[(&str, &str, &str)] = &[
             copy of the binaries or --remote-dir, and makes the secret
             itself; rank 0 (or the --ssh launcher) coordinates on TCP
             7471 (--port), the pairs meet on the next port, and every
-            wait is bounded (--wait, 120 s, to join); --serial runs one
-            pair at a time (the benchmark's baseline)",
+            wait is bounded (--wait, 120 s, to join); --allow ADDR
+            (repeatable) lets only those addresses (and the launcher's
+            hosts') join; --serial runs one pair at a time (the
+            benchmark's baseline)",
+    ),
+    (
+        "keygen",
+        "keygen FILE",
+        "write a new key (32 random bytes, as 64 hex digits) to FILE, which
+            must not exist, mode 600: the secret two hosts or a mesh share
+            (--secret-file FILE, or its text in RDMA_LAB_SECRET); copy it
+            to the other hosts privately; nothing else is accepted as a
+            secret, since a pass phrase could be guessed offline",
     ),
     (
         "list",
@@ -607,6 +619,7 @@ fn mesh_getopts() -> getopts::Options {
     for flag in ["ring", "secret-stdin", "serial"] {
         opts.optflag("", flag, "");
     }
+    opts.optmulti("", "allow", "", "");
     for value in [
         "star",
         "mcast-senders",
@@ -710,9 +723,10 @@ fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::Me
     } else {
         mesh_secret(m)?
     };
-    let out = m
-        .opt_str("out")
-        .map_or_else(host::mesh::default_out, std::path::PathBuf::from);
+    let out = match m.opt_str("out") {
+        Some(o) => std::path::PathBuf::from(o),
+        None => host::mesh::default_out()?,
+    };
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(host::mesh::MeshOptions {
         names: m.free.clone(),
@@ -728,6 +742,7 @@ fn mesh_options(m: &getopts::Matches, hosts: &[String]) -> Result<host::mesh::Me
         secret,
         mcast_all,
         serial: m.opt_present("serial"),
+        allow: allow_list(m)?,
     })
 }
 
@@ -804,6 +819,24 @@ fn list_cmd(rest: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
+/// `keygen FILE`.
+fn keygen_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("keygen", getopts::Options::new(), args)? else {
+        return Ok(true);
+    };
+    let [file] = &m.free[..] else {
+        return Err(format!("keygen: give one FILE\n{}", usage(Some("keygen"))));
+    };
+    let path = std::path::Path::new(file);
+    guest::control::keygen(path).map_err(|e| format!("keygen: {e}"))?;
+    println!(
+        "keygen: wrote a new key to {} (mode 600): copy it to the other hosts privately and give \
+         each --secret-file with it",
+        path.display()
+    );
+    Ok(true)
+}
+
 fn real_main(args: &[String]) -> Result<bool, String> {
     let Some(cmd) = args.first() else {
         print!("{}", usage(None));
@@ -825,6 +858,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "handout" => handout_cmd(rest),
         "list" => list_cmd(rest),
         "mesh" => mesh_cmd(rest),
+        "keygen" => keygen_cmd(rest),
         "fmt" | "test" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),

@@ -10,11 +10,23 @@ use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
 use rdma_lab::guest::mesh::wire::{results_json, Assignment, Hello};
 use rdma_lab::model::mesh::{Joined, MeshRun, Pattern, ScenarioResult, Verdict};
+mod serving;
+
 use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+/// Who else comes to the coordinator's port.
+#[derive(Clone, Copy, PartialEq)]
+enum Strangers {
+    None,
+    /// [`hostile_strangers`].
+    Hostile,
+    /// [`flood`].
+    Flood,
+}
 
 /// What a stand-in does.
 #[derive(Clone, Copy, PartialEq)]
@@ -27,6 +39,22 @@ enum Behaviour {
     CannotRun,
     /// Plays, and its doctor found something.
     Finding,
+    /// Answers every pair with a not-run verdict whose reason is 1 MB.
+    LongReason,
+    /// Answers its first pair with a million-element list (4 MB as sent).
+    HugeList,
+    /// Another process holds its pairs' port: as a pair's serving host it
+    /// says so, and its peers, who cannot reach it, fail their session.
+    PortHeld,
+}
+
+/// The faults every stand-in plays along with: pairs with the `bad`
+/// address fail; pairs served by the `held` address (its port held by
+/// another process) fail to open their session on the peer's side.
+#[derive(Clone)]
+struct Faults {
+    bad: String,
+    held: Option<String>,
 }
 
 /// What the stand-in of a host without a device says, and its doctor.
@@ -77,7 +105,7 @@ fn stand_in(
     addr: SocketAddr,
     secret: Secret,
     how: Behaviour,
-    bad: String,
+    faults: Faults,
     seen: Seen,
     hold: Duration,
 ) {
@@ -135,7 +163,38 @@ fn stand_in(
                     return;
                 }
                 let a = Assignment::from_json(&unhex(rest).unwrap()).unwrap();
-                let results = if a.role == Role::Client {
+                if how == Behaviour::HugeList {
+                    let list = format!("[{}0]", "0,".repeat(1_000_000));
+                    c.send_blob("done", list.as_bytes()).unwrap();
+                    continue;
+                }
+                let results = if how == Behaviour::PortHeld && a.role == Role::Server {
+                    vec![ScenarioResult {
+                        scenario: "session".into(),
+                        verdict: Verdict::NotRun(format!(
+                            "port 7472 on node{rank:03} is in use by another process"
+                        )),
+                        detail: String::new(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if faults.held.as_ref() == Some(&a.server_ip) && a.role == Role::Client {
+                    vec![ScenarioResult {
+                        scenario: "session".into(),
+                        verdict: Verdict::Fail,
+                        detail: "no session with the serving host".into(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if how == Behaviour::LongReason {
+                    vec![ScenarioResult {
+                        scenario: "rc_example".into(),
+                        verdict: Verdict::NotRun("x".repeat(1 << 20)),
+                        detail: String::new(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if a.role == Role::Client {
                     // The pair's own time, as a real pair takes some.
                     let began = Instant::now();
                     thread::sleep(hold);
@@ -146,7 +205,7 @@ fn stand_in(
                         began,
                         Instant::now(),
                     ));
-                    recorded(&a, &bad)
+                    recorded(&a, &faults.bad)
                 } else {
                     Vec::new()
                 };
@@ -164,11 +223,10 @@ fn stand_in(
 fn mesh(
     n: usize,
     absent: &[usize],
-    dies: Option<(usize, usize)>,
-    others: &[(usize, Behaviour)],
+    odd: Option<(usize, Behaviour)>,
     bad: usize,
     hold: Duration,
-    strangers: bool,
+    strangers: Strangers,
 ) -> (MeshRun, Seen, (Duration, Duration)) {
     let port = free_port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -193,25 +251,31 @@ fn mesh(
         out: out.path().to_path_buf(),
         mcast_all: false,
         serial: false,
+        allow: Vec::new(),
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
-    let hostile: Vec<_> = if strangers {
-        hostile_strangers(addr)
-    } else {
-        Vec::new()
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hostile: Vec<_> = match strangers {
+        Strangers::None => Vec::new(),
+        Strangers::Hostile => hostile_strangers(addr),
+        Strangers::Flood => vec![flood(port, stop.clone())],
     };
     let hosts: Vec<_> = (0..n)
         .filter(|r| !absent.contains(r))
         .map(|r| {
-            let how = match dies {
-                Some((who, at)) if who == r => Behaviour::DiesAt(at),
-                _ => others
-                    .iter()
-                    .find(|(who, _)| *who == r)
-                    .map_or(Behaviour::Plays, |(_, how)| *how),
+            let how = match odd {
+                Some((who, how)) if who == r => how,
+                _ => Behaviour::Plays,
             };
-            let (secret, bad_ip, seen) = (secret.clone(), bad_ip.clone(), seen.clone());
-            thread::spawn(move || stand_in(r, addr, secret, how, bad_ip, seen, hold))
+            let (secret, seen) = (secret.clone(), seen.clone());
+            let faults = Faults {
+                bad: bad_ip.clone(),
+                held: match odd {
+                    Some((k, Behaviour::PortHeld)) => Some(format!("10.{}.{}.1", k / 256, k % 256)),
+                    _ => None,
+                },
+            };
+            thread::spawn(move || stand_in(r, addr, secret, how, faults, seen, hold))
         })
         .collect();
     let t0 = Instant::now();
@@ -226,6 +290,7 @@ fn mesh(
     })
     .expect("the coordinator runs");
     let took = (t0.elapsed(), coordinated.unwrap_or_default());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for h in hosts.into_iter().chain(hostile) {
         h.join().unwrap();
     }
@@ -257,7 +322,7 @@ fn peak_kib() -> i64 {
 
 #[test]
 fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
-    let (run, seen, _) = mesh(8, &[], None, &[], 3, Duration::ZERO, false);
+    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, Strangers::None);
     check_schedule(&run, &seen, 8);
     for cell in &run.cells {
         let bad = cell.pair.server == 3 || cell.pair.client == 3;
@@ -276,7 +341,14 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
-    let (run, seen, took) = mesh(6, &[5], Some((2, 3)), &[], 99, Duration::ZERO, false);
+    let (run, seen, took) = mesh(
+        6,
+        &[5],
+        Some((2, Behaviour::DiesAt(3))),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
     assert!(
@@ -314,7 +386,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
-    let (run, seen, took) = mesh(256, &[], None, &[], 17, Duration::ZERO, false);
+    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, Strangers::None);
     check_schedule(&run, &seen, 256);
     let failed = run
         .cells
@@ -354,7 +426,14 @@ fn a_rounds_pairs_run_at_once() {
         }
         (pairs, overlapping)
     };
-    let (_, seen, _) = mesh(6, &[], None, &[], 99, Duration::from_millis(300), false);
+    let (_, seen, _) = mesh(
+        6,
+        &[],
+        None,
+        99,
+        Duration::from_millis(300),
+        Strangers::None,
+    );
     let (pairs, overlapping) = overlaps(&seen);
     assert_eq!((pairs, overlapping), (5 * 3, 5 * 3), "5 rounds of 3 pairs");
 }
@@ -375,7 +454,7 @@ fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
     };
     let mut v = vec![thread::spawn(move || {
         let mut c = Control::new(connect().unwrap()).unwrap();
-        let wrong = Secret::from_text("not the mesh's secret at all", "test").unwrap();
+        let wrong = Secret::generate().unwrap();
         assert!(c
             .authenticate_client(&wrong, Duration::from_secs(30))
             .is_err());
@@ -413,7 +492,7 @@ fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
 /// handshake's bound.
 #[test]
 fn strangers_at_the_port_keep_no_host_out() {
-    let (run, seen, took) = mesh(4, &[], None, &[], 99, Duration::ZERO, true);
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Hostile);
     check_schedule(&run, &seen, 4);
     assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
@@ -451,11 +530,10 @@ fn a_host_that_cannot_take_part_is_named_with_its_cause_at_once() {
     let (run, _, took) = mesh(
         4,
         &[],
-        None,
-        &[(1, Behaviour::CannotRun)],
+        Some((1, Behaviour::CannotRun)),
         99,
         Duration::ZERO,
-        false,
+        Strangers::None,
     );
     assert!(took.0 < Duration::from_secs(60), "waited for it: {took:?}");
     assert_eq!(
@@ -506,11 +584,10 @@ fn a_doctor_finding_alone_is_a_finding_of_the_run() {
     let (run, _, _) = mesh(
         4,
         &[],
-        None,
-        &[(2, Behaviour::Finding)],
+        Some((2, Behaviour::Finding)),
         99,
         Duration::ZERO,
-        false,
+        Strangers::None,
     );
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
     let findings = rdma_lab::judge::mesh::diagnose(&run);
@@ -536,4 +613,230 @@ fn a_doctor_finding_alone_is_a_finding_of_the_run() {
     clean.hosts[2].findings.clear();
     assert!(rdma_lab::judge::mesh::diagnose(&clean).is_empty());
     assert!(reported(&clean).1);
+}
+
+/// A flood from another host (127.0.0.2) until `stop`: eight threads
+/// open new connections as fast as they can, each holding its last 300
+/// open and silent.
+fn flood(port: u16, stop: Arc<std::sync::atomic::AtomicBool>) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let stop = stop.clone();
+                thread::spawn(move || {
+                    let from = std::net::Ipv4Addr::new(127, 0, 0, 2);
+                    let mut held = std::collections::VecDeque::new();
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        match serving::try_connect_from(from, port) {
+                            Some(s) => held.push_back(s),
+                            None => thread::sleep(Duration::from_millis(10)),
+                        }
+                        if held.len() > 300 {
+                            held.pop_front();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            let _ = t.join();
+        }
+    })
+}
+
+/// A flood of connections from another host, held and renewed for the
+/// whole wait, delays the hosts' joins but never denies them (before, it
+/// took every one of the coordinator's 32 handshake slots).
+#[test]
+fn a_connection_flood_keeps_no_host_out() {
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Flood);
+    assert!(
+        run.hosts.iter().all(|h| h.joined == Joined::Joined),
+        "{:?}",
+        run.hosts
+    );
+    check_schedule(&run, &seen, 4);
+    assert!(took.0 < Duration::from_secs(60), "{took:?}");
+}
+
+/// A host that answers with a 1 MB not-run reason has it cut to size; one
+/// that answers with a million-element list is refused unread and counts
+/// as gone (before, the reason reached the reports whole, and the list
+/// took the coordinator from 22 MB to 161 MB).
+#[test]
+fn every_field_from_a_host_is_bounded() {
+    let (run, _, _) = mesh(
+        4,
+        &[],
+        Some((1, Behaviour::LongReason)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
+    let reasons: Vec<usize> = run
+        .cells
+        .iter()
+        .flat_map(|c| &c.results)
+        .filter_map(|r| match &r.verdict {
+            Verdict::NotRun(why) => Some(why.len()),
+            _ => None,
+        })
+        .collect();
+    assert!(!reasons.is_empty());
+    assert!(reasons.iter().all(|&n| n <= 1100), "{reasons:?}");
+    let (run, _, _) = mesh(
+        3,
+        &[],
+        Some((2, Behaviour::HugeList)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
+    assert!(
+        matches!(&run.hosts[2].joined, Joined::Died { during } if during.contains("more than 4096 values")),
+        "{:?}",
+        run.hosts[2].joined
+    );
+}
+
+/// A host whose pairs' port another process holds: the pairs it serves
+/// did not run, with that reason, and the diagnosis blames no host or
+/// link for them (before, the peers' failed sessions named the host).
+#[test]
+fn a_port_held_by_another_process_is_its_own_verdict() {
+    let (run, _, _) = mesh(
+        4,
+        &[],
+        Some((1, Behaviour::PortHeld)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    );
+    for cell in &run.cells {
+        let v = cell.verdict();
+        if cell.pair.server == 1 {
+            assert_eq!(
+                v,
+                Verdict::NotRun("port 7472 on node001 is in use by another process".into()),
+                "{:?}",
+                cell.pair
+            );
+        } else {
+            assert_eq!(v, Verdict::Pass, "{:?}", cell.pair);
+        }
+    }
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert!(
+        findings.iter().all(|f| !f.text.contains("node001")),
+        "{findings:#?}"
+    );
+}
+
+/// With `--allow`, a host from another address is closed before it takes
+/// a handshake slot, even one that holds the secret; the wait goes on.
+#[test]
+fn allow_closes_other_addresses_before_they_take_a_slot() {
+    let port = free_port();
+    let secret = Secret::generate().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cfg = CoordConfig {
+        listen: format!("127.0.0.1:{port}").parse().unwrap(),
+        size: 2,
+        names: Vec::new(),
+        pattern: Pattern::AllPairs,
+        scenarios: vec!["rc_example".into()],
+        wait_secs: 3,
+        secret: secret.clone(),
+        out: out.path().to_path_buf(),
+        mcast_all: false,
+        serial: false,
+        allow: vec!["127.0.0.1".parse().unwrap()],
+    };
+    let outsider = thread::spawn(move || {
+        let s = (0..100)
+            .find_map(|_| {
+                serving::try_connect_from(std::net::Ipv4Addr::new(127, 0, 0, 2), port).or_else(
+                    || {
+                        thread::sleep(Duration::from_millis(50));
+                        None
+                    },
+                )
+            })
+            .unwrap();
+        let mut c = Control::new(s).unwrap();
+        c.authenticate_client(&secret, Duration::from_secs(5))
+    });
+    let mut said = Vec::new();
+    let run = coordinate(&cfg, &mut |l| said.push(l.to_string())).unwrap();
+    let joined = outsider.join().unwrap();
+    assert!(joined.is_err(), "the outsider got in");
+    assert!(run.hosts.iter().all(|h| h.joined != Joined::Joined));
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with("mesh: turned away 127.0.0.2:") && l.contains("--allow")),
+        "{said:#?}"
+    );
+}
+
+/// Links planted where the pairs' transcripts go (in a result dir the user
+/// handed over with `--out`) are replaced, never written through: the file
+/// they point at is unchanged (before, the coordinator wrote through them).
+#[test]
+fn transcripts_never_go_through_a_planted_link() {
+    use rdma_lab::model::mesh::{transcript_path, Pair};
+    let port = free_port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let secret = Secret::generate().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let victim = out.path().join("victim");
+    std::fs::write(&victim, "root's alone\n").unwrap();
+    for (server, client) in [(0, 1), (1, 0)] {
+        for side in ["server", "client"] {
+            let at = out
+                .path()
+                .join(transcript_path(Pair { server, client }, "rc_example", side));
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(&victim, &at).unwrap();
+        }
+    }
+    let cfg = CoordConfig {
+        listen: addr,
+        size: 2,
+        names: Vec::new(),
+        pattern: Pattern::AllPairs,
+        scenarios: vec!["rc_example".into()],
+        wait_secs: 30,
+        secret: secret.clone(),
+        out: out.path().to_path_buf(),
+        mcast_all: false,
+        serial: false,
+        allow: Vec::new(),
+    };
+    let seen: Seen = Arc::default();
+    let hosts: Vec<_> = (0..2)
+        .map(|r| {
+            let (secret, seen) = (secret.clone(), seen.clone());
+            let faults = Faults {
+                bad: String::new(),
+                held: None,
+            };
+            thread::spawn(move || {
+                stand_in(
+                    r,
+                    addr,
+                    secret,
+                    Behaviour::Plays,
+                    faults,
+                    seen,
+                    Duration::ZERO,
+                )
+            })
+        })
+        .collect();
+    let run = coordinate(&cfg, &mut |_| {}).unwrap();
+    for h in hosts {
+        h.join().unwrap();
+    }
+    assert_eq!(run.cells.len(), 1);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's alone\n");
 }

@@ -1,10 +1,12 @@
 //! What every stage may use and that knows nothing of the lab: its own
-//! `println!`, text escaping, private temporary directories, the source
-//! tree, the TCP listeners of this host.
+//! `println!`, text escaping, private temporary directories, files and
+//! dirs safe from other users, the source tree, the TCP listeners of this
+//! host.
 
 #[macro_use]
 pub mod out;
 
+pub mod fsafe;
 pub mod netstat;
 pub mod text;
 pub mod tmp;

@@ -3,12 +3,51 @@
 //! The lab prints what the example programs wrote, and a program prints
 //! what its peer sent it; the agent logs what the peer's agent said. Such
 //! text may carry escape sequences that a terminal would obey (retitle the
-//! window, move the cursor, rewrite the screen), on root's terminal.
+//! window, move the cursor, rewrite the screen), on root's terminal, and
+//! Unicode's invisible format characters: a right-to-left override
+//! (U+202E) or isolate (U+2066..U+2069) makes a line read other than it
+//! is (a name that shows as `rc_example` and is not), a zero-width space
+//! or joiner hides in a name.
 
 use std::fmt::Write as _;
 
-/// `s` with every control character but `\n` and `\t` shown escaped and
-/// visible: C0 and DEL as `\x1b`, C1 as `\u{9b}`. The rest is unchanged.
+/// Unicode's format characters (general category Cf, Unicode 15.1) and
+/// the line and paragraph separators: invisible, and some reorder or hide
+/// the text around them.
+const INVISIBLE: &[(u32, u32)] = &[
+    (0x00ad, 0x00ad),
+    (0x0600, 0x0605),
+    (0x061c, 0x061c),
+    (0x06dd, 0x06dd),
+    (0x070f, 0x070f),
+    (0x0890, 0x0891),
+    (0x08e2, 0x08e2),
+    (0x180e, 0x180e),
+    (0x200b, 0x200f),
+    (0x2028, 0x202e),
+    (0x2060, 0x2064),
+    (0x2066, 0x206f),
+    (0xfeff, 0xfeff),
+    (0xfff9, 0xfffb),
+    (0x110bd, 0x110bd),
+    (0x110cd, 0x110cd),
+    (0x13430, 0x1343f),
+    (0x1bca0, 0x1bca3),
+    (0x1d173, 0x1d17a),
+    (0xe0001, 0xe0001),
+    (0xe0020, 0xe007f),
+];
+
+/// Whether `c` is a format character or a line or paragraph separator
+/// ([`INVISIBLE`]).
+pub fn is_invisible(c: char) -> bool {
+    let c = u32::from(c);
+    INVISIBLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+}
+
+/// `s` with every control character but `\n` and `\t`, and every format
+/// character, shown escaped and visible: C0 and DEL as `\x1b`, C1 and
+/// the format characters as `\u{9b}`, `\u{202e}`. The rest is unchanged.
 pub fn escape_controls(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -18,8 +57,9 @@ pub fn escape_controls(s: &str) -> String {
             c if c.is_ascii_control() => {
                 let _ = write!(out, "\\x{:02x}", u32::from(c));
             }
-            // C1 (U+0080..U+009F), e.g. the one-character CSI U+009B.
-            c if c.is_control() => {
+            // C1 (U+0080..U+009F), e.g. the one-character CSI U+009B, and
+            // the direction overrides and zero-width characters.
+            c if c.is_control() || is_invisible(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -34,8 +74,9 @@ pub fn shown(line: &str) -> String {
     escaped(line, 60)
 }
 
-/// At most `max` characters of text from a peer, every control character
-/// escaped, and `…` when it was longer.
+/// At most `max` characters of text from a peer, every control and
+/// format character escaped (Rust's `escape_debug`, which also escapes
+/// the format characters), and `…` when it was longer.
 pub fn escaped(text: &str, max: usize) -> String {
     let mut s: String = text
         .chars()
@@ -61,6 +102,26 @@ mod tests {
     }
 
     #[test]
+    fn direction_overrides_and_zero_width_characters_are_escaped_everywhere() {
+        let evil = "rc_\u{202e}elpmaxe\u{2066}x\u{2069}\u{200b}\u{200f}\u{feff}\u{e0041}";
+        let shown = escape_controls(evil);
+        assert_eq!(
+            shown,
+            "rc_\\u{202e}elpmaxe\\u{2066}x\\u{2069}\\u{200b}\\u{200f}\\u{feff}\\u{e0041}"
+        );
+        assert!(!escaped(evil, 100).chars().any(is_invisible));
+        // What Rust's own escaping calls invisible, this does too.
+        for c in INVISIBLE
+            .iter()
+            .flat_map(|&(lo, hi)| lo..=hi)
+            .filter_map(char::from_u32)
+        {
+            assert_ne!(escape_controls(&c.to_string()), c.to_string(), "{c:?}");
+            assert_ne!(escaped(&c.to_string(), 5), c.to_string(), "{c:?}");
+        }
+    }
+
+    #[test]
     fn other_text_is_unchanged() {
         let text = "PASS rc_example: ümlaut, 日本, \\x1b as typed, ~ \u{a0} \u{100}\n";
         assert_eq!(escape_controls(text), text);
@@ -71,7 +132,7 @@ mod tests {
     fn every_control_character_is_escaped() {
         for c in (0..=0x10ffff).filter_map(char::from_u32) {
             let shown = escape_controls(&c.to_string());
-            let kept = c == '\n' || c == '\t' || !c.is_control();
+            let kept = c == '\n' || c == '\t' || !(c.is_control() || is_invisible(c));
             assert_eq!(shown == c.to_string(), kept, "{:?}", c);
             assert!(!shown
                 .chars()

@@ -50,6 +50,22 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// The default result dir of `kind` (`lab`, `mesh`) under
+/// [`target_dir`]: made if missing, refused when another user could
+/// redirect what the runs write there ([`crate::base::fsafe::own_dir`]):
+/// `./rdma-lab/` beside a copy is checked too, cargo's `target/` is not.
+pub fn results_dir(kind: &str) -> Result<PathBuf, String> {
+    let root = target_dir();
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() && !source_tree() {
+        crate::base::fsafe::own_dir(&root)?;
+    } else {
+        std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    }
+    let dir = root.join(kind);
+    crate::base::fsafe::own_dir(&dir)?;
+    Ok(dir)
+}
+
 /// `cargo`, as cargo itself told us when it ran us.
 pub fn cargo() -> Command {
     let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));

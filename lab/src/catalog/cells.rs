@@ -12,14 +12,16 @@ use crate::model::{
 /// program, passes its stdout on, sends it SIG DELAY seconds after it prints
 /// a line that matches LINE (a shell pattern; the cells use `*` only, so
 /// that it is also the glob their expectations check), then prints `exit N
-/// after SIG` and exits with the program's status N. A program sent STOP is
+/// after SIG` and exits with the program's status N (125 when it cannot
+/// make its FIFO, in a fresh private dir of `mktemp -d`: never at a name
+/// another user could take first). A program sent STOP is
 /// held stopped for HOLD seconds, or until the wrapper gets SIGTERM, then
 /// killed. The fault matrix's signals in a
 /// given phase. (A shell starts background commands with SIGINT ignored;
 /// `env` gives the program SIGINT's default action back, as a terminal's
 /// Ctrl-C finds it.)
 pub const SIGNAL_AT: &str = r#"sig=$1 line=$2 delay=$3 hold=$4; shift 4
-f=$(mktemp -u); mkfifo $f
+d=$(mktemp -d) && f=$d/out && mkfifo "$f" || { echo "SIGNAL_AT: no FIFO in a private dir" >&2; exit 125; }
 env --default-signal=INT "$@" >$f & p=$!
 exec 3<$f
 while IFS= read -r l <&3; do
@@ -28,7 +30,7 @@ while IFS= read -r l <&3; do
 done
 [ $sig = STOP ] && { trap 'kill -KILL $p; kill $h' TERM; sleep $hold & h=$!; wait $h; kill -KILL $p 2>/dev/null; }
 cat <&3
-wait $p; s=$?; rm -f $f
+wait $p; s=$?; rm -rf "$d"
 echo "exit $s after $sig"
 exit $s"#;
 

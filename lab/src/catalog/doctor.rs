@@ -53,7 +53,7 @@ exit $rc";
 /// only from what the client's doctor tells it.
 const CLIENT_NOT_EXECUTABLE: &str = "d=$(mktemp -d) || exit 99
 cp \"$(command -v ibv_sockets_pingpong)\" \"$d/\" && chmod 644 \"$d/ibv_sockets_pingpong\" || exit 99
-export RDMA_LAB_SECRET=doctor-cells-secret
+export RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 rdma-lab doctor --dev {dev} --ip {client_ip} --peer {server_ip} --port 7472 --wait 60 \
 --bin-dir \"$d\"; rc=$?
 rm -rf \"$d\"
@@ -73,7 +73,7 @@ table inet doctor_cell {
   }
 }
 RULES
-RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
+RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001 rdma-lab doctor --dev {dev} --ip {client_ip} \
 --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
@@ -84,13 +84,14 @@ trap 'ip link set \"$n\" mtu 1500' EXIT
 trap 'exit 143' TERM
 ip link set \"$n\" mtu 9000 || exit 99
 sleep 1
-RDMA_LAB_SECRET=doctor-cells-secret rdma-lab doctor --dev {dev} --ip {client_ip} \
+RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001 rdma-lab doctor --dev {dev} --ip {client_ip} \
 --peer {server_ip} --port 7472 --wait 60
 exit $?";
 
 /// `sh -c SERVING_DOCTOR`: the server host's doctor, with the secret that
 /// the two doctors of a cell share.
-const SERVING_DOCTOR: &str = "export RDMA_LAB_SECRET=doctor-cells-secret
+const SERVING_DOCTOR: &str =
+    "export RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec rdma-lab doctor --dev {dev} --ip {server_ip} --peer {client_ip} --port 7472 --wait 60";
 
 /// The line that both doctors end in when the MTUs differ.
@@ -110,7 +111,7 @@ const NOT_RUN: &[&str] = &[
 const BLOCKED: &str = "*one RC message from {server_ip} to {client_ip} did not arrive (*): \
                        UDP 4791 blocked or GID wrong: *";
 
-/// A cell of one host: `sh` with `args` (`-c`, a script) runs the doctor,
+/// A cell of the lab's one VM: `sh` with `args` (`-c`, a script) runs the doctor,
 /// which must find what `finding` (one pattern) matches, in one line, and
 /// exit 1.
 fn finds(
@@ -122,7 +123,8 @@ fn finds(
         name: name.into(),
         server: Some(Cmd::new("sh", args)),
         server_expect: Expect::fails(finding).within(20),
-        placement: Placement::OneHost,
+        // It runs the lab itself: the lab's VM only, never `--local`.
+        placement: Placement::OneVm,
         ..Scenario::BASE
     }
 }
@@ -183,7 +185,8 @@ pub fn scenarios() -> Vec<Scenario> {
                 "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
             ])
             .within(20),
-            placement: Placement::OneHost,
+            // It runs the lab itself: the lab's VM only, never `--local`.
+            placement: Placement::OneVm,
             ..Scenario::BASE
         },
         // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...

@@ -13,8 +13,8 @@ use crate::model::{Cmd, Expect, Placement, Ready, Scenario};
 /// environment, as a launcher hands it over.
 const SERVE: &str = "B=$(dirname \"$(command -v rc_example)\")
 D=$(mktemp -d /tmp/lab-two-commands-bin.XXXXXXXXXX) && chmod 0755 \"$D\" &&
-cp \"$B/rc_example\" \"$B/ibv_sockets_pingpong\" \"$(command -v rdma-lab)\" \"$D/\" || exit 1
-export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=lab-two-commands-cell
+cp \"$B/rc_example\" \"$B/ibv_sockets_pingpong\" \"$B/rdmacm_server\" \"$(command -v rdma-lab)\" \"$D/\" || exit 1
+export CARGO_TARGET_DIR=/tmp/lab-two-commands-serve RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
 \"$D/rdma-lab\" lab --local --serve --ip {server_ip} --dev {dev} --port 7473 --wait 60 --bin-dir \"$D\"";
 
@@ -22,14 +22,14 @@ exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
 /// the report: `rdma-lab` run from the copy beside the example binaries,
 /// as a host without Rust or the source tree runs it.
 const PEER: &str = "B=$(dirname \"$(command -v rc_example)\")
-export CARGO_TARGET_DIR=/tmp/lab-two-commands RDMA_LAB_SECRET=lab-two-commands-cell
+export CARGO_TARGET_DIR=/tmp/lab-two-commands RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 exec \"$B/rdma-lab\" lab --local --peer {server_ip} --ip {client_ip} --dev {dev} --port 7473 --wait 60 \
 --bin-dir \"$B\" --junit /tmp/lab-two-commands/lab.xml rc_example ibv_sockets_pingpong";
 
 /// `sh -c ALONE ROLE ARGS...`: one half of a two-host run whose other half
 /// never comes, waiting 5 s for it.
 const ALONE: &str =
-    "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=lab-alone-cell-secret
+    "export CARGO_TARGET_DIR=/tmp/lab-alone-$1 RDMA_LAB_SECRET=5ec2e7ce11000000000000000000000000000000000000000000000000000001
 role=$1; shift
 exec rdma-lab lab --local --ip {server_ip} --dev {dev} --port 7474 --wait 5 \
 --bin-dir \"$(dirname \"$(command -v rc_example)\")\" --$role \"$@\"";

@@ -7,12 +7,13 @@ use crate::model::{
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
 /// `route resolved.` (it is connecting), then runs a full client. The
-/// client's lines come through a FIFO to a shell loop with a builtin `kill`:
+/// client's lines come through a FIFO (in a private dir of `mktemp -d`)
+/// to a shell loop with a builtin `kill`:
 /// polling a file is too slow for an exchange that takes a fraction of a second.
-const KILL_FIRST_CLIENT: &str =
-    "f=$(mktemp -u); mkfifo $f; rdmacm_client {server_ip} 12345 >$f & p=$!; \
+const KILL_FIRST_CLIENT: &str = "d=$(mktemp -d) && f=$d/out && mkfifo \"$f\" || exit 125; \
+    rdmacm_client {server_ip} 12345 >$f & p=$!; \
     while read -r l; do case $l in 'route resolved.') kill -9 $p; break;; esac; done <$f; \
-    wait $p; echo \"first client killed after: $l\"; rm -f $f; \
+    wait $p; echo \"first client killed after: $l\"; rm -rf \"$d\"; \
     rdmacm_client {server_ip} 12345";
 
 /// Each message carries the pid of the process that sent it: the server

@@ -303,3 +303,102 @@ fn select_defaults_to_pairs_and_rejects_unknown() {
     assert_eq!(all, pairs().map(|s| s.name.as_str()).collect::<Vec<_>>());
     assert!(select(&["nope"]).unwrap_err().contains("rc_example"));
 }
+
+/// The locked-memory cell's server is `setpriv ... sh -c SCRIPT`: its
+/// script names the device by its variable, never by its value.
+#[test]
+fn the_setpriv_cells_script_holds_no_value() {
+    let p = crate::model::Params {
+        dev: "rxe0;touch /tmp/owned".into(),
+        ..crate::model::Params::default()
+    };
+    let cell = find("ibv_sockets_pingpong_reg_mr_fails").unwrap();
+    let cmd = cell.server.as_ref().unwrap();
+    assert_eq!(cmd.program, "setpriv");
+    let args = cmd.args_with(&p);
+    let script = &args[args.iter().position(|a| a == "-c").unwrap() + 1];
+    assert!(
+        !script.contains("touch") && script.contains("${LAB_DEV}"),
+        "{script}"
+    );
+}
+
+/// [`SIGNAL_AT`] around `program`, with `first` first on PATH, a line
+/// that never comes and no delay: its output.
+fn signal_at(first: &std::path::Path, program: &[&str]) -> std::process::Output {
+    let path = format!(
+        "{}:{}",
+        first.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("sh")
+        .args(["-c", SIGNAL_AT, "sh", "TERM", "never printed", "0", "0"])
+        .args(program)
+        .env("PATH", path)
+        .output()
+        .unwrap()
+}
+
+/// The signal wrapper's FIFO is made in a fresh dir only this user may
+/// enter, and a FIFO that cannot be made (its name taken first by another
+/// user) stops the wrapper before the program runs (before: `mktemp -u`
+/// in the shared /tmp, then an unchecked `mkfifo`).
+#[test]
+fn the_signal_wrappers_fifo_is_private_and_checked() {
+    let t = tempfile::tempdir().unwrap();
+    let out = signal_at(
+        t.path(),
+        &[
+            "sh",
+            "-c",
+            "stat -c %a \"$(dirname \"$(readlink /proc/$$/fd/1)\")\"",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().next(), Some("700"), "{stdout}");
+    let mkfifo = t.path().join("mkfifo");
+    std::fs::write(&mkfifo, "#!/bin/sh\nexit 1\n").unwrap();
+    std::fs::set_permissions(&mkfifo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let ran = t.path().join("ran");
+    let out = signal_at(t.path(), &["touch", &ran.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    assert!(!ran.exists());
+}
+
+/// No scenario's script makes a name with `mktemp -u` (a name another
+/// user can take between the choice and its use).
+#[test]
+fn no_script_uses_a_name_another_user_could_take_first() {
+    for s in all() {
+        for c in [&s.server, &s.client].into_iter().flatten() {
+            assert!(
+                !c.args.iter().any(|a| a.contains("mktemp -u")),
+                "{}: {:?}",
+                s.name,
+                c.args
+            );
+        }
+    }
+}
+
+/// A scenario that runs the lab itself (`rdma-lab`, the doctor's cells
+/// among them) runs in the lab's VMs only, as the README says: never on a
+/// real host under `--local` (before, doctor_healthy and doctor_memlock_64
+/// did).
+#[test]
+fn a_scenario_that_runs_the_lab_itself_runs_in_the_vms_only() {
+    let runs_lab = |c: &crate::model::Cmd| {
+        c.program == "rdma-lab"
+            || c.args
+                .iter()
+                .any(|a| a == "rdma-lab" || a.contains("rdma-lab "))
+    };
+    let mut seen = 0;
+    for s in all() {
+        if [&s.server, &s.client].into_iter().flatten().any(runs_lab) {
+            seen += 1;
+            assert!(s.placement.vms_only(), "{}: {:?}", s.name, s.placement);
+        }
+    }
+    assert!(seen >= 5, "{seen}");
+}

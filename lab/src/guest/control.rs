@@ -31,8 +31,11 @@ type HmacSha256 = Hmac<Sha256>;
 /// launcher such as ssh or Slurm hands it over).
 pub const SECRET_ENV: &str = "RDMA_LAB_SECRET";
 
-/// The shortest secret accepted, in bytes.
-pub const MIN_SECRET: usize = 16;
+/// A key's length in hex digits: 32 random bytes, 256 bits. The serving
+/// host proves the secret over a nonce a stranger chose before the stranger
+/// proves anything, so a secret a person could remember could be guessed
+/// offline from one connection; a key of this many random bits cannot.
+pub const KEY_HEX: usize = 64;
 
 /// The longest line of the handshake.
 pub const HANDSHAKE_MAX: usize = 256;
@@ -79,38 +82,35 @@ impl Secret {
     }
 
     /// A secret from text (a file's content, the environment), trimmed of
-    /// surrounding white space.
+    /// surrounding white space: a key of [`KEY_HEX`] hex digits, as
+    /// `rdma-lab keygen` writes one, and nothing a person chose.
     pub fn from_text(text: &str, from: &str) -> Result<Secret, String> {
         let t = text.trim();
-        if t.len() < MIN_SECRET {
+        if t.len() != KEY_HEX || !t.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(format!(
-                "the secret in {from} is {} bytes: it needs at least {MIN_SECRET}",
-                t.len()
+                "the secret in {from} is not a key of {KEY_HEX} hex digits (a pass phrase could \
+                 be guessed offline): make one with `rdma-lab keygen FILE` and give both hosts \
+                 that file"
             ));
         }
-        Ok(Secret(t.to_string()))
+        Ok(Secret(t.to_ascii_lowercase()))
     }
 
-    /// The secret in `path`, which only its owner may read or write.
+    /// The secret in `path`: a regular file (not a link, a FIFO or a
+    /// device, opened without following a link or waiting on a writer),
+    /// owned by this user or root, that no one else may read or write.
     pub fn from_file(path: &Path) -> Result<Secret, String> {
-        use std::os::unix::fs::PermissionsExt;
         let shown = path.display();
-        let mut f = std::fs::File::open(path).map_err(|e| format!("--secret-file {shown}: {e}"))?;
+        let failed = |e: &dyn std::fmt::Display| format!("--secret-file {shown}: {e}");
+        let mut f = crate::base::fsafe::open_nofollow(path).map_err(|e| failed(&e))?;
         // The file opened, not the path again: nothing can swap it between.
-        let meta = f
-            .metadata()
-            .map_err(|e| format!("--secret-file {shown}: {e}"))?;
-        if meta.permissions().mode() & 0o077 != 0 {
-            return Err(format!(
-                "--secret-file {shown} is open to other users (mode {:o}): chmod 600 it",
-                meta.permissions().mode() & 0o777
-            ));
-        }
+        let meta = f.metadata().map_err(|e| failed(&e))?;
+        crate::base::fsafe::own_private_file(&meta).map_err(|e| failed(&e))?;
         let mut text = String::new();
         (&mut f)
             .take(4096)
             .read_to_string(&mut text)
-            .map_err(|e| format!("--secret-file {shown}: {e}"))?;
+            .map_err(|e| failed(&e))?;
         Secret::from_text(&text, &format!("--secret-file {shown}"))
     }
 
@@ -135,8 +135,8 @@ impl Secret {
     /// What a host without a secret is told.
     pub fn missing() -> String {
         format!(
-            "no secret for the session: give both hosts the same one with --secret-file FILE \
-             (mode 600) or in {SECRET_ENV}"
+            "no secret for the session: make a key with `rdma-lab keygen FILE` and give both \
+             hosts that file with --secret-file FILE (mode 600) or its text in {SECRET_ENV}"
         )
     }
 
@@ -165,6 +165,12 @@ impl Secret {
 /// something once.
 pub fn nonce() -> Result<String, String> {
     Ok(hex(&random32()?))
+}
+
+/// `rdma-lab keygen FILE`: a fresh key in a new file that only its owner
+/// may read (as `mungekey` makes Munge's), to copy to every host.
+pub fn keygen(path: &Path) -> Result<(), String> {
+    write_secret(path, &Secret::generate()?)
 }
 
 /// Writes `secret` to a new file that only its owner may read (it must not
@@ -630,6 +636,9 @@ mod tests {
         (Control::new(s).unwrap(), Control::new(c).unwrap())
     }
 
+    const KEY_X: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const KEY_Y: &str = "f123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
     fn secret(s: &str) -> Secret {
         Secret::from_text(s, "test").unwrap()
     }
@@ -650,7 +659,7 @@ mod tests {
 
     #[test]
     fn the_same_secret_opens_a_session_that_carries_lines() {
-        let (s, c) = handshake("0123456789abcdef-x", "0123456789abcdef-x");
+        let (s, c) = handshake(KEY_X, KEY_X);
         let (mut s, mut c) = (s.unwrap(), c.unwrap());
         c.send("begin x").unwrap();
         assert_eq!(s.recv("begin", Duration::from_secs(2)).unwrap(), "begin x");
@@ -663,16 +672,32 @@ mod tests {
 
     #[test]
     fn a_wrong_secret_fails_on_both_sides() {
-        let (s, c) = handshake("0123456789abcdef-x", "0123456789abcdef-y");
+        let (s, c) = handshake(KEY_X, KEY_Y);
         assert!(matches!(s, Err(HandshakeError::Auth(_))));
         assert!(c.err().unwrap().contains(AUTH_FAILED));
     }
 
     #[test]
     fn secrets_are_checked() {
-        assert!(Secret::from_text("short", "x")
-            .unwrap_err()
-            .contains("at least 16"));
+        // A pass phrase, however long, is not a key; a key is 64 hex digits.
+        for phrase in [
+            "short",
+            "aaaaaaaaaaaaaaaa",
+            &"correct horse battery staple ".repeat(3),
+        ] {
+            let e = Secret::from_text(phrase, "x").unwrap_err();
+            assert!(
+                e.contains("rdma-lab keygen FILE") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        assert!(Secret::from_text(&"g".repeat(64), "x").is_err());
+        assert_eq!(
+            Secret::from_text(&format!(" {}\n", KEY_X.to_uppercase()), "x")
+                .unwrap()
+                .text(),
+            KEY_X
+        );
         let g = Secret::generate().unwrap();
         assert_eq!(g.text().len(), 64);
         assert_ne!(g, Secret::generate().unwrap());
@@ -684,20 +709,17 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("s");
-        std::fs::write(&f, "0123456789abcdef0123\n").unwrap();
+        std::fs::write(&f, format!("{KEY_X}\n")).unwrap();
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
         let e = Secret::from_file(&f).unwrap_err();
         assert!(e.contains("chmod 600") && e.contains("644"), "{e}");
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
-        assert_eq!(
-            Secret::from_file(&f).unwrap().text(),
-            "0123456789abcdef0123"
-        );
+        assert_eq!(Secret::from_file(&f).unwrap().text(), KEY_X);
     }
 
     #[test]
     fn a_forged_or_replayed_line_is_refused() {
-        let (s, c) = handshake("0123456789abcdef-x", "0123456789abcdef-x");
+        let (s, c) = handshake(KEY_X, KEY_X);
         let (mut s, mut c) = (s.unwrap(), c.unwrap());
         // A stranger's line: no MAC, then a MAC of the wrong key.
         c.send_raw("begin doctor_no_rdma_ucm").unwrap();

@@ -5,4 +5,5 @@
 pub mod agent;
 pub mod control;
 pub mod doctor;
+pub mod gate;
 pub mod mesh;

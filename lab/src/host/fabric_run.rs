@@ -47,8 +47,7 @@ fn binaries(dir: &std::path::Path) -> Result<PathBuf, String> {
 /// A fresh private run dir under the build's `lab/`.
 fn run_dir() -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
-    let parent = target_dir().join("lab");
-    fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let parent = crate::base::workspace::results_dir("lab")?;
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -236,8 +236,7 @@ fn new_run_dir() -> Result<PathBuf, String> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let lab = target_dir().join("lab");
-    fs::create_dir_all(&lab).map_err(|e| format!("{}: {e}", lab.display()))?;
+    let lab = crate::base::workspace::results_dir("lab")?;
     // Runs of one process side by side (the Soft-RoCE suite's batches)
     // each get their own.
     static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -1335,7 +1334,11 @@ pub fn print_summary(report: &LabReport) -> usize {
         }
     }
     for s in &report.skipped {
-        println!("  SKIP {}: {}", s.scenario, s.reason);
+        println!(
+            "  SKIP {}: {}",
+            escape_controls(&s.scenario),
+            escape_controls(&s.reason)
+        );
     }
     // The hosts, findings and notes come from the agents' files, some
     // from a peer host; the kernel's name from a file in the VM.
@@ -1451,12 +1454,18 @@ mod tests {
         assert!(skip_reason(blocked, &peer, None)
             .unwrap()
             .contains("VMs only"));
-        let memlock = find("doctor_memlock_64");
+        let memlock = find("srq_memlock_64");
         assert!(skip_reason(memlock, &Mode::SingleHost, None).is_none());
         assert!(skip_reason(memlock, &local(Local::Alone), None).is_none());
         assert!(skip_reason(memlock, &peer, None)
             .unwrap()
             .contains("one host"));
+        // The doctor's own cells run the lab itself: VMs only.
+        let doctor = find("doctor_memlock_64");
+        assert!(skip_reason(doctor, &Mode::SingleHost, None).is_none());
+        assert!(skip_reason(doctor, &local(Local::Alone), None)
+            .unwrap()
+            .contains("VMs only"));
         for pair in catalog::pairs() {
             for mode in [Mode::SingleHost, Mode::TwoHosts, peer.clone()] {
                 for link in [None, Some("Ethernet"), Some("InfiniBand")] {

@@ -62,6 +62,9 @@ pub struct MeshOptions {
     pub mcast_all: bool,
     /// `--serial`: one pair at a time (the benchmark's baseline).
     pub serial: bool,
+    /// The only addresses that may join besides the launcher's hosts'
+    /// (none: any, where the launcher named no hosts).
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 /// A number from the first of `vars` that is set.
@@ -243,13 +246,20 @@ pub fn copy_dir() -> Option<PathBuf> {
 }
 
 /// Where a mesh's results go without `--out`: `./rdma-lab/mesh` beside a
-/// copy, else the build's `target/mesh`.
-pub fn default_out() -> PathBuf {
+/// copy, else the build's `target/mesh`; each made, or refused when
+/// another user could redirect it ([`crate::base::fsafe::own_dir`]).
+pub fn default_out() -> Result<PathBuf, String> {
     match copy_dir() {
-        Some(_) => std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("."))
-            .join("rdma-lab/mesh"),
-        None => crate::base::workspace::target_dir().join("mesh"),
+        Some(_) => {
+            let root = std::env::current_dir()
+                .unwrap_or_else(|_| PathBuf::from("."))
+                .join("rdma-lab");
+            crate::base::fsafe::own_dir(&root)?;
+            let out = root.join("mesh");
+            crate::base::fsafe::own_dir(&out)?;
+            Ok(out)
+        }
+        None => crate::base::workspace::results_dir("mesh"),
     }
 }
 
@@ -300,6 +310,7 @@ pub fn coord_config(
         out: opts.out.clone(),
         mcast_all: opts.mcast_all,
         serial: opts.serial,
+        allow: opts.allow.clone(),
     })
 }
 

@@ -115,11 +115,7 @@ fn run(mut c: Command, what: &str) -> Result<String, String> {
 fn remote_tempdir(host: &str) -> Result<String, String> {
     let words = ["mktemp", "-d", "/tmp/rdma-lab.XXXXXXXXXX"].map(String::from);
     let dir = run(ssh(host, &words), &format!("ssh {host} mktemp -d"))?;
-    let plain = dir.starts_with("/tmp/rdma-lab.")
-        && dir
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b));
-    if plain {
+    if of_mktemp_form(&dir) {
         Ok(dir)
     } else {
         Err(format!(
@@ -127,6 +123,14 @@ fn remote_tempdir(host: &str) -> Result<String, String> {
             crate::base::text::shown(&dir)
         ))
     }
+}
+
+/// Whether `dir` is exactly what `mktemp -d /tmp/rdma-lab.XXXXXXXXXX`
+/// makes: the prefix and ten letters or digits, nothing else (no `/`, no
+/// `..`): the launcher later removes it with `rm -rf`.
+fn of_mktemp_form(dir: &str) -> bool {
+    dir.strip_prefix("/tmp/rdma-lab.")
+        .is_some_and(|x| x.len() == 10 && x.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Copies `rdma-lab` and the example binaries into `dir` on `host`.
@@ -260,7 +264,7 @@ fn finish(started: &mut [Started], deadline: Instant) {
             let _ = child.kill();
             let _ = child.wait();
         }
-        if s.copied && !s.dir.is_empty() {
+        if s.copied && of_mktemp_form(&s.dir) {
             let words = ["rm", "-rf", "--", s.dir.as_str()].map(String::from);
             let _ = run(ssh(&s.host, &words), "cleanup");
         }
@@ -348,4 +352,29 @@ fn coordinate_quietly(
     cfg: &crate::guest::mesh::coordinator::CoordConfig,
 ) -> Result<MeshRun, String> {
     crate::guest::mesh::coordinator::coordinate(cfg, &mut |l| println!("{l}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a host's `mktemp -d` says is used (and later `rm -rf`'d) only
+    /// when it is exactly of mktemp's form: a hostile or broken host that
+    /// answers with `..` in it, or any other path, is refused.
+    #[test]
+    fn only_a_remote_dir_of_mktemps_form_is_taken() {
+        assert!(of_mktemp_form("/tmp/rdma-lab.Ab3dE6gH9z"));
+        for bad in [
+            "/tmp/rdma-lab.Ab3dE6gH9z/../../home",
+            "/tmp/rdma-lab.../../../..",
+            "/tmp/rdma-lab.abcdefghij/x",
+            "/tmp/rdma-lab.abc",
+            "/tmp/rdma-lab.abcdefghi.",
+            "/tmp/rdma-lab.abcdefghij\n",
+            "/home/user",
+            "",
+        ] {
+            assert!(!of_mktemp_form(bad), "{bad:?}");
+        }
+    }
 }

@@ -167,15 +167,25 @@ pub(crate) fn script_refs(script: &str) -> (String, bool) {
 
 impl Cmd {
     /// The arguments with placeholders replaced, to run: the values pasted
-    /// into a program's own arguments, but a `sh -c`/`bash -c` script gets
+    /// into a program's own arguments, but a `sh -c`/`bash -c` script (run
+    /// directly or by a wrapper such as `setpriv ... sh -c`) gets
     /// references to the variables of [`Params::env`] instead, so a value
     /// is never shell code.
     pub fn args_with(&self, p: &Params) -> Vec<String> {
-        let shell = matches!(self.program, "sh" | "bash");
-        let script = shell
-            .then(|| self.args.iter().position(|a| *a == "-c"))
-            .flatten()
-            .map(|c| c + 1);
+        let is_shell = |w: &str| matches!(w, "sh" | "bash");
+        // The shell may be the program, or run by a wrapper (setpriv,
+        // timeout): its script is the word after its `-c` either way.
+        let shell_from = if is_shell(self.program) {
+            Some(0)
+        } else {
+            self.args.iter().position(|a| is_shell(a)).map(|i| i + 1)
+        };
+        let script = shell_from.and_then(|from| {
+            self.args[from..]
+                .iter()
+                .position(|a| *a == "-c")
+                .map(|c| from + c + 1)
+        });
         self.args
             .iter()
             .enumerate()

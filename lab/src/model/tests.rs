@@ -150,6 +150,40 @@ fn a_hostile_value_is_never_shell_code() {
     assert!(marker.exists());
 }
 
+/// A script a wrapper runs (`setpriv ... sh -c SCRIPT`, as the
+/// locked-memory cell does) gets variable references too, never the value
+/// pasted (before, only a script whose program was the shell itself did).
+#[test]
+fn a_wrapped_shells_script_never_holds_a_value() {
+    let p = Params {
+        server_ip: "10.0.0.1".into(),
+        client_ip: "10.0.0.2".into(),
+        dev: "rxe0;touch /tmp/owned".into(),
+        gid_idx: 1,
+        ib_port: 1,
+    };
+    for wrapped in [
+        Cmd::new(
+            "setpriv",
+            &[
+                "--inh-caps=-ipc_lock",
+                "sh",
+                "-c",
+                "ulimit -l 64 && exec x -d {dev}",
+            ],
+        ),
+        Cmd::new("timeout", &["5", "bash", "-c", "echo {dev}"]),
+        Cmd::new("sh", &["-c", "echo {dev}"]),
+    ] {
+        let args = wrapped.args_with(&p);
+        assert!(!args.iter().any(|a| a.contains("touch")), "{args:?}");
+    }
+    // A program's own argument keeps the value: it is no shell's code.
+    let plain = Cmd::new("rc_example", &["-d", "{dev}", "-c", "{dev}"]).args_with(&p);
+    assert_eq!(plain[1], p.dev);
+    assert_eq!(plain[3], p.dev);
+}
+
 #[test]
 fn placeholders() {
     let p = Params {

@@ -105,6 +105,11 @@ fn escape(s: &str, raw_newlines: bool) -> String {
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
             '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
+            // A direction override or a zero-width character would make
+            // the page read other than it is: shown, as on the terminal.
+            c if crate::base::text::is_invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
@@ -419,6 +424,12 @@ pub fn validate_junit(file: &Path) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn format_characters_are_shown_in_xml_and_html() {
+        assert_eq!(xml_escape("rc_\u{202e}x\u{200b}"), "rc_\\u{202e}x\\u{200b}");
+        assert_eq!(xml_text("a\n\u{2066}b"), "a\n\\u{2066}b");
+    }
+
     use super::*;
     use crate::model;
     use crate::model::{Mode, Outcome, Skip};

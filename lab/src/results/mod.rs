@@ -278,7 +278,7 @@ pub fn read_refused(dir: &Path) -> Vec<Skip> {
         .lines()
         .filter_map(|l| l.split_once('\t'))
         .map(|(name, why)| Skip {
-            scenario: name.to_string(),
+            scenario: crate::base::text::escaped(name, 64),
             reason: crate::base::text::escaped(why, 300),
         })
         .collect()

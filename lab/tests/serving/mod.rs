@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const SECRET: &str = "the-serving-hosts-secret-0123";
+/// A key as `rdma-lab keygen` writes one.
+pub const SECRET: &str = "5ec2e7000000000000000000000000000000000000000000000000000000cafe";
 
 /// A serving agent and its private result dir.
 pub struct Serving {
@@ -86,6 +87,11 @@ impl Serving {
             .into_owned()
     }
 
+    /// The port it serves on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     pub fn connect(&self) -> TcpStream {
         TcpStream::connect(("127.0.0.1", self.port)).unwrap()
     }
@@ -153,4 +159,32 @@ pub fn read_all(s: &mut TcpStream) -> String {
     let mut got = Vec::new();
     let _ = s.read_to_end(&mut got);
     String::from_utf8_lossy(&got).into_owned()
+}
+
+/// A connection to 127.0.0.1:`port` from the loopback address `from`: a
+/// stranger on another host, as the serving host sees it.
+pub fn connect_from(from: std::net::Ipv4Addr, port: u16) -> TcpStream {
+    try_connect_from(from, port).expect("a connection from another loopback address")
+}
+
+/// [`connect_from`], or `None` when the connection fails.
+pub fn try_connect_from(from: std::net::Ipv4Addr, port: u16) -> Option<TcpStream> {
+    use nix::sys::socket::{bind, connect, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use std::os::fd::AsRawFd;
+    let fd = socket(
+        AddressFamily::Inet,
+        SockType::Stream,
+        SockFlag::empty(),
+        None,
+    )
+    .ok()?;
+    bind(
+        fd.as_raw_fd(),
+        &SockaddrIn::from(SocketAddrV4::new(from, 0)),
+    )
+    .ok()?;
+    let to = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+    connect(fd.as_raw_fd(), &SockaddrIn::from(to)).ok()?;
+    Some(TcpStream::from(fd))
 }

@@ -10,6 +10,7 @@ use crate::base::text::shown;
 use crate::catalog;
 use crate::guest::agent::Role;
 use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
+use crate::guest::gate::{self, Event, Gate};
 use crate::model::mesh::{
     mcast_rounds, schedule, transcript_path, Joined, Mcast, McastResult, MeshHost, MeshRun, Pair,
     PairCell, Pattern, ScenarioResult, Verdict,
@@ -18,7 +19,6 @@ use crate::model::Scenario;
 use std::fs;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What the coordinator needs.
@@ -46,6 +46,9 @@ pub struct CoordConfig {
     /// One pair at a time, whatever the schedule allows: the benchmark's
     /// baseline against the parallel rounds.
     pub serial: bool,
+    /// Addresses that may join besides the launcher's hosts' (`--allow`);
+    /// when both are empty, any address may.
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 /// A host as the coordinator holds it: its connection while it lasts.
@@ -104,42 +107,19 @@ fn joined(h: Hello) -> MeshHost {
     }
 }
 
-/// How many handshakes may be under way at once: strangers that hold
-/// connections open take up at most these, each for its own bound.
-const HANDSHAKES_AT_ONCE: usize = 32;
-
 /// How long a joining host may take to prove the secret and say hello.
 const HELLO_SECS: u64 = 10;
 
-/// One connection's handshake and hello, each bounded, on a thread of its
-/// own: what it came to, and from where.
-type Admitted = (Result<(Control, Hello), String>, SocketAddr);
-
-/// Runs one connection's handshake and hello; the result goes to `tx`.
-fn admit(
-    stream: std::net::TcpStream,
-    from: SocketAddr,
-    secret: Secret,
-    tx: mpsc::Sender<Admitted>,
-) {
-    std::thread::spawn(move || {
-        let admitted = stream
-            .set_nonblocking(false)
-            .map_err(|e| e.to_string())
-            .and_then(|()| Control::new(stream))
-            .and_then(|mut c| {
-                c.authenticate_server(&secret).map_err(|e| match e {
-                    HandshakeError::Auth(why) => {
-                        format!("{}: {why}", crate::guest::control::AUTH_FAILED)
-                    }
-                    HandshakeError::Other(why) => why,
-                })?;
-                let hello =
-                    Hello::from_json(&c.expect_blob("hello", Duration::from_secs(HELLO_SECS))?)?;
-                Ok((c, hello))
-            });
-        let _ = tx.send((admitted, from));
-    });
+/// One connection's handshake and hello, each bounded (run by the
+/// [`Gate`] on a thread of its own).
+fn admit(stream: std::net::TcpStream, secret: &Secret) -> Result<(Control, Hello), String> {
+    let mut c = Control::new(stream)?;
+    c.authenticate_server(secret).map_err(|e| match e {
+        HandshakeError::Auth(why) => format!("{}: {why}", crate::guest::control::AUTH_FAILED),
+        HandshakeError::Other(why) => why,
+    })?;
+    let hello = Hello::from_json(&c.expect_blob("hello", Duration::from_secs(HELLO_SECS))?)?;
+    Ok((c, hello))
 }
 
 /// Whether `hello` may join: a rank of the mesh not taken yet, an address
@@ -273,15 +253,14 @@ fn register(
     }
 }
 
-/// Waits up to `--wait` for every rank: handshakes run side by side, each
-/// bounded; strangers, addresses the launcher did not name, and doubles
-/// are turned away, each in one line, and the wait goes on.
+/// Waits up to `--wait` for every rank: handshakes run side by side,
+/// each bounded, at most [`gate::PER_SOURCE`] from one address;
+/// strangers, addresses the launcher did not name (closed before they take
+/// a slot), and doubles are turned away, each in one line, and the wait
+/// goes on.
 fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, String> {
     let listener =
         TcpListener::bind(cfg.listen).map_err(|e| format!("mesh: bind {}: {e}", cfg.listen))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("mesh: {e}"))?;
     let mut members: Vec<Member> = (0..cfg.size)
         .map(|r| Member {
             control: None,
@@ -289,33 +268,35 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
         })
         .collect();
     let resolved = resolve_all(&cfg.names);
-    let allow: Vec<std::net::IpAddr> = resolved.iter().flatten().copied().collect();
-    let (tx, rx) = mpsc::channel::<Admitted>();
+    let allow: Vec<std::net::IpAddr> = resolved
+        .iter()
+        .flatten()
+        .chain(&cfg.allow)
+        .copied()
+        .collect();
+    let mut gate = Gate::new(listener, allow)?;
+    let secret = cfg.secret.clone();
+    let handshake = move |stream, _| admit(stream, &secret);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
-    let (mut count, mut under_way) = (0, 0);
-    while count < cfg.size && Instant::now() < deadline {
-        // What the handshakes came to first, so that slots free up.
-        while let Ok((admitted, from)) = rx.try_recv() {
-            under_way -= 1;
-            if register(admitted, from, cfg, &mut members, &resolved, say) {
-                count += 1;
+    let mut count = 0;
+    while count < cfg.size {
+        let Some(event) = gate.next(deadline, &handshake) else {
+            break;
+        };
+        match event {
+            Event::Done(admitted, from) => {
+                if register(admitted, from, cfg, &mut members, &resolved, say) {
+                    count += 1;
+                }
             }
-        }
-        // At capacity, the next ones wait in the listen queue, unaccepted.
-        let accepted = (under_way < HANDSHAKES_AT_ONCE)
-            .then(|| listener.accept().ok())
-            .flatten();
-        match accepted {
-            Some((_, from)) if !allow.is_empty() && !allow.contains(&from.ip()) => {
-                say(&format!(
-                    "mesh: turned away {from}: not one of the launcher's hosts"
-                ));
-            }
-            Some((stream, from)) => {
-                under_way += 1;
-                admit(stream, from, cfg.secret.clone(), tx.clone());
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
+            Event::NotAllowed(from) => say(&format!(
+                "mesh: turned away {from}: not one of the launcher's hosts or --allow addresses"
+            )),
+            Event::Full(ip) => say(&format!(
+                "mesh: {ip} has {} handshakes under way: its next connections are closed until \
+                 one ends",
+                gate::PER_SOURCE
+            )),
         }
     }
     Ok(members)
@@ -472,7 +453,6 @@ const DONE_MAX: usize = 4 << 20;
 /// once, their texts cut to size; a host cannot make the report, the
 /// page or the transcripts' files grow past what its pair ran.
 fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioResult> {
-    let cut = |t: String, max: usize| -> String { t.chars().take(max).collect() };
     let mut kept: Vec<ScenarioResult> = Vec::new();
     for r in results {
         let known = assigned.contains(&r.scenario)
@@ -481,7 +461,11 @@ fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioRes
             continue;
         }
         kept.push(ScenarioResult {
-            detail: cut(r.detail, 1024),
+            detail: wire::cut(&r.detail, wire::FIELD_MAX),
+            verdict: match r.verdict {
+                Verdict::NotRun(why) => Verdict::NotRun(wire::cut(&why, wire::FIELD_MAX)),
+                v => v,
+            },
             server_log: r.server_log.map(wire::bounded),
             client_log: r.client_log.map(wire::bounded),
             ..r
@@ -503,6 +487,15 @@ fn gather_pair(
     let server = done_of(&mut members[p.server], &during, deadline, assigned);
     let client = done_of(&mut members[p.client], &during, deadline, assigned);
     match (server, client) {
+        // Its port held by another process on the serving host: the
+        // peer's failure to connect follows from it, and blames no one.
+        (Some(s), Some(_)) if s.iter().any(port_held) => {
+            let why = s.iter().find_map(|r| match &r.verdict {
+                Verdict::NotRun(why) if port_held(r) => Some(why.clone()),
+                _ => None,
+            });
+            not_run(r, p, &why.unwrap_or_default())
+        }
         (Some(s), Some(mut c)) => {
             c.extend(s);
             PairCell {
@@ -519,7 +512,14 @@ fn gather_pair(
     }
 }
 
-/// Writes each pair's transcripts where the page links to them.
+/// Whether a serving host's result says another process holds its port.
+fn port_held(r: &ScenarioResult) -> bool {
+    r.scenario == wire::SESSION
+        && matches!(&r.verdict, Verdict::NotRun(why) if why.ends_with("is in use by another process"))
+}
+
+/// Writes each pair's transcripts where the page links to them, each a
+/// new file.
 fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
     for cell in cells {
         for res in &cell.results {
@@ -531,7 +531,9 @@ fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
                     if let Some(dir) = path.parent() {
                         let _ = fs::create_dir_all(dir);
                     }
-                    let _ = fs::write(path, text);
+                    // A link planted where a transcript goes is replaced,
+                    // never written through.
+                    let _ = crate::base::fsafe::replace_file(&path, text.as_bytes());
                 }
             }
         }

@@ -78,36 +78,58 @@ pub fn round_secs(scenarios: &[&Scenario]) -> u64 {
 /// refused handshake too: a stranger may hold the coordinator's port for
 /// a while) until `wait_secs` have passed.
 fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
+    connect_via(cfg, &|target| {
+        target
+            .to_socket_addrs()
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    })
+}
+
+/// [`connect`] with the addresses of the coordinator's name from
+/// `resolve`: each attempt takes the next of them, so a stranger's
+/// listener on one address of the name (an unprivileged user may bind
+/// `[::1]:PORT`) costs an attempt, never the join.
+fn connect_via(
+    cfg: &MeshHostConfig,
+    resolve: &dyn Fn(&str) -> Vec<SocketAddr>,
+) -> Result<Control, String> {
     let target = format!("{}:{}", cfg.coordinator, cfg.port);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
     let mut last = String::from("nothing answered");
-    loop {
-        let addrs: Vec<SocketAddr> = target
-            .to_socket_addrs()
-            .map(Iterator::collect)
-            .unwrap_or_default();
-        if let Some(stream) = addrs
-            .iter()
-            .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(2)).ok())
-        {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let within = left.clamp(Duration::from_secs(1), Duration::from_secs(PAIR_WAIT_SECS));
-            match Control::new(stream)
-                .and_then(|mut c| c.authenticate_client(&cfg.secret, within).map(|()| c))
-            {
-                Ok(c) => return Ok(c),
-                Err(e) => last = e,
+    let mut failed = 0;
+    for attempt in 0usize.. {
+        let addrs = resolve(&target);
+        if let Some(a) = addrs.get(attempt % addrs.len().max(1)) {
+            match TcpStream::connect_timeout(a, Duration::from_secs(2)) {
+                Ok(stream) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    let within = left.clamp(Duration::from_secs(1), agent::ATTEMPT);
+                    match Control::new(stream)
+                        .and_then(|mut c| c.authenticate_client(&cfg.secret, within).map(|()| c))
+                    {
+                        Ok(c) => return Ok(c),
+                        Err(e) => {
+                            last = format!("at {a}: {e}");
+                            failed += 1;
+                        }
+                    }
+                }
+                Err(e) => last = format!("at {a}: {e}"),
             }
         }
         if Instant::now() >= deadline {
-            return Err(format!(
-                "mesh: no session with the coordinator at {target} within {} s ({last}): start \
-                 rank 0 (or the launcher) and check that TCP port {} is open to this host",
-                cfg.wait_secs, cfg.port
-            ));
+            break;
         }
-        std::thread::sleep(Duration::from_millis(500));
+        // After a failed handshake on every address, wait longer each time.
+        let round = u32::try_from(failed / addrs.len().max(1)).unwrap_or(u32::MAX);
+        std::thread::sleep(agent::backoff(round).max(Duration::from_millis(200)));
     }
+    Err(format!(
+        "mesh: no session with the coordinator at {target} within {} s ({last}): start rank 0 \
+         (or the launcher) and check that TCP port {} is open to this host",
+        cfg.wait_secs, cfg.port
+    ))
 }
 
 /// The host's whole part: join, then play each pair it is handed until
@@ -285,6 +307,7 @@ fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
     let ran = agent::run(acfg);
     let mut results = match (a.role, ran) {
         (Role::Client, Ok(())) => wire::judge_pair(&a.scenarios, &out, &a.addrs()),
+        (_, Err(e)) if e.contains(agent::PORT_IN_USE) => vec![port_in_use(cfg)],
         (_, Err(e)) => vec![failed_session(&e)],
         (_, Ok(())) => Vec::new(),
     };
@@ -359,6 +382,23 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
     }
 }
 
+/// The session of a pair whose port another process on this host holds:
+/// it did not run, and neither host nor the link is to blame.
+fn port_in_use(cfg: &MeshHostConfig) -> ScenarioResult {
+    let why = format!(
+        "port {} on {} is in use by another process",
+        cfg.port + PAIR_PORT_OFFSET,
+        cfg.name
+    );
+    ScenarioResult {
+        scenario: wire::SESSION.into(),
+        verdict: Verdict::NotRun(crate::base::text::escaped(&why, 300)),
+        detail: why,
+        server_log: None,
+        client_log: None,
+    }
+}
+
 /// The session of a pair that did not come about, as its one result.
 pub fn failed_session(why: &str) -> ScenarioResult {
     ScenarioResult {
@@ -374,4 +414,105 @@ pub fn failed_session(why: &str) -> ScenarioResult {
 /// doctor's RC probe runs first in every pair's session.
 pub fn default_scenarios() -> Vec<String> {
     catalog::pairs().map(|s| s.name.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, Write};
+    use std::net::TcpListener;
+
+    fn host(port: u16, secret: &Secret) -> MeshHostConfig {
+        MeshHostConfig {
+            rank: 1,
+            coordinator: "coordinator.test".into(),
+            port,
+            name: "node001".into(),
+            ip: "10.0.0.2".into(),
+            dev: "rxe0".into(),
+            gid_idx: None,
+            bin_dir: PathBuf::from("/nonexistent"),
+            out: PathBuf::from("/nonexistent"),
+            wait_secs: 20,
+            secret: secret.clone(),
+        }
+    }
+
+    /// Another process holds the pair's port (the mesh port plus one) on
+    /// the serving host: the pair's session says so as its own verdict,
+    /// not a failure that would blame a host or the link.
+    #[test]
+    fn a_pair_port_held_by_another_process_is_its_own_verdict() {
+        let held = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = held.local_addr().unwrap().port() - PAIR_PORT_OFFSET;
+        let out = tempfile::tempdir().unwrap();
+        let cfg = MeshHostConfig {
+            ip: "127.0.0.1".into(),
+            out: out.path().to_path_buf(),
+            ..host(port, &Secret::generate().unwrap())
+        };
+        let a = Assignment {
+            round: 0,
+            role: Role::Server,
+            server_ip: "127.0.0.1".into(),
+            client_ip: "127.0.0.2".into(),
+            nonce: "ab".into(),
+            scenarios: vec!["rc_example".into()],
+        };
+        let results = play(&cfg, &a);
+        let want = format!(
+            "port {} on node001 is in use by another process",
+            port + PAIR_PORT_OFFSET
+        );
+        assert!(
+            results
+                .iter()
+                .any(|r| r.verdict == Verdict::NotRun(want.clone())),
+            "{results:?}"
+        );
+        drop(held);
+    }
+
+    /// The coordinator's name has two addresses; a stranger listens on the
+    /// first and answers every hello with a false refusal. The host tries
+    /// the second and joins (before, it began again from the first after
+    /// every failed handshake, and never joined).
+    #[test]
+    fn a_stranger_on_one_address_of_the_name_keeps_no_host_out() {
+        let decoy = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = decoy.local_addr().unwrap().port();
+        let Ok(real) = TcpListener::bind(("127.0.0.2", port)) else {
+            panic!("127.0.0.2:{port} is taken: run the test again");
+        };
+        std::thread::spawn(move || {
+            for s in decoy.incoming().flatten() {
+                let mut hello = String::new();
+                let _ = std::io::BufReader::new(&s).read_line(&mut hello);
+                let _ = (&s).write_all(b"authentication failed\n");
+            }
+        });
+        let secret = Secret::generate().unwrap();
+        let theirs = secret.clone();
+        std::thread::spawn(move || {
+            for s in real.incoming().flatten() {
+                let mut c = Control::new(s).unwrap();
+                if c.authenticate_server(&theirs).is_ok() {
+                    let _ = c.send("joined");
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+            }
+        });
+        let addrs: Vec<SocketAddr> = ["127.0.0.1", "127.0.0.2"]
+            .iter()
+            .map(|ip| format!("{ip}:{port}").parse().unwrap())
+            .collect();
+        let started = Instant::now();
+        let mut c = connect_via(&host(port, &secret), &|_| addrs.clone()).unwrap();
+        assert_eq!(c.recv("joined", Duration::from_secs(5)).unwrap(), "joined");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }

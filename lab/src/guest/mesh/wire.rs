@@ -22,14 +22,65 @@ pub const PROBE: &str = "doctor_rc_probe";
 /// failed, bounded so that a round's message stays small.
 pub const TRANSCRIPT_MAX: usize = 24 * 1024;
 
+/// The most values (numbers, strings, lists, objects...) one message
+/// may hold: a pair's results are a few dozen each, a hello's findings
+/// a few. A parsed value costs some 80 bytes however small its text, so a
+/// million-element list of a few MB would cost the reader 100 MB or more:
+/// refused before it is parsed.
+pub const MESSAGE_VALUES: usize = 4096;
+
+/// The longest text kept of one field from a peer (a reason, a detail, a
+/// finding): enough to read, bounded so that no host can make a report
+/// or a page grow.
+pub const FIELD_MAX: usize = 1024;
+
+/// The longest name kept of a host, a netdev, an address, a GID type.
+pub const NAME_MAX: usize = 64;
+
+/// How many of a hello's findings are kept.
+pub const FINDINGS_MAX: usize = 64;
+
 /// A JSON document from a peer, or one line that says what is wrong.
 fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
+    let values = values_in(bytes);
+    if values > MESSAGE_VALUES {
+        return Err(format!(
+            "mesh: a {what} message of more than {MESSAGE_VALUES} values ({values}): refused unread"
+        ));
+    }
     serde_json::from_slice(bytes).map_err(|e| format!("mesh: a bad {what} message: {e}"))
 }
 
-/// A string field, or "".
+/// An upper bound on the number of values in a JSON text, counted without
+/// parsing it: every value but the first follows a `,` or opens with `[`
+/// or `{` outside a string.
+fn values_in(bytes: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1, false, false);
+    for &b in bytes {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            (false, _, b',' | b'[' | b'{') => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// At most `max` characters of `t`, every control and format character
+/// escaped (but a newline and a tab), and `…` when it was longer.
+pub fn cut(t: &str, max: usize) -> String {
+    let mut s = crate::base::text::escape_controls(&t.chars().take(max).collect::<String>());
+    if t.chars().nth(max).is_some() {
+        s.push('…');
+    }
+    s
+}
+
+/// A string field, or "", at most [`FIELD_MAX`] characters.
 fn text(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
+    cut(v.get(key).and_then(Value::as_str).unwrap_or(""), FIELD_MAX)
 }
 
 /// What a host says of itself when it joins.
@@ -138,12 +189,13 @@ impl Hello {
             .get("rank")
             .and_then(Value::as_u64)
             .ok_or("mesh: a hello without a rank")?;
-        let opt = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let opt = |k: &str| v.get(k).and_then(Value::as_str).map(|t| cut(t, NAME_MAX));
+        let name = |k: &str| opt(k).unwrap_or_default();
         Ok(Hello {
             rank: usize::try_from(rank).map_err(|e| e.to_string())?,
-            name: text(&v, "name"),
-            ip: text(&v, "ip"),
-            netdev: text(&v, "netdev"),
+            name: name("name"),
+            ip: name("ip"),
+            netdev: name("netdev"),
             mtu: v
                 .get("mtu")
                 .and_then(Value::as_u64)
@@ -157,14 +209,16 @@ impl Hello {
     }
 }
 
-/// A list of strings, or none.
+/// A list of strings, or none: at most [`FINDINGS_MAX`] of them, each
+/// at most [`FIELD_MAX`] characters.
 fn strings(v: &Value, key: &str) -> Vec<String> {
     v.get(key)
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
                 .filter_map(Value::as_str)
-                .map(str::to_string)
+                .take(FINDINGS_MAX)
+                .map(|t| cut(t, FIELD_MAX))
                 .collect()
         })
         .unwrap_or_default()
@@ -312,7 +366,7 @@ pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
     Ok(list
         .iter()
         .map(|r| ScenarioResult {
-            scenario: text(r, "scenario"),
+            scenario: cut(&text(r, "scenario"), NAME_MAX),
             verdict: match text(r, "verdict").as_str() {
                 "pass" => Verdict::Pass,
                 "fail" => Verdict::Fail,
@@ -323,11 +377,11 @@ pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
             server_log: r
                 .get("server_log")
                 .and_then(Value::as_str)
-                .map(str::to_string),
+                .map(|t| bounded(t.to_string())),
             client_log: r
                 .get("client_log")
                 .and_then(Value::as_str)
-                .map(str::to_string),
+                .map(|t| bounded(t.to_string())),
         })
         .collect())
 }
@@ -461,5 +515,44 @@ mod tests {
         let bad_role = br#"{"role":"both","server_ip":"192.0.2.2","client_ip":"192.0.2.1"}"#;
         assert!(Assignment::from_json(bad_role).is_err());
         assert!(Hello::from_json(b"not json").is_err());
+    }
+
+    #[test]
+    fn a_million_element_list_is_refused_unparsed_and_every_field_is_cut() {
+        let list = format!("[{}0]", "0,".repeat(1_000_000));
+        let e = results_from_json(list.as_bytes()).unwrap_err();
+        assert!(e.contains("more than 4096 values"), "{e}");
+        // Commas, brackets and quotes inside strings are not values.
+        let quoted = format!(
+            r#"[{{"scenario":"x","why":"{}\"[,{{"}}]"#,
+            ",[{".repeat(5000)
+        );
+        assert!(results_from_json(quoted.as_bytes()).is_ok());
+        let long = "y".repeat(200_000);
+        let r = vec![ScenarioResult {
+            scenario: long.clone(),
+            verdict: Verdict::NotRun(long.clone()),
+            detail: long.clone(),
+            server_log: Some(long.clone()),
+            client_log: None,
+        }];
+        let back = results_from_json(results_json(&r).as_bytes()).unwrap();
+        let Verdict::NotRun(why) = &back[0].verdict else {
+            panic!("{:?}", back[0].verdict)
+        };
+        assert!(why.chars().count() <= FIELD_MAX + 1);
+        assert!(back[0].detail.chars().count() <= FIELD_MAX + 1);
+        assert!(back[0].scenario.chars().count() <= NAME_MAX + 1);
+        assert!(back[0].server_log.as_ref().unwrap().len() <= TRANSCRIPT_MAX + 8);
+        let mut h = Hello::from_json(br#"{"rank":1}"#).unwrap();
+        h.name = long.clone();
+        h.findings = vec![long; 100];
+        let h = Hello::from_json(h.to_json().as_bytes()).unwrap();
+        assert!(h.name.chars().count() <= NAME_MAX + 1);
+        assert_eq!(h.findings.len(), FINDINGS_MAX);
+        assert!(h
+            .findings
+            .iter()
+            .all(|f| f.chars().count() <= FIELD_MAX + 1));
     }
 }
