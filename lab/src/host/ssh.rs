@@ -14,6 +14,7 @@ use super::mesh::{check_host_name, coord_config, own_name, scenario_names, MeshO
 use crate::guest::control::Secret;
 use crate::host::vm::shell_quote;
 use crate::model::mesh::{Joined, MeshRun};
+use crate::model::Scenario;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -142,11 +143,41 @@ fn copy_binaries(host: &str, dir: &str, files: &[PathBuf]) -> Result<(), String>
     run(c, &format!("scp to {host}")).map(|_| ())
 }
 
-/// The files a host needs: this binary and the example binaries.
-fn files_to_copy(bin_dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// The example binaries that a host running `names` (scenarios of the
+/// table) starts: their sides' programs and those their scripts name, the
+/// doctor's probes', and mckey's two for the multicast round. A copy of
+/// only these is a few megabytes less per binary left out, on every host.
+pub fn binaries_needed(names: &[String]) -> Vec<&'static str> {
+    let probe = crate::catalog::find(crate::catalog::PROBE);
+    let list: Vec<&Scenario> = names
+        .iter()
+        .filter_map(|n| crate::catalog::find(n))
+        .chain(probe)
+        .collect();
+    let multicast = list.iter().any(|s| s.package == "mckey");
+    let starts = |b: &str| {
+        list.iter()
+            .flat_map(|s| [&s.server, &s.client])
+            .flatten()
+            .any(|c| c.program == b || c.args.iter().any(|a| a.contains(b)))
+    };
+    crate::model::EXAMPLE_BINARIES
+        .iter()
+        .copied()
+        .filter(|b| {
+            starts(b)
+                || *b == crate::guest::doctor::CM_PROBE
+                || (multicast && ["mckey", "mc"].contains(b))
+        })
+        .collect()
+}
+
+/// The files a host needs: this binary and the example binaries that
+/// `names` take ([`binaries_needed`]).
+fn files_to_copy(bin_dir: &Path, names: &[String]) -> Result<Vec<PathBuf>, String> {
     let lab = std::env::current_exe().map_err(|e| format!("mesh: this binary: {e}"))?;
     let mut files = vec![lab];
-    for b in crate::model::EXAMPLE_BINARIES {
+    for b in binaries_needed(names) {
         let f = bin_dir.join(b);
         if !f.is_file() {
             return Err(format!(
@@ -303,7 +334,7 @@ pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result
     let files = if launch.remote_dir.is_some() {
         Vec::new()
     } else {
-        files_to_copy(bin_dir)?
+        files_to_copy(bin_dir, &opts.names)?
     };
     // Every host prepared side by side, before the joins' wait begins:
     // copying the binaries is not joining.
@@ -356,6 +387,17 @@ fn coordinate_quietly(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_host_gets_the_binaries_its_scenarios_and_the_doctor_start() {
+        let rc = binaries_needed(&["rc_example".into()]);
+        assert_eq!(rc, ["rc_example", "ibv_sockets_pingpong", "rdmacm_server"]);
+        let mc = binaries_needed(&["rc_example".into(), "mckey".into()]);
+        for b in ["mckey", "mc", "rc_example"] {
+            assert!(mc.contains(&b), "{mc:?}");
+        }
+        assert!(!mc.contains(&"srq") && !mc.contains(&"apm"), "{mc:?}");
+    }
+
     use super::*;
 
     /// What a host's `mktemp -d` says is used (and later `rm -rf`'d) only
