@@ -2,8 +2,10 @@
 //! Slurm (munged, slurmctld, slurmd) and real sshd in them: node0 runs
 //! `rdma-lab mesh` under `srun` as the README writes it and with the
 //! `--ssh` launcher, then makes one fault at a time on another node and
-//! runs it again (`tests/fabric/node0.sh`). Each fault's diagnosis must
-//! name what was broken, not merely fail.
+//! runs it again (`tests/fabric/`). Each fault's diagnosis must name what
+//! was broken, not merely fail. The faults are shared between two fabrics
+//! of four VMs that run side by side (the tests run in parallel): each
+//! mesh run mostly waits on its programs, one after another.
 //!
 //! It boots VMs, so it runs only when asked: `cargo test -p rdma-lab
 //! --test fabric -- --ignored` (which `cargo xtask test` runs).
@@ -30,11 +32,11 @@ fn says(dir: &Path, name: &str, code: i32, parts: &[&str]) {
     }
 }
 
-#[test]
-#[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
-fn four_nodes_under_slurm_and_ssh_and_the_faults_the_diagnosis_names() {
-    let run = run_script(4, include_str!("fabric/node0.sh"), 2400).expect("the fabric boots");
-    let d = &run.node0;
+/// Boots four nodes that run `common.sh` then `script` on node0; node0's
+/// rwdir, once every node ended well.
+fn fabric(script: &str) -> std::path::PathBuf {
+    let script = format!("{}\n{script}", include_str!("fabric/common.sh"));
+    let run = run_script(4, &script, 2400).expect("the fabric boots");
     for n in &run.nodes {
         assert!(
             n.ok(),
@@ -45,6 +47,13 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_the_diagnosis_names() {
             n.console.display()
         );
     }
+    run.node0
+}
+
+#[test]
+#[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
+fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
+    let d = &fabric(include_str!("fabric/healthy.sh"));
     // Under Slurm, as the README writes it: every pair and the multicast
     // round pass, and the reports are written.
     says(
@@ -79,6 +88,15 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_the_diagnosis_names() {
         1,
         &["node2 fails with every one of its 3 peers"],
     );
+}
+
+/// The faults of one link, one host's MTU, a rank that never starts, a
+/// doctor's finding alone and a host without a device, on a fabric of
+/// their own beside the healthy one's: each named by the diagnosis.
+#[test]
+#[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
+fn four_nodes_and_the_faults_the_diagnosis_names() {
+    let d = &fabric(include_str!("fabric/faults.sh"));
     says(
         d,
         "link_blocked",

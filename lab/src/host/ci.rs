@@ -101,7 +101,7 @@ impl Job {
         let started = Instant::now();
         let mut cmd = if self.nice {
             let mut c = std::process::Command::new("nice");
-            c.args(["-n", "10"])
+            c.args(["-n", "19"])
                 .arg(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
                 .current_dir(crate::base::workspace::workspace_root());
             c

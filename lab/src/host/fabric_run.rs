@@ -51,7 +51,11 @@ fn run_dir() -> Result<PathBuf, String> {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let dir = parent.join(format!("fabric-{secs}-{}", std::process::id()));
+    // Fabrics of one process side by side (the fabric tests) each get
+    // their own.
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = parent.join(format!("fabric-{secs}-{}-{n}", std::process::id()));
     fs::DirBuilder::new()
         .mode(0o700)
         .create(&dir)

@@ -1,0 +1,45 @@
+# The fabric test's scripts on node0 of four VMs (lab/tests/fabric.rs):
+# this part, then `healthy.sh` or `faults.sh`. They run the mesh as an
+# administrator would, under Slurm and over ssh, and make one fault at a
+# time on another node (over ssh, as root there) and run it again. Each
+# step's output and exit status go to OUT:
+#
+#   sh SCRIPT OUT BIN
+#
+# OUT is node0's rwdir, BIN a copy of rdma-lab and the example binaries.
+# Every program is bounded by `timeout`.
+set -u
+out=$1 bin=$2
+lab=$bin/rdma-lab
+# The ranks' results go under the working directory (./rdma-lab/mesh):
+# /tmp, on every node, as srun starts each task where srun was started.
+cd /tmp || exit 1
+RDMA_LAB_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export RDMA_LAB_SECRET
+
+# step NAME CMD...: runs CMD, bounded, into OUT/NAME.{out,status}.
+step() {
+	name=$1
+	shift
+	echo "fabric test: $name"
+	timeout 900 "$@" >"$out/$name.out" 2>&1
+	echo $? >"$out/$name.status"
+}
+
+# fault NODE RULE: node NODE drops what RULE (an nftables match) names on
+# its way in; `fault NODE` removes it.
+fault() {
+	if [ $# -eq 2 ]; then
+		printf 'table inet fabric_fault {\n chain input {\n  type filter hook input priority 0; policy accept;\n  %s drop\n }\n}\n' "$2" |
+			timeout 30 ssh "$1" nft -f -
+	else
+		timeout 30 ssh "$1" nft delete table inet fabric_fault
+	fi
+}
+
+# The netdev with a fabric address, on node $1.
+nic() {
+	# shellcheck disable=SC2016 # awk's own $2 and $4.
+	timeout 30 ssh "$1" ip -o -4 addr show | awk '$4 ~ /^192\.0\.2\./ { print $2; exit }'
+}
+
