@@ -127,7 +127,7 @@ fn lanes() -> usize {
 }
 
 /// [`lanes`] without `RDMA_LAB_LANES`: measured on 2 cores under TCG.
-const DEFAULT_LANES: usize = 2;
+const DEFAULT_LANES: usize = 3;
 
 /// The running count of the suite's tests, for a line per finished test.
 struct Counter {
