@@ -164,9 +164,7 @@ EOF
 # the nodes' host key, BatchMode. The files live in /etc/ssh (a writable
 # overlay in the guest, root's and mode 0755, which sshd's StrictModes
 # accepts), named by sshd's AuthorizedKeysFile and by a client config in
-# ssh_config.d. Root's home stays as it is: a checkout there (mode 0700,
-# Debian's /root) holds this node's rwdir, and a mount over the home
-# would hide it. Where the home has a ~/.ssh, a tmpfs over it hides the
+# ssh_config.d. Where the home has a ~/.ssh, a tmpfs over it hides the
 # host's own keys and config, which ssh would read first.
 root_ssh() {
 	keys=/etc/ssh/fabric
@@ -180,6 +178,21 @@ root_ssh() {
 		"$keys/id_ed25519" "$keys/known_hosts" >/etc/ssh/ssh_config.d/fabric.conf ||
 		fail "the ssh client's config"
 	home=$(getent passwd root | cut -d: -f6)
+	# A writable home, as a login has (an ssh-started rank writes its
+	# results under it): the host's, read-only, under an overlay whose
+	# changes stay in this guest. The run's dirs, this node's rwdir among
+	# them, may lie below it (a checkout in /root): they are bound back on
+	# top, or the overlay would hide them.
+	mkdir -p /run/fabric-home/up /run/fabric-home/work /run/fabric-run
+	mount --rbind "$dir" /run/fabric-run || fail "binding $dir"
+	chmod --reference="$home" /run/fabric-home/up
+	mount -t overlay overlay \
+		-o "lowerdir=$home,upperdir=/run/fabric-home/up,workdir=/run/fabric-home/work" \
+		"$home" || fail "overlay on $home"
+	case "$dir" in
+	"$home"/*) mount --rbind /run/fabric-run "$dir" || fail "binding $dir back" ;;
+	esac
+	[ -e "$rw/booted" ] || fail "$rw is hidden"
 	if [ -d "$home/.ssh" ]; then
 		mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
 	fi
