@@ -1542,15 +1542,7 @@ fn record_boot(cfg: &AgentConfig, phases: Option<BootPhases>, doctor: Instant, l
         return;
     };
     p.doctor_secs = doctor.elapsed().as_secs_f64();
-    log.say(&format!(
-        "boot: kernel {:.1} s, init {:.1} s (systemd-tmpfiles {:.1} s, udev {:.1} s), rxe set-up {:.1} s, doctor {:.1} s",
-        p.kernel_secs,
-        p.agent_secs - p.kernel_secs,
-        p.tmpfiles_secs,
-        p.udev_secs,
-        p.rxe_secs,
-        p.doctor_secs
-    ));
+    log.say(&format!("boot: {p}"));
     let _ = fs::write(boot_file(&cfg.out, cfg.role.as_str()), p.record());
 }
 

@@ -86,6 +86,23 @@ pub struct BootPhases {
     pub doctor_secs: f64,
 }
 
+/// The guest's part, for people: the agent's log line and the summary's.
+impl std::fmt::Display for BootPhases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "kernel {:.1} s, init {:.1} s (systemd-tmpfiles {:.1} s, udev {:.1} s), \
+             rxe set-up {:.1} s, doctor {:.1} s",
+            self.kernel_secs,
+            self.agent_secs - self.kernel_secs,
+            self.tmpfiles_secs,
+            self.udev_secs,
+            self.rxe_secs,
+            self.doctor_secs
+        )
+    }
+}
+
 impl BootPhases {
     /// As [`boot_file`] holds it: `name=secs` lines.
     pub fn record(&self) -> String {
