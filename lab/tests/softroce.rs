@@ -221,6 +221,31 @@ fn progress(mode: &Mode, tests: &[&Test], counter: &Arc<Mutex<Counter>>) -> Prog
     }))
 }
 
+/// The lab binary the VMs run as their agent (and its commands, such as
+/// `rdma-lab doctor`): a copy of the build's, made once, since the builds
+/// beside the suite (`cargo xtask test`) may relink the build's own while
+/// a VM runs it (a doctor cell died of SIGSEGV so). The copy lies under
+/// the target dir, which the VMs see.
+fn agent_exe() -> PathBuf {
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        let built = PathBuf::from(env!("CARGO_BIN_EXE_rdma-lab"));
+        let copy = || -> Result<PathBuf, String> {
+            let dir = rdma_lab::base::workspace::results_dir("lab")?
+                .join(format!("agent-{}", std::process::id()));
+            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let to = dir.join("rdma-lab");
+            std::fs::copy(&built, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+            Ok(to)
+        };
+        copy().unwrap_or_else(|e| {
+            println!("note: the agent runs from the build ({e})");
+            built.clone()
+        })
+    })
+    .clone()
+}
+
 /// Runs `tests` (all of one mode) in one batch; returns how many failed,
 /// and the report.
 fn run_mode(
@@ -243,7 +268,7 @@ fn run_mode(
         keep: true,
         progress: Some(progress(mode, tests, counter)),
         lanes: if one_host { lanes() } else { 1 },
-        ..LabOptions::new(mode.clone(), PathBuf::from(env!("CARGO_BIN_EXE_rdma-lab")))
+        ..LabOptions::new(mode.clone(), agent_exe())
     };
     let report = match rdma_lab::host::lab::run_scenarios(&opts, &names) {
         Ok(r) => r,
@@ -503,6 +528,12 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let failed = run_all(&tests, handout, total);
+    if let Some(dir) = agent_exe()
+        .parent()
+        .filter(|d| d.ends_with(format!("agent-{}", std::process::id())))
+    {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     let verdict = if failed == 0 { "ok" } else { "FAILED" };
     println!(
         "\ntest result: {verdict}. {} passed; {failed} failed; 0 ignored\n",
