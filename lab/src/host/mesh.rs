@@ -237,12 +237,19 @@ pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
 /// copy taken to a host (or a build's `target/release`): they run from
 /// there, and its results go to `./rdma-lab/` (a cluster's nodes may all
 /// see the source tree, read-only, on a shared file system).
+/// A copy may hold only the binaries its scenarios start (the ssh
+/// launcher's does): outside the build's own dir, one is enough.
 pub fn copy_dir() -> Option<PathBuf> {
     let exe = crate::base::workspace::exe_dir()?;
-    crate::model::EXAMPLE_BINARIES
-        .iter()
-        .all(|b| exe.join(b).is_file())
-        .then_some(exe)
+    let has = |b: &&str| exe.join(b).is_file();
+    let built_here = exe.starts_with(crate::base::workspace::target_dir());
+    let mut binaries = crate::model::EXAMPLE_BINARIES.iter();
+    let copy = if built_here {
+        binaries.all(has)
+    } else {
+        binaries.any(has)
+    };
+    copy.then_some(exe)
 }
 
 /// Where a mesh's results go without `--out`: `./rdma-lab/mesh` beside a
