@@ -317,20 +317,16 @@ fn accept_within(l: &std::net::TcpListener, secs: u64) -> TcpStream {
     }
 }
 
-/// A stranger at the serving host's address holds the peer's first
-/// connection without a word, then lies that its proof failed: the real
-/// peer (the binary) tries fresh connections until one reaches a host that
-/// holds the secret (before, it waited 60 s on the first and gave up).
-#[test]
-fn the_peer_tries_fresh_connections_until_its_wait_ends() {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port().to_string();
+/// The real binary as the peer of a serving host on 127.0.0.1:`port`,
+/// with the session's key in a file of its own and `--wait WAIT`; its
+/// dir, which holds its results in `out`.
+fn peer_of(port: &str, wait: &str) -> (std::process::Child, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("secret");
     std::fs::write(&f, SECRET).unwrap();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
     let out = dir.path().join("out");
-    let mut peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
+    let peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
         .args([
             "agent",
             "--role",
@@ -348,15 +344,9 @@ fn the_peer_tries_fresh_connections_until_its_wait_ends() {
             "--dev",
             "rxe0",
             "--wait",
-            "60",
+            wait,
         ])
-        .args([
-            "--bin-dir",
-            "/nonexistent",
-            "--port",
-            &port,
-            "--secret-file",
-        ])
+        .args(["--bin-dir", "/nonexistent", "--port", port, "--secret-file"])
         .arg(&f)
         .arg("--out")
         .arg(&out)
@@ -365,6 +355,19 @@ fn the_peer_tries_fresh_connections_until_its_wait_ends() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    (peer, dir)
+}
+
+/// A stranger at the serving host's address holds the peer's first
+/// connection without a word, then lies that its proof failed: the real
+/// peer (the binary) tries fresh connections until one reaches a host that
+/// holds the secret (before, it waited 60 s on the first and gave up).
+#[test]
+fn the_peer_tries_fresh_connections_until_its_wait_ends() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    // Its dir lives as long as it runs.
+    let (mut peer, _dir) = peer_of(&port, "60");
     let silent = accept_within(&l, 10);
     let mut liar = accept_within(&l, 30);
     liar.write_all(format!("{AUTH_FAILED}\n").as_bytes())
@@ -504,46 +507,7 @@ fn keygen_writes_a_key_only_its_owner_reads() {
 fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port().to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("secret");
-    std::fs::write(&f, SECRET).unwrap();
-    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = dir.path().join("out");
-    let mut peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
-        .args([
-            "agent",
-            "--role",
-            "client",
-            "--ip",
-            "127.0.0.1",
-            "--server-ip",
-            "127.0.0.1",
-        ])
-        .args([
-            "--client-ip",
-            "127.0.0.1",
-            "--net",
-            "none",
-            "--dev",
-            "rxe0",
-            "--wait",
-            "20",
-        ])
-        .args([
-            "--bin-dir",
-            "/nonexistent",
-            "--port",
-            &port,
-            "--secret-file",
-        ])
-        .arg(&f)
-        .arg("--out")
-        .arg(&out)
-        .args(["--", "rc_example"])
-        .env_remove(rdma_lab::guest::control::SECRET_ENV)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut peer, dir) = peer_of(&port, "20");
     let mut c = Control::new(accept_within(&l, 10)).unwrap();
     c.authenticate_server(&Secret::from_text(SECRET, "test").unwrap())
         .unwrap();
@@ -559,7 +523,7 @@ fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
     }
     let _ = peer.kill();
     let _ = peer.wait();
-    let skips = rdma_lab::results::read_refused(&out);
+    let skips = rdma_lab::results::read_refused(&dir.path().join("out"));
     let names: Vec<&str> = skips.iter().map(|s| s.scenario.as_str()).collect();
     assert_eq!(names, ["rc_example"], "{skips:?}");
     let why = &skips[0].reason;
