@@ -164,8 +164,8 @@ EOF
 # the nodes' host key, BatchMode. The files live in /etc/ssh (a writable
 # overlay in the guest, root's and mode 0755, which sshd's StrictModes
 # accepts), named by sshd's AuthorizedKeysFile and by a client config in
-# ssh_config.d. Where the home has a ~/.ssh, a tmpfs over it hides the
-# host's own keys and config, which ssh would read first.
+# ssh_config.d. The home is a fresh one, so no ~/.ssh of the host's is
+# read first.
 root_ssh() {
 	keys=/etc/ssh/fabric
 	install -d -m 0755 "$keys" /etc/ssh/ssh_config.d || fail "$keys"
@@ -178,24 +178,24 @@ root_ssh() {
 		"$keys/id_ed25519" "$keys/known_hosts" >/etc/ssh/ssh_config.d/fabric.conf ||
 		fail "the ssh client's config"
 	home=$(getent passwd root | cut -d: -f6)
-	# A writable home, as a login has (an ssh-started rank writes its
-	# results under it): the host's, read-only, under an overlay whose
-	# changes stay in this guest. The run's dirs, this node's rwdir among
-	# them, may lie below it (a checkout in /root): they are bound back on
-	# top, or the overlay would hide them.
-	mkdir -p /run/fabric-home/up /run/fabric-home/work /run/fabric-run
+	# Root's home as a fresh node's: writable (an ssh-started rank writes
+	# its results under it), holding only Debian's default dot files, not
+	# the dot files of whoever runs the test (a slow shell start-up of
+	# theirs made each ssh of the faults outlast its bound). The run's
+	# dirs, this node's rwdir among them, may lie below it (a checkout in
+	# /root): they are bound back on top, or the new home would hide them.
+	mkdir -p /run/fabric-run
 	mount --rbind "$dir" /run/fabric-run || fail "binding $dir"
-	chmod --reference="$home" /run/fabric-home/up
-	mount -t overlay overlay \
-		-o "lowerdir=$home,upperdir=/run/fabric-home/up,workdir=/run/fabric-home/work" \
-		"$home" || fail "overlay on $home"
+	mode=$(stat -c %a "$home")
+	mount -t tmpfs tmpfs "$home" || fail "tmpfs on $home"
+	cp -a /etc/skel/. "$home"/ 2>/dev/null
+	chmod "$mode" "$home"
 	case "$dir" in
-	"$home"/*) mount --rbind /run/fabric-run "$dir" || fail "binding $dir back" ;;
+	"$home"/*)
+		mkdir -p "$dir" && mount --rbind /run/fabric-run "$dir" || fail "binding $dir back"
+		;;
 	esac
 	[ -e "$rw/booted" ] || fail "$rw is hidden"
-	if [ -d "$home/.ssh" ]; then
-		mount -t tmpfs -o mode=0700 tmpfs "$home/.ssh" || fail "tmpfs on $home/.ssh"
-	fi
 }
 
 net_up

@@ -37,9 +37,12 @@ fault() {
 	fi
 }
 
-# The netdev with a fabric address, on node $1.
+# The netdev with a fabric address, on node $1; a line in node0's output
+# when there is none, since a fault then is not made.
 nic() {
 	# shellcheck disable=SC2016 # awk's own $2 and $4.
-	timeout 30 ssh "$1" ip -o -4 addr show | awk '$4 ~ /^192\.0\.2\./ { print $2; exit }'
+	found=$(timeout 30 ssh "$1" ip -o -4 addr show | awk '$4 ~ /^192\.0\.2\./ { print $2; exit }')
+	[ -n "$found" ] || echo "fabric test: no netdev with a fabric address found on $1" >&2
+	echo "$found"
 }
 
