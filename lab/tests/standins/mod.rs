@@ -1,0 +1,375 @@
+//! Stand-in mesh hosts on loopback for the coordinator's tests: each joins
+//! over the real authenticated channel and answers every pair with a
+//! recorded result, or misbehaves as a test asks ([`Behaviour`]); and the
+//! strangers that come to the coordinator's port ([`Strangers`]).
+#![allow(dead_code)] // Each test binary uses a part of it.
+
+use super::serving;
+use rdma_lab::guest::agent::Role;
+use rdma_lab::guest::control::{unhex, Control, Secret};
+use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
+use rdma_lab::guest::mesh::wire::{results_json, Assignment, Hello};
+use rdma_lab::model::mesh::{MeshRun, Pattern, ScenarioResult, Verdict};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Who else comes to the coordinator's port.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Strangers {
+    None,
+    /// [`hostile_strangers`].
+    Hostile,
+    /// [`flood`].
+    Flood,
+}
+
+/// What a stand-in does.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Behaviour {
+    /// Answers every pair: passes, or fails when either host is `bad`.
+    Plays,
+    /// Goes away when handed its `n`th pair.
+    DiesAt(usize),
+    /// Joins to say it cannot take part (no RDMA device), then goes.
+    CannotRun,
+    /// Plays, and its doctor found something.
+    Finding,
+    /// Answers every pair with a not-run verdict whose reason is 1 MB.
+    LongReason,
+    /// Answers its first pair with a million-element list (4 MB as sent).
+    HugeList,
+    /// Another process holds its pairs' port: as a pair's serving host it
+    /// says so, and its peers, who cannot reach it, fail their session.
+    PortHeld,
+}
+
+/// The faults every stand-in plays along with: pairs with the `bad`
+/// address fail; pairs served by the `held` address (its port held by
+/// another process) fail to open their session on the peer's side.
+#[derive(Clone)]
+pub struct Faults {
+    pub bad: String,
+    pub held: Option<String>,
+}
+
+/// What the stand-in of a host without a device says, and its doctor.
+pub const NO_DEVICE: &str = "no RDMA device on this host (/sys/class/infiniband is empty): load \
+                         your HCA's driver";
+pub const NO_DEVICE_FINDING: &str = "no RDMA device on this host (/sys/class/infiniband is \
+                                 empty): load your HCA's driver, or make a Soft-RoCE device";
+
+/// The doctor's finding of the `Finding` stand-in.
+pub const LOW_MEMLOCK: &str = "`ulimit -l` is 64 KiB, below the 1960 KiB that apm registers";
+
+/// Every (round, server, client) the stand-ins were handed, as the
+/// clients saw them.
+pub type Seen = Arc<Mutex<Vec<(usize, String, String, Instant, Instant)>>>;
+
+/// A free loopback port for the coordinator.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The recorded result of one pair: the RC probe and rc_example, failed
+/// when `bad` is one of the pair's addresses.
+pub fn recorded(a: &Assignment, bad: &str) -> Vec<ScenarioResult> {
+    let verdict = if a.server_ip == bad || a.client_ip == bad {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    ["doctor_rc_probe", "rc_example"]
+        .iter()
+        .map(|s| ScenarioResult {
+            scenario: s.to_string(),
+            verdict: verdict.clone(),
+            detail: String::new(),
+            server_log: Some("=== server (exit 0) ===\n".into()),
+            client_log: Some("=== client (exit 0) ===\n".into()),
+        })
+        .collect()
+}
+
+/// One stand-in host: join as `rank`, then answer until `bye`.
+pub fn stand_in(
+    rank: usize,
+    addr: SocketAddr,
+    secret: Secret,
+    how: Behaviour,
+    faults: Faults,
+    seen: Seen,
+    hold: Duration,
+) {
+    // As a real host does: connect and prove the secret, again and again
+    // while the coordinator's handshakes are all under way.
+    let mut c = (0..600)
+        .find_map(|_| {
+            let c = TcpStream::connect(addr).ok().and_then(|s| {
+                let mut c = Control::new(s).ok()?;
+                c.authenticate_client(&secret, Duration::from_secs(30))
+                    .ok()?;
+                Some(c)
+            });
+            if c.is_none() {
+                thread::sleep(Duration::from_millis(200));
+            }
+            c
+        })
+        .expect("the coordinator lets this host in");
+    let hello = Hello {
+        rank,
+        name: format!("node{rank:03}"),
+        ip: format!("10.{}.{}.1", rank / 256, rank % 256),
+        netdev: "eth0".into(),
+        mtu: Some(1500),
+        gid_type: Some("RoCE v2".into()),
+        subnet: Some("10.0.0.0/8".into()),
+        findings: match how {
+            Behaviour::Finding => vec![LOW_MEMLOCK.into()],
+            Behaviour::CannotRun => vec![NO_DEVICE_FINDING.into()],
+            _ => Vec::new(),
+        },
+        cannot_run: (how == Behaviour::CannotRun).then(|| NO_DEVICE.into()),
+    };
+    c.send_blob("hello", hello.to_json().as_bytes()).unwrap();
+    let wait = Duration::from_secs(120);
+    if how == Behaviour::CannotRun {
+        // Let go at once, without a plan.
+        assert_eq!(c.recv("bye", wait).unwrap(), "bye");
+        return;
+    }
+    let _plan = c.expect_blob("plan", wait).unwrap();
+    let mut pairs = 0;
+    loop {
+        let Ok(line) = c.recv_max("a round", wait, 1 << 20) else {
+            return;
+        };
+        let (word, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+        match word {
+            "bye" => return,
+            "idle" => c.send("idle").unwrap(),
+            "pair" => {
+                pairs += 1;
+                if how == Behaviour::DiesAt(pairs) {
+                    return;
+                }
+                let a = Assignment::from_json(&unhex(rest).unwrap()).unwrap();
+                if how == Behaviour::HugeList {
+                    let list = format!("[{}0]", "0,".repeat(1_000_000));
+                    c.send_blob("done", list.as_bytes()).unwrap();
+                    continue;
+                }
+                let results = if how == Behaviour::PortHeld && a.role == Role::Server {
+                    vec![ScenarioResult {
+                        scenario: "session".into(),
+                        verdict: Verdict::NotRun(format!(
+                            "port 7472 on node{rank:03} is in use by another process"
+                        )),
+                        detail: String::new(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if faults.held.as_ref() == Some(&a.server_ip) && a.role == Role::Client {
+                    vec![ScenarioResult {
+                        scenario: "session".into(),
+                        verdict: Verdict::Fail,
+                        detail: "no session with the serving host".into(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if how == Behaviour::LongReason {
+                    vec![ScenarioResult {
+                        scenario: "rc_example".into(),
+                        verdict: Verdict::NotRun("x".repeat(1 << 20)),
+                        detail: String::new(),
+                        server_log: None,
+                        client_log: None,
+                    }]
+                } else if a.role == Role::Client {
+                    // The pair's own time, as a real pair takes some.
+                    let began = Instant::now();
+                    thread::sleep(hold);
+                    seen.lock().unwrap().push((
+                        a.round,
+                        a.server_ip.clone(),
+                        a.client_ip.clone(),
+                        began,
+                        Instant::now(),
+                    ));
+                    recorded(&a, &faults.bad)
+                } else {
+                    Vec::new()
+                };
+                c.send_blob("done", results_json(&results).as_bytes())
+                    .unwrap();
+            }
+            other => panic!("rank {rank}: unexpected `{other}`"),
+        }
+    }
+}
+
+/// A mesh run of `n` stand-ins (`absent` never start): the run, what the
+/// stand-ins saw, its wall time and the time until the transcripts were
+/// being written (the coordinating alone).
+pub fn mesh(
+    n: usize,
+    absent: &[usize],
+    odd: Option<(usize, Behaviour)>,
+    bad: usize,
+    hold: Duration,
+    strangers: Strangers,
+) -> (MeshRun, Seen, (Duration, Duration)) {
+    let port = free_port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let secret = Secret::generate().unwrap();
+    let seen: Seen = Arc::default();
+    let out = tempfile::tempdir().unwrap();
+    let cfg = CoordConfig {
+        listen: addr,
+        size: n,
+        // The launcher's names, as Slurm or --ssh give them, for the small
+        // meshes (a name that does not resolve here costs the resolver's
+        // timeout once); the 256-host one is a launcher's by flags.
+        names: if n <= 16 {
+            (0..n).map(|r| format!("node{r:03}")).collect()
+        } else {
+            Vec::new()
+        },
+        pattern: Pattern::AllPairs,
+        scenarios: vec!["rc_example".into()],
+        wait_secs: if absent.is_empty() { 120 } else { 5 },
+        secret: secret.clone(),
+        out: out.path().to_path_buf(),
+        mcast_all: false,
+        serial: false,
+        allow: Vec::new(),
+    };
+    let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hostile: Vec<_> = match strangers {
+        Strangers::None => Vec::new(),
+        Strangers::Hostile => hostile_strangers(addr),
+        Strangers::Flood => vec![flood(port, stop.clone())],
+    };
+    let hosts: Vec<_> = (0..n)
+        .filter(|r| !absent.contains(r))
+        .map(|r| {
+            let how = match odd {
+                Some((who, how)) if who == r => how,
+                _ => Behaviour::Plays,
+            };
+            let (secret, seen) = (secret.clone(), seen.clone());
+            let faults = Faults {
+                bad: bad_ip.clone(),
+                held: match odd {
+                    Some((k, Behaviour::PortHeld)) => Some(format!("10.{}.{}.1", k / 256, k % 256)),
+                    _ => None,
+                },
+            };
+            thread::spawn(move || stand_in(r, addr, secret, how, faults, seen, hold))
+        })
+        .collect();
+    let t0 = Instant::now();
+    let mut coordinated = None;
+    let run = coordinate(&cfg, &mut |l| {
+        if l.starts_with("mesh: writing") {
+            coordinated = Some(t0.elapsed());
+        }
+        if std::env::var_os("MESH_SAY").is_some() {
+            eprintln!("{:.2} {l}", t0.elapsed().as_secs_f64());
+        }
+    })
+    .expect("the coordinator runs");
+    let took = (t0.elapsed(), coordinated.unwrap_or_default());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for h in hosts.into_iter().chain(hostile) {
+        h.join().unwrap();
+    }
+    (run, seen, took)
+}
+
+/// Strangers at the coordinator's port before the hosts come: one with a
+/// wrong secret, one that sends a megabyte without a newline, one that
+/// trickles a byte a second, one that says nothing, one that sends shell
+/// metacharacters as its hello. None holds the secret.
+pub fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
+    use std::io::Write as _;
+    // Until the coordinator listens: on loaded cores that took more than
+    // the 5 s these tries once allowed.
+    let connect = move || {
+        (0..1200).find_map(|_| {
+            TcpStream::connect(addr).ok().or_else(|| {
+                thread::sleep(Duration::from_millis(50));
+                None
+            })
+        })
+    };
+    let mut v = vec![thread::spawn(move || {
+        let mut c = Control::new(connect().expect("the coordinator listens within 60 s")).unwrap();
+        let wrong = Secret::generate().unwrap();
+        assert!(c
+            .authenticate_client(&wrong, Duration::from_secs(30))
+            .is_err());
+    })];
+    let raw: [fn(&mut TcpStream); 4] = [
+        |s| {
+            let _ = s.write_all(&vec![b'x'; 1 << 20]);
+        },
+        |s| {
+            for _ in 0..15 {
+                if s.write_all(b"h").is_err() {
+                    return;
+                }
+                thread::sleep(Duration::from_secs(1));
+            }
+        },
+        |_| thread::sleep(Duration::from_secs(15)),
+        |s| {
+            let _ = s.write_all(b"hello rdma-examples lab 2 $(reboot); `id` | rm -rf /\n");
+            thread::sleep(Duration::from_secs(2));
+        },
+    ];
+    for act in raw {
+        v.push(thread::spawn(move || {
+            if let Some(mut s) = connect() {
+                act(&mut s);
+            }
+        }));
+    }
+    v
+}
+
+/// A flood from another host (127.0.0.2) until `stop`: eight threads
+/// open new connections as fast as they can, each holding its last 300
+/// open and silent.
+pub fn flood(port: u16, stop: Arc<std::sync::atomic::AtomicBool>) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let stop = stop.clone();
+                thread::spawn(move || {
+                    let from = std::net::Ipv4Addr::new(127, 0, 0, 2);
+                    let mut held = std::collections::VecDeque::new();
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        match serving::try_connect_from(from, port) {
+                            Some(s) => held.push_back(s),
+                            None => thread::sleep(Duration::from_millis(10)),
+                        }
+                        if held.len() > 300 {
+                            held.pop_front();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            let _ = t.join();
+        }
+    })
+}
