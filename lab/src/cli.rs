@@ -5,11 +5,10 @@
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 
-use crate::{base, catalog, guest, host, model};
-use std::process::ExitCode;
-// xtask's own: a failed write to stdout ends the program in one line.
 use crate::host::lab::LabOptions;
 use crate::model::Mode;
+use crate::{base, catalog, guest, host, model};
+use std::process::ExitCode;
 
 /// Each command: its name, its synopsis and what it does.
 const COMMANDS: &[(&str, &str, &str)] = &[
@@ -158,6 +157,87 @@ fn usage(only: Option<&str>) -> String {
     text
 }
 
+/// Where a user reads more: `rdma-lab lab --help`, or the commands'.
+fn see_help(cmd: Option<&str>) -> String {
+    match cmd {
+        Some(c) => format!("`{} {c} --help` shows its options", prog()),
+        None => format!("`{} --help` lists the commands", prog()),
+    }
+}
+
+/// The long options `cmd`'s synopsis names, `--help` among them.
+fn options_of(cmd: &str) -> Vec<String> {
+    let synopsis = COMMANDS.iter().find(|c| c.0 == cmd).map_or("", |c| c.1);
+    let mut opts: Vec<String> = synopsis
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(String::from)
+        .collect();
+    opts.push("--help".into());
+    opts.sort();
+    opts.dedup();
+    opts
+}
+
+/// The one of `known` that `word` is a likely typo of: at most a third of
+/// its letters (and at least one) edited away.
+fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let most = (word.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edits(word, k), k))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// The Levenshtein distance between `a` and `b`, by characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != *cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diag = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// ` (did you mean `X`?)` when there is a close one, else nothing.
+fn did_you_mean(x: Option<&str>) -> String {
+    x.map(|x| format!(" (did you mean `{x}`?)"))
+        .unwrap_or_default()
+}
+
+/// A command line `getopts` refused, in one line: what, the closest
+/// option where one is, and where to read more.
+fn option_error(cmd: &str, e: &getopts::Fail) -> String {
+    match e {
+        getopts::Fail::UnrecognizedOption(o) => {
+            let o = o.trim_start_matches('-');
+            let given = if o.chars().count() == 1 {
+                format!("-{o}")
+            } else {
+                format!("--{o}")
+            };
+            let known = options_of(cmd);
+            let near = closest(&given, known.iter().map(String::as_str));
+            format!(
+                "unknown option `{given}` for `{cmd}`{}; {}",
+                did_you_mean(near),
+                see_help(Some(cmd))
+            )
+        }
+        other => format!("{cmd}: {other}; {}", see_help(Some(cmd))),
+    }
+}
+
 /// `args` read against `opts` (each command's own, plus `--help`); `None`
 /// when `--help` asked for the command's usage, which is then printed.
 fn parse(
@@ -166,9 +246,7 @@ fn parse(
     args: &[String],
 ) -> Result<Option<getopts::Matches>, String> {
     opts.optflag("h", "help", "");
-    let m = opts
-        .parse(args)
-        .map_err(|e| format!("{e}\n{}", usage(Some(cmd))))?;
+    let m = opts.parse(args).map_err(|e| option_error(cmd, &e))?;
     if m.opt_present("help") {
         print!("{}", usage(Some(cmd)));
         return Ok(None);
@@ -189,8 +267,8 @@ fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
 fn no_operands(cmd: &str, m: &getopts::Matches) -> Result<(), String> {
     match m.free.first() {
         Some(extra) => Err(format!(
-            "unexpected argument `{extra}`\n{}",
-            usage(Some(cmd))
+            "unexpected argument `{extra}` for `{cmd}`; {}",
+            see_help(Some(cmd))
         )),
         None => Ok(()),
     }
@@ -543,7 +621,10 @@ fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         return Ok(true);
     };
     let Some((dir, names)) = m.free.split_first() else {
-        return Err(format!("which run?\n{}", usage(Some("ladder"))));
+        return Err(format!(
+            "ladder: which run? give a kept run's result dir; {}",
+            see_help(Some("ladder"))
+        ));
     };
     let addrs = Mode::TwoHosts
         .addrs()
@@ -598,8 +679,8 @@ fn bench_cmd(args: &[String]) -> Result<bool, String> {
     }
     if m.free != ["pingpong"] {
         return Err(format!(
-            "which bench? pingpong or mesh\n{}",
-            usage(Some("bench"))
+            "bench: which one? pingpong or mesh; {}",
+            see_help(Some("bench"))
         ));
     }
     let mode = if m.opt_present("two-hosts") {
@@ -825,7 +906,10 @@ fn keygen_cmd(args: &[String]) -> Result<bool, String> {
         return Ok(true);
     };
     let [file] = &m.free[..] else {
-        return Err(format!("keygen: give one FILE\n{}", usage(Some("keygen"))));
+        return Err(format!(
+            "keygen: give one FILE; {}",
+            see_help(Some("keygen"))
+        ));
     };
     let path = std::path::Path::new(file);
     guest::control::keygen(path).map_err(|e| format!("keygen: {e}"))?;
@@ -834,6 +918,29 @@ fn keygen_cmd(args: &[String]) -> Result<bool, String> {
          each --secret-file with it",
         path.display()
     );
+    Ok(true)
+}
+
+/// `help [COMMAND]`: the usage of every command, or of COMMAND.
+fn help_cmd(rest: &[String]) -> Result<bool, String> {
+    match rest {
+        [] => print!("{}", usage(None)),
+        [c] if COMMANDS.iter().any(|k| k.0 == c) => print!("{}", usage(Some(c))),
+        [c] => {
+            let near = closest(c, COMMANDS.iter().map(|k| k.0));
+            return Err(format!(
+                "no command `{c}`{}; {}",
+                did_you_mean(near),
+                see_help(None)
+            ));
+        }
+        [_, extra, ..] => {
+            return Err(format!(
+                "unexpected argument `{extra}` for `help`; {}",
+                see_help(None)
+            ))
+        }
+    }
     Ok(true)
 }
 
@@ -892,11 +999,19 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         }
         "bench" => bench_cmd(rest),
         "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?).map(|()| true),
-        "help" | "-h" | "--help" => {
-            print!("{}", usage(None));
+        "help" | "-h" | "--help" => help_cmd(rest),
+        "--version" | "-V" => {
+            println!("{} {}", prog(), env!("CARGO_PKG_VERSION"));
             Ok(true)
         }
-        other => Err(format!("unknown command `{other}`\n{}", usage(None))),
+        other => {
+            let near = closest(other, COMMANDS.iter().map(|c| c.0));
+            Err(format!(
+                "unknown command `{other}`{}; {}",
+                did_you_mean(near),
+                see_help(None)
+            ))
+        }
     }
 }
 
@@ -904,6 +1019,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
 /// exit code. A failure is one line on stderr.
 pub fn main(name: &'static str) -> ExitCode {
     let _ = PROG.set(name);
+    crate::base::out::set_program(name.rsplit(' ').next().unwrap_or(name));
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -915,7 +1031,7 @@ pub fn main(name: &'static str) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("{}: {e}", prog().rsplit(' ').next().unwrap_or("xtask"));
+            eprintln!("{}: {e}", prog().rsplit(' ').next().unwrap_or(prog()));
             ExitCode::FAILURE
         }
     }
@@ -936,8 +1052,10 @@ mod tests {
         }
     }
 
+    /// A refused command line is one line that names what was refused and
+    /// where to read more, never the whole help page.
     #[test]
-    fn unknown_options_and_arguments_print_the_usage() {
+    fn unknown_options_and_arguments_are_refused_in_one_line() {
         for bad in [
             &["lab", "--bogus"][..],
             &["lab", "--gid-idx"],
@@ -953,16 +1071,45 @@ mod tests {
             &["handout", "extra"],
             &["handout", "--from"],
             &["ladder", "/nonexistent", "rc_example"],
+            &["keygen"],
+            &["help", "nope"],
         ] {
             let e = real_main(&args(bad)).unwrap_err();
+            assert!(!e.contains('\n') && !e.contains("usage:"), "{bad:?}: {e}");
             assert!(
-                e.contains("usage: cargo xtask")
+                e.contains("--help")
                     || e.contains("exclude each other")
                     || e.contains("goes with --two-hosts")
                     || e.contains("not the result dir"),
                 "{bad:?}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn a_typo_is_answered_with_the_closest_name() {
+        for (bad, says) in [
+            (&["lab", "--two-host"][..], "unknown option `--two-host` for `lab` (did you mean `--two-hosts`?); `cargo xtask lab --help` shows its options"),
+            (&["mesh", "--rign"], "(did you mean `--ring`?)"),
+            (&["lab", "-x"], "unknown option `-x` for `lab`; "),
+            (&["lab", "--zzzzzz"], "unknown option `--zzzzzz` for `lab`; "),
+            (&["lbа"], "unknown command `lbа`; `cargo xtask --help` lists the commands"),
+            (&["mesj"], "unknown command `mesj` (did you mean `mesh`?)"),
+            (&["help", "doctr"], "no command `doctr` (did you mean `doctor`?)"),
+        ] {
+            let e = real_main(&args(bad)).unwrap_err();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("", "ab"), 2);
+    }
+
+    #[test]
+    fn version_and_help_of_one_command_answer() {
+        for a in [&["--version"][..], &["-V"], &["help", "mesh"], &["help"]] {
+            assert_eq!(real_main(&args(a)), Ok(true), "{a:?}");
+        }
+        assert!(options_of("mesh").contains(&"--coordinator".to_string()));
     }
 
     #[test]

@@ -26,7 +26,10 @@ fn a_stdout_that_cannot_be_written_is_one_error_line_and_exit_1() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.contains("write to stdout"), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("rdma-lab: write to stdout"),
+            "{args:?}: {stderr}"
+        );
     }
 }
 
@@ -81,4 +84,29 @@ fn a_value_that_is_not_a_device_or_an_address_is_refused_in_one_line() {
     }
     assert!(!marker.exists());
     assert!(!tmp.path().join("F").exists());
+}
+
+#[test]
+fn the_command_line_keeps_the_conventions_users_know() {
+    let out = xtask(&["--version"], Stdio::piped());
+    assert_eq!(out.status.code(), Some(0));
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(version, format!("rdma-lab {}\n", env!("CARGO_PKG_VERSION")));
+    for args in [&["help", "mesh"][..], &["mesh", "--help"]] {
+        let out = xtask(args, Stdio::piped());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            text.contains("--coordinator") && !text.contains("keygen FILE"),
+            "{args:?}: {text}"
+        );
+    }
+    let out = xtask(&["lab", "--two-host"], Stdio::piped());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr,
+        "rdma-lab: unknown option `--two-host` for `lab` (did you mean `--two-hosts`?); \
+         `rdma-lab lab --help` shows its options\n"
+    );
 }

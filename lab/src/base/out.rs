@@ -1,19 +1,27 @@
-//! xtask's `println!` and `print!`, which shadow std's: std's panic when
+//! The lab's `println!` and `print!`, which shadow std's: std's panic when
 //! stdout cannot be written (a full disk, `> /dev/full`), and a write that
 //! is ignored loses the output with exit status 0. These end the program
 //! the way every other failure does, with one line on stderr naming the
 //! write and exit status 1, as the examples' `common/src/out.rs` does
-//! (xtask cannot depend on `common`: it builds without rdma-core).
+//! (the lab cannot depend on `common`: it builds without rdma-core).
 //!
-//! The lib gets them by textual scope (`out` is its first module); the
-//! binary imports them (`use xtask::{print, println};`). A closed pipe
-//! (`cargo xtask list | head -1`) is not a failure: the reader has all it
-//! wanted, so the rest of the output is dropped, quietly, and the command
-//! ends with its own status, as xtask did before these macros.
+//! The lib gets them by textual scope (`out` is its first module). A
+//! closed pipe (`rdma-lab list | head -1`) is not a failure: the reader
+//! has all it wanted, so the rest of the output is dropped, quietly, and
+//! the command ends with its own status.
 
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The name the failed write's line begins with: the program's
+/// (`rdma-lab`, or `xtask` under `cargo xtask`), as [`set_program`] set it.
+static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Names the program in the line of a failed write.
+pub fn set_program(name: &'static str) {
+    let _ = PROGRAM.set(name);
+}
 
 /// Set once a write met a closed pipe: later output has no reader.
 static CLOSED: AtomicBool = AtomicBool::new(false);
@@ -52,7 +60,8 @@ fn check(written: io::Result<()>) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => CLOSED.store(true, Ordering::Relaxed),
         Err(e) => {
-            eprintln!("xtask: write to stdout failed: {e}");
+            let name = PROGRAM.get().copied().unwrap_or("rdma-lab");
+            eprintln!("{name}: write to stdout failed: {e}");
             std::process::exit(1);
         }
     }
