@@ -455,7 +455,7 @@ fn lab_options(m: &getopts::Matches, role: &model::Local) -> Result<LabOptions, 
 
 /// A serving host's end of a run: the notes (some are the peer's words),
 /// or that the peer prints the report; whether there were none.
-fn print_served(report: &crate::host::lab::LabReport) -> bool {
+fn print_served(report: &crate::results::report::LabReport) -> bool {
     for n in &report.notes {
         println!("note: {}", crate::base::text::escape_controls(n));
     }
@@ -555,7 +555,7 @@ fn handout_cmd(args: &[String]) -> Result<bool, String> {
     );
     if m.opt_present("pdf") || m.opt_present("check") {
         // Before the run: a missing Chromium is better said at once.
-        crate::present::handout::find_chromium()?;
+        host::setup::ensure_print_tools(m.opt_present("check"))?;
     }
     let opts = LabOptions {
         keep: true,

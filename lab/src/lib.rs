@@ -30,3 +30,31 @@ pub mod results;
 pub const STAGES: &[&str] = &[
     "base", "model", "catalog", "judge", "results", "guest", "capture", "host", "present", "cli",
 ];
+
+/// What a stage may not know although [`STAGES`]' order would allow it:
+/// (stage, the earlier stage it may not import, why). ARCHITECTURE.md
+/// states each as "`STAGE` does not import `OTHER`", and
+/// `lab/tests/architecture.rs` checks the source and the document.
+pub const MAY_NOT_KNOW: &[(&str, &str, &str)] = &[
+    (
+        "judge",
+        "results",
+        "it judges an outcome, wherever the outcome came from",
+    ),
+    (
+        "capture",
+        "guest",
+        "it reads the session's lines by their format (`model::session`), not by the agent's code",
+    ),
+    (
+        "present",
+        "guest",
+        "it shows what a run produced, not how a host under test ran it",
+    ),
+    (
+        "present",
+        "host",
+        "it shows what a run produced (`results::report`), not how the run was carried out; the \
+         host installs what prints a page, `base::browser` runs it",
+    ),
+];

@@ -3,7 +3,7 @@
 //! own source, outside comments, and names each that runs against the
 //! order, so that the layering stays true after the next feature.
 
-use rdma_lab::STAGES;
+use rdma_lab::{MAY_NOT_KNOW, STAGES};
 use std::path::{Path, PathBuf};
 
 /// The stage of a source file: the folder under `src/` it is in, or the
@@ -82,6 +82,32 @@ fn violations(files: &[(PathBuf, String)], stages: &[&str]) -> Vec<String> {
     found
 }
 
+/// Every edge of `files` that a rule of `rules` forbids, as one line each.
+fn unknown_edges(files: &[(PathBuf, String)], rules: &[(&str, &str, &str)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (rel, text) in files {
+        let Some(stage) = stage_of(rel) else { continue };
+        let joined = text.replace(",\n", ", ").replace("{\n", "{");
+        for (n, line) in joined.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for target in named_stages(line) {
+                if let Some((_, _, why)) =
+                    rules.iter().find(|(s, t, _)| *s == stage && *t == target)
+                {
+                    found.push(format!(
+                        "{}:{}: `{stage}` imports `{target}`, which it may not know: {why}",
+                        rel.display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
 fn sources(dir: &Path, root: &Path, out: &mut Vec<(PathBuf, String)>) {
     for e in std::fs::read_dir(dir).expect("src/ reads").flatten() {
         let path = e.path();
@@ -132,6 +158,49 @@ fn an_edge_against_the_order_is_named() {
             "model/scenario.rs:3: `model` imports `catalog`, a later stage",
             "model/scenario.rs:4: `model` imports `host`, a later stage",
             "host/lab.rs:2: `crate::hints` is not a stage",
+        ]
+    );
+}
+
+/// No stage imports what it may not know ([`MAY_NOT_KNOW`]), and
+/// ARCHITECTURE.md states every rule the test checks.
+#[test]
+fn no_stage_imports_what_it_may_not_know() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    let found = unknown_edges(&files, MAY_NOT_KNOW);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    let arch = std::fs::read_to_string(root.join("../../ARCHITECTURE.md")).expect("reads");
+    for (stage, other, _) in MAY_NOT_KNOW {
+        let rule = format!("`{stage}` does not import `{other}`");
+        assert!(arch.contains(&rule), "ARCHITECTURE.md: {rule}");
+    }
+}
+
+#[test]
+fn an_edge_a_rule_forbids_is_named() {
+    let files = vec![
+        (
+            PathBuf::from("present/report.rs"),
+            "use crate::results::report::LabReport;\n\
+             // crate::host in a comment\n\
+             fn f() { crate::host::setup::ensure_print_tools(true); }\n"
+                .to_string(),
+        ),
+        (
+            PathBuf::from("capture/mod.rs"),
+            "use crate::{model, guest::control};\n".to_string(),
+        ),
+    ];
+    assert_eq!(
+        unknown_edges(&files, MAY_NOT_KNOW)
+            .iter()
+            .map(|l| l.split(", which").next().unwrap_or(""))
+            .collect::<Vec<_>>(),
+        [
+            "present/report.rs:3: `present` imports `host`",
+            "capture/mod.rs:1: `capture` imports `guest`",
         ]
     );
 }

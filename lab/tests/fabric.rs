@@ -77,6 +77,7 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
     let json = fs::read_to_string(d.join("srun.json")).expect("--json");
     assert!(!json.contains("\"findings\":[\""), "{json}");
     // The page, as a browser renders it.
+    rdma_lab::host::setup::ensure_print_tools(false).expect("a Chromium");
     let rendered = rdma_lab::present::mesh::check_in_chromium(&d.join("srun.html"), 4);
     assert!(rendered.is_empty(), "{rendered:?}");
     // The ssh launcher, from a copy of the binaries on each node.

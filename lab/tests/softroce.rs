@@ -481,7 +481,10 @@ fn handout_test(report: Option<&LabReport>) -> bool {
             } else {
                 match rdma_lab::present::handout::write(r, &r.dir.join("handout")) {
                     Err(e) => vec![e],
-                    Ok(html) => rdma_lab::present::handout::check_in_chromium(&html),
+                    Ok(html) => match rdma_lab::host::setup::ensure_print_tools(true) {
+                        Ok(()) => rdma_lab::present::handout::check_in_chromium(&html),
+                        Err(e) => vec![e],
+                    },
                 }
             }
         }

@@ -6,6 +6,7 @@
 #[macro_use]
 pub mod out;
 
+pub mod browser;
 pub mod fsafe;
 pub mod netstat;
 pub mod text;

@@ -89,6 +89,19 @@ pub fn escaped(text: &str, max: usize) -> String {
     s
 }
 
+/// `s` as one word of a POSIX shell: as it is when it holds only
+/// characters no shell treats specially, else in single quotes.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

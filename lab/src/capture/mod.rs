@@ -6,6 +6,7 @@
 //! [`Wire`] facts.
 
 pub mod ladder;
+pub mod verdict;
 
 use crate::model::{Kind, Packet, Reth, CONTROL_PORT};
 use std::fs;
@@ -483,7 +484,7 @@ pub fn cut(frames: &[Packet]) -> Vec<Capture> {
                 let line: Vec<u8> = stream.drain(..=nl).collect();
                 let line = String::from_utf8_lossy(&line[..nl]).into_owned();
                 // The names become file names: only the table's are taken.
-                let line = crate::guest::control::body_of(&line);
+                let line = crate::model::session::body_of(&line);
                 let known = |name: &str| crate::catalog::find(name).is_some();
                 if let Some(name) = line.strip_prefix("begin ").filter(|n| known(n)) {
                     // A retransmitted "begin" starts nothing new.
@@ -501,7 +502,7 @@ pub fn cut(frames: &[Packet]) -> Vec<Capture> {
                 }
             }
             // A control line is short: a stream without newlines is no lab's.
-            if stream.len() > crate::guest::control::LINE_MAX {
+            if stream.len() > crate::model::session::LINE_MAX {
                 stream.clear();
             }
             continue;

@@ -18,6 +18,8 @@
 //! scenario names, findings and transcripts cross in the clear.
 
 use crate::base::text::shown;
+pub use crate::model::session::LINE_MAX;
+use crate::model::session::{split_mac, MAC_HEX};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -40,10 +42,6 @@ pub const KEY_HEX: usize = 64;
 /// The longest line of the handshake.
 pub const HANDSHAKE_MAX: usize = 256;
 
-/// The longest line of a session but a result file's: the scenario list,
-/// the doctor's findings, the protocol's steps.
-pub const LINE_MAX: usize = 64 * 1024;
-
 /// The largest result file (a side's stdout or stderr) that crosses: a
 /// larger one is cut to this size by its sender.
 pub const RESULT_MAX: usize = 4 << 20;
@@ -60,9 +58,6 @@ pub const HELLO: &str = "hello rdma-examples lab 2";
 
 /// The line a serving host answers a failed proof with.
 pub const AUTH_FAILED: &str = "authentication failed";
-
-/// A line whose MAC is this many hex digits, a space, then the body.
-const MAC_HEX: usize = 64;
 
 /// The shared secret of a session. Its bytes are the text the user gave
 /// (or [`Secret::generate`] made), so that it can be typed or pasted.
@@ -317,22 +312,6 @@ fn open_line(keys: &mut Keys, line: &str) -> Result<String, String> {
     }
     keys.received += 1;
     Ok(body.to_string())
-}
-
-/// The body of a session line as a capture shows it (`MAC BODY`), for
-/// whoever reads the control stream without the key ([`crate::model`]).
-pub fn body_of(line: &str) -> &str {
-    match split_mac(line) {
-        Some((mac, body)) if mac.bytes().all(|b| b.is_ascii_hexdigit()) => body,
-        _ => line,
-    }
-}
-
-/// `MAC BODY` split at the space after the MAC's hex digits.
-fn split_mac(line: &str) -> Option<(&str, &str)> {
-    let mac = line.get(..MAC_HEX)?;
-    let body = line.get(MAC_HEX..)?.strip_prefix(' ')?;
-    Some((mac, body))
 }
 
 /// What one line may take: a deadline for the whole line, and a size.
@@ -836,17 +815,6 @@ mod tests {
     }
 
     #[test]
-    fn the_body_of_a_captured_line_is_found_without_the_key() {
-        let mac = "0f".repeat(32);
-        assert_eq!(
-            body_of(&format!("{mac} begin rc_example")),
-            "begin rc_example"
-        );
-        assert_eq!(body_of("begin rc_example"), "begin rc_example");
-        assert_eq!(body_of(""), "");
-    }
-
-    #[test]
     fn what_a_peer_said_is_shown_short_and_escaped() {
         assert_eq!(shown("a\x1b[2Jb"), "a\\u{1b}[2Jb");
         let long = "x".repeat(1000);
@@ -874,7 +842,7 @@ mod tests {
         fn session_lines_of_any_text_never_panic(line in ".{0,200}") {
             let mut k = Keys { key: [7; 32], me: b's', sent: 0, received: 0 };
             let _ = open_line(&mut k, &line);
-            let _ = body_of(&line);
+            let _ = crate::model::session::body_of(&line);
             let _ = shown(&line);
         }
     }

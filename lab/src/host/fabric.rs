@@ -20,7 +20,7 @@
 //! argument; only the files above carry values, never its text.
 
 use crate::host::setup::{self, Tools};
-use crate::host::vm::{self, Accel, Vm, VmSpec, BOOT_SECS};
+use crate::host::vm::{Accel, Vm, VmSpec, BOOT_SECS};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -196,7 +196,7 @@ pub fn prelude_command(spec: &FabricSpec, i: usize) -> String {
         spec.budget_secs.to_string(),
     ]
     .iter()
-    .map(|w| vm::shell_quote(w))
+    .map(|w| crate::base::text::shell_quote(w))
     .collect::<Vec<_>>()
     .join(" ")
 }
@@ -420,7 +420,7 @@ mod tests {
         let macs: std::collections::HashSet<_> = (0..MAX_NODES).map(FabricSpec::mac).collect();
         assert_eq!(macs.len(), MAX_NODES);
         // Not the two-VM lab's MACs.
-        assert!(!macs.contains(vm::MAC_A) && !macs.contains(vm::MAC_B));
+        assert!(!macs.contains(crate::host::vm::MAC_A) && !macs.contains(crate::host::vm::MAC_B));
     }
 
     #[test]

@@ -88,7 +88,10 @@ pub fn run_script(n: usize, script: &str, budget_secs: u64) -> Result<FabricRun,
         node0.to_string_lossy().into_owned(),
         bin.to_string_lossy().into_owned(),
     ];
-    let run0: Vec<String> = words.iter().map(|w| vm::shell_quote(w)).collect();
+    let run0: Vec<String> = words
+        .iter()
+        .map(|w| crate::base::text::shell_quote(w))
+        .collect();
     let exec = (0..n)
         .map(|i| match i {
             0 => format!("{MCAST_ROUTE}; {}", run0.join(" ")),

@@ -8,11 +8,12 @@ use crate::host::vm::{Vm, VmSpec};
 use crate::model::{
     Addrs, Local, Mode, Outcome, Params, Scenario, SideOutcome, Skip, CLIENT_IP, SERVER_IP,
 };
+pub use crate::results::report::{LabReport, VmInfo};
 use crate::results::{
     agent_note, collect, read_doctor, read_refused, read_times, result_file, times_file,
     ScenarioTime,
 };
-use crate::{catalog, host, judge, model};
+use crate::{catalog, host, model};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -116,84 +117,6 @@ impl LabOptions {
 /// Soft-RoCE tests take `--tcg`.
 pub fn tcg_from_env() -> bool {
     std::env::var_os("XTASK_TCG").is_some_and(|v| v == "1")
-}
-
-/// How the VMs of a run were booted, for the summary.
-#[derive(Debug, Clone)]
-pub struct VmInfo {
-    /// KVM or TCG, and why.
-    pub accel: host::vm::Accel,
-    /// The kernel the VMs ran.
-    pub kernel: String,
-    /// From start to the guest's program running, the slowest VM.
-    pub boot: Duration,
-    /// Where the first VM's boot and set-up went, as its agent said.
-    pub phases: Option<crate::results::BootPhases>,
-}
-
-impl VmInfo {
-    /// The boot, and where it went where the guest said: the summary's
-    /// and the time table's words.
-    pub fn boot_text(&self) -> String {
-        let boot = self.boot.as_secs_f64();
-        match &self.phases {
-            None => format!("boot {boot:.1} s"),
-            Some(p) => format!(
-                "boot {boot:.1} s: QEMU and firmware {:.1} s, {p}",
-                (boot - p.agent_secs).max(0.0)
-            ),
-        }
-    }
-}
-
-/// What a lab run produced.
-#[derive(Debug, Clone)]
-pub struct LabReport {
-    /// The result dir (removed when all passed and not `keep`).
-    pub dir: PathBuf,
-    /// One per scenario, in run order.
-    pub outcomes: Vec<Outcome>,
-    /// Problems outside any scenario (agent errors, VM trouble).
-    pub notes: Vec<String>,
-    /// Wall time of boot + run (or just the run with `--local`).
-    pub elapsed: Duration,
-    /// The VMs' accelerator, kernel and boot time (`None` with `--local`).
-    pub vms: Option<VmInfo>,
-    /// The sides' addresses, as [`judge::check`] takes them.
-    pub addrs: Option<Addrs>,
-    /// The run recorded the wire (`--capture`): every scenario with wire
-    /// facts must then have its packets.
-    pub captured: bool,
-    /// Where the sides ran.
-    pub mode: Mode,
-    /// The scenarios this setup cannot run, each with why: reported as
-    /// skipped, never as passed.
-    pub skipped: Vec<Skip>,
-    /// The doctor's findings on the hosts that ran the sides (and on the
-    /// path between them): each is one line, what is wrong and what to do.
-    pub findings: Vec<String>,
-    /// The device, GID and MTU of each host, as the doctor found them.
-    pub hosts: Vec<crate::results::HostInfo>,
-}
-
-impl LabReport {
-    /// Every way `o` fell short of its scenario; empty means PASS.
-    pub fn failures(&self, o: &Outcome) -> Vec<String> {
-        let Some(s) = catalog::find(&o.scenario) else {
-            return vec!["unknown scenario".into()];
-        };
-        let mut failures = judge::check(s, o, self.addrs.as_ref());
-        if self.captured && !s.wire.is_empty() && o.capture.is_none() {
-            failures.push("wire: the capture has none of its packets".into());
-        }
-        // A pair's ladder fits on a screen, however many packets it folds,
-        // and explains each arrow.
-        if let (true, Some(packets), Some(addrs)) = (s.pair, &o.capture, &self.addrs) {
-            let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s));
-            failures.extend(crate::capture::ladder::faults(&rungs));
-        }
-        failures
-    }
 }
 
 /// Builds the release binaries of the packages the scenarios need.
@@ -385,7 +308,9 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         skipped,
         findings,
         hosts,
+        failures: Vec::new(),
     };
+    let report = crate::capture::verdict::judged(report);
     clean_up(&report, opts.keep);
     Ok(report)
 }
@@ -719,7 +644,7 @@ impl<'a> RunCtx<'a> {
             file.to_string_lossy().into_owned(),
         ]
         .iter()
-        .map(|w| host::vm::shell_quote(w))
+        .map(|w| crate::base::text::shell_quote(w))
         .collect::<Vec<_>>()
         .join(" "))
     }
@@ -1224,7 +1149,7 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
     let mut outcomes = collect(&ran, &a, &b);
     attach_captures(dir, &mut outcomes)?;
     let kernel = fs::read_to_string(dir.join(KERNEL_FILE)).unwrap_or_default();
-    Ok(LabReport {
+    Ok(crate::capture::verdict::judged(LabReport {
         dir: dir.to_path_buf(),
         outcomes,
         notes: Vec::new(),
@@ -1241,7 +1166,8 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
         skipped: Vec::new(),
         findings: Vec::new(),
         hosts: Vec::new(),
-    })
+        failures: Vec::new(),
+    }))
 }
 
 /// First device in /sys/class/infiniband, by name.

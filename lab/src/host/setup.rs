@@ -966,6 +966,23 @@ pub fn chromium_package() -> Option<&'static str> {
     read_plan().ok().and_then(|p| p.chromium)
 }
 
+/// What prints and checks the lab's HTML pages: a headless Chromium
+/// (Debian's `chromium`, where none is on PATH and the distribution has
+/// it) and, to `check` a print, poppler's `pdftotext`. Installed only when
+/// asked for, without recommends; not root: the command, and an error.
+pub fn ensure_print_tools(check: bool) -> Result<(), String> {
+    if crate::base::browser::on_path().is_none() {
+        if let Some(pkg) = chromium_package() {
+            ensure_package(pkg, "to print or check the lab's pages")?;
+        }
+        crate::base::browser::find_chromium()?;
+    }
+    if check {
+        ensure_package("poppler-utils", "to check the printed handout")?;
+    }
+    Ok(())
+}
+
 /// For CI's second build of the bindings: the directory of a libclang >= 19
 /// (installing its package where the distribution has one and the default
 /// libclang is older), or why there is none to use.

@@ -11,8 +11,8 @@
 //! of the table, a path this process chose or checked) and is quoted.
 
 use super::mesh::{check_host_name, coord_config, own_name, scenario_names, MeshOptions};
+use crate::base::text::shell_quote;
 use crate::guest::control::Secret;
-use crate::host::vm::shell_quote;
 use crate::model::mesh::{Joined, MeshRun};
 use crate::model::Scenario;
 use std::io::Write as _;

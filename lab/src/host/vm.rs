@@ -67,14 +67,7 @@ pub const MAC_A: &str = "52:54:00:12:34:01";
 /// See [`MAC_A`].
 pub const MAC_B: &str = "52:54:00:12:34:02";
 
-/// How QEMU runs the guests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Accel {
-    /// Hardware virtualization.
-    Kvm,
-    /// Emulation, and why.
-    Tcg(String),
-}
+pub use crate::results::report::Accel;
 
 impl Accel {
     /// KVM when /dev/kvm opens read-write and a KVM guest really runs here
@@ -193,15 +186,6 @@ pub fn probe_kvm(qemu: &Path, kernel: &Path) -> Result<(), String> {
     }
 }
 
-impl std::fmt::Display for Accel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Accel::Kvm => f.write_str("KVM"),
-            Accel::Tcg(why) => write!(f, "TCG ({why})"),
-        }
-    }
-}
-
 /// A VM to boot.
 #[derive(Debug, Clone)]
 pub struct VmSpec {
@@ -230,18 +214,6 @@ pub struct Vm {
     started: Instant,
     /// Where the console (vng's stdout and stderr) goes.
     pub console: PathBuf,
-}
-
-/// Quotes for the guest's shell.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 /// The vng command line for `spec`.

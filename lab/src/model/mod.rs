@@ -8,6 +8,7 @@ pub mod packet;
 pub mod params;
 pub mod pattern;
 pub mod scenario;
+pub mod session;
 
 pub use mode::*;
 pub use outcome::*;

@@ -6,12 +6,12 @@
 //! this" exercises with what the programs really printed.
 
 use crate::capture::ladder::escape;
-use crate::host::lab::LabReport;
 use crate::model::{glob_match, Addrs, Cmd, Exercise, Outcome, Params, Scenario, SideOutcome};
+use crate::results::report::LabReport;
 use crate::{base, catalog, model};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The examples, in the order the README and the handout take them.
 pub const EXAMPLES: &[&str] = &[
@@ -120,7 +120,7 @@ pub fn command_line(cmd: &Cmd, p: &Params) -> String {
         args.drain(..2);
     }
     std::iter::once(program)
-        .chain(args.iter().map(|a| crate::host::vm::shell_quote(a)))
+        .chain(args.iter().map(|a| crate::base::text::shell_quote(a)))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -663,74 +663,9 @@ pub fn write_key(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     Ok(file)
 }
 
-/// The names a Chromium goes by, on PATH.
-const CHROMIUMS: &[&str] = &[
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-];
-
-/// A Chromium on PATH. Where there is none, Debian's `chromium` package is
-/// installed as root (setup's way: only when asked, without recommends);
-/// elsewhere (Ubuntu's `chromium` is a snap) the user is told what to do.
-pub fn find_chromium() -> Result<String, String> {
-    let on_path = |name: &str| {
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join(name).is_file())
-    };
-    if let Some(c) = CHROMIUMS.iter().find(|c| on_path(c)) {
-        return Ok(c.to_string());
-    }
-    if let Some(pkg) = crate::host::setup::chromium_package() {
-        crate::host::setup::ensure_package(pkg, "to print or check the handout")?;
-        return Ok("chromium".into());
-    }
-    Err(
-        "no Chromium on PATH (chromium, chromium-browser, google-chrome): install one to print or check the handout (on Ubuntu: snap install chromium); the HTML is written without it"
-            .into(),
-    )
-}
-
-/// Headless Chromium on `html`, with extra arguments (`--print-to-pdf=F`,
-/// `--screenshot=F`, `--dump-dom`); its stdout.
-pub fn chromium(html: &Path, args: &[String]) -> Result<String, String> {
-    let program = find_chromium()?;
-    let url = format!(
-        "file://{}",
-        html.canonicalize()
-            .map_err(|e| format!("{}: {e}", html.display()))?
-            .display()
-    );
-    // --no-sandbox: Chromium's sandbox does not start as root, which the
-    // lab's machines and CI are.
-    let out = Command::new("timeout")
-        .args([
-            "120",
-            &program,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-        ])
-        .args(args)
-        .arg(&url)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run chromium: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "chromium {} failed ({}): {}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 /// Prints `html` to `pdf` with headless Chromium.
 pub fn pdf(html: &Path, pdf: &Path) -> Result<(), String> {
-    chromium(
+    crate::base::browser::chromium(
         html,
         &[
             format!("--print-to-pdf={}", pdf.display()),
@@ -751,7 +686,7 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
     let mut failures = Vec::new();
     let dir = html.parent().unwrap_or(Path::new("."));
     let pairs = catalog::all().iter().filter(|s| s.pair).count();
-    match chromium(html, &["--dump-dom".into()]) {
+    match crate::base::browser::chromium(html, &["--dump-dom".into()]) {
         Err(e) => failures.push(e),
         Ok(dom) => {
             let chapters = dom.matches("<section class=\"chapter\"").count();
@@ -784,7 +719,7 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
         }
     }
     let png = dir.join("handout.png");
-    match chromium(
+    match crate::base::browser::chromium(
         html,
         &[
             format!("--screenshot={}", png.display()),
@@ -875,11 +810,6 @@ pub fn ends_with_heading(page: &str, headings: &[String]) -> Option<String> {
 /// ends with a heading, and the ladders' smallest text (their `time,
 /// frames` column header, at the notes' size) is 8 pt or more.
 fn check_pdf(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
-    if let Err(e) =
-        crate::host::setup::ensure_package("poppler-utils", "to check the printed handout")
-    {
-        return vec![e];
-    }
     let mut failures = Vec::new();
     for n in 1..=pages {
         let page = n.to_string();
@@ -1098,7 +1028,7 @@ mod tests {
     fn rendered_report() -> LabReport {
         let frames = crate::capture::parse(include_str!("../../tests/data/rc_example.tsv"));
         let packets = crate::capture::cut(&frames).remove(0).packets;
-        LabReport {
+        crate::capture::verdict::judged(LabReport {
             dir: PathBuf::from("/nonexistent/lab/run"),
             outcomes: vec![Outcome {
                 scenario: "rc_example".into(),
@@ -1116,7 +1046,8 @@ mod tests {
             skipped: Vec::new(),
             findings: Vec::new(),
             hosts: Vec::new(),
-        }
+            failures: Vec::new(),
+        })
     }
 
     /// The pair's wire facts are listed in words, each with its verdict

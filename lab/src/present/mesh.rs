@@ -753,7 +753,7 @@ mod tests;
 /// of N x N cells (one per pair, a mark on the diagonal), and the pairs
 /// by scenario. Every way it falls short.
 pub fn check_in_chromium(html: &std::path::Path, hosts: usize) -> Vec<String> {
-    let dom = match crate::present::handout::chromium(html, &["--dump-dom".into()]) {
+    let dom = match crate::base::browser::chromium(html, &["--dump-dom".into()]) {
         Ok(dom) => dom,
         Err(e) => return vec![e],
     };

@@ -5,8 +5,8 @@
 //! a failure can be read in the CI's page without the result dir.
 
 use crate::catalog;
-use crate::host::lab::LabReport;
 use crate::model::{Outcome, SideOutcome};
+use crate::results::report::LabReport;
 use crate::results::side_transcript;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -486,7 +486,7 @@ mod tests {
             leftover: "qp 17 <pid 99>\n".into(),
             capture: None,
         };
-        LabReport {
+        crate::capture::verdict::judged(LabReport {
             dir: PathBuf::from("/nonexistent/lab/run"),
             outcomes: vec![passing, failing],
             notes: vec!["client agent: died & <gone>\0".into()],
@@ -509,7 +509,8 @@ mod tests {
                 gid_type: Some("RoCE v2".into()),
                 active_mtu: None,
             }],
-        }
+            failures: Vec::new(),
+        })
     }
 
     const FINDINGS: &[&str] = &[

@@ -2,6 +2,7 @@
 //! `<scenario>.<side>.{stdout,stderr,status,leftover}` and the doctor's
 //! files there, and the host reads them back into outcomes.
 
+pub mod report;
 pub mod times;
 
 /// What the doctor learnt of one host's RDMA device, for the reports.
