@@ -199,14 +199,7 @@ fn finding_lines(lines: &[serde_json::Value]) -> Vec<&serde_json::Value> {
 /// reason, and the diagnosis names it, its cause and its doctor's finding.
 #[test]
 fn a_host_that_cannot_take_part_is_named_with_its_cause_at_once() {
-    let (run, _, took) = mesh(
-        4,
-        &[],
-        Some((1, Behaviour::CannotRun)),
-        99,
-        Duration::ZERO,
-        Strangers::None,
-    );
+    let (run, _, took) = mesh_with_one(4, 1, Behaviour::CannotRun);
     assert!(took.0 < Duration::from_secs(60), "waited for it: {took:?}");
     assert_eq!(
         run.hosts[1].joined,
@@ -253,14 +246,7 @@ fn a_host_that_cannot_take_part_is_named_with_its_cause_at_once() {
 /// anyway; the JSON has a `finding` line for it; the run fails on it.
 #[test]
 fn a_doctor_finding_alone_is_a_finding_of_the_run() {
-    let (run, _, _) = mesh(
-        4,
-        &[],
-        Some((2, Behaviour::Finding)),
-        99,
-        Duration::ZERO,
-        Strangers::None,
-    );
+    let (run, _, _) = mesh_with_one(4, 2, Behaviour::Finding);
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
     let findings = rdma_lab::judge::mesh::diagnose(&run);
     assert_eq!(findings.len(), 1, "{findings:#?}");
@@ -308,14 +294,7 @@ fn a_connection_flood_keeps_no_host_out() {
 /// took the coordinator from 22 MB to 161 MB).
 #[test]
 fn every_field_from_a_host_is_bounded() {
-    let (run, _, _) = mesh(
-        4,
-        &[],
-        Some((1, Behaviour::LongReason)),
-        99,
-        Duration::ZERO,
-        Strangers::None,
-    );
+    let (run, _, _) = mesh_with_one(4, 1, Behaviour::LongReason);
     let reasons: Vec<usize> = run
         .cells
         .iter()
@@ -327,14 +306,7 @@ fn every_field_from_a_host_is_bounded() {
         .collect();
     assert!(!reasons.is_empty());
     assert!(reasons.iter().all(|&n| n <= 1100), "{reasons:?}");
-    let (run, _, _) = mesh(
-        3,
-        &[],
-        Some((2, Behaviour::HugeList)),
-        99,
-        Duration::ZERO,
-        Strangers::None,
-    );
+    let (run, _, _) = mesh_with_one(3, 2, Behaviour::HugeList);
     assert!(
         matches!(&run.hosts[2].joined, Joined::Died { during } if during.contains("more than 4096 values")),
         "{:?}",
@@ -347,14 +319,7 @@ fn every_field_from_a_host_is_bounded() {
 /// link for them (before, the peers' failed sessions named the host).
 #[test]
 fn a_port_held_by_another_process_is_its_own_verdict() {
-    let (run, _, _) = mesh(
-        4,
-        &[],
-        Some((1, Behaviour::PortHeld)),
-        99,
-        Duration::ZERO,
-        Strangers::None,
-    );
+    let (run, _, _) = mesh_with_one(4, 1, Behaviour::PortHeld);
     for cell in &run.cells {
         let v = cell.verdict();
         if cell.pair.server == 1 {

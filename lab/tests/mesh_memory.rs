@@ -9,7 +9,6 @@ mod standins;
 
 use rdma_lab::model::mesh::Joined;
 use standins::*;
-use std::time::Duration;
 
 /// A field of `/proc/self/status` in KiB (`VmRSS`, `VmHWM`).
 fn status_kib(field: &str) -> usize {
@@ -40,14 +39,7 @@ const PEAK_MIB: usize = 32;
 fn a_million_values_from_a_host_are_refused_within_the_stated_memory() {
     reset_peak();
     let before = status_kib("VmRSS");
-    let (run, _, _) = mesh(
-        3,
-        &[],
-        Some((2, Behaviour::HugeList)),
-        99,
-        Duration::ZERO,
-        Strangers::None,
-    );
+    let (run, _, _) = mesh_with_one(3, 2, Behaviour::HugeList);
     let peak_mib = (status_kib("VmHWM") - before) >> 10;
     println!(
         "the run's peak resident memory: {peak_mib} MiB above the {} MiB before it (bound {PEAK_MIB} MiB)",

@@ -294,6 +294,23 @@ pub fn mesh(
     (run, seen, took)
 }
 
+/// A mesh run of `n` stand-ins, all joined, no pair failing by address and
+/// no stranger, in which host `who` behaves as `how`.
+pub fn mesh_with_one(
+    n: usize,
+    who: usize,
+    how: Behaviour,
+) -> (MeshRun, Seen, (Duration, Duration)) {
+    mesh(
+        n,
+        &[],
+        Some((who, how)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+    )
+}
+
 /// Strangers at the coordinator's port before the hosts come: one with a
 /// wrong secret, one that sends a megabyte without a newline, one that
 /// trickles a byte a second, one that says nothing, one that sends shell
