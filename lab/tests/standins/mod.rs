@@ -252,9 +252,10 @@ pub fn mesh(
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let gate = Gate::default();
     let hostile: Vec<_> = match strangers {
         Strangers::None => Vec::new(),
-        Strangers::Hostile => hostile_strangers(addr),
+        Strangers::Hostile => hostile_strangers(addr, &gate),
         Strangers::Flood => vec![flood(port, stop.clone())],
     };
     let hosts: Vec<_> = (0..n)
@@ -272,7 +273,13 @@ pub fn mesh(
                     _ => None,
                 },
             };
-            thread::spawn(move || stand_in(r, addr, secret, how, faults, seen, hold))
+            let (gate, wait) = (gate.clone(), strangers == Strangers::Hostile);
+            thread::spawn(move || {
+                if wait {
+                    gate.wait_for(HOSTILE);
+                }
+                stand_in(r, addr, secret, how, faults, seen, hold)
+            })
         })
         .collect();
     let t0 = Instant::now();
@@ -311,11 +318,38 @@ pub fn mesh_with_one(
     )
 }
 
+/// How many strangers have connected, for the hosts to wait on: the
+/// strangers are at the port before the hosts come, however late a loaded
+/// machine starts their threads (else a run could end before they came).
+#[derive(Clone, Default)]
+pub struct Gate(Arc<(Mutex<usize>, std::sync::Condvar)>);
+
+impl Gate {
+    /// One more stranger has connected.
+    pub fn arrived(&self) {
+        let (n, cv) = &*self.0;
+        *n.lock().unwrap() += 1;
+        cv.notify_all();
+    }
+
+    /// Waits until `count` strangers have connected, for at most 60 s.
+    pub fn wait_for(&self, count: usize) {
+        let (n, cv) = &*self.0;
+        let guard = n.lock().unwrap();
+        let _ = cv
+            .wait_timeout_while(guard, Duration::from_secs(60), |n| *n < count)
+            .unwrap();
+    }
+}
+
+/// The number of strangers [`hostile_strangers`] sends.
+pub const HOSTILE: usize = 5;
+
 /// Strangers at the coordinator's port before the hosts come: one with a
 /// wrong secret, one that sends a megabyte without a newline, one that
 /// trickles a byte a second, one that says nothing, one that sends shell
 /// metacharacters as its hello. None holds the secret.
-pub fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
+pub fn hostile_strangers(addr: SocketAddr, gate: &Gate) -> Vec<thread::JoinHandle<()>> {
     use std::io::Write as _;
     // Until the coordinator listens: on loaded cores that took more than
     // the 5 s these tries once allowed.
@@ -327,8 +361,11 @@ pub fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
             })
         })
     };
+    let g = gate.clone();
     let mut v = vec![thread::spawn(move || {
-        let mut c = Control::new(connect().expect("the coordinator listens within 60 s")).unwrap();
+        let s = connect().expect("the coordinator listens within 60 s");
+        g.arrived();
+        let mut c = Control::new(s).unwrap();
         let wrong = Secret::generate().unwrap();
         assert!(c
             .authenticate_client(&wrong, Duration::from_secs(30))
@@ -353,10 +390,11 @@ pub fn hostile_strangers(addr: SocketAddr) -> Vec<thread::JoinHandle<()>> {
         },
     ];
     for act in raw {
+        let g = gate.clone();
         v.push(thread::spawn(move || {
-            if let Some(mut s) = connect() {
-                act(&mut s);
-            }
+            let mut s = connect().expect("the coordinator listens within 60 s");
+            g.arrived();
+            act(&mut s);
         }));
     }
     v
