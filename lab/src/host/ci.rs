@@ -168,7 +168,22 @@ pub fn run() -> (Vec<String>, Times) {
     failed.extend(times.steps.iter().filter(|s| !s.ok).map(|s| s.name.clone()));
     merge_suite_times(&mut times);
     times.total_secs = started.elapsed().as_secs_f64();
+    times.cpu = children_cpu();
     (failed, times)
+}
+
+/// The CPU time of every process this run started and waited for (the
+/// builds, the test binaries, and through them the VMs' QEMU), and the
+/// cores it had.
+fn children_cpu() -> Option<times::Cpu> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let u = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
+    let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    Some(times::Cpu {
+        user_secs: secs(u.user_time()),
+        sys_secs: secs(u.system_time()),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    })
 }
 
 /// The VM tests one after another (the Soft-RoCE suite, then the

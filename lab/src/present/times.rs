@@ -26,6 +26,17 @@ pub fn table(t: &Times) -> String {
         let verdict = if s.ok { "" } else { "  FAILED" };
         let _ = writeln!(out, "  {:>6}  {}{verdict}", clock(s.secs), s.name);
     }
+    if let Some(c) = &t.cpu {
+        let _ = writeln!(
+            out,
+            "CPU: {} of CPU time (user {}, system {}) on {} cores: no arrangement of these steps takes less than {}",
+            clock(c.user_secs + c.sys_secs),
+            clock(c.user_secs),
+            clock(c.sys_secs),
+            c.cores,
+            clock(c.floor_secs())
+        );
+    }
     if !t.accel.is_empty() {
         let _ = writeln!(out, "VMs: {}", t.accel);
     }
@@ -99,6 +110,11 @@ mod tests {
             }],
             accel: "TCG (--tcg)".into(),
             total_secs: 725.0,
+            cpu: Some(crate::results::times::Cpu {
+                user_secs: 900.0,
+                sys_secs: 300.0,
+                cores: 2,
+            }),
         };
         let text = table(&t);
         for want in [
@@ -109,6 +125,7 @@ mod tests {
             "60.0 s    90 s   75%  x_single_host",
             "rather than computing: 75%",
             "VMs: TCG (--tcg)",
+            "CPU: 20:00 of CPU time (user 15:00, system 5:00) on 2 cores: no arrangement of these steps takes less than 10:00",
         ] {
             assert!(text.contains(want), "no `{want}` in:\n{text}");
         }

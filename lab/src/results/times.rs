@@ -75,6 +75,28 @@ pub struct Times {
     pub accel: String,
     /// The whole run.
     pub total_secs: f64,
+    /// The CPU time the run's processes used, user and system, and the
+    /// cores it had: what no arrangement of its steps can go below.
+    pub cpu: Option<Cpu>,
+}
+
+/// The CPU a run used: every process it started and waited for, the VMs'
+/// QEMU among them (`getrusage` of its children).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cpu {
+    /// User time, in seconds.
+    pub user_secs: f64,
+    /// System time, in seconds.
+    pub sys_secs: f64,
+    /// The cores the run had.
+    pub cores: usize,
+}
+
+impl Cpu {
+    /// The least wall time this CPU work takes on these cores.
+    pub fn floor_secs(&self) -> f64 {
+        (self.user_secs + self.sys_secs) / self.cores.max(1) as f64
+    }
 }
 
 impl Times {
@@ -103,6 +125,9 @@ impl Times {
         json!({
             "total_secs": self.total_secs,
             "accel": self.accel,
+            "cpu": self.cpu.map(|c| json!({
+                "user_secs": c.user_secs, "sys_secs": c.sys_secs, "cores": c.cores,
+            })),
             "steps": self.steps.iter().map(|s| json!({
                 "name": s.name, "secs": s.secs, "ok": s.ok,
             })).collect::<Vec<_>>(),
@@ -124,6 +149,11 @@ impl Times {
         Times {
             total_secs: num(&v["total_secs"]),
             accel: text(&v["accel"]),
+            cpu: v["cpu"].as_object().map(|_| Cpu {
+                user_secs: num(&v["cpu"]["user_secs"]),
+                sys_secs: num(&v["cpu"]["sys_secs"]),
+                cores: v["cpu"]["cores"].as_u64().unwrap_or(1) as usize,
+            }),
             steps: list("steps")
                 .iter()
                 .map(|s| Step {
@@ -196,6 +226,11 @@ mod tests {
             tests: vec![t("a_single_host", 3.0, Some(1.0)), t("b", 60.0, None)],
             accel: "TCG (no vmx/svm flag)".into(),
             total_secs: 800.0,
+            cpu: Some(Cpu {
+                user_secs: 1500.5,
+                sys_secs: 400.25,
+                cores: 2,
+            }),
         };
         assert_eq!(Times::from_json(&times.to_json()), times);
     }
