@@ -94,12 +94,14 @@ impl std::fmt::Display for BootPhases {
             f,
             "kernel {:.1} s, init {:.1} s (systemd-tmpfiles {:.1} s, udev {:.1} s), \
              rxe set-up {:.1} s, doctor {:.1} s",
-            self.kernel_secs,
-            self.agent_secs - self.kernel_secs,
-            self.tmpfiles_secs,
-            self.udev_secs,
-            self.rxe_secs,
-            self.doctor_secs
+            self.kernel_secs.max(0.0),
+            (self.agent_secs - self.kernel_secs).max(0.0),
+            // A phase whose marks came in another order (another
+            // virtme-ng's init) reads as none, never as "-0.0 s".
+            self.tmpfiles_secs.max(0.0),
+            self.udev_secs.max(0.0),
+            self.rxe_secs.max(0.0),
+            self.doctor_secs.max(0.0)
         )
     }
 }
@@ -402,6 +404,12 @@ mod tests {
         };
         assert_eq!(BootPhases::parse(&p.record()), Some(p));
         assert_eq!(BootPhases::parse("kernel=1\n"), None);
+        // Marks in another order (Debian 13's virtme-ng): none, not -0.0.
+        let odd = BootPhases {
+            tmpfiles_secs: -0.01,
+            ..p
+        };
+        assert!(odd.to_string().contains("systemd-tmpfiles 0.0 s"), "{odd}");
         let dir = tempfile::tempdir().expect("a temp dir");
         let file = times_file(dir.path(), "both");
         fs::write(&file, "a\t3100\t900\nb\t60000\t-\nc\t12").expect("written");
