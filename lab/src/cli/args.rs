@@ -1,0 +1,342 @@
+//! What every command shares: the commands and their help, the name the
+//! lab runs under, and reading a command line into options, refused in
+//! one line that says where to read more.
+
+use crate::model;
+
+/// Each command: its name, its synopsis and what it does.
+pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "setup",
+        "setup",
+        "install what the lab needs (as root; otherwise print the commands)",
+    ),
+    (
+        "lab",
+        "lab [NAME...] [--faults] [--two-hosts [--capture]] [--kernel IMAGE] [--keep] [--tcg]
+       [--local [--dev DEV] [--ip ADDR] [--gid-idx N] [--serve | --peer ADDR]
+        [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]
+       [--junit FILE] [--json FILE]",
+        "run scenarios (default: every example pair; --faults: the fault
+            matrix, of every example or of those NAMEd) in a Soft-RoCE VM,
+            in two VMs (--two-hosts) or on this host's RDMA device (--local);
+            with --local, two real hosts: one runs --serve --ip ITS_ADDR,
+            the other --peer THAT_ADDR --ip ITS_OWN and prints the report;
+            they meet on TCP port 7471 (--port) and wait 120 s (--wait)
+            for each other, and prove that they hold the same secret
+            (a key of `keygen`: --secret-file F, mode 600, or
+            RDMA_LAB_SECRET; --serve makes one when neither is given and
+            prints the peer's command);
+            --allow ADDR (repeatable) narrows who may connect; --bin-dir runs the examples from a copy of
+            target/release instead of building them; the doctor runs
+            first and its findings are printed; --junit and --json write
+            the reports CI systems read; --kernel boots that image (its
+            modules in /lib/modules) instead of the default; results go to
+            target/lab/<run>/, kept on failure or with --keep; the VMs use
+            KVM where the CPU offers it, --tcg (or XTASK_TCG=1) forces
+            emulation",
+    ),
+    (
+        "doctor",
+        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--mcast GROUP] [--bin-dir DIR]
+       [--peer ADDR [--port N] [--wait SECS] [--secret-file F] [--allow ADDR...]]",
+        "check this host's RDMA setup (devices, ports, MTUs, the GID table,
+            ulimit -l, rdma_cm, tried as the examples try it with
+            --bin-dir's rdmacm_server, the address's netdev, and that the route to
+            the examples' multicast group 239.255.1.1, and to --mcast
+            GROUP's, leaves through that netdev) and, with --peer (run
+            the doctor there too, with --peer this host), the path to the
+            peer: one RC message (both doctors need the same secret:
+            --secret-file F or RDMA_LAB_SECRET); each finding is one line on stderr, what
+            is wrong and what to do; exit 1 when there is one",
+    ),
+    (
+        "mesh",
+        "mesh [NAME...] [--ring | --star HOST] [--mcast-senders all] [--serial]
+       [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
+        | --rank R --size N --coordinator HOST]
+       [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV]
+       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
+       [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
+        "smoke-test a fabric of N hosts: every pair (or --ring, --star)
+            runs the doctor's RC probe and the example pairs (or the
+            NAMEs) in parallel rounds, then an N x N matrix and a
+            diagnosis that names a bad host or link; under srun each task
+            takes its rank from Slurm (SLURM_PROCID, SLURM_NTASKS,
+            SLURM_JOB_NODELIST), another launcher sets --rank, --size and
+            --coordinator (or RDMA_LAB_RANK, RDMA_LAB_SIZE,
+            RDMA_LAB_COORDINATOR); the ranks need one secret
+            (--secret-file F, RDMA_LAB_SECRET or --secret-stdin); --ssh
+            starts a rank on each HOST with your ssh (BatchMode), from a
+            copy of the binaries or --remote-dir, and makes the secret
+            itself; rank 0 (or the --ssh launcher) coordinates on TCP
+            7471 (--port), the pairs meet on the next port, and every
+            wait is bounded (--wait, 120 s, to join); --allow ADDR
+            (repeatable) lets only those addresses (and the launcher's
+            hosts') join; --serial runs one pair at a time (the
+            benchmark's baseline)",
+    ),
+    (
+        "keygen",
+        "keygen FILE",
+        "write a new key (32 random bytes, as 64 hex digits) to FILE, which
+            must not exist, mode 600: the secret two hosts or a mesh share
+            (--secret-file FILE, or its text in RDMA_LAB_SECRET); copy it
+            to the other hosts privately; nothing else is accepted as a
+            secret, since a pass phrase could be guessed offline",
+    ),
+    (
+        "list",
+        "list [--full]",
+        "list the scenarios; --full prints everything each one declares
+            (commands, expectations, wire facts) and where it may run",
+    ),
+    (
+        "handout",
+        "handout [--pdf] [--check] [--key] [--out DIR] [--from RUN] [--tcg]",
+        "run every pair and the exercises across two VMs with capture, then
+            write the lab handout: DIR/handout.html (default target/handout)
+            with the captures in DIR/pcaps/; --pdf also prints
+            DIR/handout.pdf with headless Chromium; --key also writes the
+            instructor's DIR/key.html, every exercise's answer open; --from RUN writes it
+            from a kept run's result dir instead of a new run; --check opens
+            it in headless Chromium and checks what it rendered",
+    ),
+    (
+        "ladder",
+        "ladder DIR [NAME...]",
+        "the packet ladders of a kept two-host run with --capture (its
+            result dir): cuts DIR/wire.pcap per scenario again and draws them",
+    ),
+    (
+        "fmt",
+        "fmt [--check]",
+        "cargo fmt --all [--check] over the whole workspace",
+    ),
+    (
+        "test",
+        "test",
+        "setup, fmt, clippy, host tests, then the Soft-RoCE test suite",
+    ),
+    (
+        "bench",
+        "bench pingpong [--two-hosts] [--tcg] | bench mesh",
+        "pingpong: ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000
+            iters, alternating runs in one boot; medians and their ratio;
+            mesh: four VMs under Slurm, the all-pairs mesh in parallel
+            rounds vs one pair at a time, in one boot, and their ratio",
+    ),
+];
+
+/// The name the lab was called by: `cargo xtask` or `rdma-lab`.
+pub(super) static PROG: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+pub(super) fn prog() -> &'static str {
+    PROG.get().copied().unwrap_or("cargo xtask")
+}
+
+/// The usage of every command, or of one.
+pub(super) fn usage(only: Option<&str>) -> String {
+    let mut text = format!("usage: {} <command> [--help]\n\n", prog());
+    for (_, synopsis, what) in COMMANDS.iter().filter(|c| only.map_or(true, |o| o == c.0)) {
+        if synopsis.len() <= 8 {
+            text += &format!("  {synopsis:9} {what}\n");
+        } else {
+            text += &format!("  {synopsis}\n            {what}\n");
+        }
+    }
+    if only.is_none() {
+        text += "\n  (agent ...  internal: the runner inside the VMs)\n";
+    }
+    text
+}
+
+/// Where a user reads more: `rdma-lab lab --help`, or the commands'.
+pub(super) fn see_help(cmd: Option<&str>) -> String {
+    match cmd {
+        Some(c) => format!("`{} {c} --help` shows its options", prog()),
+        None => format!("`{} --help` lists the commands", prog()),
+    }
+}
+
+/// The long options `cmd`'s synopsis names, `--help` among them.
+pub(super) fn options_of(cmd: &str) -> Vec<String> {
+    let synopsis = COMMANDS.iter().find(|c| c.0 == cmd).map_or("", |c| c.1);
+    let mut opts: Vec<String> = synopsis
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(String::from)
+        .collect();
+    opts.push("--help".into());
+    opts.sort();
+    opts.dedup();
+    opts
+}
+
+/// The one of `known` that `word` is a likely typo of: at most a third of
+/// its letters (and at least one) edited away.
+pub(super) fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let most = (word.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edits(word, k), k))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// The Levenshtein distance between `a` and `b`, by characters.
+pub(super) fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != *cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diag = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// ` (did you mean `X`?)` when there is a close one, else nothing.
+pub(super) fn did_you_mean(x: Option<&str>) -> String {
+    x.map(|x| format!(" (did you mean `{x}`?)"))
+        .unwrap_or_default()
+}
+
+/// A command line `getopts` refused, in one line: what, the closest
+/// option where one is, and where to read more.
+pub(super) fn option_error(cmd: &str, e: &getopts::Fail) -> String {
+    match e {
+        getopts::Fail::UnrecognizedOption(o) => {
+            let o = o.trim_start_matches('-');
+            let given = if o.chars().count() == 1 {
+                format!("-{o}")
+            } else {
+                format!("--{o}")
+            };
+            let known = options_of(cmd);
+            let near = closest(&given, known.iter().map(String::as_str));
+            format!(
+                "unknown option `{given}` for `{cmd}`{}; {}",
+                did_you_mean(near),
+                see_help(Some(cmd))
+            )
+        }
+        other => format!("{cmd}: {other}; {}", see_help(Some(cmd))),
+    }
+}
+
+/// `args` read against `opts` (each command's own, plus `--help`); `None`
+/// when `--help` asked for the command's usage, which is then printed.
+pub(super) fn parse(
+    cmd: &str,
+    mut opts: getopts::Options,
+    args: &[String],
+) -> Result<Option<getopts::Matches>, String> {
+    opts.optflag("h", "help", "");
+    let m = opts.parse(args).map_err(|e| option_error(cmd, &e))?;
+    if m.opt_present("help") {
+        print!("{}", usage(Some(cmd)));
+        return Ok(None);
+    }
+    Ok(Some(m))
+}
+
+/// `args` of a command that takes no option and no operand.
+pub(super) fn no_args(cmd: &str, args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse(cmd, getopts::Options::new(), args)? else {
+        return Ok(false);
+    };
+    no_operands(cmd, &m)?;
+    Ok(true)
+}
+
+/// Refuses operands to a command that takes none.
+pub(super) fn no_operands(cmd: &str, m: &getopts::Matches) -> Result<(), String> {
+    match m.free.first() {
+        Some(extra) => Err(format!(
+            "unexpected argument `{extra}` for `{cmd}`; {}",
+            see_help(Some(cmd))
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `--NAME N`, a number, or `default`.
+pub(super) fn num_opt<T: std::str::FromStr>(
+    m: &getopts::Matches,
+    name: &str,
+    default: T,
+) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    match m.opt_str(name) {
+        Some(v) => v.parse().map_err(|e| format!("--{name} {v}: {e}")),
+        None => Ok(default),
+    }
+}
+
+/// Refuses a `--dev` that is not a device name and an `--ip` or `--peer`
+/// that is not an IP address, before anything runs: the values reach the
+/// scenarios' command lines.
+pub(super) fn check_values(m: &getopts::Matches) -> Result<(), String> {
+    if let Some(v) = m.opt_str("dev") {
+        model::check_dev("--dev", &v)?;
+    }
+    // A command that has no such option has no such value to check.
+    for opt in ["ip", "peer"].into_iter().filter(|o| m.opt_defined(o)) {
+        if let Some(v) = m.opt_str(opt) {
+            model::check_ip(&format!("--{opt}"), &v)?;
+        }
+    }
+    if let Some(v) = m
+        .opt_defined("netdev")
+        .then(|| m.opt_str("netdev"))
+        .flatten()
+    {
+        model::check_dev("--netdev", &v)?;
+    }
+    Ok(())
+}
+
+/// `--mcast GROUP`: an IPv4 multicast address, the only kind whose route
+/// the doctor knows how to fix.
+pub(super) fn mcast_group(g: &str) -> Result<(), String> {
+    match g.parse::<std::net::Ipv4Addr>() {
+        Ok(a) if a.is_multicast() => Ok(()),
+        _ => Err(format!(
+            "--mcast {g}: give an IPv4 multicast address (224.0.0.0/4), as the examples' -m takes"
+        )),
+    }
+}
+
+/// The `--allow` addresses, each an IP address.
+pub(super) fn allow_list(m: &getopts::Matches) -> Result<Vec<std::net::IpAddr>, String> {
+    m.opt_strs("allow")
+        .iter()
+        .map(|a| {
+            a.parse()
+                .map_err(|e| format!("--allow {a}: {e}: give an IP address"))
+        })
+        .collect()
+}
+
+/// The options with a value that `lab --local` and `doctor` share: the
+/// device, the addresses and the two-host session's.
+pub(super) const TWO_HOST_VALUES: &[&str] = &[
+    "dev",
+    "ip",
+    "gid-idx",
+    "peer",
+    "port",
+    "wait",
+    "bin-dir",
+    "secret-file",
+];

@@ -1,0 +1,31 @@
+//! `bench`: the benchmarks (ping-pong, the mesh), each a ratio in one boot.
+
+use super::args::*;
+use crate::model::Mode;
+
+pub(super) fn bench_cmd(args: &[String]) -> Result<bool, String> {
+    let mut opts = getopts::Options::new();
+    opts.optflag("", "two-hosts", "");
+    opts.optflag("", "tcg", "");
+    let Some(m) = parse("bench", opts, args)? else {
+        return Ok(true);
+    };
+    if m.free == ["mesh"] {
+        return crate::host::bench::mesh();
+    }
+    if m.free != ["pingpong"] {
+        return Err(format!(
+            "bench: which one? pingpong or mesh; {}",
+            see_help(Some("bench"))
+        ));
+    }
+    let mode = if m.opt_present("two-hosts") {
+        Mode::TwoHosts
+    } else {
+        Mode::SingleHost
+    };
+    crate::host::bench::pingpong(
+        mode,
+        m.opt_present("tcg") || crate::host::lab::tcg_from_env(),
+    )
+}

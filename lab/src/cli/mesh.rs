@@ -1,0 +1,186 @@
+//! `mesh`: the fabric smoke test of N hosts, under Slurm, `--ssh`, or flags.
+
+use super::args::*;
+use crate::{guest, host, model};
+
+/// `mesh`'s options.
+pub(super) fn mesh_getopts() -> getopts::Options {
+    let mut opts = getopts::Options::new();
+    for flag in ["ring", "secret-stdin", "serial"] {
+        opts.optflag("", flag, "");
+    }
+    opts.optmulti("", "allow", "", "");
+    for value in [
+        "star",
+        "mcast-senders",
+        "ssh",
+        "remote-dir",
+        "rank",
+        "size",
+        "coordinator",
+        "port",
+        "wait",
+        "ip",
+        "netdev",
+        "dev",
+        "gid-idx",
+        "bin-dir",
+        "secret-file",
+        "out",
+        "junit",
+        "json",
+        "html",
+    ] {
+        opts.optopt("", value, "", "");
+    }
+    opts
+}
+
+/// The mesh's secret: `--secret-stdin`'s first line, `--secret-file`'s,
+/// or `RDMA_LAB_SECRET`; `None` for the ssh launcher, which makes one.
+pub(super) fn mesh_secret(m: &getopts::Matches) -> Result<guest::control::Secret, String> {
+    if m.opt_present("secret-stdin") {
+        use std::io::{BufRead as _, Read as _};
+        // One bounded line: a launcher writes the secret and a newline.
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .take(4096)
+            .read_line(&mut line)
+            .map_err(|e| format!("--secret-stdin: {e}"))?;
+        return guest::control::Secret::from_text(&line, "--secret-stdin");
+    }
+    let file = m.opt_str("secret-file").map(std::path::PathBuf::from);
+    guest::control::Secret::load(file.as_deref())
+        .unwrap_or_else(|| Err(guest::control::Secret::missing()))
+}
+
+/// The pattern of `--ring` or `--star HOST` (a rank, or a name of
+/// `hosts`); all pairs by default.
+pub(super) fn mesh_pattern(
+    m: &getopts::Matches,
+    hosts: &[String],
+) -> Result<crate::model::mesh::Pattern, String> {
+    use crate::model::mesh::Pattern;
+    match (m.opt_present("ring"), m.opt_str("star")) {
+        (true, Some(_)) => Err("--ring and --star: choose one".into()),
+        (true, None) => Ok(Pattern::Ring),
+        (false, None) => Ok(Pattern::AllPairs),
+        (false, Some(h)) => match hosts.iter().position(|n| *n == h) {
+            Some(r) => Ok(Pattern::Star(r)),
+            None => h
+                .parse()
+                .map(Pattern::Star)
+                .map_err(|_| format!("--star {h}: give a rank, or one of the hosts' names")),
+        },
+    }
+}
+
+/// `--mcast-senders all` (every host sends in turn) or `first` (host 0,
+/// the default).
+pub(super) fn mcast_senders(m: &getopts::Matches) -> Result<bool, String> {
+    match m.opt_str("mcast-senders").as_deref() {
+        None | Some("first") => Ok(false),
+        Some("all") => Ok(true),
+        Some(other) => Err(format!("--mcast-senders {other}: give all or first")),
+    }
+}
+
+/// `mesh`'s options read into the run's.
+pub(super) fn mesh_options(
+    m: &getopts::Matches,
+    hosts: &[String],
+) -> Result<host::mesh::MeshOptions, String> {
+    check_values(m)?;
+    let (pattern, mcast_all) = (mesh_pattern(m, hosts)?, mcast_senders(m)?);
+    let gid_idx = m
+        .opt_str("gid-idx")
+        .map(|v| v.parse().map_err(|e| format!("--gid-idx {v}: {e}")))
+        .transpose()?;
+    let (port, wait_secs): (u16, u64) = (
+        num_opt(m, "port", model::CONTROL_PORT)?,
+        num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
+    );
+    // The pairs meet on the next port; a day is the longest wait.
+    if !(1..=65534).contains(&port) {
+        return Err(format!(
+            "--port {port}: give 1 to 65534 (the pairs use the next port)"
+        ));
+    }
+    if !(1..=86400).contains(&wait_secs) {
+        return Err(format!("--wait {wait_secs}: give 1 to 86400 seconds"));
+    }
+    // The secret last of what is read, the result dir only then made.
+    let secret = if m.opt_present("ssh") {
+        guest::control::Secret::generate()?
+    } else {
+        mesh_secret(m)?
+    };
+    let out = match m.opt_str("out") {
+        Some(o) => std::path::PathBuf::from(o),
+        None => host::mesh::default_out()?,
+    };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(host::mesh::MeshOptions {
+        names: m.free.clone(),
+        pattern,
+        port,
+        wait_secs,
+        ip: m.opt_str("ip"),
+        netdev: m.opt_str("netdev"),
+        dev: m.opt_str("dev"),
+        gid_idx,
+        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+        out,
+        secret,
+        mcast_all,
+        serial: m.opt_present("serial"),
+        allow: allow_list(m)?,
+    })
+}
+
+/// `mesh`: launched by ssh from here, or one rank of another launcher's;
+/// rank 0 (or this launcher) prints the matrix and writes the reports.
+pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("mesh", mesh_getopts(), args)? else {
+        return Ok(true);
+    };
+    let ssh_hosts: Vec<String> = m
+        .opt_str("ssh")
+        .map(|l| {
+            l.split(',')
+                .filter(|h| !h.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let run = if ssh_hosts.is_empty() {
+        let num = |k: &str| {
+            m.opt_str(k)
+                .map(|v| v.parse::<usize>().map_err(|e| format!("--{k} {v}: {e}")))
+                .transpose()
+        };
+        let ranked = host::mesh::ranked(num("rank")?, num("size")?, m.opt_str("coordinator"))?;
+        let opts = mesh_options(&m, &ranked.names)?;
+        host::mesh::run_ranked(&opts, &ranked)?
+    } else {
+        host::ssh::check_hosts(&ssh_hosts)?;
+        let opts = mesh_options(&m, &ssh_hosts)?;
+        let launch = host::ssh::SshLaunch {
+            hosts: ssh_hosts,
+            remote_dir: m.opt_str("remote-dir"),
+            coordinator: m.opt_str("coordinator"),
+        };
+        let bin_dir = host::mesh::bin_dir(&opts, &host::mesh::scenario_names(&opts.names)?)?;
+        Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?)
+    };
+    let Some(run) = run else { return Ok(true) };
+    crate::present::mesh::report(
+        &run,
+        &crate::present::mesh::ReportFiles {
+            junit: m.opt_str("junit").map(Into::into),
+            json: m.opt_str("json").map(Into::into),
+            html: m.opt_str("html").map(Into::into),
+        },
+    )
+}
