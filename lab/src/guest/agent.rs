@@ -22,7 +22,7 @@
 
 use crate::base::netstat::tcp_listening;
 use crate::guest::control::{Control, HandshakeError, Secret};
-use crate::model::{Params, Ready, Scenario, CONTROL_PORT};
+use crate::model::{Params, Ready, Scenario};
 use crate::results::{
     boot_file, findings_file, host_file, host_record, parse_host_record, refused_file, result_file,
     times_file, BootPhases,
@@ -44,7 +44,7 @@ pub const VM_WAIT_SECS: u64 = 240;
 pub const PEER_WAIT_SECS: u64 = 120;
 
 /// Which sides this agent runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Role {
     /// Both sides, one after the other, on one host.
     Both,
@@ -63,19 +63,10 @@ impl Role {
             Role::Client => "client",
         }
     }
-
-    fn parse(s: &str) -> Result<Role, String> {
-        match s {
-            "both" => Ok(Role::Both),
-            "server" => Ok(Role::Server),
-            "client" => Ok(Role::Client),
-            _ => Err(format!("bad role `{s}`")),
-        }
-    }
 }
 
 /// Which netdev gets the address and the rxe device.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Net {
     /// A dummy netdev: enough for both sides on one host.
     Dummy,
@@ -85,13 +76,14 @@ pub enum Net {
     None,
 }
 
-/// The file in a result dir that holds the agent's arguments.
-pub const ARGS_FILE: &str = "agent.args";
+/// The file in a result dir that holds the agent's configuration (JSON).
+pub const CONFIG_FILE: &str = "agent.json";
 /// The agent's log; its creation shows the host that the guest is up.
 pub const LOG_FILE: &str = "agent.log";
 
-/// Everything an agent needs; travels into the VM in [`ARGS_FILE`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Everything an agent needs; travels into the VM in [`CONFIG_FILE`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AgentConfig {
     /// Sides to run.
     pub role: Role,
@@ -118,7 +110,8 @@ pub struct AgentConfig {
     /// The file with the session's shared secret (else [`Secret::from_env`]).
     pub secret_file: Option<PathBuf>,
     /// The secret itself, when this process already holds it (a generated
-    /// one); never written into the arguments.
+    /// one); never written into the configuration.
+    #[serde(skip)]
     pub secret: Option<Secret>,
     /// Serving: the only peer addresses that may connect (empty: any).
     pub allow: Vec<IpAddr>,
@@ -130,153 +123,40 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
-    /// The arguments after `xtask agent` that [`AgentConfig::from_args`] reads.
-    pub fn to_args(&self) -> Vec<String> {
-        let net = match &self.net {
-            Net::Dummy => "dummy".to_string(),
-            Net::Mac(m) => format!("mac:{m}"),
-            Net::None => "none".to_string(),
-        };
-        let mut v: Vec<String> = [
-            "--role",
-            self.role.as_str(),
-            "--ip",
-            &self.ip,
-            "--server-ip",
-            &self.params.server_ip,
-            "--client-ip",
-            &self.params.client_ip,
-            "--net",
-            &net,
-            "--out",
-            &self.out.to_string_lossy(),
-            "--bin-dir",
-            &self.bin_dir.to_string_lossy(),
-            "--dev",
-            &self.params.dev,
-            "--gid-idx",
-            &self.params.gid_idx.to_string(),
-            "--ib-port",
-            &self.params.ib_port.to_string(),
-            "--wait",
-            &self.wait_secs.to_string(),
-            "--port",
-            &self.port.to_string(),
-            "--auto-gid",
-            if self.auto_gid { "1" } else { "0" },
-            "--doctor-only",
-            if self.doctor_only { "1" } else { "0" },
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if let Some(f) = &self.secret_file {
-            v.extend([
-                "--secret-file".to_string(),
-                f.to_string_lossy().into_owned(),
-            ]);
-        }
-        for a in &self.allow {
-            v.extend(["--allow".to_string(), a.to_string()]);
-        }
-        if let Some(q) = &self.queue {
-            v.extend(["--queue".to_string(), q.to_string_lossy().into_owned()]);
-        }
-        v.push("--".into());
-        v.extend(self.scenarios.iter().cloned());
-        v
+    /// The configuration as the VM's agent reads it ([`AgentConfig::from_json`]).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("an agent's configuration serializes")
     }
 
-    /// Reads the arguments of `xtask agent`: `--args-file F` (one argument
-    /// a line, as the lab writes them) or the arguments themselves.
-    pub fn from_cli(args: &[String]) -> Result<AgentConfig, String> {
-        match args {
-            [flag, file] if flag == "--args-file" => {
-                let text = fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-                let words: Vec<String> = text.lines().map(str::to_string).collect();
-                AgentConfig::from_args(&words)
-            }
-            _ => AgentConfig::from_args(args),
+    /// Reads what [`AgentConfig::to_json`] wrote, and refuses a device or
+    /// an address that is not one: they reach the scenarios' command lines.
+    pub fn from_json(text: &str) -> Result<AgentConfig, String> {
+        let cfg: AgentConfig =
+            serde_json::from_str(text).map_err(|e| format!("agent configuration: {e}"))?;
+        for (opt, ip) in [
+            ("--ip", &cfg.ip),
+            ("--server-ip", &cfg.params.server_ip),
+            ("--client-ip", &cfg.params.client_ip),
+        ] {
+            model::check_ip(opt, ip)?;
         }
-    }
-
-    /// Parses what [`AgentConfig::to_args`] wrote.
-    pub fn from_args(args: &[String]) -> Result<AgentConfig, String> {
-        let mut cfg = AgentConfig {
-            role: Role::Both,
-            ip: String::new(),
-            net: Net::None,
-            out: PathBuf::new(),
-            bin_dir: PathBuf::new(),
-            params: Params::default(),
-            scenarios: Vec::new(),
-            wait_secs: PEER_WAIT_SECS,
-            port: CONTROL_PORT,
-            auto_gid: false,
-            secret_file: None,
-            secret: None,
-            allow: Vec::new(),
-            doctor_only: false,
-            queue: None,
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if a == "--" {
-                cfg.scenarios.extend(it.by_ref().cloned());
-                break;
-            }
-            let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
-            let num = |v: &str| v.parse::<u32>().map_err(|e| format!("{a} {v}: {e}"));
-            match a.as_str() {
-                "--role" => cfg.role = Role::parse(v)?,
-                // The addresses and the device reach the scenarios'
-                // command lines: refused here unless they are what they say.
-                "--ip" | "--server-ip" | "--client-ip" => {
-                    model::check_ip(a, v)?;
-                    match a.as_str() {
-                        "--ip" => cfg.ip = v.clone(),
-                        "--server-ip" => cfg.params.server_ip = v.clone(),
-                        _ => cfg.params.client_ip = v.clone(),
-                    }
-                }
-                "--net" => {
-                    cfg.net = match v.as_str() {
-                        "dummy" => Net::Dummy,
-                        "none" => Net::None,
-                        m => Net::Mac(
-                            m.strip_prefix("mac:")
-                                .ok_or_else(|| format!("bad --net {m}"))?
-                                .to_string(),
-                        ),
-                    }
-                }
-                "--out" => cfg.out = PathBuf::from(v),
-                "--bin-dir" => cfg.bin_dir = PathBuf::from(v),
-                "--dev" => {
-                    model::check_dev(a, v)?;
-                    cfg.params.dev = v.clone();
-                }
-                "--gid-idx" => cfg.params.gid_idx = num(v)?,
-                "--ib-port" => cfg.params.ib_port = num(v)?,
-                "--wait" => cfg.wait_secs = num(v)?.into(),
-                "--port" => {
-                    cfg.port = v.parse().map_err(|e| format!("--port {v}: {e}"))?;
-                }
-                "--auto-gid" => cfg.auto_gid = v == "1",
-                "--doctor-only" => cfg.doctor_only = v == "1",
-                "--secret-file" => cfg.secret_file = Some(PathBuf::from(v)),
-                "--queue" => cfg.queue = Some(PathBuf::from(v)),
-                "--allow" => cfg.allow.push(
-                    v.parse()
-                        .map_err(|e| format!("--allow {v}: {e}: give an IP address"))?,
-                ),
-                _ => return Err(format!("unknown agent option {a}")),
-            }
-        }
+        model::check_dev("--dev", &cfg.params.dev)?;
         if cfg.out.as_os_str().is_empty() {
-            return Err("agent needs --out".into());
+            return Err("agent configuration: no result dir (out)".into());
         }
         Ok(cfg)
+    }
+
+    /// Reads the arguments of `rdma-lab agent`: `--config FILE`, the JSON
+    /// the lab wrote into the run's result dir.
+    pub fn from_cli(args: &[String]) -> Result<AgentConfig, String> {
+        match args {
+            [flag, file] if flag == "--config" => {
+                let text = fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+                AgentConfig::from_json(&text)
+            }
+            _ => Err("agent: give --config FILE (the lab writes it)".into()),
+        }
     }
 }
 
@@ -1645,40 +1525,51 @@ mod tests {
             doctor_only: true,
             queue: None,
         };
-        assert_eq!(AgentConfig::from_args(&cfg.to_args()).unwrap(), cfg);
-        assert!(AgentConfig::from_args(&["--bogus".into(), "1".into()]).is_err());
+        assert_eq!(AgentConfig::from_json(&cfg.to_json()).unwrap(), cfg);
+        let bogus = cfg.to_json().replacen('{', "{\"bogus\": 1,", 1);
+        assert!(AgentConfig::from_json(&bogus).is_err());
         // Through the file the lab writes, whatever the scenario list's length.
         let mut long = cfg.clone();
         long.scenarios = (0..200).map(|i| format!("scenario_{i}")).collect();
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("agent-args");
-        fs::write(&file, long.to_args().join("\n")).unwrap();
-        let args = [
-            "--args-file".to_string(),
-            file.to_string_lossy().into_owned(),
-        ];
+        let file = dir.path().join(CONFIG_FILE);
+        fs::write(&file, long.to_json()).unwrap();
+        let args = ["--config".to_string(), file.to_string_lossy().into_owned()];
         assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
+        assert!(AgentConfig::from_cli(&["--role".into(), "server".into()]).is_err());
     }
 
     #[test]
     fn a_device_or_address_that_is_not_one_is_refused() {
-        let base = ["--out", "/o", "--ip", "192.0.2.1"].map(String::from);
-        for (opt, bad) in [
-            ("--dev", "x;touch F;:"),
-            ("--dev", ""),
-            ("--ip", "1.2.3.4 x"),
-            ("--server-ip", "$(reboot)"),
-            ("--client-ip", "host.example"),
-        ] {
-            let mut args = base.to_vec();
-            args.extend([opt.to_string(), bad.to_string()]);
-            let e = AgentConfig::from_args(&args).unwrap_err();
-            assert!(e.starts_with(&format!("{opt} {bad:?}: ")), "{e}");
+        let base = AgentConfig::from_json(
+            r#"{"role": "Both", "ip": "192.0.2.1", "net": "Dummy", "out": "/o", "bin_dir": "/b",
+                "params": {"server_ip": "192.0.2.1", "client_ip": "192.0.2.1", "dev": "rxe0",
+                           "gid_idx": 1, "ib_port": 1},
+                "scenarios": [], "wait_secs": 60, "port": 7471, "auto_gid": true,
+                "secret_file": null, "allow": [], "doctor_only": false, "queue": null}"#,
+        )
+        .unwrap();
+        type Spoil = fn(&mut AgentConfig);
+        let bad: [(&str, Spoil); 5] = [
+            ("--dev", |c| c.params.dev = "x;touch F;:".into()),
+            ("--dev", |c| c.params.dev = String::new()),
+            ("--ip", |c| c.ip = "1.2.3.4 x".into()),
+            ("--server-ip", |c| c.params.server_ip = "$(reboot)".into()),
+            ("--client-ip", |c| {
+                c.params.client_ip = "host.example".into()
+            }),
+        ];
+        for (opt, spoil) in bad {
+            let mut c = base.clone();
+            spoil(&mut c);
+            let e = AgentConfig::from_json(&c.to_json()).unwrap_err();
+            assert!(e.starts_with(&format!("{opt} ")), "{e}");
             assert!(!e.contains('\n'), "{e}");
         }
-        let mut good = base.to_vec();
-        good.extend(["--dev", "mlx5_0", "--client-ip", "fe80::1"].map(String::from));
-        let cfg = AgentConfig::from_args(&good).unwrap();
+        let mut good = base.clone();
+        good.params.dev = "mlx5_0".into();
+        good.params.client_ip = "fe80::1".into();
+        let cfg = AgentConfig::from_json(&good.to_json()).unwrap();
         assert_eq!(
             (cfg.params.dev.as_str(), cfg.params.client_ip.as_str()),
             ("mlx5_0", "fe80::1")

@@ -629,18 +629,17 @@ impl<'a> RunCtx<'a> {
         }
     }
 
-    /// The shell command a VM runs: the agent, its arguments in a file in
-    /// its result dir, written now. On the kernel command line, which vng
+    /// The shell command a VM runs: the agent, its configuration in a file
+    /// in its result dir, written now. On the kernel command line, which vng
     /// uses to pass --exec, a long scenario list would be cut at 2 KiB and
     /// the guest would hang at boot.
     fn exec(&self, cfg: &AgentConfig) -> Result<String, String> {
-        let file = cfg.out.join(crate::guest::agent::ARGS_FILE);
-        fs::write(&file, cfg.to_args().join("\n"))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let file = cfg.out.join(crate::guest::agent::CONFIG_FILE);
+        fs::write(&file, cfg.to_json()).map_err(|e| format!("{}: {e}", file.display()))?;
         Ok([
             self.opts.agent_exe.to_string_lossy().into_owned(),
             "agent".into(),
-            "--args-file".into(),
+            "--config".into(),
             file.to_string_lossy().into_owned(),
         ]
         .iter()

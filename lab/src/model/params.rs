@@ -4,7 +4,8 @@
 use crate::model::{Cmd, SERVER_IP};
 
 /// Values for the placeholders of [`Cmd::args`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Params {
     /// `{server_ip}`.
     pub server_ip: String,
