@@ -12,6 +12,7 @@ pub mod handle;
 /// The examples' error hints and the GID choice on RoCE ports (the
 /// `hints` crate, which the doctor shares).
 pub use hints;
+pub mod c_structs;
 pub mod opts;
 pub mod out;
 pub mod signals;
@@ -19,7 +20,6 @@ pub mod sock;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod verbs;
-pub mod wire;
 
 pub use error::{Error, Result, ResultExt};
 

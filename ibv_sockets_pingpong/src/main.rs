@@ -21,6 +21,7 @@ use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use common::c_structs::{ConnInfo, MrInfo};
 use common::cli::{Cli, Opt, Parsed};
 use common::opts::{ConnOpts, ConnUsage};
 use common::sock::{self, sock_sync_data};
@@ -28,7 +29,6 @@ use common::verbs::{
     c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr, Mr,
     Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp, WorkCompletion,
 };
-use common::wire::{ConnInfo, MrInfo};
 // stdout that cannot be written ends the program in one line, not a panic.
 use common::println;
 use common::{Error, Result, ResultExt};
@@ -329,7 +329,7 @@ fn exchange_conn_info(sock: &mut TcpStream, config: &Config, local: &ConnInfo) -
     if let Some(gid) = remote.gid {
         println!("remote gid: {}", gid.to_ipv6());
     }
-    common::wire::check_qp_num(remote.qp_num).context("fail to exchange conn info")?;
+    common::c_structs::check_qp_num(remote.qp_num).context("fail to exchange conn info")?;
     Ok(remote)
 }
 

@@ -15,13 +15,13 @@ use std::time::{Duration, Instant};
 use common::cli::{Cli, Parsed};
 use common::opts::{ConnOpts, ConnUsage};
 // stdout that cannot be written ends the program in one line, not a panic.
+use common::c_structs::CmConData;
 use common::println;
 use common::sock::{sock_connect, sock_sync_data};
 use common::verbs::{
     c_str_lossy, AccessFlags, AhAttr, Context as IbContext, Cq, DeviceList, Gid, Grh, InitAttr,
     LinkLayer, Mr, Mtu, Pd, PortAttr, Qp, QpInitAttr, QpType, RtrAttr, RtsAttr, SendFlags, SendOp,
 };
-use common::wire::CmConData;
 use common::{Error, Result, ResultExt};
 
 /// Poll CQ timeout in milliseconds (2 seconds).
@@ -402,7 +402,7 @@ fn connect_qp(res: &mut Resources, config: &mut Config) -> Result<()> {
 /// number is 24 bits and never 0, and RoCE addresses by GID, so a peer
 /// without one (no `-g` on its side) cannot be reached.
 fn check_remote_con_data(remote: &CmConData, roce: bool) -> Result<()> {
-    common::wire::check_qp_num(remote.qp_num)?;
+    common::c_structs::check_qp_num(remote.qp_num)?;
     if roce && remote.gid == Gid::default() {
         return Err(Error::msg(
             "the peer sent no GID, which a RoCE port needs: give the peer -g",

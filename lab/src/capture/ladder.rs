@@ -210,7 +210,7 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> 
         .collect();
     // A retransmission (an RC packet's QP and PSN again, a CM retry) is
     // drawn, and said to be one.
-    let resent = crate::judge::wire::resent(&ps.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+    let resent = crate::judge::packets::resent(&ps.iter().map(|(_, p)| *p).collect::<Vec<_>>());
     let mut out: Vec<Rung> = Vec::new();
     let mut i = 0;
     while i < ps.len() {

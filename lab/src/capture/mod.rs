@@ -2,7 +2,7 @@
 //! two-host run, cut per scenario at the lab's own "begin"/"end" control
 //! messages, and decoded by tshark, so that every header is read by
 //! Wireshark's dissectors and none by us. The ladder ([`crate::capture::ladder`])
-//! draws it; [`crate::judge::wire::check`] holds it against each scenario's declared
+//! draws it; [`crate::judge::packets::check`] holds it against each scenario's declared
 //! [`Wire`] facts.
 
 pub mod ladder;
@@ -578,7 +578,7 @@ pub fn split(dir: &Path) -> Result<Vec<Capture>, String> {
 pub(crate) mod tests {
     use super::*;
     use crate::catalog;
-    use crate::judge::wire::check;
+    use crate::judge::packets::check;
     use crate::model::{Addrs, Side, Wire};
 
     /// tshark's fields of a real two-host run of rc_example, from its
@@ -718,9 +718,9 @@ pub(crate) mod tests {
                 n: 1,
             },
         ];
-        assert!(crate::judge::wire::check(&facts, &ps, &a).is_empty());
+        assert!(crate::judge::packets::check(&facts, &ps, &a).is_empty());
         let clean = vec![send(1), send(2), send(3)];
-        let failures = crate::judge::wire::check(&facts, &clean, &a);
+        let failures = crate::judge::packets::check(&facts, &clean, &a);
         assert_eq!(failures.len(), 2, "{failures:?}");
         assert!(failures[0].contains("sent 0 AETH(s) saying `NAK: PSN sequence error`, expected 1"));
         assert!(failures[1].contains("sent 0 of its `RC Send*` again, expected at least 1"));

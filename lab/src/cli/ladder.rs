@@ -39,7 +39,7 @@ pub(super) fn ladder_cmd(args: &[String]) -> Result<bool, String> {
             }
         }
         if let Some(s) = catalog::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
-            let failures = crate::judge::wire::check(s.wire, &c.packets, &addrs);
+            let failures = crate::judge::packets::check(s.wire, &c.packets, &addrs);
             if failures.is_empty() {
                 out += &format!("wire facts: all {} hold\n", s.wire.len());
             } else {

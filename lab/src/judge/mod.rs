@@ -168,7 +168,7 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
         failures.extend(verify(outcome));
     }
     if let (Some(packets), Some(addrs)) = (&outcome.capture, addrs) {
-        failures.extend(crate::judge::wire::check(scenario.wire, packets, addrs));
+        failures.extend(crate::judge::packets::check(scenario.wire, packets, addrs));
     }
     if let Some(first) = outcome.leftover.lines().next() {
         failures.push(format!(
@@ -206,7 +206,7 @@ pub fn check_one_side(
 }
 
 pub mod mesh;
-pub mod wire;
+pub mod packets;
 
 #[cfg(test)]
 mod tests;

@@ -361,7 +361,7 @@ fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> Strin
          <ul class=\"facts\">\n",
     );
     for fact in s.wire {
-        let failures = crate::judge::wire::check(std::slice::from_ref(fact), packets, addrs);
+        let failures = crate::judge::packets::check(std::slice::from_ref(fact), packets, addrs);
         let (class, verdict) = match failures.as_slice() {
             [] => ("holds", "holds".to_string()),
             f => ("fails", format!("does not hold: {}", f.join("; "))),

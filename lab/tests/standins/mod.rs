@@ -8,7 +8,7 @@ use super::serving;
 use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
-use rdma_lab::guest::mesh::wire::{results_json, Assignment, Hello};
+use rdma_lab::guest::mesh::messages::{results_json, Assignment, Hello};
 use rdma_lab::model::mesh::{MeshRun, Pattern, ScenarioResult, Verdict};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};

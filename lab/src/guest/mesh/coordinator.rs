@@ -5,7 +5,7 @@
 //! hangs is reported as such at its deadline; the rest of the matrix
 //! still completes.
 
-use super::wire::{self, Assignment, Hello, Plan};
+use super::messages::{self, Assignment, Hello, Plan};
 use crate::base::text::shown;
 use crate::catalog;
 use crate::guest::agent::Role;
@@ -407,7 +407,7 @@ fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
         pair,
         round: r,
         results: vec![ScenarioResult {
-            scenario: wire::SESSION.into(),
+            scenario: messages::SESSION.into(),
             verdict: Verdict::NotRun(why.to_string()),
             detail: why.to_string(),
             server_log: None,
@@ -431,7 +431,7 @@ fn done_of(
             let hexed = line
                 .strip_prefix("done ")
                 .ok_or(format!("`{}`", shown(&line)))?;
-            wire::results_from_json(&crate::guest::control::unhex(hexed)?)
+            messages::results_from_json(&crate::guest::control::unhex(hexed)?)
         });
     match got {
         Ok(results) => Some(bounded(results, assigned)),
@@ -456,18 +456,18 @@ fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioRes
     let mut kept: Vec<ScenarioResult> = Vec::new();
     for r in results {
         let known = assigned.contains(&r.scenario)
-            || [wire::SESSION, wire::PROBE].contains(&r.scenario.as_str());
+            || [messages::SESSION, messages::PROBE].contains(&r.scenario.as_str());
         if !known || kept.iter().any(|k| k.scenario == r.scenario) {
             continue;
         }
         kept.push(ScenarioResult {
-            detail: wire::cut(&r.detail, wire::FIELD_MAX),
+            detail: messages::cut(&r.detail, messages::FIELD_MAX),
             verdict: match r.verdict {
-                Verdict::NotRun(why) => Verdict::NotRun(wire::cut(&why, wire::FIELD_MAX)),
+                Verdict::NotRun(why) => Verdict::NotRun(messages::cut(&why, messages::FIELD_MAX)),
                 v => v,
             },
-            server_log: r.server_log.map(wire::bounded),
-            client_log: r.client_log.map(wire::bounded),
+            server_log: r.server_log.map(messages::bounded),
+            client_log: r.client_log.map(messages::bounded),
             ..r
         });
     }
@@ -514,7 +514,7 @@ fn gather_pair(
 
 /// Whether a serving host's result says another process holds its port.
 fn port_held(r: &ScenarioResult) -> bool {
-    r.scenario == wire::SESSION
+    r.scenario == messages::SESSION
         && matches!(&r.verdict, Verdict::NotRun(why) if why.ends_with("is in use by another process"))
 }
 

@@ -13,18 +13,18 @@
 //! nonce may cross in the clear.
 
 pub mod coordinator;
-pub mod wire;
+pub mod messages;
 
 use crate::catalog;
 use crate::guest::agent::{self, AgentConfig, Net, Role, SideRun};
 use crate::guest::control::{Control, Secret};
 use crate::model::mesh::{ScenarioResult, Verdict};
 use crate::model::{Params, Scenario};
+use messages::{Assignment, Hello, Plan};
 use std::fs;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use wire::{Assignment, Hello, Plan};
 
 /// The only scenarios a multicast round runs: the two multicast pairs.
 pub const MCAST_SCENARIOS: &[&str] = &["mckey", "mc"];
@@ -159,7 +159,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                 let results = crate::guest::control::unhex(rest)
                     .and_then(|b| Assignment::from_json(&b))
                     .map_or_else(|e| vec![failed_session(&e)], |a| play(cfg, &a));
-                c.send_blob("done", wire::results_json(&results).as_bytes())?;
+                c.send_blob("done", messages::results_json(&results).as_bytes())?;
             }
             "mrecv" => {
                 if let Some((r, _, _)) = receiver.take() {
@@ -184,7 +184,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                     }
                     Err(e) => vec![failed_session(&e)],
                 };
-                c.send_blob("done", wire::results_json(&results).as_bytes())?;
+                c.send_blob("done", messages::results_json(&results).as_bytes())?;
             }
             "mend" => {
                 let results = match receiver.take() {
@@ -194,7 +194,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                     }
                     None => vec![failed_session("no receiver was running")],
                 };
-                c.send_blob("done", wire::results_json(&results).as_bytes())?;
+                c.send_blob("done", messages::results_json(&results).as_bytes())?;
             }
             _ => {
                 return Err(format!(
@@ -306,7 +306,7 @@ fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
     let acfg = pair_agent(cfg, a, out.clone());
     let ran = agent::run(acfg);
     let mut results = match (a.role, ran) {
-        (Role::Client, Ok(())) => wire::judge_pair(&a.scenarios, &out, &a.addrs()),
+        (Role::Client, Ok(())) => messages::judge_pair(&a.scenarios, &out, &a.addrs()),
         (_, Err(e)) if e.contains(agent::PORT_IN_USE) => vec![port_in_use(cfg)],
         (_, Err(e)) => vec![failed_session(&e)],
         (_, Ok(())) => Vec::new(),
@@ -391,7 +391,7 @@ fn port_in_use(cfg: &MeshHostConfig) -> ScenarioResult {
         cfg.name
     );
     ScenarioResult {
-        scenario: wire::SESSION.into(),
+        scenario: messages::SESSION.into(),
         verdict: Verdict::NotRun(crate::base::text::escaped(&why, 300)),
         detail: why,
         server_log: None,
@@ -402,7 +402,7 @@ fn port_in_use(cfg: &MeshHostConfig) -> ScenarioResult {
 /// The session of a pair that did not come about, as its one result.
 pub fn failed_session(why: &str) -> ScenarioResult {
     ScenarioResult {
-        scenario: wire::SESSION.into(),
+        scenario: messages::SESSION.into(),
         verdict: Verdict::Fail,
         detail: crate::base::text::escaped(why, 300),
         server_log: None,
