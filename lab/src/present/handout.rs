@@ -991,7 +991,7 @@ mod tests {
         }
     }
 
-    /// The top-level README shows rc_example's ladder: the one the ladder
+    /// docs/wire.md shows rc_example's ladder: the one the ladder
     /// code draws from the recorded capture, not an older drawing.
     #[test]
     fn the_readme_ladder_is_drawn_from_the_recorded_capture() {
@@ -1004,15 +1004,15 @@ mod tests {
             &addrs,
         );
         let readme =
-            fs::read_to_string(base::workspace::workspace_root().join("README.md")).unwrap();
+            fs::read_to_string(base::workspace::workspace_root().join("docs/wire.md")).unwrap();
         let start = readme
             .find("--- rc_example: on the wire ---")
-            .expect("the README shows rc_example's ladder");
+            .expect("docs/wire.md shows rc_example's ladder");
         let end = start + readme[start..].find("```").expect("in a code block");
         assert_eq!(
             &readme[start..end],
             drawn,
-            "paste the ladder drawn from the fixture into README.md"
+            "paste the ladder drawn from the fixture into docs/wire.md"
         );
     }
 
