@@ -215,9 +215,23 @@ fn side_by_side(exes: &[TestExe], beside: &[Job]) -> Vec<Step> {
 /// schema with it, as a CI system's reader would take it. An error that
 /// starts with "setup" means nothing can run.
 fn set_up() -> Result<(), String> {
+    use crate::host::setup::{ensure_package, ensure_print_tools};
     crate::host::setup::ensure().map_err(|e| format!("setup failed: {e}"))?;
-    crate::host::setup::ensure_package("libxml2-utils", "xmllint, for the JUnit schema check")
+    // What the tests' scenarios and checks need, before they run side by
+    // side: each would install its own on a fresh machine, once, slower.
+    for (pkg, why) in SUITE_PACKAGES {
+        ensure_package(pkg, why)?;
+    }
+    ensure_print_tools(true)
 }
+
+/// The packages the test suite uses beyond the lab's own, and what for.
+const SUITE_PACKAGES: &[(&str, &str)] = &[
+    ("libxml2-utils", "xmllint, for the JUnit schema check"),
+    ("tshark", "to decode the captures"),
+    ("python3-pyverbs", "for the stand-in peers"),
+    ("nftables", "for the scenarios that drop RoCE"),
+];
 
 /// The side-by-side steps' logs' dir, under the target dir.
 fn logs_dir(failed: &mut Vec<String>) -> PathBuf {

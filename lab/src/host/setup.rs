@@ -822,6 +822,12 @@ pub fn default_libclang() -> Option<PathBuf> {
 /// for a capture, chromium for the handout's PDF): only when asked for,
 /// without recommends. Not root: names the command and fails.
 pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
+    // One apt at a time in this process: the Soft-RoCE suite's batches and
+    // the fabric tests run side by side, and two `apt-get update`s at once
+    // fail on apt's lock of its lists (exit 100), which apt does not wait
+    // for as it waits for dpkg's.
+    static APT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = APT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if dpkg_installed(pkg) {
         return Ok(());
     }
