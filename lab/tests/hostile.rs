@@ -8,7 +8,9 @@
 
 mod serving;
 
+use rdma_lab::guest::agent::{AgentConfig, Net, Role};
 use rdma_lab::guest::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
+use rdma_lab::model::Params;
 use serving::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -19,7 +21,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn a_stranger_without_the_secret_runs_nothing() {
-    let a = Serving::start(3, &[]);
+    let a = Serving::start(3);
     // The old protocol: a hello, then the names, with no proof at all.
     let mut s = a.connect();
     s.write_all(b"hello rdma-examples lab 1\nscenarios 646f63746f725f6e6f5f72646d615f75636d\n")
@@ -38,7 +40,7 @@ fn a_stranger_without_the_secret_runs_nothing() {
 
 #[test]
 fn a_wrong_secret_is_told_in_one_line_and_the_host_names_the_peer() {
-    let a = Serving::start(3, &[]);
+    let a = Serving::start(3);
     let mut c = Control::new(a.connect()).unwrap();
     let wrong = Secret::from_text(&"0".repeat(64), "test").unwrap();
     let e = c
@@ -69,7 +71,7 @@ fn challenge(s: &mut TcpStream, hello: &str) -> String {
 fn a_replayed_handshake_is_refused() {
     use hmac::{Hmac, Mac};
     // A legitimate handshake, recorded as an eavesdropper would.
-    let first = Serving::start(3, &[]);
+    let first = Serving::start(3);
     let mut s = first.connect();
     let hello = format!("{} {}", rdma_lab::guest::control::HELLO, "11".repeat(32));
     let ch = challenge(&mut s, &hello);
@@ -92,7 +94,7 @@ fn a_replayed_handshake_is_refused() {
     drop(s);
     // The same lines, played to a host with the same secret: its nonce is
     // new, so the old proof is not a proof.
-    let second = Serving::start(3, &[]);
+    let second = Serving::start(3);
     let mut s = second.connect();
     let ch2 = challenge(&mut s, &hello);
     assert_ne!(ch, ch2);
@@ -106,7 +108,7 @@ fn a_replayed_handshake_is_refused() {
 
 #[test]
 fn a_forged_line_in_the_middle_of_a_session_ends_it() {
-    let a = Serving::start(5, &[]);
+    let a = Serving::start(5);
     let c = a.session();
     // A stranger on the path injects a scenario name, with a made-up MAC.
     let forged = format!(
@@ -123,7 +125,7 @@ fn a_forged_line_in_the_middle_of_a_session_ends_it() {
 
 #[test]
 fn an_authenticated_peer_cannot_make_a_real_host_change_itself() {
-    let a = Serving::start(5, &[]);
+    let a = Serving::start(5);
     let mut c = a.session();
     let asked = "doctor_no_rdma_ucm mckey_device_removed lab_peer_never_comes";
     c.send_blob("scenarios", asked.as_bytes()).unwrap();
@@ -152,7 +154,7 @@ fn an_authenticated_peer_cannot_make_a_real_host_change_itself() {
 
 #[test]
 fn the_doctors_serving_host_runs_its_probe_only() {
-    let a = Serving::start(5, &["--doctor-only", "1"]);
+    let a = Serving::start_with(5, |c| c.doctor_only = true);
     let mut c = a.session();
     c.send_blob("scenarios", b"rc_example").unwrap();
     let refused = c.expect_blob("accepted", Duration::from_secs(10)).unwrap();
@@ -170,7 +172,7 @@ fn the_doctors_serving_host_runs_its_probe_only() {
 #[test]
 fn a_peer_that_trickles_is_cut_off_at_the_handshake_bound() {
     let wait = HANDSHAKE_SECS + 5;
-    let a = Serving::start(wait as u32, &[]);
+    let a = Serving::start(wait as u32);
     let mut s = a.connect();
     let t = std::thread::spawn(move || {
         for _ in 0..200 {
@@ -206,7 +208,7 @@ fn a_peer_that_trickles_is_cut_off_at_the_handshake_bound() {
 
 #[test]
 fn escape_sequences_from_a_peer_never_reach_the_log() {
-    let a = Serving::start(2, &[]);
+    let a = Serving::start(2);
     let mut s = a.connect();
     s.write_all(b"hello \x1b]0;owned\x07\x1b[2J\x9b`touch /tmp/x`\n")
         .unwrap();
@@ -220,7 +222,7 @@ fn escape_sequences_from_a_peer_never_reach_the_log() {
 
 #[test]
 fn a_peer_outside_allow_is_turned_away_before_it_speaks() {
-    let a = Serving::start(2, &["--allow", "192.0.2.200"]);
+    let a = Serving::start_with(2, |c| c.allow = vec!["192.0.2.200".parse().unwrap()]);
     let mut s = a.connect();
     assert_eq!(read_all(&mut s), "");
     let (code, log, _) = a.finish(10);
@@ -274,7 +276,7 @@ fn a_secret_file_others_can_read_is_refused() {
 /// at a time, 10 s each, and six idle connections kept the peer out).
 #[test]
 fn strangers_holding_connections_delay_the_peer_never_deny_it() {
-    let a = Serving::start(60, &[]);
+    let a = Serving::start(60);
     let stranger = std::net::Ipv4Addr::new(127, 0, 0, 2);
     let mut held: Vec<TcpStream> = (0..100).map(|_| connect_from(stranger, a.port())).collect();
     // And the review's six, from the peer's own address.
@@ -325,32 +327,33 @@ fn peer_of(port: &str, wait: &str) -> (std::process::Child, tempfile::TempDir) {
     let f = dir.path().join("secret");
     std::fs::write(&f, SECRET).unwrap();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = dir.path().join("out");
+    let cfg = AgentConfig {
+        role: Role::Client,
+        ip: "127.0.0.1".into(),
+        net: Net::None,
+        out: dir.path().join("out"),
+        bin_dir: "/nonexistent".into(),
+        params: Params {
+            server_ip: "127.0.0.1".into(),
+            client_ip: "127.0.0.1".into(),
+            ..Params::default()
+        },
+        scenarios: vec!["rc_example".into()],
+        wait_secs: wait.parse().unwrap(),
+        port: port.parse().unwrap(),
+        auto_gid: false,
+        secret_file: Some(f),
+        secret: None,
+        allow: Vec::new(),
+        doctor_only: false,
+        queue: None,
+    };
+    let config = dir.path().join("agent.json");
+    std::fs::write(&config, cfg.to_json()).unwrap();
     let peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
-        .args([
-            "agent",
-            "--role",
-            "client",
-            "--ip",
-            "127.0.0.1",
-            "--server-ip",
-            "127.0.0.1",
-        ])
-        .args([
-            "--client-ip",
-            "127.0.0.1",
-            "--net",
-            "none",
-            "--dev",
-            "rxe0",
-            "--wait",
-            wait,
-        ])
-        .args(["--bin-dir", "/nonexistent", "--port", port, "--secret-file"])
-        .arg(&f)
-        .arg("--out")
-        .arg(&out)
-        .args(["--", "rc_example"])
+        .arg("agent")
+        .arg("--config")
+        .arg(&config)
         .env_remove(rdma_lab::guest::control::SECRET_ENV)
         .stdout(std::process::Stdio::null())
         .spawn()

@@ -12,7 +12,7 @@ use std::io::Write;
 
 #[test]
 fn an_oversized_line_is_refused_and_memory_stays_small() {
-    let a = Serving::start(3, &[]);
+    let a = Serving::start(3);
     let mut s = a.connect();
     let chunk = vec![b'h'; 1 << 20];
     // The host closes after its bound; what is left is not sent.
@@ -30,7 +30,7 @@ fn an_oversized_line_is_refused_and_memory_stays_small() {
 
 #[test]
 fn an_oversized_line_in_a_session_is_refused() {
-    let a = Serving::start(5, &[]);
+    let a = Serving::start(5);
     let c = a.session();
     let mut s = c.stream();
     let chunk = vec![b'a'; 1 << 20];

@@ -818,16 +818,21 @@ pub fn default_libclang() -> Option<PathBuf> {
     Some(PathBuf::from(format!("/usr/lib/llvm-{version}/lib"))).filter(|p| p.is_dir())
 }
 
+/// One apt at a time in this process, held for a whole check and install:
+/// the Soft-RoCE suite's batches and the two fabrics run side by side, and
+/// two `apt-get update`s at once fail on apt's lock of its lists (exit
+/// 100), which apt does not wait for as it waits for dpkg's.
+fn one_apt() -> std::sync::MutexGuard<'static, ()> {
+    static APT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    APT.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Installs the distribution's `pkg` when it is missing, for `why` (tshark
 /// for a capture, chromium for the handout's PDF): only when asked for,
 /// without recommends. Not root: names the command and fails.
 pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
-    // One apt at a time in this process: the Soft-RoCE suite's batches and
-    // the fabric tests run side by side, and two `apt-get update`s at once
-    // fail on apt's lock of its lists (exit 100), which apt does not wait
-    // for as it waits for dpkg's.
-    static APT: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = APT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _one = one_apt();
     if dpkg_installed(pkg) {
         return Ok(());
     }
@@ -875,6 +880,7 @@ fn fabric_install_hint(pkgs: &[&str]) -> String {
 /// [`POLICY_RC_D`] first, so the install runs under one that denies every
 /// start ([`ServicesHeld`]). Not root: names the command and fails.
 pub fn ensure_fabric_packages(slurm: bool, ssh: bool) -> Result<(), String> {
+    let _one = one_apt();
     let missing: Vec<&str> = fabric_packages(slurm, ssh)
         .into_iter()
         .filter(|p| !dpkg_installed(p))

@@ -1,8 +1,10 @@
-//! A real serving agent (`xtask agent --role server`, as `lab --local
+//! A real serving agent (`rdma-lab agent --config F`, its role the server, as `lab --local
 //! --serve` runs it) on 127.0.0.1, for the hostile-peer tests to attack.
 #![allow(dead_code)]
 
+use rdma_lab::guest::agent::{AgentConfig, Net, Role};
 use rdma_lab::guest::control::{Control, Secret};
+use rdma_lab::model::Params;
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
@@ -21,9 +23,14 @@ pub struct Serving {
 }
 
 impl Serving {
-    /// Starts `xtask agent` serving on a free port, waiting `wait` s for a
-    /// peer, with [`SECRET`] in a mode-600 file.
-    pub fn start(wait: u32, extra: &[&str]) -> Serving {
+    /// Starts `rdma-lab agent` serving on a free port, waiting `wait` s for
+    /// a peer, with [`SECRET`] in a mode-600 file.
+    pub fn start(wait: u32) -> Serving {
+        Serving::start_with(wait, |_| {})
+    }
+
+    /// [`Serving::start`], its configuration changed by `tweak` first.
+    pub fn start_with(wait: u32, tweak: impl FnOnce(&mut AgentConfig)) -> Serving {
         let dir = tempfile::tempdir().unwrap();
         let secret = dir.path().join("secret");
         std::fs::write(&secret, SECRET).unwrap();
@@ -34,32 +41,31 @@ impl Serving {
             .local_addr()
             .unwrap()
             .port();
-        let mut args: Vec<String> = [
-            "agent",
-            "--role",
-            "server",
-            "--ip",
-            "127.0.0.1",
-            "--net",
-            "none",
-            "--dev",
-            "rxe0",
-            "--bin-dir",
-            "/nonexistent",
-            "--wait",
-            &wait.to_string(),
-            "--port",
-            &port.to_string(),
-            "--secret-file",
-            &secret.to_string_lossy(),
-            "--out",
-            &out.to_string_lossy(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args.push("--".into());
+        let mut cfg = AgentConfig {
+            role: Role::Server,
+            ip: "127.0.0.1".into(),
+            net: Net::None,
+            out,
+            bin_dir: "/nonexistent".into(),
+            params: Params::default(),
+            scenarios: Vec::new(),
+            wait_secs: wait.into(),
+            port,
+            auto_gid: false,
+            secret_file: Some(secret),
+            secret: None,
+            allow: Vec::new(),
+            doctor_only: false,
+            queue: None,
+        };
+        tweak(&mut cfg);
+        let config = dir.path().join("agent.json");
+        std::fs::write(&config, cfg.to_json()).unwrap();
+        let args = [
+            "agent".to_string(),
+            "--config".into(),
+            config.to_string_lossy().into_owned(),
+        ];
         let child = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
             .args(&args)
             .env_remove(rdma_lab::guest::control::SECRET_ENV)
