@@ -8,9 +8,8 @@
 
 mod serving;
 
-use rdma_lab::guest::agent::{AgentConfig, Net, Role};
+use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
-use rdma_lab::model::Params;
 use serving::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -327,27 +326,14 @@ fn peer_of(port: &str, wait: &str) -> (std::process::Child, tempfile::TempDir) {
     let f = dir.path().join("secret");
     std::fs::write(&f, SECRET).unwrap();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let cfg = AgentConfig {
-        role: Role::Client,
-        ip: "127.0.0.1".into(),
-        net: Net::None,
-        out: dir.path().join("out"),
-        bin_dir: "/nonexistent".into(),
-        params: Params {
-            server_ip: "127.0.0.1".into(),
-            client_ip: "127.0.0.1".into(),
-            ..Params::default()
-        },
-        scenarios: vec!["rc_example".into()],
-        wait_secs: wait.parse().unwrap(),
-        port: port.parse().unwrap(),
-        auto_gid: false,
-        secret_file: Some(f),
-        secret: None,
-        allow: Vec::new(),
-        doctor_only: false,
-        queue: None,
-    };
+    let mut cfg = loopback_agent(
+        Role::Client,
+        dir.path().join("out"),
+        f,
+        port.parse().unwrap(),
+        wait.parse().unwrap(),
+    );
+    cfg.scenarios = vec!["rc_example".into()];
     let config = dir.path().join("agent.json");
     std::fs::write(&config, cfg.to_json()).unwrap();
     let peer = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))

@@ -15,6 +15,39 @@ use std::time::{Duration, Instant};
 /// A key as `rdma-lab keygen` writes one.
 pub const SECRET: &str = "5ec2e7000000000000000000000000000000000000000000000000000000cafe";
 
+/// An agent on 127.0.0.1 in `role`, with no RDMA set-up of its own, its
+/// results in `out`, the key in `secret`, meeting its peer on `port` and
+/// waiting `wait` s for it.
+pub fn loopback_agent(
+    role: Role,
+    out: PathBuf,
+    secret: PathBuf,
+    port: u16,
+    wait: u64,
+) -> AgentConfig {
+    AgentConfig {
+        role,
+        ip: "127.0.0.1".into(),
+        net: Net::None,
+        out,
+        bin_dir: "/nonexistent".into(),
+        params: Params {
+            server_ip: "127.0.0.1".into(),
+            client_ip: "127.0.0.1".into(),
+            ..Params::default()
+        },
+        scenarios: Vec::new(),
+        wait_secs: wait,
+        port,
+        auto_gid: false,
+        secret_file: Some(secret),
+        secret: None,
+        allow: Vec::new(),
+        doctor_only: false,
+        queue: None,
+    }
+}
+
 /// A serving agent and its private result dir.
 pub struct Serving {
     pub child: Child,
@@ -41,23 +74,7 @@ impl Serving {
             .local_addr()
             .unwrap()
             .port();
-        let mut cfg = AgentConfig {
-            role: Role::Server,
-            ip: "127.0.0.1".into(),
-            net: Net::None,
-            out,
-            bin_dir: "/nonexistent".into(),
-            params: Params::default(),
-            scenarios: Vec::new(),
-            wait_secs: wait.into(),
-            port,
-            auto_gid: false,
-            secret_file: Some(secret),
-            secret: None,
-            allow: Vec::new(),
-            doctor_only: false,
-            queue: None,
-        };
+        let mut cfg = loopback_agent(Role::Server, out, secret, port, wait.into());
         tweak(&mut cfg);
         let config = dir.path().join("agent.json");
         std::fs::write(&config, cfg.to_json()).unwrap();
