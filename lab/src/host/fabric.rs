@@ -20,7 +20,7 @@
 //! argument; only the files above carry values, never its text.
 
 use crate::host::setup::{self, Tools};
-use crate::host::vm::{Accel, Vm, VmSpec, BOOT_SECS};
+use crate::host::vm::{boot_bound, Accel, Vm, VmSpec, BOOT_SECS};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -179,8 +179,9 @@ pub fn known_hosts(n: usize, host_pub: &str) -> String {
     format!("{} {}\n", names.join(","), key.join(" "))
 }
 
-/// The `vng --exec` line of node `i`: the prelude with its arguments.
-pub fn prelude_command(spec: &FabricSpec, i: usize) -> String {
+/// The `vng --exec` line of node `i`: the prelude with its arguments;
+/// `boot_wait` bounds its wait for every node to be ready.
+pub fn prelude_command(spec: &FabricSpec, i: usize, boot_wait: Duration) -> String {
     let dir = spec.dir.to_string_lossy().into_owned();
     [
         "sh".to_string(),
@@ -192,7 +193,7 @@ pub fn prelude_command(spec: &FabricSpec, i: usize) -> String {
         FabricSpec::addr(i),
         u8::from(spec.slurm).to_string(),
         u8::from(spec.ssh).to_string(),
-        (BOOT_SECS + SETUP_SECS).to_string(),
+        boot_wait.as_secs().to_string(),
         spec.budget_secs.to_string(),
     ]
     .iter()
@@ -323,9 +324,11 @@ impl NodeOutcome {
 /// Boots the fabric: installs its packages if needed, writes its files,
 /// boots the N VMs at once (1 vCPU, [`NODE_MEMORY`] each) on one
 /// multicast segment, and waits for all. A VM that has not started its
-/// prelude after [`BOOT_SECS`], or is still running when the budget
-/// ([`BOOT_SECS`] + [`SETUP_SECS`] + `budget_secs`) is spent, gets every
-/// VM killed. `Err` only when no VM could be started.
+/// prelude after [`boot_bound`] (of every guest this process runs), or
+/// is still running when the budget ([`BOOT_SECS`] + [`SETUP_SECS`] +
+/// `budget_secs`, from the last boot) is spent, gets every VM killed;
+/// a node waits for the others to be ready that boot bound and
+/// [`SETUP_SECS`]. `Err` only when no VM could be started.
 pub fn boot_fabric(
     tools: &Tools,
     accel: &Accel,
@@ -335,12 +338,14 @@ pub fn boot_fabric(
     setup::ensure_fabric_packages(spec.slurm, spec.ssh)?;
     write_run_files(spec)?;
     let port = free_udp_port()?;
+    let boot_wait =
+        boot_bound(crate::host::vm::guests() + spec.n) + Duration::from_secs(SETUP_SECS);
     let mut vms = Vec::with_capacity(spec.n);
     let mut outcomes = Vec::with_capacity(spec.n);
     for i in 0..spec.n {
         let vm_spec = VmSpec {
             name: FabricSpec::node(i),
-            exec: prelude_command(spec, i),
+            exec: prelude_command(spec, i, boot_wait),
             rwdir: spec.rwdir(i),
             shared: None,
             qemu_opts: Some(qemu_nic(i, port)),
@@ -479,11 +484,8 @@ mod tests {
     fn the_prelude_gets_its_values_as_quoted_arguments() {
         let s = spec(4);
         assert_eq!(
-            prelude_command(&s, 2),
-            format!(
-                "sh '/work/x/target/lab/fabric 1/prelude.sh' '/work/x/target/lab/fabric 1' 2 4 52:54:00:12:35:03 192.0.2.3 1 1 {} 300",
-                BOOT_SECS + SETUP_SECS
-            )
+            prelude_command(&s, 2, Duration::from_secs(540)),
+            "sh '/work/x/target/lab/fabric 1/prelude.sh' '/work/x/target/lab/fabric 1' 2 4 52:54:00:12:35:03 192.0.2.3 1 1 540 300"
         );
         // Its text has no value of a run in it.
         for v in ["192.0.2", "52:54:00", "node0"] {
