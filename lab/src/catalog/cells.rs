@@ -109,6 +109,24 @@ pub const SIGINT: Sig = Sig {
 /// The three, to a program that keeps the default actions.
 pub const KILL_TERM_INT: &[Sig] = &[SIGKILL, SIGTERM, SIGINT];
 
+/// SIGKILL, then SIGTERM and SIGINT to a program that handles both: it
+/// exits 1 and says `stderr`.
+pub const fn kill_then_handled(stderr: &'static [&'static str]) -> [Sig; 3] {
+    [
+        SIGKILL,
+        Sig {
+            name: "TERM",
+            exit: 1,
+            stderr,
+        },
+        Sig {
+            name: "INT",
+            exit: 1,
+            stderr,
+        },
+    ]
+}
+
 /// SIGSTOP: the program stays, and its kernel objects with it, but it says
 /// nothing more: a peer that is there and silent. [`SIGNAL_AT`] holds it
 /// stopped until the other side is done, then kills it.

@@ -159,83 +159,12 @@ fn both_find(
 const DOCTOR_SECS: u32 = 40;
 
 /// The probe and the doctor's cells.
-// A table: one entry per scenario, each read on its own.
-#[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        // The doctor's probe: one RC SEND from the server's host to the
-        // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
-        // it first in every two-host session.
-        Scenario {
-            name: PROBE.into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(super::ibv_sockets_pingpong::server()),
-            client: Some(super::ibv_sockets_pingpong::client()),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
-            client_expect: Expect::ok(&["*buf: hello from server"]),
-            timeout_secs: 20,
-            ..Scenario::BASE
-        },
-        // A healthy host: the report, and no finding.
-        Scenario {
-            name: "doctor_healthy".into(),
-            server: Some(Cmd::new("rdma-lab", &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"])),
-            server_expect: Expect::ok(&[
-                "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
-                "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
-                 <- the examples use this one",
-                "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
-                "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
-                 (/dev/infiniband/rdma_cm was there)",
-                "address {server_ip}: on d0, served by rxe0 port 1",
-                "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
-            ])
-            .within(DOCTOR_SECS),
-            // It runs the lab itself: the lab's VM only, never `--local`.
-            placement: Placement::OneVm,
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        // `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
-        finds(
-            "doctor_memlock_64",
-            &[
-                "-c",
-                MEMLOCK_64,
-                "sh",
-                "rdma-lab",
-                "doctor",
-                "--dev",
-                "{dev}",
-                "--ip",
-                "{server_ip}",
-            ],
-            &["*`ulimit -l` is 64 KiB*1960 KiB*apm*"],
-        ),
-        // ...and srq, the other pair that registers more than 64 KiB, is then
-        // refused with its own `ulimit -l` line, before it opens a device.
-        refused_sh(
-            "srq_memlock_64",
-            "srq",
-            Fault::Memlock,
-            &[
-                "-c",
-                MEMLOCK_64,
-                "sh",
-                "srq",
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51217",
-            ],
-            Expect::fails(&[
-                "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
-                 64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
-            ])
-            .within(10),
-        ),
+        rc_probe(),
+        doctor_healthy(),
+        doctor_memlock_64(),
+        srq_memlock_64(),
         Scenario {
             placement: Placement::OneVm,
             ..finds(
@@ -244,118 +173,11 @@ pub fn scenarios() -> Vec<Scenario> {
                 &["*198.51.100.9*d9*"],
             )
         },
-        // rdma_ucm unloaded: no finding, since librdmacm has the kernel load
-        // it on demand; then mckey's receiver, with it unloaded again,
-        // passes with its sender.
-        Scenario {
-            name: "doctor_no_rdma_ucm".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &["-c", NO_RDMA_UCM])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(&[
-                "rdma_ucm unloaded, no /dev/infiniband/rdma_cm",
-                "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
-                 (/dev/infiniband/rdma_cm was not there before: librdmacm has the kernel load \
-                 rdma_ucm on demand)",
-                "rdma_ucm unloaded again",
-                "mckey: joined dgid: ::ffff:239.255.1.1",
-                "return status 0",
-            ]),
-            client_expect: Expect::ok(&["mckey: joined dgid: ::ffff:239.255.1.1", "return status 0"]),
-            timeout_secs: 90,
-            placement: Placement::OneVm,
-            ..Scenario::BASE
-        },
-        // The only device deleted, rdma_cm's node still there: the doctor
-        // says there is no device, and nothing of rdma_cm; the examples'
-        // hint says the same, and never that the node is missing.
-        Scenario {
-            name: "doctor_no_device".into(),
-            package: "rdmacm_client_server",
-            server: Some(Cmd::new("sh", &["-c", NO_DEVICE])),
-            server_expect: Expect::exits(
-                0,
-                &[
-                    "no device, /dev/infiniband/rdma_cm there",
-                    "rdma_cm: not tried, since this host has no RDMA device",
-                    "doctor exit 1",
-                    "rdmacm_server exit 1",
-                ],
-                &[
-                    "no RDMA device on this host (/sys/class/infiniband is empty): *",
-                    "rdma_create_event_channel failed: * (hint: no RDMA device on this host: \
-                     load your HCA's driver*)",
-                ],
-            )
-            .any_stderr()
-            .stderr_counts(&[("*rdma_cm is missing*", 0), ("*", 2)])
-            .within(30),
-            placement: Placement::OneVm,
-            ..Scenario::BASE
-        },
-        // The rdma_cm probe not executable: a note that says why rdma_cm
-        // was not tried, not a finding.
-        Scenario {
-            placement: Placement::OneVm,
-            ..Scenario {
-                server_expect: Expect::ok(&[
-                    "note: rdma_cm not tried: could not start /tmp/*/rdmacm_server: Permission \
-                     denied (exit 126) *",
-                ])
-                .within(DOCTOR_SECS),
-                ..finds("doctor_probe_not_executable", &["-c", NOT_EXECUTABLE], &[])
-            }
-        },
-        // No route to multicast (the lab's agent adds one; a user's host may
-        // lack it): the doctor says where the senders fail, and the fix.
-        Scenario {
-            placement: Placement::OneVm,
-            ..finds(
-                "doctor_no_mcast_route",
-                &[
-                    "-c",
-                    super::mckey::NO_MCAST_ROUTE,
-                    "sh",
-                    "rdma-lab",
-                    "doctor",
-                    "--dev",
-                    "{dev}",
-                    "--ip",
-                    "{server_ip}",
-                ],
-                &[
-                    "multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: \
-                   Network is unreachable): * fail with ENETUNREACH: *`ip route add 224.0.0.0/4 dev \
-                   d0` (then all IPv4 multicast from this host leaves through d0 unless a more \
-                   specific route says otherwise)*",
-                ],
-            )
-        },
-        // The default route, and multicast with it, on a netdev without RDMA
-        // (a cluster node's management NIC): the finding names that netdev.
-        Scenario {
-            placement: Placement::OneVm,
-            ..finds(
-                "doctor_mcast_route_elsewhere",
-                &[
-                    "-c",
-                    super::mckey::MCAST_ROUTE_ELSEWHERE,
-                    "sh",
-                    "rdma-lab",
-                    "doctor",
-                    "--dev",
-                    "{dev}",
-                    "--ip",
-                    "{server_ip}",
-                ],
-                &[
-                    "multicast to 239.255.1.1 leaves this host through d8, not through d0 (rxe0's \
-                   netdev): * find no RDMA device there and fail (ENODEV): *`ip route add \
-                   224.0.0.0/4 dev d0`*",
-                ],
-            )
-        },
+        doctor_no_rdma_ucm(),
+        doctor_no_device(),
+        doctor_probe_not_executable(),
+        doctor_no_mcast_route(),
+        doctor_mcast_route_elsewhere(),
         // Two hosts, the client's dropping RoCE v2: both doctors say so.
         Scenario {
             packages: &["nftables"],
@@ -364,23 +186,242 @@ pub fn scenarios() -> Vec<Scenario> {
         // Two hosts whose ports' MTUs differ: both doctors say so (the probe's
         // 128 bytes still cross).
         both_find("doctor_mtus_differ", &["-c", JUMBO], &[MTUS_DIFFER]),
-        // The client host cannot execute its RC probe's program: both
-        // doctors say so, with its path and the reason, and neither blames
-        // the network.
-        Scenario {
-            server_expect: Expect::fails(NOT_RUN)
-                .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
-                .any_stderr()
-                .within(60),
-            client_expect: Expect::fails(NOT_RUN)
-                .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
-                .any_stderr()
-                .within(60),
-            ..both_find(
-                "doctor_probe_not_executable_client",
-                &["-c", CLIENT_NOT_EXECUTABLE],
-                &[],
-            )
-        },
+        doctor_probe_not_executable_client(),
     ]
+}
+
+// The doctor's probe: one RC SEND from the server's host to the
+// client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
+// it first in every two-host session.
+fn rc_probe() -> Scenario {
+    Scenario {
+        name: PROBE.into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(super::ibv_sockets_pingpong::server()),
+        client: Some(super::ibv_sockets_pingpong::client()),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
+        client_expect: Expect::ok(&["*buf: hello from server"]),
+        timeout_secs: 20,
+        ..Scenario::BASE
+    }
+}
+
+// `ulimit -l 64`: the doctor says that apm's 1960 KiB will not fit...
+fn doctor_memlock_64() -> Scenario {
+    finds(
+        "doctor_memlock_64",
+        &[
+            "-c",
+            MEMLOCK_64,
+            "sh",
+            "rdma-lab",
+            "doctor",
+            "--dev",
+            "{dev}",
+            "--ip",
+            "{server_ip}",
+        ],
+        &["*`ulimit -l` is 64 KiB*1960 KiB*apm*"],
+    )
+}
+
+// ...and srq, the other pair that registers more than 64 KiB, is then
+// refused with its own `ulimit -l` line, before it opens a device.
+fn srq_memlock_64() -> Scenario {
+    refused_sh(
+        "srq_memlock_64",
+        "srq",
+        Fault::Memlock,
+        &[
+            "-c",
+            MEMLOCK_64,
+            "sh",
+            "srq",
+            "-s",
+            "-a",
+            "{server_ip}",
+            "-p",
+            "51217",
+        ],
+        Expect::fails(&[
+            "-l 100000 needs 200 KiB of locked memory for its two buffers, and `ulimit -l` is \
+             64 KiB: raise it, grant CAP_IPC_LOCK, or give a smaller -l",
+        ])
+        .within(10),
+    )
+}
+
+// The rdma_cm probe not executable: a note that says why rdma_cm
+// was not tried, not a finding.
+fn doctor_probe_not_executable() -> Scenario {
+    Scenario {
+        placement: Placement::OneVm,
+        ..Scenario {
+            server_expect: Expect::ok(&[
+                "note: rdma_cm not tried: could not start /tmp/*/rdmacm_server: Permission \
+                 denied (exit 126) *",
+            ])
+            .within(DOCTOR_SECS),
+            ..finds("doctor_probe_not_executable", &["-c", NOT_EXECUTABLE], &[])
+        }
+    }
+}
+
+// No route to multicast (the lab's agent adds one; a user's host may
+// lack it): the doctor says where the senders fail, and the fix.
+fn doctor_no_mcast_route() -> Scenario {
+    Scenario {
+        placement: Placement::OneVm,
+        ..finds(
+            "doctor_no_mcast_route",
+            &[
+                "-c",
+                super::mckey::NO_MCAST_ROUTE,
+                "sh",
+                "rdma-lab",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &[
+                "multicast to 239.255.1.1 has no route on this host (`ip route get 239.255.1.1`: \
+               Network is unreachable): * fail with ENETUNREACH: *`ip route add 224.0.0.0/4 dev \
+               d0` (then all IPv4 multicast from this host leaves through d0 unless a more \
+               specific route says otherwise)*",
+            ],
+        )
+    }
+}
+
+// The default route, and multicast with it, on a netdev without RDMA
+// (a cluster node's management NIC): the finding names that netdev.
+fn doctor_mcast_route_elsewhere() -> Scenario {
+    Scenario {
+        placement: Placement::OneVm,
+        ..finds(
+            "doctor_mcast_route_elsewhere",
+            &[
+                "-c",
+                super::mckey::MCAST_ROUTE_ELSEWHERE,
+                "sh",
+                "rdma-lab",
+                "doctor",
+                "--dev",
+                "{dev}",
+                "--ip",
+                "{server_ip}",
+            ],
+            &[
+                "multicast to 239.255.1.1 leaves this host through d8, not through d0 (rxe0's \
+               netdev): * find no RDMA device there and fail (ENODEV): *`ip route add \
+               224.0.0.0/4 dev d0`*",
+            ],
+        )
+    }
+}
+
+// The client host cannot execute its RC probe's program: both
+// doctors say so, with its path and the reason, and neither blames
+// the network.
+fn doctor_probe_not_executable_client() -> Scenario {
+    Scenario {
+        server_expect: Expect::fails(NOT_RUN)
+            .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
+            .any_stderr()
+            .within(60),
+        client_expect: Expect::fails(NOT_RUN)
+            .stderr_counts(&[("*did not arrive*", 0), ("*", 2)])
+            .any_stderr()
+            .within(60),
+        ..both_find(
+            "doctor_probe_not_executable_client",
+            &["-c", CLIENT_NOT_EXECUTABLE],
+            &[],
+        )
+    }
+}
+
+// A healthy host: the report, and no finding.
+fn doctor_healthy() -> Scenario {
+    Scenario {
+        name: "doctor_healthy".into(),
+        server: Some(Cmd::new(
+            "rdma-lab",
+            &["doctor", "--dev", "{dev}", "--ip", "{server_ip}"],
+        )),
+        server_expect: Expect::ok(&[
+            "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
+            "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
+             <- the examples use this one",
+            "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
+            "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
+             (/dev/infiniband/rdma_cm was there)",
+            "address {server_ip}: on d0, served by rxe0 port 1",
+            "multicast 239.255.1.1: leaves through d0, rxe0's netdev",
+        ])
+        .within(DOCTOR_SECS),
+        // It runs the lab itself: the lab's VM only, never `--local`.
+        placement: Placement::OneVm,
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+// rdma_ucm unloaded: no finding, since librdmacm has the kernel load
+// it on demand; then mckey's receiver, with it unloaded again,
+// passes with its sender.
+fn doctor_no_rdma_ucm() -> Scenario {
+    Scenario {
+        name: "doctor_no_rdma_ucm".into(),
+        package: "mckey",
+        server: Some(Cmd::new("sh", &["-c", NO_RDMA_UCM])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(&[
+            "rdma_ucm unloaded, no /dev/infiniband/rdma_cm",
+            "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
+             (/dev/infiniband/rdma_cm was not there before: librdmacm has the kernel load \
+             rdma_ucm on demand)",
+            "rdma_ucm unloaded again",
+            "mckey: joined dgid: ::ffff:239.255.1.1",
+            "return status 0",
+        ]),
+        client_expect: Expect::ok(&["mckey: joined dgid: ::ffff:239.255.1.1", "return status 0"]),
+        timeout_secs: 90,
+        placement: Placement::OneVm,
+        ..Scenario::BASE
+    }
+}
+
+// The only device deleted, rdma_cm's node still there: the doctor
+// says there is no device, and nothing of rdma_cm; the examples'
+// hint says the same, and never that the node is missing.
+fn doctor_no_device() -> Scenario {
+    Scenario {
+        name: "doctor_no_device".into(),
+        package: "rdmacm_client_server",
+        server: Some(Cmd::new("sh", &["-c", NO_DEVICE])),
+        server_expect: Expect::exits(
+            0,
+            &[
+                "no device, /dev/infiniband/rdma_cm there",
+                "rdma_cm: not tried, since this host has no RDMA device",
+                "doctor exit 1",
+                "rdmacm_server exit 1",
+            ],
+            &[
+                "no RDMA device on this host (/sys/class/infiniband is empty): *",
+                "rdma_create_event_channel failed: * (hint: no RDMA device on this host: \
+                 load your HCA's driver*)",
+            ],
+        )
+        .any_stderr()
+        .stderr_counts(&[("*rdma_cm is missing*", 0), ("*", 2)])
+        .within(30),
+        placement: Placement::OneVm,
+        ..Scenario::BASE
+    }
 }

@@ -133,248 +133,13 @@ fn bad_option(
 
 /// The pair as the original (one SEND, server to client), the real
 /// ping-pong, and the error paths.
-// A table: one entry per scenario, each read on its own.
-#[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        Scenario {
-            name: "ibv_sockets_pingpong".into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(server()),
-            client: Some(client()),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
-            client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
-            causes: &[
-                Cause {
-                    from: Side::Server,
-                    label: "TCP :6543 SYN/ACK*",
-                    call: "the server kernel, for the socket of init_serv_sock_ctx; accept_sock_cli takes the connection",
-                },
-                Cause {
-                    from: Side::Client,
-                    label: "TCP :6543 SYN*",
-                    call: "init_cli_sock_ctx: the client connect()s",
-                },
-                Cause {
-                    from: Side::Server,
-                    label: "TCP :6543 24 B*",
-                    call: "exchange_conn_info, then exchange_mr_info: the server struct conn_info (LID, QP number, GID), then its struct mr_info (address, length, rkey), raw over the socket",
-                },
-                Cause {
-                    from: Side::Client,
-                    label: "TCP :6543 24 B*",
-                    call: "exchange_conn_info, then exchange_mr_info: the client struct conn_info, then its struct mr_info",
-                },
-                Cause {
-                    from: Side::Server,
-                    label: "RC Send Only*",
-                    call: "post_send: ibv_post_send of one SEND, hello from server",
-                },
-                Cause {
-                    from: Side::Client,
-                    label: "RC Acknowledge*",
-                    call: "the client transport, for the SEND that its post_recv gave a buffer to: no verb call",
-                },
-                Cause {
-                    from: Side::Server,
-                    label: "TCP :6543 FIN*",
-                    call: "teardown: the socket closed",
-                },
-                Cause {
-                    from: Side::Client,
-                    label: "TCP :6543 FIN*",
-                    call: "teardown: the socket closed",
-                },
-            ],
-            pair: true,
-            // No -n: the one SEND of the greeting, server to client.
-            wire: &[
-                Wire::Count {
-                    from: Side::Server,
-                    what: "RC Send Only",
-                    n: 1,
-                    len: None,
-                },
-                Wire::Carries {
-                    from: Side::Server,
-                    what: "RC Send Only",
-                    text: "hello from server",
-                },
-                Wire::Count {
-                    from: Side::Client,
-                    what: "RC Send*",
-                    n: 0,
-                    len: None,
-                },
-            ],
-            ..Scenario::BASE
-        },
-        // No option at all on a RoCE port: the first device, and the RoCE v2
-        // IPv4-mapped GID, which the program picks itself and names.
-        Scenario {
-            name: "ibv_sockets_pingpong_auto_gid".into(),
-            roce_only: true,
-            package: "ibv_sockets_pingpong",
-            server: Some(Cmd::new("ibv_sockets_pingpong", &[])),
-            client: Some(Cmd::new("ibv_sockets_pingpong", &["{server_ip}"])),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::ok(&[
-                "port * is Ethernet (RoCE) and no GID index was given: \
-                 using GID index * (RoCE v2, ::ffff:*)",
-                "remote gid: ::ffff:*",
-                "[OK] post send.",
-                "*wr id: 12345, opcode: 0, qp num: *, status: 0",
-            ])
-            // Each side picked its own netdev's address, and saw the peer's.
-            .counts(&[
-                ("*using GID index * (RoCE v2, ::ffff:{server_ip})", 1),
-                SERVER_SEES_CLIENT,
-            ]),
-            client_expect: Expect::ok(&[
-                "port * is Ethernet (RoCE) and no GID index was given: \
-                 using GID index * (RoCE v2, ::ffff:*)",
-                "remote gid: ::ffff:*",
-                "*buf: hello from server",
-            ])
-            .counts(&[
-                ("*using GID index * (RoCE v2, ::ffff:{client_ip})", 1),
-                CLIENT_SEES_SERVER,
-            ]),
-            ..Scenario::BASE
-        },
-        // Each side sends its whole buffer into the peer's: sizes that differ
-        // are refused by both as soon as mr_info tells them, before any SEND.
-        Scenario {
-            name: "ibv_sockets_pingpong_size_mismatch".into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(Cmd::new("ibv_sockets_pingpong", &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"])),
-            client: Some(client()),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::fails(&[
-                "fail to exchange mr info: the peer's buffer is 128 bytes \
-                 and ours 256: give both sides the same -s",
-            ])
-            .counts(NO_SEND),
-            client_expect: Expect::fails(&[
-                "fail to exchange mr info: the peer's buffer is 256 bytes \
-                 and ours 128: give both sides the same -s",
-            ])
-            .counts(NO_SEND),
-            fault: Some(Fault::BadPeer),
-            ..Scenario::BASE
-        },
-        Scenario {
-            // One packet lost on the wire: the responder's NAK (PSN sequence
-            // error) and the requester's go-back-N, which the programs never
-            // see.
-            name: "ibv_sockets_pingpong_lost_packet".into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(Cmd::new(
-                "sh",
-                &[
-                    "-c",
-                    LOSE_ONE_MIDDLE,
-                    "sh",
-                    "ibv_sockets_pingpong",
-                    "-d",
-                    "{dev}",
-                    "-g",
-                    "{gid_idx}",
-                    "-n",
-                    "10",
-                    "-s",
-                    "4096",
-                ],
-            )),
-            client: Some(Cmd::new(
-                "ibv_sockets_pingpong",
-                &["-d", "{dev}", "-g", "{gid_idx}", "-n", "10", "-s", "4096", "{server_ip}"],
-            )),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::ok(&[
-                "81920 bytes in * seconds = * Mbit/sec",
-                "10 iters in * seconds = * usec/iter",
-                "[OK] close device *.",
-            ]),
-            client_expect: Expect::ok(&[
-                "81920 bytes in * seconds = * Mbit/sec",
-                "10 iters in * seconds = * usec/iter",
-                "[OK] close device *.",
-            ]),
-            timeout_secs: 60,
-            placement: Placement::TwoVms,
-            packages: &["nftables"],
-            wire: &[
-                Wire::Aeth { from: Side::Server, says: "NAK: PSN sequence error", n: 1 },
-                Wire::Resent { from: Side::Client, what: "RC Send*", n: 1 },
-                Wire::Count { from: Side::Client, what: "RC Send First", n: 10, len: Some(1024) },
-            ],
-            exercise: Some(Exercise {
-                question: "The server host drops the first RC Send Middle packet that reaches it, once (an nftables rule on RoCE v2 packets whose BTH opcode is 1), while the pair runs 10 round trips of 4096 bytes: `ibv_sockets_pingpong -d rxe0 -g 1 -n 10 -s 4096` on the server, the same with `192.0.2.1` on the client.",
-                predict: "The lost packet is the second of the client's first message: the capture, taken on the wire, still shows it. What does the server's transport do when the next packet's PSN skips one? Which packets does the client send again? Do the programs notice?",
-                explain: "A responder takes an RC connection's packets in PSN order only. The Middle crossed the wire but never reached the server's transport, so when the next packet arrives one PSN past the one it expects, the transport drops that one too and answers with a NAK whose AETH says PSN sequence error. The client's transport goes back to the missing PSN and sends everything from there again (go-back-N): the lost Middle, then the Middle and the Last that it had sent already. The programs see nothing of it: no completion fails, and both print the summary they print without the loss; only the wire shows the NAK and the packets sent twice.",
-            }),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "ibv_sockets_pingpong_n100_s4096".into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(Cmd::new("ibv_sockets_pingpong", &[
-                    "-d",
-                    "{dev}",
-                    "-i",
-                    "{ib_port}",
-                    "-g",
-                    "{gid_idx}",
-                    "-n",
-                    "100",
-                    "-s",
-                    "4096",
-                ])),
-            client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                    "-d",
-                    "{dev}",
-                    "-i",
-                    "{ib_port}",
-                    "-g",
-                    "{gid_idx}",
-                    "-n",
-                    "100",
-                    "-s",
-                    "4096",
-                    "{server_ip}",
-                ])),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::ok(&[
-                "remote addr: 0x*, len: 4096, rkey: *",
-                "819200 bytes in * seconds = * Mbit/sec",
-                "100 iters in * seconds = * usec/iter",
-                "[OK] close device *.",
-            ]),
-            client_expect: Expect::ok(&[
-                "[OK] post recv.",
-                "819200 bytes in * seconds = * Mbit/sec",
-                "100 iters in * seconds = * usec/iter",
-                "[OK] close device *.",
-            ]),
-            timeout_secs: 60,
-            verify: Some(pingpong_summaries),
-            // 100 messages each way (each a SEND's First, Middle, Middle and
-            // Last packets at the 1024-byte MTU), retransmissions counted once.
-            wire: &[
-                Wire::Count { from: Side::Server, what: "RC Send First", n: 100, len: Some(1024) },
-                Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: Some(1024) },
-                Wire::Count { from: Side::Server, what: "RC Send Last", n: 100, len: Some(1024) },
-                Wire::Count { from: Side::Client, what: "RC Send Last", n: 100, len: Some(1024) },
-            ],
-            exercise: Some(Exercise {
-                question: "Add -n 100 -s 4096 on both sides: instead of the greeting, 100 round trips of 4096-byte messages, timed.",
-                predict: "The path MTU is 1024 bytes. How many packets carry one 4096-byte message, with which opcodes? How many RC Send First packets does each side send in all?",
-                explain: "A message longer than the path MTU goes as several packets with consecutive PSNs: RC Send First, Middle, Middle and Last, 1024 bytes each. Each side sends 100 messages, so 100 First and 100 Last packets each way (the ladder draws each message as one arrow, with its packets and PSNs). The timings it prints are those of two emulated VMs whose NIC is software: they say nothing about RDMA performance.",
-            }),
-            ..Scenario::BASE
-        },
+        ibv_sockets_pingpong(),
+        ibv_sockets_pingpong_auto_gid(),
+        ibv_sockets_pingpong_size_mismatch(),
+        ibv_sockets_pingpong_lost_packet(),
+        ibv_sockets_pingpong_n100_s4096(),
         bad_option(
             "ibv_sockets_pingpong_n0",
             &["-d", "{dev}", "-n", "0"],
@@ -385,57 +150,8 @@ pub fn scenarios() -> Vec<Scenario> {
             &["-d", "{dev}", "-s", "0"],
             &["*invalid message size '0' for -s*"],
         ),
-        Scenario {
-            name: "ibv_sockets_pingpong_closed_port".into(),
-            package: "ibv_sockets_pingpong",
-            client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                    "-d",
-                    "{dev}",
-                    "-g",
-                    "{gid_idx}",
-                    "-p",
-                    "19999",
-                    "{server_ip}",
-                ])),
-            server_expect: Expect::NOTHING,
-            client_expect: Expect::fails(&[
-                "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
-            ]),
-            fault: Some(Fault::Address),
-            ..Scenario::BASE
-        },
-        Scenario {
-            // A size the port allows but the server cannot register: without
-            // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
-            // fails with ENOMEM, which must come out with the `ulimit -l` hint.
-            name: "ibv_sockets_pingpong_reg_mr_fails".into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(Cmd::new("setpriv", &[
-                    "--bounding-set=-ipc_lock",
-                    "--inh-caps=-ipc_lock",
-                    "sh",
-                    "-c",
-                    "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
-                ])),
-            client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                    "-d",
-                    "{dev}",
-                    "-g",
-                    "{gid_idx}",
-                    "-s",
-                    "1048576",
-                    "{server_ip}",
-                ])),
-            ready: Ready::TcpListen(6543),
-            server_expect: Expect::fails(&[
-                "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
-                (ENOMEM)*ulimit -l*",
-            ]),
-            client_expect: Expect::fails(&["fail to exchange mr info: *"]),
-            timeout_secs: 30,
-            fault: Some(Fault::Memlock),
-            ..Scenario::BASE
-        },
+        ibv_sockets_pingpong_closed_port(),
+        ibv_sockets_pingpong_reg_mr_fails(),
         // The limits row, in the VM: the highest IB port and GID index are
         // refused at once; the smallest ping-pong (one iteration of one byte)
         // and the highest TCP port run.
@@ -453,42 +169,467 @@ pub fn scenarios() -> Vec<Scenario> {
             &["ibv_sockets_pingpong", "-d", "{dev}", "-g", "255"],
             &["fail to query gid: GID index 255 of port 1 is empty (see `ibv_devinfo -v`)"],
         ),
-        Scenario {
-            name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
-            package: "ibv_sockets_pingpong",
-            server: Some(Cmd::new("ibv_sockets_pingpong", &[
-                    "-d",
-                    "{dev}",
-                    "-g",
-                    "{gid_idx}",
-                    "-n",
-                    "1",
-                    "-s",
-                    "1",
-                    "-p",
-                    "65535",
-                ])),
-            client: Some(Cmd::new("ibv_sockets_pingpong", &[
-                    "-d",
-                    "{dev}",
-                    "-g",
-                    "{gid_idx}",
-                    "-n",
-                    "1",
-                    "-s",
-                    "1",
-                    "-p",
-                    "65535",
-                    "{server_ip}",
-                ])),
-            ready: Ready::TcpListen(65535),
-            server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
-            client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
-            fault: Some(Fault::Limits),
-            placement: Placement::OneHost,
-            ..Scenario::BASE
-        },
+        ibv_sockets_pingpong_n1_s1_port_65535(),
     ]
+}
+
+const IBV_SOCKETS_PINGPONG_CAUSES: &[Cause] = &[
+    Cause {
+        from: Side::Server,
+        label: "TCP :6543 SYN/ACK*",
+        call: "the server kernel, for the socket of init_serv_sock_ctx; \
+            accept_sock_cli takes the connection",
+    },
+    Cause {
+        from: Side::Client,
+        label: "TCP :6543 SYN*",
+        call: "init_cli_sock_ctx: the client connect()s",
+    },
+    Cause {
+        from: Side::Server,
+        label: "TCP :6543 24 B*",
+        call: "exchange_conn_info, then exchange_mr_info: the server struct \
+            conn_info (LID, QP number, GID), then its struct mr_info \
+            (address, length, rkey), raw over the socket",
+    },
+    Cause {
+        from: Side::Client,
+        label: "TCP :6543 24 B*",
+        call: "exchange_conn_info, then exchange_mr_info: the client struct \
+            conn_info, then its struct mr_info",
+    },
+    Cause {
+        from: Side::Server,
+        label: "RC Send Only*",
+        call: "post_send: ibv_post_send of one SEND, hello from server",
+    },
+    Cause {
+        from: Side::Client,
+        label: "RC Acknowledge*",
+        call: "the client transport, for the SEND that its post_recv gave a \
+            buffer to: no verb call",
+    },
+    Cause {
+        from: Side::Server,
+        label: "TCP :6543 FIN*",
+        call: "teardown: the socket closed",
+    },
+    Cause {
+        from: Side::Client,
+        label: "TCP :6543 FIN*",
+        call: "teardown: the socket closed",
+    },
+];
+
+const IBV_SOCKETS_PINGPONG_WIRE: &[Wire] = &[
+    Wire::Count {
+        from: Side::Server,
+        what: "RC Send Only",
+        n: 1,
+        len: None,
+    },
+    Wire::Carries {
+        from: Side::Server,
+        what: "RC Send Only",
+        text: "hello from server",
+    },
+    Wire::Count {
+        from: Side::Client,
+        what: "RC Send*",
+        n: 0,
+        len: None,
+    },
+];
+
+fn ibv_sockets_pingpong() -> Scenario {
+    Scenario {
+        name: "ibv_sockets_pingpong".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(server()),
+        client: Some(client()),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(SERVER_STDOUT).counts(&[SERVER_SEES_CLIENT]),
+        client_expect: Expect::ok(CLIENT_STDOUT).counts(&[CLIENT_SEES_SERVER]),
+        causes: IBV_SOCKETS_PINGPONG_CAUSES,
+        pair: true,
+        // No -n: the one SEND of the greeting, server to client.
+        wire: IBV_SOCKETS_PINGPONG_WIRE,
+        ..Scenario::BASE
+    }
+}
+
+// No option at all on a RoCE port: the first device, and the RoCE v2
+// IPv4-mapped GID, which the program picks itself and names.
+fn ibv_sockets_pingpong_auto_gid() -> Scenario {
+    Scenario {
+        name: "ibv_sockets_pingpong_auto_gid".into(),
+        roce_only: true,
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new("ibv_sockets_pingpong", &[])),
+        client: Some(Cmd::new("ibv_sockets_pingpong", &["{server_ip}"])),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&[
+            "port * is Ethernet (RoCE) and no GID index was given: \
+             using GID index * (RoCE v2, ::ffff:*)",
+            "remote gid: ::ffff:*",
+            "[OK] post send.",
+            "*wr id: 12345, opcode: 0, qp num: *, status: 0",
+        ])
+        // Each side picked its own netdev's address, and saw the peer's.
+        .counts(&[
+            ("*using GID index * (RoCE v2, ::ffff:{server_ip})", 1),
+            SERVER_SEES_CLIENT,
+        ]),
+        client_expect: Expect::ok(&[
+            "port * is Ethernet (RoCE) and no GID index was given: \
+             using GID index * (RoCE v2, ::ffff:*)",
+            "remote gid: ::ffff:*",
+            "*buf: hello from server",
+        ])
+        .counts(&[
+            ("*using GID index * (RoCE v2, ::ffff:{client_ip})", 1),
+            CLIENT_SEES_SERVER,
+        ]),
+        ..Scenario::BASE
+    }
+}
+
+// Each side sends its whole buffer into the peer's: sizes that differ
+// are refused by both as soon as mr_info tells them, before any SEND.
+fn ibv_sockets_pingpong_size_mismatch() -> Scenario {
+    Scenario {
+        name: "ibv_sockets_pingpong_size_mismatch".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"],
+        )),
+        client: Some(client()),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&[
+            "fail to exchange mr info: the peer's buffer is 128 bytes \
+             and ours 256: give both sides the same -s",
+        ])
+        .counts(NO_SEND),
+        client_expect: Expect::fails(&[
+            "fail to exchange mr info: the peer's buffer is 256 bytes \
+             and ours 128: give both sides the same -s",
+        ])
+        .counts(NO_SEND),
+        fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    }
+}
+
+const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
+    question: "The server host drops the first RC Send Middle packet that \
+        reaches it, once (an nftables rule on RoCE v2 packets whose BTH \
+        opcode is 1), while the pair runs 10 round trips of 4096 bytes: \
+        `ibv_sockets_pingpong -d rxe0 -g 1 -n 10 -s 4096` on the \
+        server, the same with `192.0.2.1` on the client.",
+    predict: "The lost packet is the second of the client's first message: \
+        the capture, taken on the wire, still shows it. What does the \
+        server's transport do when the next packet's PSN skips one? \
+        Which packets does the client send again? Do the programs \
+        notice?",
+    explain: "A responder takes an RC connection's packets in PSN order only. \
+        The Middle crossed the wire but never reached the server's \
+        transport, so when the next packet arrives one PSN past the one \
+        it expects, the transport drops that one too and answers with a \
+        NAK whose AETH says PSN sequence error. The client's transport \
+        goes back to the missing PSN and sends everything from there \
+        again (go-back-N): the lost Middle, then the Middle and the \
+        Last that it had sent already. The programs see nothing of it: \
+        no completion fails, and both print the summary they print \
+        without the loss; only the wire shows the NAK and the packets \
+        sent twice.",
+};
+
+const IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE: &[Wire] = &[
+    Wire::Aeth {
+        from: Side::Server,
+        says: "NAK: PSN sequence error",
+        n: 1,
+    },
+    Wire::Resent {
+        from: Side::Client,
+        what: "RC Send*",
+        n: 1,
+    },
+    Wire::Count {
+        from: Side::Client,
+        what: "RC Send First",
+        n: 10,
+        len: Some(1024),
+    },
+];
+
+fn ibv_sockets_pingpong_lost_packet() -> Scenario {
+    Scenario {
+        // One packet lost on the wire: the responder's NAK (PSN sequence
+        // error) and the requester's go-back-N, which the programs never
+        // see.
+        name: "ibv_sockets_pingpong_lost_packet".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                LOSE_ONE_MIDDLE,
+                "sh",
+                "ibv_sockets_pingpong",
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "10",
+                "-s",
+                "4096",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "10",
+                "-s",
+                "4096",
+                "{server_ip}",
+            ],
+        )),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&[
+            "81920 bytes in * seconds = * Mbit/sec",
+            "10 iters in * seconds = * usec/iter",
+            "[OK] close device *.",
+        ]),
+        client_expect: Expect::ok(&[
+            "81920 bytes in * seconds = * Mbit/sec",
+            "10 iters in * seconds = * usec/iter",
+            "[OK] close device *.",
+        ]),
+        timeout_secs: 60,
+        placement: Placement::TwoVms,
+        packages: &["nftables"],
+        wire: IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE,
+        exercise: Some(IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE),
+        ..Scenario::BASE
+    }
+}
+
+const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
+    question: "Add -n 100 -s 4096 on both sides: instead of the greeting, 100 \
+        round trips of 4096-byte messages, timed.",
+    predict: "The path MTU is 1024 bytes. How many packets carry one \
+        4096-byte message, with which opcodes? How many RC Send First \
+        packets does each side send in all?",
+    explain: "A message longer than the path MTU goes as several packets with \
+        consecutive PSNs: RC Send First, Middle, Middle and Last, 1024 \
+        bytes each. Each side sends 100 messages, so 100 First and 100 \
+        Last packets each way (the ladder draws each message as one \
+        arrow, with its packets and PSNs). The timings it prints are \
+        those of two emulated VMs whose NIC is software: they say \
+        nothing about RDMA performance.",
+};
+
+const IBV_SOCKETS_PINGPONG_N100_S4096_WIRE: &[Wire] = &[
+    Wire::Count {
+        from: Side::Server,
+        what: "RC Send First",
+        n: 100,
+        len: Some(1024),
+    },
+    Wire::Count {
+        from: Side::Client,
+        what: "RC Send First",
+        n: 100,
+        len: Some(1024),
+    },
+    Wire::Count {
+        from: Side::Server,
+        what: "RC Send Last",
+        n: 100,
+        len: Some(1024),
+    },
+    Wire::Count {
+        from: Side::Client,
+        what: "RC Send Last",
+        n: 100,
+        len: Some(1024),
+    },
+];
+
+fn ibv_sockets_pingpong_n100_s4096() -> Scenario {
+    Scenario {
+        name: "ibv_sockets_pingpong_n100_s4096".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+                "-s",
+                "4096",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-i",
+                "{ib_port}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "100",
+                "-s",
+                "4096",
+                "{server_ip}",
+            ],
+        )),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::ok(&[
+            "remote addr: 0x*, len: 4096, rkey: *",
+            "819200 bytes in * seconds = * Mbit/sec",
+            "100 iters in * seconds = * usec/iter",
+            "[OK] close device *.",
+        ]),
+        client_expect: Expect::ok(&[
+            "[OK] post recv.",
+            "819200 bytes in * seconds = * Mbit/sec",
+            "100 iters in * seconds = * usec/iter",
+            "[OK] close device *.",
+        ]),
+        timeout_secs: 60,
+        verify: Some(pingpong_summaries),
+        // 100 messages each way (each a SEND's First, Middle, Middle and
+        // Last packets at the 1024-byte MTU), retransmissions counted once.
+        wire: IBV_SOCKETS_PINGPONG_N100_S4096_WIRE,
+        exercise: Some(IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE),
+        ..Scenario::BASE
+    }
+}
+
+fn ibv_sockets_pingpong_closed_port() -> Scenario {
+    Scenario {
+        name: "ibv_sockets_pingpong_closed_port".into(),
+        package: "ibv_sockets_pingpong",
+        client: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-p",
+                "19999",
+                "{server_ip}",
+            ],
+        )),
+        server_expect: Expect::NOTHING,
+        client_expect: Expect::fails(&[
+            "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
+        ]),
+        fault: Some(Fault::Address),
+        ..Scenario::BASE
+    }
+}
+
+fn ibv_sockets_pingpong_reg_mr_fails() -> Scenario {
+    Scenario {
+        // A size the port allows but the server cannot register: without
+        // CAP_IPC_LOCK and with a 64 KiB locked-memory limit, pinning 1 MiB
+        // fails with ENOMEM, which must come out with the `ulimit -l` hint.
+        name: "ibv_sockets_pingpong_reg_mr_fails".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new(
+            "setpriv",
+            &[
+                "--bounding-set=-ipc_lock",
+                "--inh-caps=-ipc_lock",
+                "sh",
+                "-c",
+                "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-s",
+                "1048576",
+                "{server_ip}",
+            ],
+        )),
+        ready: Ready::TcpListen(6543),
+        server_expect: Expect::fails(&[
+            "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
+            (ENOMEM)*ulimit -l*",
+        ]),
+        client_expect: Expect::fails(&["fail to exchange mr info: *"]),
+        timeout_secs: 30,
+        fault: Some(Fault::Memlock),
+        ..Scenario::BASE
+    }
+}
+
+fn ibv_sockets_pingpong_n1_s1_port_65535() -> Scenario {
+    Scenario {
+        name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
+        package: "ibv_sockets_pingpong",
+        server: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "1",
+                "-s",
+                "1",
+                "-p",
+                "65535",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "ibv_sockets_pingpong",
+            &[
+                "-d",
+                "{dev}",
+                "-g",
+                "{gid_idx}",
+                "-n",
+                "1",
+                "-s",
+                "1",
+                "-p",
+                "65535",
+                "{server_ip}",
+            ],
+        )),
+        ready: Ready::TcpListen(65535),
+        server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+        client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
+        fault: Some(Fault::Limits),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    }
 }
 
 /// The server, for the fault matrix's signal cells: killed by either.

@@ -74,40 +74,44 @@ pub fn scenarios() -> Vec<Scenario> {
                with --serve on that host first, and check that TCP port 7474 is open to this one",
             ],
         ),
-        Scenario {
-            name: "lab_two_commands".into(),
-            // ibv_sockets_pingpong, the probe's, is built for every two-host run.
-            package: "rc_example",
-            server: Some(Cmd::new("sh", &["-c", SERVE])),
-            client: Some(Cmd::new("sh", &["-c", PEER])),
-            ready: Ready::TcpListen(7473),
-            server_expect: Expect::ok(&[
-                "*agent server: control: the peer connected from {client_ip}:*",
-                "*agent server: rc_example: starting server",
-                "*agent server: ibv_sockets_pingpong: starting server",
-                "lab: served the peer; it prints the report",
-            ])
-            .any_stderr(),
-            // Both sides' transcripts, then the summary with both hosts' devices,
-            // the one sent across included.
-            client_expect: Expect::ok(&[
-                "=== rc_example: server (exit 0, *",
-                "test result is 0",
-                "=== rc_example: client (exit 0, *",
-                "=== ibv_sockets_pingpong: server (exit 0, *",
-                "*buf: hello from server",
-                "  PASS rc_example",
-                "  PASS ibv_sockets_pingpong",
-                "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
-                "client host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
-                "doctor: no findings",
-                "2 passed, 0 failed*",
-            ])
-            .any_stderr(),
-            timeout_secs: 120,
-            placement: Placement::TwoVms,
-            // It runs the lab itself, which a --local run would nest.
-            ..Scenario::BASE
-        },
+        lab_two_commands(),
     ]
+}
+
+fn lab_two_commands() -> Scenario {
+    Scenario {
+        name: "lab_two_commands".into(),
+        // ibv_sockets_pingpong, the probe's, is built for every two-host run.
+        package: "rc_example",
+        server: Some(Cmd::new("sh", &["-c", SERVE])),
+        client: Some(Cmd::new("sh", &["-c", PEER])),
+        ready: Ready::TcpListen(7473),
+        server_expect: Expect::ok(&[
+            "*agent server: control: the peer connected from {client_ip}:*",
+            "*agent server: rc_example: starting server",
+            "*agent server: ibv_sockets_pingpong: starting server",
+            "lab: served the peer; it prints the report",
+        ])
+        .any_stderr(),
+        // Both sides' transcripts, then the summary with both hosts' devices,
+        // the one sent across included.
+        client_expect: Expect::ok(&[
+            "=== rc_example: server (exit 0, *",
+            "test result is 0",
+            "=== rc_example: client (exit 0, *",
+            "=== ibv_sockets_pingpong: server (exit 0, *",
+            "*buf: hello from server",
+            "  PASS rc_example",
+            "  PASS ibv_sockets_pingpong",
+            "server host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
+            "client host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2), active MTU 1024",
+            "doctor: no findings",
+            "2 passed, 0 failed*",
+        ])
+        .any_stderr(),
+        timeout_secs: 120,
+        placement: Placement::TwoVms,
+        // It runs the lab itself, which a --local run would nest.
+        ..Scenario::BASE
+    }
 }

@@ -6,7 +6,7 @@
 //! `/usr/bin/mckey` is rdma-core's mckey (rdmacm-utils), named by its path
 //! because the workspace's bin dir comes first on PATH.
 
-use super::cells::{memlocked, refused, Kill, Sig, Waiting, MEMLOCKED, SIGKILL};
+use super::cells::{kill_then_handled, memlocked, refused, Kill, Waiting, MEMLOCKED};
 use crate::model::{Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
@@ -183,396 +183,90 @@ const MCKEY_UNRESOLVED: &[&str] = &[
     "return status 1",
 ];
 
+/// The examples' multicast group.
+const GROUP: &str = "239.255.1.1";
+
 /// The pairs, the interop with rdma-core's mckey, and the error paths.
-// A table: one entry per scenario, each read on its own.
-#[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
+    [
+        mckey_scenario(),
+        mc_scenario(),
+        mckey_two_connections(),
+        mckey_50_messages_of_1000(),
+        mckey_to_rdma_core_mckey(),
+        rdma_core_mckey_to_mckey(),
+        mckey_two_receivers(),
+        mc_20_messages_of_512(),
+        mc_to_mckey(),
+        mckey_size_above_mtu(),
+        mc_length_above_mtu(),
+        mckey_device_removed(),
+        mc_device_removed(),
+        mckey_bad_input(),
+        mc_bad_input(),
+    ]
+    .into_iter()
+    .chain(limits())
+    .chain(routes())
+    .collect()
+}
+
+/// The hint of a sender whose group no route sends out of an RDMA netdev
+/// (a macro, so that `concat!` puts it after each program's own error).
+macro_rules! route_hint {
+    () => {
+        "(hint: no route sends 239.255.1.1 out of an RDMA netdev \
+         (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast \
+         through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then \
+         all IPv4 multicast from this host leaves through NETDEV unless a more \
+         specific route says otherwise), or give -b an address on that netdev)"
+    };
+}
+
+/// The hint of a program whose address no RDMA device serves.
+macro_rules! no_device_hint {
+    () => {
+        "(hint: no RDMA device serves that address: is rdma_rxe or an HCA \
+         bound to its interface?)"
+    };
+}
+
+/// The fault matrix's `ulimit -l` cells, its limits row and its address
+/// row, each of mckey and of mc.
+fn limits() -> Vec<Scenario> {
+    let memlock = |program: &'static str| {
+        memlocked(
+            &format!("{program}_memlock"),
+            "mckey",
+            &[
+                "-c",
+                MEMLOCKED,
+                "sh",
+                program,
+                "-m",
+                GROUP,
+                "-b",
+                "{server_ip}",
+            ],
+        )
+    };
+    let without_rdma = |program: &'static str, error: &'static str| {
+        // 127.0.0.1 is on lo, which no RDMA device serves.
+        refused(
+            &format!("{program}_address_without_rdma"),
+            "mckey",
+            Fault::Address,
+            &[program, "-m", GROUP, "-b", "127.0.0.1"],
+            &[error],
+        )
+    };
     vec![
-        Scenario {
-            name: "mckey".into(),
-            package: "mckey",
-            pause: Some("each side waits 3 s after joining, for a subnet manager (RoCE has none)"),
-            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
-            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
-            timeout_secs: 60,
-            causes: &[
-                Cause {
-                    from: Side::Client,
-                    label: "UD Send Only Immediate*",
-                    call: "post_sends: ibv_post_send of a SEND with immediate data to the group address handle",
-                },
-            ],
-            pair: true,
-            // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
-            // (-S) carry immediate data and go to the group's address.
-            wire: &[
-                Wire::Joins { from: Side::Server, group: "239.255.1.1" },
-                Wire::Joins { from: Side::Client, group: "239.255.1.1" },
-                Wire::Count { from: Side::Client, what: "UD Send Only*Imm*", n: 10, len: Some(100) },
-                Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
-            ],
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mc".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
-            client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
-            ready: Ready::Line("waiting for messages..."),
-            server_expect: Expect::ok(&[
-                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
-                "waiting for messages...",
-                "received message 1",
-                "received message 4",
-            ])
-            .counts(&[("received message *", 4)]),
-            client_expect: Expect::ok(&[
-                "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
-                "sent message 1",
-                "sent message 4",
-            ])
-            .counts(&[("sent message *", 4), ("event *, status *", 0)]),
-            timeout_secs: 60,
-            causes: &[
-                Cause {
-                    from: Side::Client,
-                    label: "UD Send Only Immediate*",
-                    call: "ibv_post_send of a SEND with immediate data to the group address handle",
-                },
-            ],
-            pair: true,
-            // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
-            // the group's address.
-            wire: &[
-                Wire::Joins { from: Side::Server, group: "239.255.1.1" },
-                Wire::Count { from: Side::Client, what: "UD Send Only*", n: 4, len: Some(64) },
-                Wire::To { from: Side::Client, what: "UD Send*", addr: "239.255.1.1" },
-            ],
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mckey_two_connections".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-c", "2"])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
-                .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
-            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT)
-                .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mckey_50_messages_of_1000".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &[
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-C",
-                    "50",
-                    "-S",
-                    "1000",
-                ])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        Scenario {
-            // Rust sender, rdma-core receiver (line-buffered so its "receiving"
-            // line reaches the file while it waits).
-            name: "mckey_to_rdma_core_mckey".into(),
-            package: "mckey",
-            server: Some(Cmd::new("stdbuf", &[
-                    "-oL",
-                    "/usr/bin/mckey",
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-C",
-                    "50",
-                    "-S",
-                    "1000",
-                ])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
-            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        Scenario {
-            // rdma-core sender, Rust receiver.
-            name: "rdma_core_mckey_to_mckey".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &[
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-C",
-                    "50",
-                    "-S",
-                    "1000",
-                ])),
-            client: Some(Cmd::new("sh", &["-c", C_MCKEY_SENDER])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-            client_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("initiating data transfers", 1)]),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mckey_two_receivers".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &["-c", TWO_RECEIVERS])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
-            ready: Ready::Line("both receivers waiting"),
-            server_expect: Expect::ok(&[
-                "r1: receiving data transfers",
-                "r1: data transfers complete",
-                "r1: return status 0",
-                "r2: receiving data transfers",
-                "r2: data transfers complete",
-                "r2: return status 0",
-                "r1 exit 0, r2 exit 0",
-            ])
-            .counts(&[
-                ("r1 exit 0, r2 exit 0", 1),
-                ("r*: data transfers complete", 2),
-            ]),
-            client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mc_20_messages_of_512".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mc", &[
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-c",
-                    "20",
-                    "-l",
-                    "512",
-                ])),
-            client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"])),
-            ready: Ready::Line("waiting for messages..."),
-            server_expect: Expect::ok(&["waiting for messages...", "received message 20"])
-                .counts(&[("received message *", 20)]),
-            client_expect: Expect::ok(&["sent message 20"]).counts(&[("sent message *", 20)]),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        Scenario {
-            // mc's defaults (4 messages of 64 bytes) into an mckey receiver
-            // expecting as many of that size: the two speak the same exchange.
-            name: "mc_to_mckey".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &[
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-C",
-                    "4",
-                    "-S",
-                    "64",
-                ])),
-            client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
-            ready: Ready::Line("receiving data transfers"),
-            server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
-            client_expect: Expect::ok(&["sent message 4"]),
-            timeout_secs: 60,
-            ..Scenario::BASE
-        },
-        // Error paths run on the server side, in VM A, where {server_ip} is local.
-        Scenario {
-            name: "mckey_size_above_mtu".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"])),
-            server_expect: Expect::exits(
-                1,
-                &["mckey: starting client", "test complete", "return status 1"],
-                &["mckey: message_size 2000 is larger than active mtu 1024"],
-            )
-            .counts(&[("initiating data transfers", 0)]),
-            client_expect: Expect::NOTHING,
-            fault: Some(Fault::Limits),
-            exercise: Some(Exercise {
-                question: "Send multicast messages larger than the path MTU: `mckey -m 239.255.1.1 -b 192.0.2.1 -s -S 2000`.",
-                predict: "RC cuts a long message into First, Middle and Last packets. Can UD? What does mckey do with 2000-byte messages on a 1024-byte MTU?",
-                explain: "UD carries each message in exactly one packet: there is no connection to keep pieces in order or to put them together again, so a UD message can be no longer than the path MTU. mckey checks the size against the port's active MTU before it sends anything and refuses, with one error line; nothing of it reaches the wire.",
-            }),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mc_length_above_mtu".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"])),
-            server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
-                .counts(&[("sent message *", 0)]),
-            client_expect: Expect::NOTHING,
-            fault: Some(Fault::Limits),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mckey_device_removed".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &[
-                    "-c",
-                    DEVICE_REMOVED,
-                    "sh",
-                    "mckey",
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                ])),
-            server_expect: Expect::ok(&[
-                "receiver waiting",
-                "rdma link delete exit 0",
-                "receiver exit 1, stderr lines 1: mckey: event: \
-                 RDMA_CM_EVENT_DEVICE_REMOVAL, error: *",
-                "* added back on *",
-            ])
-            .any_stderr()
-            .within(40),
-            timeout_secs: 60,
-            fault: Some(Fault::Device),
-            placement: Placement::Vms,
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mc_device_removed".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &[
-                    "-c",
-                    DEVICE_REMOVED,
-                    "sh",
-                    "mc",
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                ])),
-            server_expect: Expect::ok(&[
-                "receiver waiting",
-                "rdma link delete exit 0",
-                "receiver exit 1, stderr lines 1: receiving message 1 of 4: \
-                 the exchange cannot go on: RDMA_CM_EVENT_DEVICE_REMOVAL (status *)",
-                "* added back on *",
-            ])
-            .any_stderr()
-            .within(40),
-            timeout_secs: 60,
-            fault: Some(Fault::Device),
-            placement: Placement::Vms,
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mckey_bad_input".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &["-c", MCKEY_BAD_INPUT])),
-            server_expect: Expect::ok(&[
-                "case []: exit 1, usage 1, stderr lines 1: mckey: a \
-                        multicast address (-m or -M) is required",
-                "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a \
-                        multicast address (-m or -M) is required",
-                "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: \
-                        unmapped multicast address requires binding to source \
-                        address (-b)",
-                "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines \
-                        1: mckey: invalid value 'x' for -C *",
-                "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines \
-                        1: mckey: invalid value 'x' for -S *",
-                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
-                        1: mckey: invalid value 'x' for -c *",
-                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
-                        lines 1: getaddrinfo failed - invalid hostname or IP \
-                        address: no-such-host.invalid (*)",
-                "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: \
-                        mckey: unmapped multicast address (-M) needs an InfiniBand \
-                        port; * is RoCE (Ethernet link layer): use -m",
-            ])
-            .counts(&[
-                ("case *: exit 1, * stderr lines 1: *", 8),
-                ("*panicked*", 0),
-            ]),
-            client_expect: Expect::NOTHING,
-            fault: Some(Fault::CommandLine),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mc_bad_input".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &["-c", MC_BAD_INPUT])),
-            server_expect: Expect::ok(&[
-                "case []: exit 1, usage 1, stderr lines 1: mc: multicast \
-                        address must be specified with -m",
-                "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast \
-                        address must be specified with -m",
-                "case [-z]: exit 1, usage 1, stderr lines 1: mc: Unrecognized option: 'z'",
-                "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
-                        1: mc: invalid value 'x' for -c *",
-                "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines \
-                        1: mc: invalid value 'x' for -l *",
-                "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
-                        lines 1: rdma_getaddrinfo (mcast): getaddrinfo failed - \
-                        invalid hostname or IP address: no-such-host.invalid (*)",
-            ])
-            .counts(&[
-                ("case *: exit 1, * stderr lines 1: *", 6),
-                ("*panicked*", 0),
-            ]),
-            client_expect: Expect::NOTHING,
-            fault: Some(Fault::CommandLine),
-            ..Scenario::BASE
-        },
-        // The fault matrix's `ulimit -l` cells: the first registration fails
-        // with the hint, in one line, before any peer is needed.
-        memlocked(
-            "mckey_memlock",
-            "mckey",
-            &[
-                "-c",
-                MEMLOCKED,
-                "sh",
-                "mckey",
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-            ],
-        ),
-        memlocked(
-            "mc_memlock",
-            "mckey",
-            &[
-                "-c",
-                MEMLOCKED,
-                "sh",
-                "mc",
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-            ],
-        ),
-        // The limits row, in the VM: the highest message counts ask for a CQ
-        // larger than the device makes, refused at once; no messages, and
-        // messages of 0 bytes, run.
+        // The first registration fails with the hint, in one line, before
+        // any peer is needed.
+        memlock("mckey"),
+        memlock("mc"),
+        // The highest message counts ask for a CQ larger than the device
+        // makes, refused at once; no messages, and messages of 0 bytes, run.
         refused(
             "mckey_count_max",
             "mckey",
@@ -580,173 +274,675 @@ pub fn scenarios() -> Vec<Scenario> {
             &[
                 "mckey",
                 "-m",
-                "239.255.1.1",
+                GROUP,
                 "-b",
                 "{server_ip}",
                 "-C",
                 "1073741823",
             ],
             &[
-                "mckey: unable to create CQ: ibv_create_cq of 2147483646 entries failed: \
-               Invalid argument (EINVAL)",
+                "mckey: unable to create CQ: ibv_create_cq of 2147483646 entries \
+               failed: Invalid argument (EINVAL)",
             ],
         ),
         refused(
             "mc_count_max",
             "mckey",
             Fault::Limits,
+            &["mc", "-m", GROUP, "-b", "{server_ip}", "-c", "2147483647"],
+            &["ibv_create_cq of 2147483647 entries failed: Invalid argument (EINVAL)"],
+        ),
+        mckey_no_messages(),
+        mckey_empty_messages(),
+        mc_empty_messages(),
+        without_rdma(
+            "mckey",
+            concat!(
+                "mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 \
+                 failed: No such device (ENODEV) ",
+                no_device_hint!()
+            ),
+        ),
+        without_rdma(
+            "mc",
+            concat!(
+                "rdma_resolve_addr to 239.255.1.1:0 failed: No such device (ENODEV) ",
+                no_device_hint!()
+            ),
+        ),
+    ]
+}
+
+/// The senders without a route to the group through the RDMA netdev
+/// (none, or a default route on a netdev without RDMA), and the fix that
+/// the doctor gives, after which both pairs pass.
+fn routes() -> Vec<Scenario> {
+    vec![
+        no_rdma_route(
+            "mckey_no_mcast_route",
+            &["-c", NO_MCAST_ROUTE, "sh", "mckey", "-m", GROUP, "-s"],
+            MCKEY_UNRESOLVED,
+            &[concat!(
+                "mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 \
+                 failed: Network is unreachable (ENETUNREACH) ",
+                route_hint!()
+            )],
+        ),
+        no_rdma_route(
+            "mc_no_mcast_route",
+            &["-c", NO_MCAST_ROUTE, "sh", "mc", "-s", "-m", GROUP],
+            &[],
+            &[concat!(
+                "rdma_resolve_addr to 239.255.1.1:0 failed: Network is unreachable \
+                 (ENETUNREACH) ",
+                route_hint!()
+            )],
+        ),
+        no_rdma_route(
+            "mckey_mcast_route_elsewhere",
             &[
-                "mc",
+                "-c",
+                MCAST_ROUTE_ELSEWHERE,
+                "sh",
+                "mckey",
+                "-m",
+                GROUP,
+                "-s",
+            ],
+            MCKEY_UNRESOLVED,
+            &[concat!(
+                "mckey: event: RDMA_CM_EVENT_ADDR_ERROR, error: -19 ",
+                route_hint!()
+            )],
+        ),
+        no_rdma_route(
+            "mc_mcast_route_elsewhere",
+            &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mc", "-s", "-m", GROUP],
+            &[],
+            &[concat!(
+                "rdma_resolve_addr of 239.255.1.1:0: event: RDMA_CM_EVENT_ADDR_ERROR, \
+                 status: -19 (expected RDMA_CM_EVENT_ADDR_RESOLVED) ",
+                route_hint!()
+            )],
+        ),
+        lab_local_mcast_route_fixed(),
+    ]
+}
+
+fn mckey_scenario() -> Scenario {
+    Scenario {
+        name: "mckey".into(),
+        package: "mckey",
+        pause: Some("each side waits 3 s after joining, for a subnet manager (RoCE has none)"),
+        server: Some(Cmd::new(
+            "mckey",
+            &["-m", "239.255.1.1", "-b", "{server_ip}"],
+        )),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
+        timeout_secs: 60,
+        causes: &[Cause {
+            from: Side::Client,
+            label: "UD Send Only Immediate*",
+            call: "post_sends: ibv_post_send of a SEND with immediate data to the \
+                    group address handle",
+        }],
+        pair: true,
+        // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
+        // (-S) carry immediate data and go to the group's address.
+        wire: &[
+            Wire::Joins {
+                from: Side::Server,
+                group: "239.255.1.1",
+            },
+            Wire::Joins {
+                from: Side::Client,
+                group: "239.255.1.1",
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "UD Send Only*Imm*",
+                n: 10,
+                len: Some(100),
+            },
+            Wire::To {
+                from: Side::Client,
+                what: "UD Send*",
+                addr: "239.255.1.1",
+            },
+        ],
+        ..Scenario::BASE
+    }
+}
+
+fn mc_scenario() -> Scenario {
+    Scenario {
+        name: "mc".into(),
+        package: "mckey",
+        server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
+        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect::ok(&[
+            "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+            "waiting for messages...",
+            "received message 1",
+            "received message 4",
+        ])
+        .counts(&[("received message *", 4)]),
+        client_expect: Expect::ok(&[
+            "joined dgid: ::ffff:239.255.1.1, mlid 0x*, sl *",
+            "sent message 1",
+            "sent message 4",
+        ])
+        .counts(&[("sent message *", 4), ("event *, status *", 0)]),
+        timeout_secs: 60,
+        causes: &[Cause {
+            from: Side::Client,
+            label: "UD Send Only Immediate*",
+            call: "ibv_post_send of a SEND with immediate data to the group address handle",
+        }],
+        pair: true,
+        // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
+        // the group's address.
+        wire: &[
+            Wire::Joins {
+                from: Side::Server,
+                group: "239.255.1.1",
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "UD Send Only*",
+                n: 4,
+                len: Some(64),
+            },
+            Wire::To {
+                from: Side::Client,
+                what: "UD Send*",
+                addr: "239.255.1.1",
+            },
+        ],
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_two_connections() -> Scenario {
+    Scenario {
+        name: "mckey_two_connections".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mckey",
+            &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"],
+        )),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-c", "2"])),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
+            .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT)
+            .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_50_messages_of_1000() -> Scenario {
+    Scenario {
+        name: "mckey_50_messages_of_1000".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mckey",
+            &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "50",
+                "-S",
+                "1000",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "mckey",
+            &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
+        )),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_to_rdma_core_mckey() -> Scenario {
+    Scenario {
+        // Rust sender, rdma-core receiver (line-buffered so its "receiving"
+        // line reaches the file while it waits).
+        name: "mckey_to_rdma_core_mckey".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "stdbuf",
+            &[
+                "-oL",
+                "/usr/bin/mckey",
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "50",
+                "-S",
+                "1000",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "mckey",
+            &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
+        )),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+fn rdma_core_mckey_to_mckey() -> Scenario {
+    Scenario {
+        // rdma-core sender, Rust receiver.
+        name: "rdma_core_mckey_to_mckey".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mckey",
+            &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "50",
+                "-S",
+                "1000",
+            ],
+        )),
+        client: Some(Cmd::new("sh", &["-c", C_MCKEY_SENDER])),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("initiating data transfers", 1)]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_two_receivers() -> Scenario {
+    Scenario {
+        name: "mckey_two_receivers".into(),
+        package: "mckey",
+        server: Some(Cmd::new("sh", &["-c", TWO_RECEIVERS])),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+        ready: Ready::Line("both receivers waiting"),
+        server_expect: Expect::ok(&[
+            "r1: receiving data transfers",
+            "r1: data transfers complete",
+            "r1: return status 0",
+            "r2: receiving data transfers",
+            "r2: data transfers complete",
+            "r2: return status 0",
+            "r1 exit 0, r2 exit 0",
+        ])
+        .counts(&[
+            ("r1 exit 0, r2 exit 0", 1),
+            ("r*: data transfers complete", 2),
+        ]),
+        client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+fn mc_20_messages_of_512() -> Scenario {
+    Scenario {
+        name: "mc_20_messages_of_512".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mc",
+            &[
                 "-m",
                 "239.255.1.1",
                 "-b",
                 "{server_ip}",
                 "-c",
-                "2147483647",
+                "20",
+                "-l",
+                "512",
             ],
-            &["ibv_create_cq of 2147483647 entries failed: Invalid argument (EINVAL)"],
-        ),
-        Scenario {
-            name: "mckey_no_messages".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "0"])),
-            ready: Ready::Line("mckey: joined dgid: *"),
-            server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-                .counts(&[("receiving data transfers", 0)]),
-            client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-                .counts(&[("initiating data transfers", 0)]),
-            fault: Some(Fault::Limits),
-            placement: Placement::OneHost,
-            ..Scenario::BASE
-        },
-        // As in the original, -S 0 means no message at all (create_message
-        // sets message_count to 0): both sides join and end.
-        Scenario {
-            name: "mckey_empty_messages".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mckey", &[
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-S",
-                    "0",
-                    "-C",
-                    "2",
-                ])),
-            client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"])),
-            ready: Ready::Line("mckey: joined dgid: *"),
-            server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-                .counts(&[("receiving data transfers", 0)]),
-            client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-                .counts(&[("initiating data transfers", 0)]),
-            fault: Some(Fault::Limits),
-            placement: Placement::OneHost,
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "mc_empty_messages".into(),
-            package: "mckey",
-            server: Some(Cmd::new("mc", &[
-                    "-m",
-                    "239.255.1.1",
-                    "-b",
-                    "{server_ip}",
-                    "-c",
-                    "2",
-                    "-l",
-                    "0",
-                ])),
-            client: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"])),
-            ready: Ready::Line("waiting for messages..."),
-            server_expect: Expect::ok(&["received message 1", "received message 2"]),
-            client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
-            fault: Some(Fault::Limits),
-            placement: Placement::OneHost,
-            ..Scenario::BASE
-        },
-        // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
-        refused(
-            "mckey_address_without_rdma",
+        )),
+        client: Some(Cmd::new(
+            "mc",
+            &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"],
+        )),
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect::ok(&["waiting for messages...", "received message 20"])
+            .counts(&[("received message *", 20)]),
+        client_expect: Expect::ok(&["sent message 20"]).counts(&[("sent message *", 20)]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+fn mc_to_mckey() -> Scenario {
+    Scenario {
+        // mc's defaults (4 messages of 64 bytes) into an mckey receiver
+        // expecting as many of that size: the two speak the same exchange.
+        name: "mc_to_mckey".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
             "mckey",
-            Fault::Address,
-            &["mckey", "-m", "239.255.1.1", "-b", "127.0.0.1"],
-            &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: No such \
-               device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
-        ),
-        refused(
-            "mc_address_without_rdma",
+            &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-C",
+                "4",
+                "-S",
+                "64",
+            ],
+        )),
+        client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
+        ready: Ready::Line("receiving data transfers"),
+        server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
+        client_expect: Expect::ok(&["sent message 4"]),
+        timeout_secs: 60,
+        ..Scenario::BASE
+    }
+}
+
+// Error paths run on the server side, in VM A, where {server_ip} is local.
+fn mckey_size_above_mtu() -> Scenario {
+    Scenario {
+        name: "mckey_size_above_mtu".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
             "mckey",
-            Fault::Address,
-            &["mc", "-m", "239.255.1.1", "-b", "127.0.0.1"],
-            &["rdma_resolve_addr to 239.255.1.1:0 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
-        ),
-        // The senders without a route to the group through the RDMA netdev
-        // (none, or a default route on a netdev without RDMA), and the fix
-        // that the doctor gives, after which both pairs pass.
-        no_rdma_route(
-            "mckey_no_mcast_route",
-            &["-c", NO_MCAST_ROUTE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
-            MCKEY_UNRESOLVED,
-            &["mckey: resolve addr failure: rdma_resolve_addr to 239.255.1.1:0 failed: Network is \
-               unreachable (ENETUNREACH) (hint: no route sends 239.255.1.1 out of an RDMA netdev \
-               (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast through the \
-               RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this \
-               host leaves through NETDEV unless a more specific route says otherwise), or give -b \
-               an address on that netdev)"],
-        ),
-        no_rdma_route(
-            "mc_no_mcast_route",
-            &["-c", NO_MCAST_ROUTE, "sh", "mc", "-s", "-m", "239.255.1.1"],
-            &[],
-            &["rdma_resolve_addr to 239.255.1.1:0 failed: Network is unreachable (ENETUNREACH) \
-               (hint: no route sends 239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` \
-               shows where it goes): route IPv4 multicast through the RDMA netdev, `ip route add \
-               224.0.0.0/4 dev NETDEV` (then all IPv4 multicast from this host leaves through \
-               NETDEV unless a more specific route says otherwise), or give -b an address on that \
-               netdev)"],
-        ),
-        no_rdma_route(
-            "mckey_mcast_route_elsewhere",
-            &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mckey", "-m", "239.255.1.1", "-s"],
-            MCKEY_UNRESOLVED,
-            &["mckey: event: RDMA_CM_EVENT_ADDR_ERROR, error: -19 (hint: no route sends \
-               239.255.1.1 out of an RDMA netdev (`ip route get 239.255.1.1` shows where it goes): \
-               route IPv4 multicast through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` \
-               (then all IPv4 multicast from this host leaves through NETDEV unless a more specific \
-               route says otherwise), or give -b an address on that netdev)"],
-        ),
-        no_rdma_route(
-            "mc_mcast_route_elsewhere",
-            &["-c", MCAST_ROUTE_ELSEWHERE, "sh", "mc", "-s", "-m", "239.255.1.1"],
-            &[],
-            &["rdma_resolve_addr of 239.255.1.1:0: event: RDMA_CM_EVENT_ADDR_ERROR, status: -19 \
-               (expected RDMA_CM_EVENT_ADDR_RESOLVED) (hint: no route sends 239.255.1.1 out of an \
-               RDMA netdev (`ip route get 239.255.1.1` shows where it goes): route IPv4 multicast \
-               through the RDMA netdev, `ip route add 224.0.0.0/4 dev NETDEV` (then all IPv4 \
-               multicast from this host leaves through NETDEV unless a more specific route says \
-               otherwise), or give -b an address on that netdev)"],
-        ),
-        Scenario {
-            name: "lab_local_mcast_route_fixed".into(),
-            package: "mckey",
-            server: Some(Cmd::new("sh", &["-c", ROUTE_FIXED])),
-            server_expect: Expect::ok(&[
-                "the doctor's fix: ip route add 224.0.0.0/4 dev d0",
-                "the doctor finds nothing",
-                "  PASS mckey",
-                "  PASS mc",
-                "doctor: no findings",
-                "2 passed, 0 failed*",
-            ])
-            .any_stderr(),
-            timeout_secs: 180,
-            placement: Placement::OneVm,
-            // It changes the routes, and runs the lab itself.
-            ..Scenario::BASE
-        },
-    ]
+            &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"],
+        )),
+        server_expect: Expect::exits(
+            1,
+            &["mckey: starting client", "test complete", "return status 1"],
+            &["mckey: message_size 2000 is larger than active mtu 1024"],
+        )
+        .counts(&[("initiating data transfers", 0)]),
+        client_expect: Expect::NOTHING,
+        fault: Some(Fault::Limits),
+        exercise: Some(Exercise {
+            question: "Send multicast messages larger than the path MTU: `mckey -m \
+                239.255.1.1 -b 192.0.2.1 -s -S 2000`.",
+            predict: "RC cuts a long message into First, Middle and Last packets. Can \
+                UD? What does mckey do with 2000-byte messages on a 1024-byte \
+                MTU?",
+            explain: "UD carries each message in exactly one packet: there is no \
+                connection to keep pieces in order or to put them together \
+                again, so a UD message can be no longer than the path MTU. \
+                mckey checks the size against the port's active MTU before it \
+                sends anything and refuses, with one error line; nothing of it \
+                reaches the wire.",
+        }),
+        ..Scenario::BASE
+    }
+}
+
+fn mc_length_above_mtu() -> Scenario {
+    Scenario {
+        name: "mc_length_above_mtu".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mc",
+            &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"],
+        )),
+        server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
+            .counts(&[("sent message *", 0)]),
+        client_expect: Expect::NOTHING,
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_device_removed() -> Scenario {
+    Scenario {
+        name: "mckey_device_removed".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                DEVICE_REMOVED,
+                "sh",
+                "mckey",
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+            ],
+        )),
+        server_expect: Expect::ok(&[
+            "receiver waiting",
+            "rdma link delete exit 0",
+            "receiver exit 1, stderr lines 1: mckey: event: \
+             RDMA_CM_EVENT_DEVICE_REMOVAL, error: *",
+            "* added back on *",
+        ])
+        .any_stderr()
+        .within(40),
+        timeout_secs: 60,
+        fault: Some(Fault::Device),
+        placement: Placement::Vms,
+        ..Scenario::BASE
+    }
+}
+
+fn mc_device_removed() -> Scenario {
+    Scenario {
+        name: "mc_device_removed".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                DEVICE_REMOVED,
+                "sh",
+                "mc",
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+            ],
+        )),
+        server_expect: Expect::ok(&[
+            "receiver waiting",
+            "rdma link delete exit 0",
+            "receiver exit 1, stderr lines 1: receiving message 1 of 4: \
+             the exchange cannot go on: RDMA_CM_EVENT_DEVICE_REMOVAL (status *)",
+            "* added back on *",
+        ])
+        .any_stderr()
+        .within(40),
+        timeout_secs: 60,
+        fault: Some(Fault::Device),
+        placement: Placement::Vms,
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_bad_input() -> Scenario {
+    Scenario {
+        name: "mckey_bad_input".into(),
+        package: "mckey",
+        server: Some(Cmd::new("sh", &["-c", MCKEY_BAD_INPUT])),
+        server_expect: Expect::ok(&[
+            "case []: exit 1, usage 1, stderr lines 1: mckey: a \
+                    multicast address (-m or -M) is required",
+            "case [-s]: exit 1, usage 1, stderr lines 1: mckey: a \
+                    multicast address (-m or -M) is required",
+            "case [-M ff0e::1]: exit 1, usage 1, stderr lines 1: mckey: \
+                    unmapped multicast address requires binding to source \
+                    address (-b)",
+            "case [-m 239.255.1.1 -C x]: exit 1, usage 1, stderr lines \
+                    1: mckey: invalid value 'x' for -C *",
+            "case [-m 239.255.1.1 -S x]: exit 1, usage 1, stderr lines \
+                    1: mckey: invalid value 'x' for -S *",
+            "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
+                    1: mckey: invalid value 'x' for -c *",
+            "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
+                    lines 1: getaddrinfo failed - invalid hostname or IP \
+                    address: no-such-host.invalid (*)",
+            "case [-M ff0e::1 -b *]: exit 1, usage 0, stderr lines 1: \
+                    mckey: unmapped multicast address (-M) needs an InfiniBand \
+                    port; * is RoCE (Ethernet link layer): use -m",
+        ])
+        .counts(&[
+            ("case *: exit 1, * stderr lines 1: *", 8),
+            ("*panicked*", 0),
+        ]),
+        client_expect: Expect::NOTHING,
+        fault: Some(Fault::CommandLine),
+        ..Scenario::BASE
+    }
+}
+
+fn mc_bad_input() -> Scenario {
+    Scenario {
+        name: "mc_bad_input".into(),
+        package: "mckey",
+        server: Some(Cmd::new("sh", &["-c", MC_BAD_INPUT])),
+        server_expect: Expect::ok(&[
+            "case []: exit 1, usage 1, stderr lines 1: mc: multicast \
+                    address must be specified with -m",
+            "case [-s]: exit 1, usage 1, stderr lines 1: mc: multicast \
+                    address must be specified with -m",
+            "case [-z]: exit 1, usage 1, stderr lines 1: mc: Unrecognized option: 'z'",
+            "case [-m 239.255.1.1 -c x]: exit 1, usage 1, stderr lines \
+                    1: mc: invalid value 'x' for -c *",
+            "case [-m 239.255.1.1 -l x]: exit 1, usage 1, stderr lines \
+                    1: mc: invalid value 'x' for -l *",
+            "case [-m no-such-host.invalid]: exit 1, usage 0, stderr \
+                    lines 1: rdma_getaddrinfo (mcast): getaddrinfo failed - \
+                    invalid hostname or IP address: no-such-host.invalid (*)",
+        ])
+        .counts(&[
+            ("case *: exit 1, * stderr lines 1: *", 6),
+            ("*panicked*", 0),
+        ]),
+        client_expect: Expect::NOTHING,
+        fault: Some(Fault::CommandLine),
+        ..Scenario::BASE
+    }
+}
+
+fn mckey_no_messages() -> Scenario {
+    Scenario {
+        name: "mckey_no_messages".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mckey",
+            &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"],
+        )),
+        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "0"])),
+        ready: Ready::Line("mckey: joined dgid: *"),
+        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("receiving data transfers", 0)]),
+        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("initiating data transfers", 0)]),
+        fault: Some(Fault::Limits),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    }
+}
+
+// As in the original, -S 0 means no message at all (create_message
+// sets message_count to 0): both sides join and end.
+fn mckey_empty_messages() -> Scenario {
+    Scenario {
+        name: "mckey_empty_messages".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mckey",
+            &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-S",
+                "0",
+                "-C",
+                "2",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "mckey",
+            &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"],
+        )),
+        ready: Ready::Line("mckey: joined dgid: *"),
+        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("receiving data transfers", 0)]),
+        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
+            .counts(&[("initiating data transfers", 0)]),
+        fault: Some(Fault::Limits),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    }
+}
+
+fn mc_empty_messages() -> Scenario {
+    Scenario {
+        name: "mc_empty_messages".into(),
+        package: "mckey",
+        server: Some(Cmd::new(
+            "mc",
+            &[
+                "-m",
+                "239.255.1.1",
+                "-b",
+                "{server_ip}",
+                "-c",
+                "2",
+                "-l",
+                "0",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "mc",
+            &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"],
+        )),
+        ready: Ready::Line("waiting for messages..."),
+        server_expect: Expect::ok(&["received message 1", "received message 2"]),
+        client_expect: Expect::ok(&["sent message 1", "sent message 2"]),
+        fault: Some(Fault::Limits),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    }
+}
+
+fn lab_local_mcast_route_fixed() -> Scenario {
+    Scenario {
+        name: "lab_local_mcast_route_fixed".into(),
+        package: "mckey",
+        server: Some(Cmd::new("sh", &["-c", ROUTE_FIXED])),
+        server_expect: Expect::ok(&[
+            "the doctor's fix: ip route add 224.0.0.0/4 dev d0",
+            "the doctor finds nothing",
+            "  PASS mckey",
+            "  PASS mc",
+            "doctor: no findings",
+            "2 passed, 0 failed*",
+        ])
+        .any_stderr(),
+        timeout_secs: 180,
+        placement: Placement::OneVm,
+        // It changes the routes, and runs the lab itself.
+        ..Scenario::BASE
+    }
 }
 
 /// The receivers, for the fault matrix's signal cells: either ends the
@@ -821,8 +1017,6 @@ fn mc() -> Kill {
 /// receiver, so it runs to its end when the receiver is killed as it
 /// waits, or halfway through the messages (the receiver of 10 has had the
 /// 5 a sender sent, and SIGTERM and SIGINT say so).
-// A table: one entry per scenario, each read on its own.
-#[allow(clippy::too_many_lines)]
 pub fn kills() -> Vec<Kill> {
     vec![
         Kill {
@@ -831,19 +1025,7 @@ pub fn kills() -> Vec<Kill> {
             // The sender pauses 3 s after joining (the original's SM pause),
             // which SIGTERM and SIGINT end in one line.
             line: "mckey: joined dgid: *",
-            signals: &[
-                SIGKILL,
-                Sig {
-                    name: "TERM",
-                    exit: 1,
-                    stderr: SENDER_INTERRUPTED,
-                },
-                Sig {
-                    name: "INT",
-                    exit: 1,
-                    stderr: SENDER_INTERRUPTED,
-                },
-            ],
+            signals: &const { kill_then_handled(SENDER_INTERRUPTED) },
             survivor: Expect::exits(
                 1,
                 &["test complete", "return status 1"],
@@ -867,19 +1049,7 @@ pub fn kills() -> Vec<Kill> {
             // The receiver prints nothing per message: the sender's 3 s pause
             // and its 5 messages are over within about 5 s of this line.
             delay: "8",
-            signals: &[
-                SIGKILL,
-                Sig {
-                    name: "TERM",
-                    exit: 1,
-                    stderr: MCKEY_HALFWAY,
-                },
-                Sig {
-                    name: "INT",
-                    exit: 1,
-                    stderr: MCKEY_HALFWAY,
-                },
-            ],
+            signals: &const { kill_then_handled(MCKEY_HALFWAY) },
             survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
             ..mckey()
         },
@@ -905,19 +1075,7 @@ pub fn kills() -> Vec<Kill> {
             client: MC_SENDER_OF_5,
             victim: Side::Server,
             line: "received message 5",
-            signals: &[
-                SIGKILL,
-                Sig {
-                    name: "TERM",
-                    exit: 1,
-                    stderr: MC_HALFWAY,
-                },
-                Sig {
-                    name: "INT",
-                    exit: 1,
-                    stderr: MC_HALFWAY,
-                },
-            ],
+            signals: &const { kill_then_handled(MC_HALFWAY) },
             survivor: Expect::ok(&["sent message 5"]),
             ..mc()
         },

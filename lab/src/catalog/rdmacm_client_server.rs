@@ -56,215 +56,14 @@ fn pids_match(o: &Outcome) -> Vec<String> {
 }
 
 /// The pair and its error paths.
-// A table: one entry per scenario, each read on its own.
-#[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        // rdmacm_client_server: two clients in a row against one server, which
-        // keeps serving until SIGTERM.
-        Scenario {
-            name: "rdmacm_client_server".into(),
-            package: "rdmacm_client_server",
-            // Each side's shell names the pid the program runs as (exec keeps
-            // it), so the tests can check the pid each message carries.
-            server: Some(Cmd::new("sh", &[
-                    "-c",
-                    "echo \"server pid $$\"; exec rdmacm_server {server_ip} 12345",
-                ])),
-            client: Some(Cmd::new("sh", &[
-                    "-c",
-                    "for i in 1 2; do rdmacm_client {server_ip} 12345 & p=$!; \
-                     echo \"client pid $p\"; wait $p || exit 1; done",
-                ])),
-            ready: Ready::RdmaCmListen(12345),
-            // Per connection, the send's completion and the peer's message come
-            // in either order; the tests count both.
-            server_expect: Expect::ok(&[
-                "listening on port 12345.",
-                "received connection request.",
-                "connected. posting send...",
-                "received message: message from active/client side with pid *",
-                "peer disconnected.",
-            ])
-            .counts(&[
-                ("received connection request.", 2),
-                (
-                    "received message: message from active/client side with pid *",
-                    2,
-                ),
-                ("peer disconnected.", 2),
-                ("send completed successfully.", 2),
-            ]),
-            client_expect: Expect::ok(&[
-                "address resolved.",
-                "route resolved.",
-                "connected. posting send...",
-                "received message: message from passive/server side with pid *",
-                "disconnected.",
-            ])
-            .counts(&[
-                (
-                    "received message: message from passive/server side with pid *",
-                    2,
-                ),
-                ("send completed successfully.", 2),
-                ("disconnected.", 2),
-            ]),
-            causes: &[
-                Cause {
-                    from: Side::Server,
-                    label: "RC Send Only*",
-                    call: "on_connection: ibv_post_send of message from passive/server side",
-                },
-                Cause {
-                    from: Side::Client,
-                    label: "RC Send Only*",
-                    call: "on_connection: ibv_post_send of message from active/client side",
-                },
-            ],
-            pair: true,
-            // Per client: REQ, REP, RTU; one SEND each way with its message;
-            // the client's disconnect.
-            wire: &[
-                Wire::InOrder(&[
-                    (Side::Client, "CM ConnectRequest"),
-                    (Side::Server, "CM ConnectReply"),
-                    (Side::Client, "CM ReadyToUse"),
-                    (Side::Server, "RC Send Only"),
-                    (Side::Client, "RC Send Only"),
-                    (Side::Client, "CM DisconnectRequest"),
-                ]),
-                Wire::Count { from: Side::Client, what: "CM ConnectRequest", n: 2, len: None },
-                Wire::Count { from: Side::Server, what: "RC Send Only", n: 2, len: Some(1024) },
-                Wire::Count { from: Side::Client, what: "RC Send Only", n: 2, len: Some(1024) },
-                Wire::Carries { from: Side::Server, what: "RC Send Only", text: "message from passive/server side" },
-                Wire::Carries { from: Side::Client, what: "RC Send Only", text: "message from active/client side" },
-            ],
-            stop_server: true,
-            verify: Some(pids_match),
-            ..Scenario::BASE
-        },
-        // A client killed (SIGKILL) once it has resolved its route, i.e. while
-        // it connects: whatever state that leaves its connection in, the server
-        // drops it and serves the next client.
-        Scenario {
-            name: "rdmacm_client_dies".into(),
-            package: "rdmacm_client_server",
-            server: Some(Cmd::new("rdmacm_server", &["{server_ip}", "12345"])),
-            client: Some(Cmd::new("sh", &["-c", KILL_FIRST_CLIENT])),
-            ready: Ready::RdmaCmListen(12345),
-            // The send's completion and the client's message come in either
-            // order (the former is counted). The killed client left no error
-            // behind, and the second client was served in full.
-            server_expect: Expect::ok(&[
-                "received connection request.",
-                "connected. posting send...",
-                "received message: message from active/client side with pid *",
-            ])
-            .counts(&[("send completed successfully.", 1)])
-            .stderr_counts(&[("*on_completion: completion for an unknown connection*", 0)])
-            // The killed client's half-made connection may be dropped, in a line.
-            .any_stderr(),
-            client_expect: Expect::ok(&[
-                "first client killed after: route resolved.",
-                "received message: message from passive/server side with pid *",
-                "disconnected.",
-            ])
-            .counts(&[("disconnected.", 1)])
-            .any_stderr(),
-            stop_server: true,
-            fault: Some(Fault::PeerKilled),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "rdmacm_nobody_listening".into(),
-            package: "rdmacm_client_server",
-            client: Some(Cmd::new("rdmacm_client", &["{server_ip}", "12399"])),
-            // Told by a reject or an unreachable event, whichever the kernel
-            // sends, not by a timeout.
-            client_expect: Expect {
-                stdout: owned(&["address resolved.", "route resolved."]),
-                ..Expect::fails_one_of(&[
-                    "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
-                    "on_event: unexpected event RDMA_CM_EVENT_UNREACHABLE (status *)",
-                ])
-            }
-            .within(crate::model::AT_ONCE_SECS),
-            fault: Some(Fault::Address),
-            exercise: Some(Exercise {
-                question: "Start the client when no server listens on its port: `rdmacm_client 192.0.2.1 12399`.",
-                predict: "Address and route resolution need no server: do they succeed? What does the client's connect request get back, and which event does the client see?",
-                explain: "Resolving the address and the route uses only this host's routing table and ARP, so both succeed. `rdma_connect` then sends a CM ConnectRequest, a management datagram to the CM of the server's host; nobody listens on that port's service ID there, so that host's CM answers with a reject, and the client's rdma_cm reports RDMA_CM_EVENT_REJECTED with the reject's reason as its status. The client learns it at once, not after a timeout.",
-            }),
-            ..Scenario::BASE
-        },
-        // rping posts 16-byte receives (its struct rping_rdma_info): the
-        // client's 1024-byte SEND cannot land, and the failed completion must be
-        // reported with its status string, exit 1.
-        Scenario {
-            name: "rdmacm_client_to_rping".into(),
-            package: "rdmacm_client_server",
-            server: Some(Cmd::new("rping", &["-s", "-a", "{server_ip}", "-p", "12346", "-C", "1"])),
-            client: Some(Cmd::new("rdmacm_client", &["{server_ip}", "12346"])),
-            ready: Ready::RdmaCmListen(12346),
-            server_expect: Expect::exits(255, &[], &[]),
-            client_expect: Expect::exits(
-                1,
-                &["connected. posting send..."],
-                &["on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*)"],
-            ),
-            ..Scenario::BASE
-        },
-        // The same the other way: the server's SEND overruns an rping client's
-        // receive. The server drops that connection with one line and serves
-        // the next client, a good one, in full.
-        Scenario {
-            name: "rping_to_rdmacm_server".into(),
-            package: "rdmacm_client_server",
-            server: Some(Cmd::new("rdmacm_server", &["{server_ip}", "12347"])),
-            client: Some(Cmd::new("sh", &[
-                    "-c",
-                    "rping -c -a {server_ip} -p 12347 -C 1; echo \"rping exit $?\"; \
-                     rdmacm_client {server_ip} 12347",
-                ])),
-            ready: Ready::RdmaCmListen(12347),
-            server_expect: Expect::ok(&[
-                "received connection request.",
-                "connected. posting send...",
-                "received connection request.",
-                "received message: message from active/client side with pid *",
-            ])
-            .counts(&[
-                ("received connection request.", 2),
-                ("peer disconnected.", 2),
-            ])
-            .stderr_counts(&[(
-                "on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*); *",
-                1,
-            )])
-            .one_error_line(),
-            client_expect: Expect::ok(&[
-                // rping's own status varies with where it noticed the failure.
-                "rping exit *",
-                "received message: message from passive/server side with pid *",
-                "disconnected.",
-            ])
-            .any_stderr(),
-            stop_server: true,
-            fault: Some(Fault::BadPeer),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "rdmacm_no_such_host".into(),
-            package: "rdmacm_client_server",
-            // On the lab's /24 and answered by nobody: address resolution fails.
-            client: Some(Cmd::new("rdmacm_client", &["192.0.2.99", "12345"])),
-            client_expect: Expect::fails(&[
-                "on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)",
-            ]),
-            fault: Some(Fault::Address),
-            ..Scenario::BASE
-        },
+        rdmacm_client_server(),
+        rdmacm_client_dies(),
+        rdmacm_nobody_listening(),
+        rdmacm_client_to_rping(),
+        rping_to_rdmacm_server(),
+        rdmacm_no_such_host(),
         // The fault matrix's `ulimit -l` cells: the first registration fails
         // with the hint, in one line, before any peer is needed.
         memlocked(
@@ -285,17 +84,295 @@ pub fn scenarios() -> Vec<Scenario> {
             "rdmacm_client_server",
             Fault::Address,
             &["rdmacm_server", "127.0.0.1", "12344"],
-            &["rdma_bind_addr to 127.0.0.1:12344 found no RDMA device: give the address of an \
-               RDMA device's interface, or none to listen on all"],
+            &[
+                "rdma_bind_addr to 127.0.0.1:12344 found no RDMA device: give the address of an \
+               RDMA device's interface, or none to listen on all",
+            ],
         ),
         refused(
             "rdmacm_client_address_without_rdma",
             "rdmacm_client_server",
             Fault::Address,
             &["rdmacm_client", "127.0.0.1", "12344"],
-            &["rdma_resolve_route failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+            &[
+                "rdma_resolve_route failed: No such device (ENODEV) (hint: no \
+                RDMA device serves that address: is rdma_rxe or an HCA bound to \
+                its interface?)",
+            ],
         ),
     ]
+}
+
+// rdmacm_client_server: two clients in a row against one server, which
+// keeps serving until SIGTERM.
+const RDMACM_CLIENT_SERVER_CAUSES: &[Cause] = &[
+    Cause {
+        from: Side::Server,
+        label: "RC Send Only*",
+        call: "on_connection: ibv_post_send of message from passive/server side",
+    },
+    Cause {
+        from: Side::Client,
+        label: "RC Send Only*",
+        call: "on_connection: ibv_post_send of message from active/client side",
+    },
+];
+
+const RDMACM_CLIENT_SERVER_WIRE: &[Wire] = &[
+    Wire::InOrder(&[
+        (Side::Client, "CM ConnectRequest"),
+        (Side::Server, "CM ConnectReply"),
+        (Side::Client, "CM ReadyToUse"),
+        (Side::Server, "RC Send Only"),
+        (Side::Client, "RC Send Only"),
+        (Side::Client, "CM DisconnectRequest"),
+    ]),
+    Wire::Count {
+        from: Side::Client,
+        what: "CM ConnectRequest",
+        n: 2,
+        len: None,
+    },
+    Wire::Count {
+        from: Side::Server,
+        what: "RC Send Only",
+        n: 2,
+        len: Some(1024),
+    },
+    Wire::Count {
+        from: Side::Client,
+        what: "RC Send Only",
+        n: 2,
+        len: Some(1024),
+    },
+    Wire::Carries {
+        from: Side::Server,
+        what: "RC Send Only",
+        text: "message from passive/server side",
+    },
+    Wire::Carries {
+        from: Side::Client,
+        what: "RC Send Only",
+        text: "message from active/client side",
+    },
+];
+
+fn rdmacm_client_server() -> Scenario {
+    Scenario {
+        name: "rdmacm_client_server".into(),
+        package: "rdmacm_client_server",
+        // Each side's shell names the pid the program runs as (exec keeps
+        // it), so the tests can check the pid each message carries.
+        server: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                "echo \"server pid $$\"; exec rdmacm_server {server_ip} 12345",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                "for i in 1 2; do rdmacm_client {server_ip} 12345 & p=$!; \
+                 echo \"client pid $p\"; wait $p || exit 1; done",
+            ],
+        )),
+        ready: Ready::RdmaCmListen(12345),
+        // Per connection, the send's completion and the peer's message come
+        // in either order; the tests count both.
+        server_expect: Expect::ok(&[
+            "listening on port 12345.",
+            "received connection request.",
+            "connected. posting send...",
+            "received message: message from active/client side with pid *",
+            "peer disconnected.",
+        ])
+        .counts(&[
+            ("received connection request.", 2),
+            (
+                "received message: message from active/client side with pid *",
+                2,
+            ),
+            ("peer disconnected.", 2),
+            ("send completed successfully.", 2),
+        ]),
+        client_expect: Expect::ok(&[
+            "address resolved.",
+            "route resolved.",
+            "connected. posting send...",
+            "received message: message from passive/server side with pid *",
+            "disconnected.",
+        ])
+        .counts(&[
+            (
+                "received message: message from passive/server side with pid *",
+                2,
+            ),
+            ("send completed successfully.", 2),
+            ("disconnected.", 2),
+        ]),
+        causes: RDMACM_CLIENT_SERVER_CAUSES,
+        pair: true,
+        // Per client: REQ, REP, RTU; one SEND each way with its message;
+        // the client's disconnect.
+        wire: RDMACM_CLIENT_SERVER_WIRE,
+        stop_server: true,
+        verify: Some(pids_match),
+        ..Scenario::BASE
+    }
+}
+
+// A client killed (SIGKILL) once it has resolved its route, i.e. while
+// it connects: whatever state that leaves its connection in, the server
+// drops it and serves the next client.
+fn rdmacm_client_dies() -> Scenario {
+    Scenario {
+        name: "rdmacm_client_dies".into(),
+        package: "rdmacm_client_server",
+        server: Some(Cmd::new("rdmacm_server", &["{server_ip}", "12345"])),
+        client: Some(Cmd::new("sh", &["-c", KILL_FIRST_CLIENT])),
+        ready: Ready::RdmaCmListen(12345),
+        // The send's completion and the client's message come in either
+        // order (the former is counted). The killed client left no error
+        // behind, and the second client was served in full.
+        server_expect: Expect::ok(&[
+            "received connection request.",
+            "connected. posting send...",
+            "received message: message from active/client side with pid *",
+        ])
+        .counts(&[("send completed successfully.", 1)])
+        .stderr_counts(&[("*on_completion: completion for an unknown connection*", 0)])
+        // The killed client's half-made connection may be dropped, in a line.
+        .any_stderr(),
+        client_expect: Expect::ok(&[
+            "first client killed after: route resolved.",
+            "received message: message from passive/server side with pid *",
+            "disconnected.",
+        ])
+        .counts(&[("disconnected.", 1)])
+        .any_stderr(),
+        stop_server: true,
+        fault: Some(Fault::PeerKilled),
+        ..Scenario::BASE
+    }
+}
+
+fn rdmacm_nobody_listening() -> Scenario {
+    Scenario {
+        name: "rdmacm_nobody_listening".into(),
+        package: "rdmacm_client_server",
+        client: Some(Cmd::new("rdmacm_client", &["{server_ip}", "12399"])),
+        // Told by a reject or an unreachable event, whichever the kernel
+        // sends, not by a timeout.
+        client_expect: Expect {
+            stdout: owned(&["address resolved.", "route resolved."]),
+            ..Expect::fails_one_of(&[
+                "on_event: unexpected event RDMA_CM_EVENT_REJECTED (status *)",
+                "on_event: unexpected event RDMA_CM_EVENT_UNREACHABLE (status *)",
+            ])
+        }
+        .within(crate::model::AT_ONCE_SECS),
+        fault: Some(Fault::Address),
+        exercise: Some(Exercise {
+            question: "Start the client when no server listens on its port: \
+                `rdmacm_client 192.0.2.1 12399`.",
+            predict: "Address and route resolution need no server: do they succeed? \
+                What does the client's connect request get back, and which \
+                event does the client see?",
+            explain: "Resolving the address and the route uses only this host's \
+                routing table and ARP, so both succeed. `rdma_connect` then \
+                sends a CM ConnectRequest, a management datagram to the CM of \
+                the server's host; nobody listens on that port's service ID \
+                there, so that host's CM answers with a reject, and the \
+                client's rdma_cm reports RDMA_CM_EVENT_REJECTED with the \
+                reject's reason as its status. The client learns it at once, \
+                not after a timeout.",
+        }),
+        ..Scenario::BASE
+    }
+}
+
+// rping posts 16-byte receives (its struct rping_rdma_info): the
+// client's 1024-byte SEND cannot land, and the failed completion must be
+// reported with its status string, exit 1.
+fn rdmacm_client_to_rping() -> Scenario {
+    Scenario {
+        name: "rdmacm_client_to_rping".into(),
+        package: "rdmacm_client_server",
+        server: Some(Cmd::new(
+            "rping",
+            &["-s", "-a", "{server_ip}", "-p", "12346", "-C", "1"],
+        )),
+        client: Some(Cmd::new("rdmacm_client", &["{server_ip}", "12346"])),
+        ready: Ready::RdmaCmListen(12346),
+        server_expect: Expect::exits(255, &[], &[]),
+        client_expect: Expect::exits(
+            1,
+            &["connected. posting send..."],
+            &["on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*)"],
+        ),
+        ..Scenario::BASE
+    }
+}
+
+// The same the other way: the server's SEND overruns an rping client's
+// receive. The server drops that connection with one line and serves
+// the next client, a good one, in full.
+fn rping_to_rdmacm_server() -> Scenario {
+    Scenario {
+        name: "rping_to_rdmacm_server".into(),
+        package: "rdmacm_client_server",
+        server: Some(Cmd::new("rdmacm_server", &["{server_ip}", "12347"])),
+        client: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                "rping -c -a {server_ip} -p 12347 -C 1; echo \"rping exit $?\"; \
+                 rdmacm_client {server_ip} 12347",
+            ],
+        )),
+        ready: Ready::RdmaCmListen(12347),
+        server_expect: Expect::ok(&[
+            "received connection request.",
+            "connected. posting send...",
+            "received connection request.",
+            "received message: message from active/client side with pid *",
+        ])
+        .counts(&[
+            ("received connection request.", 2),
+            ("peer disconnected.", 2),
+        ])
+        .stderr_counts(&[(
+            "on_completion: status is not IBV_WC_SUCCESS: *(status *, vendor error 0x*); *",
+            1,
+        )])
+        .one_error_line(),
+        client_expect: Expect::ok(&[
+            // rping's own status varies with where it noticed the failure.
+            "rping exit *",
+            "received message: message from passive/server side with pid *",
+            "disconnected.",
+        ])
+        .any_stderr(),
+        stop_server: true,
+        fault: Some(Fault::BadPeer),
+        ..Scenario::BASE
+    }
+}
+
+fn rdmacm_no_such_host() -> Scenario {
+    Scenario {
+        name: "rdmacm_no_such_host".into(),
+        package: "rdmacm_client_server",
+        // On the lab's /24 and answered by nobody: address resolution fails.
+        client: Some(Cmd::new("rdmacm_client", &["192.0.2.99", "12345"])),
+        client_expect: Expect::fails(&[
+            "on_event: unexpected event RDMA_CM_EVENT_ADDR_ERROR (status *)",
+        ]),
+        fault: Some(Fault::Address),
+        ..Scenario::BASE
+    }
 }
 
 /// The server, for the fault matrix's signal cells: either stops it

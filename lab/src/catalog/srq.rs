@@ -105,291 +105,19 @@ const W3_BATCHES: &[(Side, &str)] = &[
 ];
 
 /// The pair, its variants and its error path.
-// A table: one entry per scenario, each read on its own.
-#[allow(clippy::too_many_lines)]
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        Scenario {
-            name: "srq".into(),
-            package: "srq",
-            // Its default -l 100000: two buffers of 25 pages.
-            locked_kib: 200,
-            server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51216"])),
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51216"])),
-            ready: Ready::RdmaCmListen(51216),
-            server_expect: Expect::ok(&[
-                "waiting for connection from client...",
-                "recv count: 100, qp_num: *",
-                "send count: 2",
-            ])
-            .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
-            client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
-                .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
-            timeout_secs: 120,
-            causes: &[
-                Cause {
-                    from: Side::Client,
-                    label: "RC Send*",
-                    call: "send_and_wait: rdma_post_send of one message, the QPs taken in turn",
-                },
-                Cause {
-                    from: Side::Server,
-                    label: "RC Send*",
-                    call: "send_and_wait on the first connection: the server answers once max_wr messages came",
-                },
-            ],
-            pair: true,
-            // 100 messages of 100000 bytes (First, Middles, Last each) spread
-            // over the 4 connections' QPs; the server's 2 answers (one per
-            // batch of max_wr 50) all on connection 0.
-            wire: &[
-                Wire::Count { from: Side::Client, what: "CM ConnectRequest", n: 4, len: None },
-                Wire::Count { from: Side::Client, what: "RC Send First", n: 100, len: None },
-                Wire::Qps { from: Side::Client, what: "RC Send*", n: 4 },
-                Wire::Count { from: Side::Server, what: "RC Send First", n: 2, len: None },
-                Wire::ToFirstConnection { from: Side::Server, what: "RC Send*" },
-            ],
-            verify: Some(receives_on::<4>),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "srq_one_qp".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51221", "-q", "1"])),
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51221", "-q", "1"])),
-            ready: Ready::RdmaCmListen(51221),
-            server_expect: Expect::ok(&[
-                "waiting for connection from client...",
-                "recv count: 100, qp_num: *",
-                "send count: 2",
-            ])
-            .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
-            client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
-                .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
-            timeout_secs: 90,
-            verify: Some(receives_on::<1>),
-            exercise: Some(Exercise {
-                question: "Run srq with one connection: -q 1 on both sides.",
-                predict: "The server posts its receives to one shared receive queue. On which QP does each of the 100 messages arrive? To how many destination QPs do the client's SENDs go?",
-                explain: "A shared receive queue is one pool of receive buffers that any number of QPs draw from, and each completion says which QP its message came in on (`qp_num`). With one connection there is one QP: all 100 `recv count` lines name it, and the client's SENDs all go to one destination QP. With the default four connections the same pool serves four QPs, and the wire shows SENDs to four.",
-            }),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "srq_8qp_w16".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &[
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51222",
-                    "-q",
-                    "8",
-                    "-w",
-                    "16",
-                ])),
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51222", "-q", "8", "-w", "16"])),
-            ready: Ready::RdmaCmListen(51222),
-            server_expect: Expect::ok(&[
-                "waiting for connection from client...",
-                "recv count: 100, qp_num: *",
-                "send count: 7",
-            ])
-            .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 7)]),
-            client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 7"])
-                .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 7)]),
-            timeout_secs: 90,
-            verify: Some(receives_on::<8>),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "srq_c10_w3".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &[
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51223",
-                    "-c",
-                    "10",
-                    "-w",
-                    "3",
-                ])),
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51223", "-c", "10", "-w", "3"])),
-            ready: Ready::RdmaCmListen(51223),
-            server_expect: Expect::ok(&[
-                "waiting for connection from client...",
-                "recv count: 10, qp_num: *",
-                "send count: 4",
-            ])
-            .counts(&[("recv count: *, qp_num: *", 10), ("send count: *", 4)]),
-            client_expect: Expect::ok(&["send count: 10, qp_num: *", "recv count: 4"])
-                .counts(&[("send count: *, qp_num: *", 10), ("recv count: *", 4)]),
-            timeout_secs: 90,
-            verify: Some(receives_on::<4>),
-            // The batches on the wire: the exact counts make the order below
-            // the whole sequence, so no fourth message may slip before an
-            // answer.
-            wire: &[
-                Wire::Count { from: Side::Client, what: "RC Send Last", n: 10, len: None },
-                Wire::Count { from: Side::Server, what: "RC Send Last", n: 4, len: None },
-                Wire::InOrder(W3_BATCHES),
-            ],
-            exercise: Some(Exercise {
-                question: "Run srq with `-c 10 -w 3` on both sides: the server posts 3 receives to its SRQ (`-w`, `max_wr`), and the client sends at most 3 messages before it waits for a message from the server.",
-                predict: "In what order do the client's 10 messages and the server's messages cross the wire? How many does the server send? What would a client that sent a fourth message before the server's answer risk? And what credit code do the ACKs' AETHs carry?",
-                explain: "`-w` is both the depth of the server's SRQ and the client's batch: the client sends 3 messages, then waits; the server takes 3 receives out of its SRQ, posts each again, and sends one message, which tells the client it may send the next batch (the last batch holds one message, so the server sends 4 in all, as `send count: 4` says). This is flow control by the application: the server's message is the credit, and the client never has more messages in flight than the SRQ has receives. The ladder shows it as three 100000-byte messages from the client, then one from the server, three times, then the last message and the last answer. A fourth message sent early could find the SRQ empty and meet an RNR NAK; srq's connections would send it again after the RNR timer (librdmacm's default of 7 retries means for ever), so nothing would fail, but the wire would show the NAKs and the waits. RC has credits of its own in the AETH of each ACK, the count of receives the responder has posted; a QP on a shared receive queue has no receives of its own to count, so it advertises none, and every ACK in this capture carries credit code 31, which says so (Soft-RoCE sends 31 on every QP): only the program's batches keep the SRQ from running empty.",
-            }),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "srq_c5_w64".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &[
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51224",
-                    "-c",
-                    "5",
-                    "-w",
-                    "64",
-                ])),
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51224", "-c", "5", "-w", "64"])),
-            ready: Ready::RdmaCmListen(51224),
-            server_expect: Expect::ok(&[
-                "waiting for connection from client...",
-                "recv count: 5, qp_num: *",
-                "send count: 1",
-            ])
-            .counts(&[("recv count: *, qp_num: *", 5), ("send count: *", 1)]),
-            client_expect: Expect::ok(&["send count: 5, qp_num: *", "recv count: 1"])
-                .counts(&[("send count: *, qp_num: *", 5), ("recv count: *", 1)]),
-            timeout_secs: 90,
-            verify: Some(receives_on::<4>),
-            ..Scenario::BASE
-        },
-        // More QPs than a batch holds: the round-robin goes on across batches,
-        // so all 8 QPs carry messages although a batch has only 3.
-        Scenario {
-            name: "srq_q8_w3".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &[
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51227",
-                    "-q",
-                    "8",
-                    "-w",
-                    "3",
-                    "-c",
-                    "20",
-                ])),
-            client: Some(Cmd::new("srq", &[
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51227",
-                    "-q",
-                    "8",
-                    "-w",
-                    "3",
-                    "-c",
-                    "20",
-                ])),
-            ready: Ready::RdmaCmListen(51227),
-            server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"])
-                .counts(&[("recv count: *, qp_num: *", 20), ("send count: *", 7)]),
-            client_expect: Expect::ok(&["send count: 20, qp_num: *", "recv count: 7"])
-                .counts(&[("send count: *, qp_num: *", 20), ("recv count: *", 7)]),
-            timeout_secs: 90,
-            verify: Some(receives_on::<8>),
-            ..Scenario::BASE
-        },
-        // Fewer messages than QPs: the idle connections must not stall the end.
-        Scenario {
-            name: "srq_c2_q4".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51228", "-c", "2"])),
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51228", "-c", "2"])),
-            ready: Ready::RdmaCmListen(51228),
-            server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"])
-                .counts(&[("recv count: *, qp_num: *", 2), ("send count: *", 1)]),
-            client_expect: Expect::ok(&["send count: 2, qp_num: *", "recv count: 1"])
-                .counts(&[("send count: *, qp_num: *", 2), ("recv count: *", 1)]),
-            timeout_secs: 90,
-            verify: Some(receives_on::<2>),
-            ..Scenario::BASE
-        },
-        // An address on the lab's subnet that nobody answers: address
-        // resolution fails in one line, within its time limit.
-        Scenario {
-            name: "srq_no_such_host".into(),
-            package: "srq",
-            client: Some(Cmd::new("srq", &["-a", "192.0.2.99", "-p", "51297"])),
-            client_expect: Expect::fails(&["rdma_resolve_addr*"]).within(20),
-            fault: Some(Fault::Address),
-            ..Scenario::BASE
-        },
-        // Two buffers of 2 GB each in a 2 GiB VM: refused at once, in one line,
-        // where pinning them would get the program killed after a while.
-        Scenario {
-            name: "srq_length_beyond_memory".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &[
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51296",
-                    "-l",
-                    "2000000000",
-                    "-c",
-                    "2",
-                ])),
-            server_expect: Expect::fails(&["-l 2000000000 needs two buffers of that size, \
-                                            3814 MiB of pinned memory, and this host has \
-                                            * MiB available: give a smaller -l"])
-            .within(crate::model::AT_ONCE_SECS),
-            fault: Some(Fault::Limits),
-            ..Scenario::BASE
-        },
-        Scenario {
-            name: "srq_no_server".into(),
-            package: "srq",
-            client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51298"])),
-            client_expect: Expect::fails(&["rdma_connect failed: Connection refused (ECONNREFUSED) \
-        (RDMA_CM_EVENT_REJECTED, status *)"])
-            .within(10),
-            fault: Some(Fault::Address),
-            ..Scenario::BASE
-        },
-        // The fault matrix's `ulimit -l` cells: the first registration fails
-        // with the hint, in one line, before any peer is needed.
-        // srq and apm check `ulimit -l` before anything else.
-        Scenario {
-            server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(crate::model::AT_ONCE_SECS),
-            ..memlocked(
-                "srq_memlock",
-                "srq",
-                &[
-                    "-c",
-                    MEMLOCKED,
-                    "sh",
-                    "srq",
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51292",
-                ],
-            )
-        },
+        srq(),
+        srq_one_qp(),
+        srq_8qp_w16(),
+        srq_c10_w3(),
+        srq_c5_w64(),
+        srq_q8_w3(),
+        srq_c2_q4(),
+        srq_no_such_host(),
+        srq_length_beyond_memory(),
+        srq_no_server(),
+        srq_memlock(),
         // The limits row, in the VM: the highest -w asks the device for more
         // receives than an SRQ holds, refused at once; a -l just past the port's
         // max_msg_sz (read from ibv_devinfo) is refused before any memory is
@@ -411,95 +139,552 @@ pub fn scenarios() -> Vec<Scenario> {
             ],
             &["max_wr 2147483647: rdma_create_srq failed: Invalid argument (EINVAL)"],
         ),
-        past_max_msg_sz_cell("srq_l_past_max_msg_sz", "srq", &["-c", PAST_MAX_MSG_SZ, "sh", "srq", "-s", "-a", "{server_ip}", "-p", "51284"]),
-        Scenario {
-            name: "srq_lowest_values".into(),
-            package: "srq",
-            server: Some(Cmd::new("srq", &[
-                    "-s",
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51285",
-                    "-c",
-                    "1",
-                    "-q",
-                    "1",
-                    "-w",
-                    "1",
-                    "-l",
-                    "1",
-                ])),
-            client: Some(Cmd::new("srq", &[
-                    "-a",
-                    "{server_ip}",
-                    "-p",
-                    "51285",
-                    "-c",
-                    "1",
-                    "-q",
-                    "1",
-                    "-w",
-                    "1",
-                    "-l",
-                    "1",
-                ])),
-            ready: Ready::RdmaCmListen(51285),
-            server_expect: Expect::ok(&["recv count: 1, qp_num: *", "send count: 1"]),
-            client_expect: Expect::ok(&["send count: 1, qp_num: *", "recv count: 1"]),
-            fault: Some(Fault::Limits),
-            placement: Placement::OneHost,
-            ..Scenario::BASE
-        },
-        // A connection request that librdmacm swallows (issue 12, item 5): the
-        // server runs as nobody, and once its first client is connected the
-        // rdma_cm device node is closed to it, so that librdmacm cannot open
-        // the second connection's channel; it rejects that request and reads
-        // the listener's channel again. The server must still give up on its
-        // second connection at its 30 s bound, not block in that read.
-        Scenario {
-            name: "srq_request_swallowed".into(),
-            package: "srq",
-            server: Some(Cmd::new("sh", &[
-                    "-c",
-                    "chmod o+rw /dev/infiniband/*; \
-                     exec setpriv --reuid=65534 --regid=65534 --clear-groups \
-                     srq -s -a {server_ip} -p 51288 -q 2 -c 4",
-                ])),
-            client: Some(Cmd::new("sh", &["-c", SWALLOWED])),
-            ready: Ready::RdmaCmListen(51288),
-            server_expect: Expect::fails(&[
-                "rdma_get_request: connection 2 of 2 did not arrive within 30 s",
-            ])
-            .within(45),
-            client_expect: Expect::ok(&[
-                "first client connected",
-                "second client rejected",
-                "first client ended",
-            ])
-            .any_stderr(),
-            timeout_secs: 90,
-            fault: Some(Fault::Device),
-            placement: Placement::OneVm,
-            ..Scenario::BASE
-        },
+        past_max_msg_sz_cell(
+            "srq_l_past_max_msg_sz",
+            "srq",
+            &[
+                "-c",
+                PAST_MAX_MSG_SZ,
+                "sh",
+                "srq",
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51284",
+            ],
+        ),
+        srq_lowest_values(),
+        srq_request_swallowed(),
         // The address row: 127.0.0.1 is on lo, which no RDMA device serves.
         refused(
             "srq_server_address_without_rdma",
             "srq",
             Fault::Address,
             &["srq", "-s", "-a", "127.0.0.1", "-p", "51295"],
-            &["rdma_bind_addr to 127.0.0.1:51295 found no RDMA device: -a must be the address \
-               of an RDMA device's interface"],
+            &[
+                "rdma_bind_addr to 127.0.0.1:51295 found no RDMA device: -a must be the address \
+               of an RDMA device's interface",
+            ],
         ),
         refused(
             "srq_client_address_without_rdma",
             "srq",
             Fault::Address,
             &["srq", "-a", "127.0.0.1", "-p", "51295"],
-            &["rdma_create_ep for 127.0.0.1:51295 failed: No such device (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe or an HCA bound to its interface?)"],
+            &["rdma_create_ep for 127.0.0.1:51295 failed: No such device \
+                (ENODEV) (hint: no RDMA device serves that address: is rdma_rxe \
+                or an HCA bound to its interface?)"],
         ),
     ]
+}
+
+// The fault matrix's `ulimit -l` cell: the first registration fails with
+// the hint, in one line, before any peer is needed (srq and apm check
+// `ulimit -l` before anything else).
+fn srq_memlock() -> Scenario {
+    Scenario {
+        server_expect: Expect::fails(&[MEMLOCK_REFUSED]).within(crate::model::AT_ONCE_SECS),
+        ..memlocked(
+            "srq_memlock",
+            "srq",
+            &[
+                "-c",
+                MEMLOCKED,
+                "sh",
+                "srq",
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51292",
+            ],
+        )
+    }
+}
+
+fn srq() -> Scenario {
+    Scenario {
+        name: "srq".into(),
+        package: "srq",
+        // Its default -l 100000: two buffers of 25 pages.
+        locked_kib: 200,
+        server: Some(Cmd::new("srq", &["-s", "-a", "{server_ip}", "-p", "51216"])),
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51216"])),
+        ready: Ready::RdmaCmListen(51216),
+        server_expect: Expect::ok(&[
+            "waiting for connection from client...",
+            "recv count: 100, qp_num: *",
+            "send count: 2",
+        ])
+        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
+        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
+            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
+        timeout_secs: 120,
+        causes: &[
+            Cause {
+                from: Side::Client,
+                label: "RC Send*",
+                call: "send_and_wait: rdma_post_send of one message, the QPs taken in turn",
+            },
+            Cause {
+                from: Side::Server,
+                label: "RC Send*",
+                call: "send_and_wait on the first connection: the server answers once \
+                    max_wr messages came",
+            },
+        ],
+        pair: true,
+        // 100 messages of 100000 bytes (First, Middles, Last each) spread
+        // over the 4 connections' QPs; the server's 2 answers (one per
+        // batch of max_wr 50) all on connection 0.
+        wire: &[
+            Wire::Count {
+                from: Side::Client,
+                what: "CM ConnectRequest",
+                n: 4,
+                len: None,
+            },
+            Wire::Count {
+                from: Side::Client,
+                what: "RC Send First",
+                n: 100,
+                len: None,
+            },
+            Wire::Qps {
+                from: Side::Client,
+                what: "RC Send*",
+                n: 4,
+            },
+            Wire::Count {
+                from: Side::Server,
+                what: "RC Send First",
+                n: 2,
+                len: None,
+            },
+            Wire::ToFirstConnection {
+                from: Side::Server,
+                what: "RC Send*",
+            },
+        ],
+        verify: Some(receives_on::<4>),
+        ..Scenario::BASE
+    }
+}
+
+fn srq_one_qp() -> Scenario {
+    Scenario {
+        name: "srq_one_qp".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &["-s", "-a", "{server_ip}", "-p", "51221", "-q", "1"],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &["-a", "{server_ip}", "-p", "51221", "-q", "1"],
+        )),
+        ready: Ready::RdmaCmListen(51221),
+        server_expect: Expect::ok(&[
+            "waiting for connection from client...",
+            "recv count: 100, qp_num: *",
+            "send count: 2",
+        ])
+        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
+        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
+            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
+        timeout_secs: 90,
+        verify: Some(receives_on::<1>),
+        exercise: Some(Exercise {
+            question: "Run srq with one connection: -q 1 on both sides.",
+            predict: "The server posts its receives to one shared receive queue. On \
+                which QP does each of the 100 messages arrive? To how many \
+                destination QPs do the client's SENDs go?",
+            explain: "A shared receive queue is one pool of receive buffers that any \
+                number of QPs draw from, and each completion says which QP its \
+                message came in on (`qp_num`). With one connection there is one \
+                QP: all 100 `recv count` lines name it, and the client's SENDs \
+                all go to one destination QP. With the default four connections \
+                the same pool serves four QPs, and the wire shows SENDs to four.",
+        }),
+        ..Scenario::BASE
+    }
+}
+
+fn srq_8qp_w16() -> Scenario {
+    Scenario {
+        name: "srq_8qp_w16".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51222",
+                "-q",
+                "8",
+                "-w",
+                "16",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &["-a", "{server_ip}", "-p", "51222", "-q", "8", "-w", "16"],
+        )),
+        ready: Ready::RdmaCmListen(51222),
+        server_expect: Expect::ok(&[
+            "waiting for connection from client...",
+            "recv count: 100, qp_num: *",
+            "send count: 7",
+        ])
+        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 7)]),
+        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 7"])
+            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 7)]),
+        timeout_secs: 90,
+        verify: Some(receives_on::<8>),
+        ..Scenario::BASE
+    }
+}
+
+const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
+    question: "Run srq with `-c 10 -w 3` on both sides: the server posts 3 \
+        receives to its SRQ (`-w`, `max_wr`), and the client sends at \
+        most 3 messages before it waits for a message from the server.",
+    predict: "In what order do the client's 10 messages and the server's \
+        messages cross the wire? How many does the server send? What \
+        would a client that sent a fourth message before the server's \
+        answer risk? And what credit code do the ACKs' AETHs carry?",
+    explain: "`-w` is both the depth of the server's SRQ and the client's \
+        batch: the client sends 3 messages, then waits; the server \
+        takes 3 receives out of its SRQ, posts each again, and sends \
+        one message, which tells the client it may send the next batch \
+        (the last batch holds one message, so the server sends 4 in \
+        all, as `send count: 4` says). This is flow control by the \
+        application: the server's message is the credit, and the client \
+        never has more messages in flight than the SRQ has receives. \
+        The ladder shows it as three 100000-byte messages from the \
+        client, then one from the server, three times, then the last \
+        message and the last answer. A fourth message sent early could \
+        find the SRQ empty and meet an RNR NAK; srq's connections would \
+        send it again after the RNR timer (librdmacm's default of 7 \
+        retries means for ever), so nothing would fail, but the wire \
+        would show the NAKs and the waits. RC has credits of its own in \
+        the AETH of each ACK, the count of receives the responder has \
+        posted; a QP on a shared receive queue has no receives of its \
+        own to count, so it advertises none, and every ACK in this \
+        capture carries credit code 31, which says so (Soft-RoCE sends \
+        31 on every QP): only the program's batches keep the SRQ from \
+        running empty.",
+};
+
+const SRQ_C10_W3_WIRE: &[Wire] = &[
+    Wire::Count {
+        from: Side::Client,
+        what: "RC Send Last",
+        n: 10,
+        len: None,
+    },
+    Wire::Count {
+        from: Side::Server,
+        what: "RC Send Last",
+        n: 4,
+        len: None,
+    },
+    Wire::InOrder(W3_BATCHES),
+];
+
+fn srq_c10_w3() -> Scenario {
+    Scenario {
+        name: "srq_c10_w3".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51223",
+                "-c",
+                "10",
+                "-w",
+                "3",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &["-a", "{server_ip}", "-p", "51223", "-c", "10", "-w", "3"],
+        )),
+        ready: Ready::RdmaCmListen(51223),
+        server_expect: Expect::ok(&[
+            "waiting for connection from client...",
+            "recv count: 10, qp_num: *",
+            "send count: 4",
+        ])
+        .counts(&[("recv count: *, qp_num: *", 10), ("send count: *", 4)]),
+        client_expect: Expect::ok(&["send count: 10, qp_num: *", "recv count: 4"])
+            .counts(&[("send count: *, qp_num: *", 10), ("recv count: *", 4)]),
+        timeout_secs: 90,
+        verify: Some(receives_on::<4>),
+        // The batches on the wire: the exact counts make the order below
+        // the whole sequence, so no fourth message may slip before an
+        // answer.
+        wire: SRQ_C10_W3_WIRE,
+        exercise: Some(SRQ_C10_W3_EXERCISE),
+        ..Scenario::BASE
+    }
+}
+
+fn srq_c5_w64() -> Scenario {
+    Scenario {
+        name: "srq_c5_w64".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51224",
+                "-c",
+                "5",
+                "-w",
+                "64",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &["-a", "{server_ip}", "-p", "51224", "-c", "5", "-w", "64"],
+        )),
+        ready: Ready::RdmaCmListen(51224),
+        server_expect: Expect::ok(&[
+            "waiting for connection from client...",
+            "recv count: 5, qp_num: *",
+            "send count: 1",
+        ])
+        .counts(&[("recv count: *, qp_num: *", 5), ("send count: *", 1)]),
+        client_expect: Expect::ok(&["send count: 5, qp_num: *", "recv count: 1"])
+            .counts(&[("send count: *, qp_num: *", 5), ("recv count: *", 1)]),
+        timeout_secs: 90,
+        verify: Some(receives_on::<4>),
+        ..Scenario::BASE
+    }
+}
+
+// More QPs than a batch holds: the round-robin goes on across batches,
+// so all 8 QPs carry messages although a batch has only 3.
+fn srq_q8_w3() -> Scenario {
+    Scenario {
+        name: "srq_q8_w3".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51227",
+                "-q",
+                "8",
+                "-w",
+                "3",
+                "-c",
+                "20",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51227",
+                "-q",
+                "8",
+                "-w",
+                "3",
+                "-c",
+                "20",
+            ],
+        )),
+        ready: Ready::RdmaCmListen(51227),
+        server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"])
+            .counts(&[("recv count: *, qp_num: *", 20), ("send count: *", 7)]),
+        client_expect: Expect::ok(&["send count: 20, qp_num: *", "recv count: 7"])
+            .counts(&[("send count: *, qp_num: *", 20), ("recv count: *", 7)]),
+        timeout_secs: 90,
+        verify: Some(receives_on::<8>),
+        ..Scenario::BASE
+    }
+}
+
+// Fewer messages than QPs: the idle connections must not stall the end.
+fn srq_c2_q4() -> Scenario {
+    Scenario {
+        name: "srq_c2_q4".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &["-s", "-a", "{server_ip}", "-p", "51228", "-c", "2"],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &["-a", "{server_ip}", "-p", "51228", "-c", "2"],
+        )),
+        ready: Ready::RdmaCmListen(51228),
+        server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"])
+            .counts(&[("recv count: *, qp_num: *", 2), ("send count: *", 1)]),
+        client_expect: Expect::ok(&["send count: 2, qp_num: *", "recv count: 1"])
+            .counts(&[("send count: *, qp_num: *", 2), ("recv count: *", 1)]),
+        timeout_secs: 90,
+        verify: Some(receives_on::<2>),
+        ..Scenario::BASE
+    }
+}
+
+// An address on the lab's subnet that nobody answers: address
+// resolution fails in one line, within its time limit.
+fn srq_no_such_host() -> Scenario {
+    Scenario {
+        name: "srq_no_such_host".into(),
+        package: "srq",
+        client: Some(Cmd::new("srq", &["-a", "192.0.2.99", "-p", "51297"])),
+        client_expect: Expect::fails(&["rdma_resolve_addr*"]).within(20),
+        fault: Some(Fault::Address),
+        ..Scenario::BASE
+    }
+}
+
+// Two buffers of 2 GB each in a 2 GiB VM: refused at once, in one line,
+// where pinning them would get the program killed after a while.
+fn srq_length_beyond_memory() -> Scenario {
+    Scenario {
+        name: "srq_length_beyond_memory".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51296",
+                "-l",
+                "2000000000",
+                "-c",
+                "2",
+            ],
+        )),
+        server_expect: Expect::fails(&["-l 2000000000 needs two buffers of that size, \
+                                        3814 MiB of pinned memory, and this host has \
+                                        * MiB available: give a smaller -l"])
+        .within(crate::model::AT_ONCE_SECS),
+        fault: Some(Fault::Limits),
+        ..Scenario::BASE
+    }
+}
+
+fn srq_no_server() -> Scenario {
+    Scenario {
+        name: "srq_no_server".into(),
+        package: "srq",
+        client: Some(Cmd::new("srq", &["-a", "{server_ip}", "-p", "51298"])),
+        client_expect: Expect::fails(&["rdma_connect failed: Connection refused (ECONNREFUSED) \
+    (RDMA_CM_EVENT_REJECTED, status *)"])
+        .within(10),
+        fault: Some(Fault::Address),
+        ..Scenario::BASE
+    }
+}
+
+fn srq_lowest_values() -> Scenario {
+    Scenario {
+        name: "srq_lowest_values".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "srq",
+            &[
+                "-s",
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51285",
+                "-c",
+                "1",
+                "-q",
+                "1",
+                "-w",
+                "1",
+                "-l",
+                "1",
+            ],
+        )),
+        client: Some(Cmd::new(
+            "srq",
+            &[
+                "-a",
+                "{server_ip}",
+                "-p",
+                "51285",
+                "-c",
+                "1",
+                "-q",
+                "1",
+                "-w",
+                "1",
+                "-l",
+                "1",
+            ],
+        )),
+        ready: Ready::RdmaCmListen(51285),
+        server_expect: Expect::ok(&["recv count: 1, qp_num: *", "send count: 1"]),
+        client_expect: Expect::ok(&["send count: 1, qp_num: *", "recv count: 1"]),
+        fault: Some(Fault::Limits),
+        placement: Placement::OneHost,
+        ..Scenario::BASE
+    }
+}
+
+// A connection request that librdmacm swallows (issue 12, item 5): the
+// server runs as nobody, and once its first client is connected the
+// rdma_cm device node is closed to it, so that librdmacm cannot open
+// the second connection's channel; it rejects that request and reads
+// the listener's channel again. The server must still give up on its
+// second connection at its 30 s bound, not block in that read.
+fn srq_request_swallowed() -> Scenario {
+    Scenario {
+        name: "srq_request_swallowed".into(),
+        package: "srq",
+        server: Some(Cmd::new(
+            "sh",
+            &[
+                "-c",
+                "chmod o+rw /dev/infiniband/*; \
+                 exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+                 srq -s -a {server_ip} -p 51288 -q 2 -c 4",
+            ],
+        )),
+        client: Some(Cmd::new("sh", &["-c", SWALLOWED])),
+        ready: Ready::RdmaCmListen(51288),
+        server_expect: Expect::fails(&[
+            "rdma_get_request: connection 2 of 2 did not arrive within 30 s",
+        ])
+        .within(45),
+        client_expect: Expect::ok(&[
+            "first client connected",
+            "second client rejected",
+            "first client ended",
+        ])
+        .any_stderr(),
+        timeout_secs: 90,
+        fault: Some(Fault::Device),
+        placement: Placement::OneVm,
+        ..Scenario::BASE
+    }
 }
 
 /// The server, for the fault matrix's signal cells: killed by either.

@@ -353,7 +353,8 @@ fn beside(env: &[(String, String)], logs: &Path, failed: &mut Vec<String>) -> Ve
             ..job
         }),
         Ok(None) => println!(
-            "(no second bindings build: this distribution's default libclang is 19 or later, or it has no libclang 19)"
+            "(no second bindings build: this distribution's default libclang is 19 \
+             or later, or it has no libclang 19)"
         ),
         Err(e) => {
             println!("FAILED: libclang 19 for the second bindings build: {e}");
