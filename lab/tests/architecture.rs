@@ -221,10 +221,10 @@ fn examples(root: &Path) -> Vec<String> {
 }
 
 /// ARCHITECTURE.md's "Adding an example" names every place an example
-/// goes, and every example is in each place a test can see: its README
-/// and host tests, the top-level README, `EXAMPLE_BINARIES` (checked
-/// against the built binaries by `copied_binaries_*`), its catalog file
-/// and its handout chapter.
+/// goes, and every example of the workspace is in each place a test can
+/// see: its README and host tests, its entry in `catalog::EXAMPLES` (whose
+/// binaries `copied_binaries_*` checks against the built ones), its
+/// catalog file, the top-level README's row and docs/real-hosts.md's line.
 #[test]
 fn every_example_is_where_adding_an_example_says() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -239,34 +239,90 @@ fn every_example_is_where_adding_an_example_says() {
     let places = (1..=20)
         .take_while(|n| section.contains(&format!("\n{n}. ")))
         .count();
-    assert!(section.contains("Seven places"), "{section}");
-    assert_eq!(places, 7, "the section's list");
-    for (file, item) in [
-        ("lab/src/model/mod.rs", "pub const EXAMPLE_BINARIES"),
-        ("lab/src/catalog/mod.rs", "const TABLES"),
-        ("lab/src/present/handout.rs", "pub const EXAMPLES"),
-    ] {
+    assert!(section.contains("Four places"), "{section}");
+    assert_eq!(places, 4, "the section's list");
+    for file in ["lab/src/catalog/mod.rs", "README.md", "docs/real-hosts.md"] {
         assert!(section.contains(file), "the section names {file}");
-        let text = std::fs::read_to_string(root.join(file)).expect(file);
-        assert!(text.contains(item), "{file} has {item}");
     }
     let readme = std::fs::read_to_string(root.join("README.md")).expect("reads");
-    let catalog = std::fs::read_to_string(root.join("lab/src/catalog/mod.rs")).expect("reads");
+    let copy = std::fs::read_to_string(root.join("docs/real-hosts.md")).expect("reads");
+    let binaries = rdma_lab::catalog::binaries().join(" ");
+    assert!(
+        copy.lines().any(|l| l == binaries),
+        "docs/real-hosts.md has the line {binaries}"
+    );
     let examples = examples(&root);
-    assert_eq!(examples.len(), 6, "{examples:?}");
+    let registered = rdma_lab::catalog::chapters();
+    assert_eq!(
+        registered.len(),
+        examples.len(),
+        "{registered:?} {examples:?}"
+    );
     for e in &examples {
         let dir = root.join(e);
         assert!(dir.join("README.md").is_file(), "{e}/README.md");
         assert!(dir.join("tests/host.rs").is_file(), "{e}/tests/host.rs");
-        assert!(readme.contains(&format!("`{e}`")), "README names {e}");
         assert!(
-            root.join(format!("lab/src/catalog/{e}.rs")).is_file()
-                && catalog.contains(&format!("    {e}::scenarios,")),
-            "lab/src/catalog/{e}.rs, in TABLES"
+            readme.contains(&format!("[`{e}`]")),
+            "README's table has {e}"
         );
         assert!(
-            rdma_lab::present::handout::EXAMPLES.contains(&e.as_str()),
-            "handout::EXAMPLES has {e}"
+            root.join(format!("lab/src/catalog/{e}.rs")).is_file(),
+            "lab/src/catalog/{e}.rs"
+        );
+        assert!(
+            registered.contains(&e.as_str()),
+            "catalog::EXAMPLES has {e}"
         );
     }
+}
+
+/// Lines of `text` that open an inline test module: a `mod NAME {` whose
+/// attributes say `#[cfg(test)]`.
+fn inline_test_modules(text: &str) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    (0..lines.len())
+        .filter(|&i| {
+            let l = lines[i].trim_start();
+            let opens = l.ends_with('{') && l.split_whitespace().any(|w| w == "mod");
+            let attrs = lines[..i].iter().rev().take_while(|a| {
+                a.trim_start().starts_with("#[") || a.trim_start().starts_with("///")
+            });
+            opens && attrs.into_iter().any(|a| a.contains("cfg(test)"))
+        })
+        .collect()
+}
+
+/// One test layout, as ARCHITECTURE.md states it: a file's unit tests in
+/// a sibling file (`foo.rs`'s in `foo/tests.rs`), never inline.
+#[test]
+fn unit_tests_live_beside_their_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("reads");
+    let members = manifest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("members = ["))
+        .expect("a one-line members list");
+    let mut found = Vec::new();
+    let mut read = 0;
+    for m in members.trim_end_matches(']').split(',') {
+        let src = root.join(m.trim().trim_matches('"')).join("src");
+        let mut files = Vec::new();
+        sources(&src, &src, &mut files);
+        for (rel, text) in files {
+            read += 1;
+            for i in inline_test_modules(&text) {
+                found.push(format!("{}/{}:{}", src.display(), rel.display(), i + 1));
+            }
+        }
+    }
+    assert!(read > 100, "read {read} files");
+    assert!(
+        found.is_empty(),
+        "inline test modules:\n{}",
+        found.join("\n")
+    );
+    let planted = "fn f() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
+    assert_eq!(inline_test_modules(planted), [3]);
+    assert!(inline_test_modules("#[cfg(test)]\nmod tests;\n").is_empty());
 }

@@ -433,7 +433,7 @@ fn reports_validate(report: &LabReport) -> Vec<String> {
 fn runtime_libraries(dir: &std::path::Path) -> Vec<String> {
     let mut failures = Vec::new();
     let mut seen = 0;
-    for b in rdma_lab::model::EXAMPLE_BINARIES {
+    for b in rdma_lab::catalog::binaries() {
         let path = dir.join(b);
         if !path.is_file() {
             continue;

@@ -554,66 +554,9 @@ pub fn unknown_event(ev: &CmEvent) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_are_the_papers() {
-        assert_eq!(
-            Side::Passive.message(42),
-            "message from passive/server side with pid 42"
-        );
-        assert_eq!(
-            Side::Active.message(7),
-            "message from active/client side with pid 7"
-        );
-    }
-
-    #[test]
-    fn message_travels_as_the_whole_nul_terminated_buffer() {
-        let text = Side::Active.message(7);
-        let buf = message_buffer(&text);
-        assert_eq!(buf.len(), 1024);
-        assert_eq!(&buf[..text.len()], text.as_bytes());
-        assert!(buf[text.len()..].iter().all(|&b| b == 0));
-        assert_eq!(c_str_lossy(&buf), text);
-        // Too long for the buffer: cut to 1023 bytes, the NUL still last.
-        let long = "x".repeat(2000);
-        let buf = message_buffer(&long);
-        assert_eq!(buf.len(), 1024);
-        assert_eq!(buf[1023], 0);
-        assert_eq!(c_str_lossy(&buf), long[..1023]);
-    }
-
-    #[test]
-    fn constants_are_the_papers() {
-        // build_qp_attr only reads the CQ pointer; the values are what matter.
-        assert_eq!(BUFFER_SIZE, 1024);
-        assert_eq!(TIMEOUT_IN_MS, 500);
-        assert_eq!(CQ_ENTRIES, 10);
-    }
-}
+mod tests;
 
 /// The message buffer as the peer decodes it: whatever the text, the buffer
 /// is BUFFER_SIZE bytes, NUL-terminated, and gives the text back (cut to fit).
 #[cfg(test)]
-mod properties {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn message_buffers_round_trip(text in proptest::collection::vec(1u8..=127, 0..1500)) {
-            let text = String::from_utf8(text).expect("ASCII");
-            let buf = message_buffer(&text);
-            prop_assert_eq!(buf.len(), BUFFER_SIZE);
-            prop_assert_eq!(buf[BUFFER_SIZE - 1], 0);
-            prop_assert_eq!(c_str_lossy(&buf), &text[..text.len().min(BUFFER_SIZE - 1)]);
-        }
-
-        #[test]
-        fn any_received_buffer_prints_without_panic(b in proptest::collection::vec(any::<u8>(), 0..2048)) {
-            prop_assert!(!c_str_lossy(&b).contains('\0'));
-        }
-    }
-}
+mod properties;

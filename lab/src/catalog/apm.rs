@@ -7,7 +7,7 @@ use super::cells::{
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 use crate::model::{
-    owned, Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire,
+    owned, Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
 
 /// The one line each side prints when the port cannot take an alternate path.
@@ -166,18 +166,18 @@ fn apm() -> Scenario {
         // what it holds, not that it differs from padding. Then 5
         // messages each way.
         wire: &[
-            Wire::PrivateData {
+            PacketFact::PrivateData {
                 from: Side::Client,
                 what: "CM ConnectRequest",
                 begins: &[0, 0],
             },
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Client,
                 what: "RC Send First",
                 n: 5,
                 len: None,
             },
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Server,
                 what: "RC Send First",
                 n: 5,

@@ -1,7 +1,9 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
 use super::cells::{pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT};
-use crate::model::{Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use crate::model::{
+    Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
+};
 
 pub(crate) fn server() -> Cmd {
     Cmd::new(
@@ -221,19 +223,19 @@ const IBV_SOCKETS_PINGPONG_CAUSES: &[Cause] = &[
     },
 ];
 
-const IBV_SOCKETS_PINGPONG_WIRE: &[Wire] = &[
-    Wire::Count {
+const IBV_SOCKETS_PINGPONG_WIRE: &[PacketFact] = &[
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Only",
         n: 1,
         len: None,
     },
-    Wire::Carries {
+    PacketFact::Carries {
         from: Side::Server,
         what: "RC Send Only",
         text: "hello from server",
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC Send*",
         n: 0,
@@ -345,18 +347,18 @@ const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
         sent twice.",
 };
 
-const IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE: &[Wire] = &[
-    Wire::Aeth {
+const IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE: &[PacketFact] = &[
+    PacketFact::Aeth {
         from: Side::Server,
         says: "NAK: PSN sequence error",
         n: 1,
     },
-    Wire::Resent {
+    PacketFact::Resent {
         from: Side::Client,
         what: "RC Send*",
         n: 1,
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC Send First",
         n: 10,
@@ -437,26 +439,26 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
         nothing about RDMA performance.",
 };
 
-const IBV_SOCKETS_PINGPONG_N100_S4096_WIRE: &[Wire] = &[
-    Wire::Count {
+const IBV_SOCKETS_PINGPONG_N100_S4096_WIRE: &[PacketFact] = &[
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send First",
         n: 100,
         len: Some(1024),
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC Send First",
         n: 100,
         len: Some(1024),
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Last",
         n: 100,
         len: Some(1024),
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC Send Last",
         n: 100,

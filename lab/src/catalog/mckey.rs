@@ -6,8 +6,10 @@
 //! `/usr/bin/mckey` is rdma-core's mckey (rdmacm-utils), named by its path
 //! because the workspace's bin dir comes first on PATH.
 
-use super::cells::{kill_then_handled, memlocked, refused, Kill, Waiting, MEMLOCKED};
-use crate::model::{Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire};
+use super::cells::{kill_then_handled, memlocked, refused, Kill, Sig, Waiting, MEMLOCKED};
+use crate::model::{
+    Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
+};
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
 /// right after posting its unsignaled sends, so a kernel whose rxe sends
@@ -393,21 +395,21 @@ fn mckey_scenario() -> Scenario {
         // Both join the group; the sender's 10 UD SENDs (-C) of 100 bytes
         // (-S) carry immediate data and go to the group's address.
         wire: &[
-            Wire::Joins {
+            PacketFact::Joins {
                 from: Side::Server,
                 group: "239.255.1.1",
             },
-            Wire::Joins {
+            PacketFact::Joins {
                 from: Side::Client,
                 group: "239.255.1.1",
             },
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Client,
                 what: "UD Send Only*Imm*",
                 n: 10,
                 len: Some(100),
             },
-            Wire::To {
+            PacketFact::To {
                 from: Side::Client,
                 what: "UD Send*",
                 addr: "239.255.1.1",
@@ -447,17 +449,17 @@ fn mc_scenario() -> Scenario {
         // The receiver joins; the sender's 4 UD SENDs of 64 bytes go to
         // the group's address.
         wire: &[
-            Wire::Joins {
+            PacketFact::Joins {
                 from: Side::Server,
                 group: "239.255.1.1",
             },
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Client,
                 what: "UD Send Only*",
                 n: 4,
                 len: Some(64),
             },
-            Wire::To {
+            PacketFact::To {
                 from: Side::Client,
                 what: "UD Send*",
                 addr: "239.255.1.1",
@@ -1010,6 +1012,12 @@ fn mc() -> Kill {
     }
 }
 
+/// The kill cells' signals to a program that handles SIGTERM and SIGINT:
+/// each ends it in one line.
+const SENDER_INTERRUPTED_SIGNALS: &[Sig] = &kill_then_handled(SENDER_INTERRUPTED);
+const MCKEY_HALFWAY_SIGNALS: &[Sig] = &kill_then_handled(MCKEY_HALFWAY);
+const MC_HALFWAY_SIGNALS: &[Sig] = &kill_then_handled(MC_HALFWAY);
+
 /// The fault matrix's kill cells. Multicast has no connection: a receiver
 /// cannot tell a dead sender from a slow one, so it waits on (a sender
 /// killed as it joins, before its first message) until SIGTERM ends it in
@@ -1025,7 +1033,7 @@ pub fn kills() -> Vec<Kill> {
             // The sender pauses 3 s after joining (the original's SM pause),
             // which SIGTERM and SIGINT end in one line.
             line: "mckey: joined dgid: *",
-            signals: &const { kill_then_handled(SENDER_INTERRUPTED) },
+            signals: SENDER_INTERRUPTED_SIGNALS,
             survivor: Expect::exits(
                 1,
                 &["test complete", "return status 1"],
@@ -1049,7 +1057,7 @@ pub fn kills() -> Vec<Kill> {
             // The receiver prints nothing per message: the sender's 3 s pause
             // and its 5 messages are over within about 5 s of this line.
             delay: "8",
-            signals: &const { kill_then_handled(MCKEY_HALFWAY) },
+            signals: MCKEY_HALFWAY_SIGNALS,
             survivor: Expect::ok(MCKEY_CLIENT_STDOUT),
             ..mckey()
         },
@@ -1075,7 +1083,7 @@ pub fn kills() -> Vec<Kill> {
             client: MC_SENDER_OF_5,
             victim: Side::Server,
             line: "received message 5",
-            signals: &const { kill_then_handled(MC_HALFWAY) },
+            signals: MC_HALFWAY_SIGNALS,
             survivor: Expect::ok(&["sent message 5"]),
             ..mc()
         },

@@ -6,8 +6,8 @@ use crate::catalog::cells::{Kill, SideChannel, Waiting};
 use crate::model::{Local, Mode, Scenario, SERVER_IP};
 
 // One file per example (and for the doctor's and the lab's own cells), in
-// file-name order: a new file is declared here, in `TABLES`, and in the
-// fault matrix's lists where it has their declarations (a test checks it).
+// file-name order: an example's file is registered once, in `EXAMPLES`;
+// another table in `OTHER_TABLES` (a test checks that every file is).
 pub mod cells;
 
 mod apm;
@@ -21,54 +21,147 @@ pub(crate) mod rc_example;
 mod rdmacm_client_server;
 mod srq;
 
-/// Each scenario file's table, in file-name order.
-const TABLES: &[fn() -> Vec<Scenario>] = &[
-    apm::scenarios,
-    doctor::scenarios,
-    ibv_sockets_pingpong::scenarios,
-    lab::scenarios,
-    mckey::scenarios,
-    peers::scenarios,
-    rc_example::scenarios,
-    rdmacm_client_server::scenarios,
-    srq::scenarios,
+/// One example of the workspace: its crate, its binaries, its place in the
+/// handout and its catalog file's tables. Every list of examples (what the
+/// lab builds and copies, the handout's chapters, the fault matrix's
+/// declarations) is derived from [`EXAMPLES`].
+#[derive(Debug)]
+pub struct Example {
+    /// The crate: its folder, its package, the scenarios' `package`, and
+    /// the name of its catalog file.
+    pub krate: &'static str,
+    /// The programs it builds, which a host without the source tree needs.
+    pub binaries: &'static [&'static str],
+    /// Its chapter of the handout (and its place in the README's table).
+    pub chapter: usize,
+    /// Its pair and error paths.
+    pub scenarios: fn() -> Vec<Scenario>,
+    /// Its servers that wait for a first peer ([`Waiting`]).
+    pub waiting: fn() -> Vec<Waiting>,
+    /// Its pair's kill cells ([`Kill`]).
+    pub kills: fn() -> Vec<Kill>,
+    /// Its TCP side channel's cells ([`SideChannel`]).
+    pub side_channels: fn() -> Vec<SideChannel>,
+}
+
+/// The examples, in file-name order (the tables' order).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        krate: "apm",
+        binaries: &["apm"],
+        chapter: 5,
+        scenarios: apm::scenarios,
+        waiting: apm::waiting,
+        kills: apm::kills,
+        side_channels: Vec::new,
+    },
+    Example {
+        krate: "ibv_sockets_pingpong",
+        binaries: &["ibv_sockets_pingpong"],
+        chapter: 2,
+        scenarios: ibv_sockets_pingpong::scenarios,
+        waiting: ibv_sockets_pingpong::waiting,
+        kills: ibv_sockets_pingpong::kills,
+        side_channels: ibv_sockets_pingpong::side_channels,
+    },
+    Example {
+        krate: "mckey",
+        binaries: &["mckey", "mc"],
+        chapter: 6,
+        scenarios: mckey::scenarios,
+        waiting: mckey::waiting,
+        kills: mckey::kills,
+        side_channels: Vec::new,
+    },
+    Example {
+        krate: "rc_example",
+        binaries: &["rc_example"],
+        chapter: 1,
+        scenarios: rc_example::scenarios,
+        waiting: rc_example::waiting,
+        kills: rc_example::kills,
+        side_channels: rc_example::side_channels,
+    },
+    Example {
+        krate: "rdmacm_client_server",
+        binaries: &["rdmacm_server", "rdmacm_client"],
+        chapter: 3,
+        scenarios: rdmacm_client_server::scenarios,
+        waiting: rdmacm_client_server::waiting,
+        kills: rdmacm_client_server::kills,
+        side_channels: Vec::new,
+    },
+    Example {
+        krate: "srq",
+        binaries: &["srq"],
+        chapter: 4,
+        scenarios: srq::scenarios,
+        waiting: srq::waiting,
+        kills: srq::kills,
+        side_channels: Vec::new,
+    },
 ];
 
-/// The files' [`Waiting`] declarations.
-const WAITINGS: &[fn() -> Vec<Waiting>] = &[
-    apm::waiting,
-    ibv_sockets_pingpong::waiting,
-    mckey::waiting,
-    rc_example::waiting,
-    rdmacm_client_server::waiting,
-    srq::waiting,
+/// A file's table of scenarios, by the file's name.
+type Table = (&'static str, fn() -> Vec<Scenario>);
+
+/// The tables that are no example's, by their file's name.
+const OTHER_TABLES: &[Table] = &[
+    ("doctor", doctor::scenarios),
+    ("lab", lab::scenarios),
+    ("peers", peers::scenarios),
 ];
 
-/// The files' [`Kill`] declarations.
-const KILLS: &[fn() -> Vec<Kill>] = &[
-    apm::kills,
-    ibv_sockets_pingpong::kills,
-    mckey::kills,
-    rc_example::kills,
-    rdmacm_client_server::kills,
-    srq::kills,
-];
+/// Every scenario file's table, in file-name order.
+fn tables() -> Vec<Table> {
+    let mut all: Vec<_> = EXAMPLES
+        .iter()
+        .map(|e| (e.krate, e.scenarios))
+        .chain(OTHER_TABLES.iter().copied())
+        .collect();
+    all.sort_by_key(|(file, _)| *file);
+    all
+}
 
-/// The files' [`SideChannel`] declarations.
-const SIDE_CHANNELS: &[fn() -> Vec<SideChannel>] = &[
-    ibv_sockets_pingpong::side_channels,
-    rc_example::side_channels,
-];
+/// The examples in the handout's order, its chapters.
+pub fn chapters() -> &'static [&'static str] {
+    static CHAPTERS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    CHAPTERS.get_or_init(|| {
+        let mut e: Vec<_> = EXAMPLES.iter().collect();
+        e.sort_by_key(|e| e.chapter);
+        e.iter().map(|e| e.krate).collect()
+    })
+}
+
+/// The example programs the workspace builds, in the handout's order:
+/// what a host that runs them without the source tree needs copied from
+/// `target/release`.
+pub fn binaries() -> &'static [&'static str] {
+    static BINARIES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    BINARIES.get_or_init(|| {
+        chapters()
+            .iter()
+            .filter_map(|c| EXAMPLES.iter().find(|e| e.krate == *c))
+            .flat_map(|e| e.binaries.iter().copied())
+            .collect()
+    })
+}
 
 /// Every scenario, in table order, then the fault matrix's cells of every
 /// [`Waiting`], [`Kill`] and [`SideChannel`] declaration.
 pub fn build() -> Vec<Scenario> {
-    let tables = TABLES.iter().flat_map(|t| t());
-    let waiting = WAITINGS.iter().flat_map(|w| w()).flat_map(|w| w.cells());
-    let kills = KILLS.iter().flat_map(|k| k()).flat_map(|k| k.cells());
-    let side_channels = SIDE_CHANNELS
+    let tables = tables().into_iter().flat_map(|(_, t)| t());
+    let waiting = EXAMPLES
         .iter()
-        .flat_map(|c| c())
+        .flat_map(|e| (e.waiting)())
+        .flat_map(|w| w.cells());
+    let kills = EXAMPLES
+        .iter()
+        .flat_map(|e| (e.kills)())
+        .flat_map(|k| k.cells());
+    let side_channels = EXAMPLES
+        .iter()
+        .flat_map(|e| (e.side_channels)())
         .flat_map(|c| c.cells());
     tables
         .chain(waiting)

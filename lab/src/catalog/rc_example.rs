@@ -2,7 +2,7 @@
 
 use super::cells::{refused, Kill, SideChannel, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT};
 use crate::model::{
-    owned, Cause, Cmd, Exercise, Expect, Fault, Placement, Ready, Scenario, Side, Wire,
+    owned, Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
@@ -230,47 +230,47 @@ const RC_EXAMPLE_CAUSES: &[Cause] = &[
     },
 ];
 
-const RC_EXAMPLE_WIRE: &[Wire] = &[
-    Wire::Count {
+const RC_EXAMPLE_WIRE: &[PacketFact] = &[
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Only",
         n: 1,
         len: Some(21),
     },
-    Wire::Carries {
+    PacketFact::Carries {
         from: Side::Server,
         what: "RC Send Only",
         text: "SEND operation",
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC RDMA Read Request",
         n: 1,
         len: Some(21),
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Server,
         what: "RC RDMA Read Response Only",
         n: 1,
         len: Some(21),
     },
-    Wire::Carries {
+    PacketFact::Carries {
         from: Side::Server,
         what: "RC RDMA Read Response Only",
         text: "RDMA read operation",
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC RDMA Write Only",
         n: 1,
         len: Some(21),
     },
-    Wire::Carries {
+    PacketFact::Carries {
         from: Side::Client,
         what: "RC RDMA Write Only",
         text: "RDMA write operation",
     },
-    Wire::TargetsAdvertised {
+    PacketFact::TargetsAdvertised {
         what: &["RC RDMA Read Request", "RC RDMA Write Only"],
         by: Side::Server,
         msg_len: 34,
@@ -390,19 +390,19 @@ const RC_EXAMPLE_RNR_NAK_CAUSES: &[Cause] = &[
     },
 ];
 
-const RC_EXAMPLE_RNR_NAK_WIRE: &[Wire] = &[
-    Wire::Count {
+const RC_EXAMPLE_RNR_NAK_WIRE: &[PacketFact] = &[
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Only",
         n: 1,
         len: Some(21),
     },
-    Wire::Aeth {
+    PacketFact::Aeth {
         from: Side::Client,
         says: "RNR NAK*",
         n: 1,
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC RDMA Read Request",
         n: 0,
@@ -498,31 +498,31 @@ const RC_EXAMPLE_WRONG_RKEY_CAUSES: &[Cause] = &[
     },
 ];
 
-const RC_EXAMPLE_WRONG_RKEY_WIRE: &[Wire] = &[
-    Wire::Count {
+const RC_EXAMPLE_WRONG_RKEY_WIRE: &[PacketFact] = &[
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Only",
         n: 1,
         len: Some(21),
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC RDMA Read Request",
         n: 1,
         len: Some(21),
     },
-    Wire::Aeth {
+    PacketFact::Aeth {
         from: Side::Server,
         says: "NAK: remote access error",
         n: 1,
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Server,
         what: "RC RDMA Read Response*",
         n: 0,
         len: None,
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC RDMA Write*",
         n: 0,

@@ -2,7 +2,8 @@
 
 use super::cells::{memlocked, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED, SIGSTOP};
 use crate::model::{
-    owned, stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, Ready, Scenario, Side, Wire,
+    owned, stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Ready, Scenario,
+    Side,
 };
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
@@ -118,8 +119,8 @@ const RDMACM_CLIENT_SERVER_CAUSES: &[Cause] = &[
     },
 ];
 
-const RDMACM_CLIENT_SERVER_WIRE: &[Wire] = &[
-    Wire::InOrder(&[
+const RDMACM_CLIENT_SERVER_WIRE: &[PacketFact] = &[
+    PacketFact::InOrder(&[
         (Side::Client, "CM ConnectRequest"),
         (Side::Server, "CM ConnectReply"),
         (Side::Client, "CM ReadyToUse"),
@@ -127,30 +128,30 @@ const RDMACM_CLIENT_SERVER_WIRE: &[Wire] = &[
         (Side::Client, "RC Send Only"),
         (Side::Client, "CM DisconnectRequest"),
     ]),
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "CM ConnectRequest",
         n: 2,
         len: None,
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Only",
         n: 2,
         len: Some(1024),
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Client,
         what: "RC Send Only",
         n: 2,
         len: Some(1024),
     },
-    Wire::Carries {
+    PacketFact::Carries {
         from: Side::Server,
         what: "RC Send Only",
         text: "message from passive/server side",
     },
-    Wire::Carries {
+    PacketFact::Carries {
         from: Side::Client,
         what: "RC Send Only",
         text: "message from active/client side",

@@ -10,7 +10,8 @@ use super::cells::{
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 use crate::model::{
-    stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, Placement, Ready, Scenario, Side, Wire,
+    stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Placement, Ready,
+    Scenario, Side,
 };
 
 /// The server's receives came over `N` different QPs: the shared receive
@@ -239,30 +240,30 @@ fn srq() -> Scenario {
         // over the 4 connections' QPs; the server's 2 answers (one per
         // batch of max_wr 50) all on connection 0.
         wire: &[
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Client,
                 what: "CM ConnectRequest",
                 n: 4,
                 len: None,
             },
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Client,
                 what: "RC Send First",
                 n: 100,
                 len: None,
             },
-            Wire::Qps {
+            PacketFact::Qps {
                 from: Side::Client,
                 what: "RC Send*",
                 n: 4,
             },
-            Wire::Count {
+            PacketFact::Count {
                 from: Side::Server,
                 what: "RC Send First",
                 n: 2,
                 len: None,
             },
-            Wire::ToFirstConnection {
+            PacketFact::ToFirstConnection {
                 from: Side::Server,
                 what: "RC Send*",
             },
@@ -379,20 +380,20 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
         running empty.",
 };
 
-const SRQ_C10_W3_WIRE: &[Wire] = &[
-    Wire::Count {
+const SRQ_C10_W3_WIRE: &[PacketFact] = &[
+    PacketFact::Count {
         from: Side::Client,
         what: "RC Send Last",
         n: 10,
         len: None,
     },
-    Wire::Count {
+    PacketFact::Count {
         from: Side::Server,
         what: "RC Send Last",
         n: 4,
         len: None,
     },
-    Wire::InOrder(W3_BATCHES),
+    PacketFact::InOrder(W3_BATCHES),
 ];
 
 fn srq_c10_w3() -> Scenario {

@@ -11,26 +11,71 @@ fn every_scenario_file_is_declared_with_its_tables() {
     let mut seen = 0;
     for e in std::fs::read_dir(&dir).unwrap().flatten() {
         let file = e.file_name().to_string_lossy().into_owned();
-        // Not a table: the registry, the generated cells, these tests.
-        let tables = |n: &&str| !["mod", "cells", "tests"].contains(n);
+        // Not a table: the registry, the generated cells, these tests, the
+        // bench's runs (chained after every other table).
+        let tables = |n: &&str| !["mod", "cells", "tests", "bench"].contains(n);
         let Some(name) = file.strip_suffix(".rs").filter(tables) else {
             continue;
         };
         seen += 1;
         let text = std::fs::read_to_string(e.path()).unwrap();
         assert!(this.contains(&format!("mod {name};\n")), "mod {name};");
-        for item in ["scenarios", "waiting", "kills", "side_channels"] {
-            // The bench's runs are chained after every other table.
-            let declared = text.contains(&format!("pub fn {item}() -> Vec<"))
-                && (name, item) != ("bench", "scenarios");
-            let listed = [",", "]"]
-                .iter()
-                .any(|end| this.contains(&format!("{name}::{item}{end}")));
+        let example = EXAMPLES.iter().find(|e| e.krate == name);
+        let other = OTHER_TABLES.iter().any(|(f, _)| *f == name);
+        assert!(
+            example.is_some() != other,
+            "{name}: in EXAMPLES or OTHER_TABLES, once"
+        );
+        for item in ["waiting", "kills", "side_channels"] {
+            let declared = text.contains(&format!("pub fn {item}() -> Vec<"));
+            let listed = this.contains(&format!("{item}: {name}::{item},"));
             assert_eq!(declared, listed, "{name}::{item}");
         }
     }
-    assert_eq!(seen, TABLES.len() + 1);
+    assert_eq!(seen, EXAMPLES.len() + OTHER_TABLES.len());
 }
+
+#[test]
+fn the_chapters_and_the_binaries_follow_the_registry() {
+    assert_eq!(
+        chapters(),
+        [
+            "rc_example",
+            "ibv_sockets_pingpong",
+            "rdmacm_client_server",
+            "srq",
+            "apm",
+            "mckey"
+        ]
+    );
+    assert_eq!(
+        binaries(),
+        [
+            "rc_example",
+            "ibv_sockets_pingpong",
+            "rdmacm_server",
+            "rdmacm_client",
+            "srq",
+            "apm",
+            "mckey",
+            "mc"
+        ]
+    );
+    let mut numbers: Vec<_> = EXAMPLES.iter().map(|e| e.chapter).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=EXAMPLES.len()).collect::<Vec<_>>());
+    // Every scenario's package is a registered example's crate, or none
+    // (the lab's and the doctor's own cells).
+    for s in all() {
+        assert!(
+            EXAMPLES.iter().any(|e| e.krate == s.package) || s.package.is_empty(),
+            "{}: package {}",
+            s.name,
+            s.package
+        );
+    }
+}
+
 use std::collections::HashSet;
 
 #[test]

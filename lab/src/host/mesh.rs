@@ -243,7 +243,7 @@ pub fn copy_dir() -> Option<PathBuf> {
     let exe = crate::base::workspace::exe_dir()?;
     let has = |b: &&str| exe.join(b).is_file();
     let built_here = exe.starts_with(crate::base::workspace::target_dir());
-    let mut binaries = crate::model::EXAMPLE_BINARIES.iter();
+    let mut binaries = crate::catalog::binaries().iter();
     let copy = if built_here {
         binaries.all(has)
     } else {

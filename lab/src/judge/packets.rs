@@ -1,7 +1,7 @@
-//! The wire facts of a scenario ([`crate::model::Wire`]) held against
+//! The wire facts of a scenario ([`crate::model::PacketFact`]) held against
 //! the packets of its run.
 
-use crate::model::{glob_match, Addrs, Kind, Packet, Side, Wire};
+use crate::model::{glob_match, Addrs, Kind, Packet, PacketFact, Side};
 
 /// For each packet, whether it is one sent before (see
 /// [`Packet::resend_key`]).
@@ -43,37 +43,41 @@ fn side_name(s: Side) -> &'static str {
 }
 
 /// Every way `packets` fall short of `facts`; empty means they hold.
-pub fn check(facts: &[Wire], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
+pub fn check(facts: &[PacketFact], packets: &[Packet], addrs: &Addrs) -> Vec<String> {
     let mut failures = Vec::new();
     for fact in facts {
         failures.extend(match *fact {
-            Wire::Count { from, what, n, len } => wire_count(packets, addrs, from, what, n, len),
-            Wire::Carries { from, what, text } => wire_carries(packets, addrs, from, what, text),
-            Wire::Qps { from, what, n } => wire_qps(packets, addrs, from, what, n),
-            Wire::InOrder(steps) => wire_in_order(packets, addrs, steps),
-            Wire::TargetsAdvertised {
+            PacketFact::Count { from, what, n, len } => {
+                wire_count(packets, addrs, from, what, n, len)
+            }
+            PacketFact::Carries { from, what, text } => {
+                wire_carries(packets, addrs, from, what, text)
+            }
+            PacketFact::Qps { from, what, n } => wire_qps(packets, addrs, from, what, n),
+            PacketFact::InOrder(steps) => wire_in_order(packets, addrs, steps),
+            PacketFact::TargetsAdvertised {
                 what,
                 by,
                 msg_len,
                 addr_at,
                 rkey_at,
             } => wire_targets_advertised(packets, addrs, what, by, msg_len, addr_at, rkey_at),
-            Wire::PrivateData { from, what, begins } => {
+            PacketFact::PrivateData { from, what, begins } => {
                 wire_private_data(packets, addrs, from, what, begins)
             }
-            Wire::To { from, what, addr } => wire_to(packets, addrs, from, what, addr),
-            Wire::ToFirstConnection { from, what } => {
+            PacketFact::To { from, what, addr } => wire_to(packets, addrs, from, what, addr),
+            PacketFact::ToFirstConnection { from, what } => {
                 wire_to_first_connection(packets, addrs, from, what)
             }
-            Wire::Joins { from, group } => wire_joins(packets, addrs, from, group),
-            Wire::Aeth { from, says, n } => wire_aeth(packets, addrs, from, says, n),
-            Wire::Resent { from, what, n } => wire_resent(packets, addrs, from, what, n),
+            PacketFact::Joins { from, group } => wire_joins(packets, addrs, from, group),
+            PacketFact::Aeth { from, says, n } => wire_aeth(packets, addrs, from, says, n),
+            PacketFact::Resent { from, what, n } => wire_resent(packets, addrs, from, what, n),
         });
     }
     failures
 }
 
-/// The failures of [`Wire::Count`]: `n` messages `what` from `from`, each
+/// The failures of [`PacketFact::Count`]: `n` messages `what` from `from`, each
 /// `len` bytes if it says.
 fn wire_count(
     packets: &[Packet],
@@ -113,7 +117,7 @@ fn wire_count(
     failures
 }
 
-/// The failure of [`Wire::Carries`]: no `what` from `from` carries `text`.
+/// The failure of [`PacketFact::Carries`]: no `what` from `from` carries `text`.
 fn wire_carries(
     packets: &[Packet],
     addrs: &Addrs,
@@ -136,7 +140,7 @@ fn wire_carries(
     failures
 }
 
-/// The failure of [`Wire::Qps`]: `what` from `from` goes to other than `n`
+/// The failure of [`PacketFact::Qps`]: `what` from `from` goes to other than `n`
 /// destination QPs.
 fn wire_qps(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, n: usize) -> Vec<String> {
     let mut qps: Vec<u32> = matching(packets, addrs, from, what)
@@ -155,7 +159,7 @@ fn wire_qps(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, n: usize)
     failures
 }
 
-/// The failure of [`Wire::InOrder`]: the first of `steps` missing after
+/// The failure of [`PacketFact::InOrder`]: the first of `steps` missing after
 /// those before it.
 fn wire_in_order(packets: &[Packet], addrs: &Addrs, steps: &[(Side, &str)]) -> Vec<String> {
     let mut failures = Vec::new();
@@ -175,7 +179,7 @@ fn wire_in_order(packets: &[Packet], addrs: &Addrs, steps: &[(Side, &str)]) -> V
     failures
 }
 
-/// The failures of [`Wire::TargetsAdvertised`]: each `what` with a RETH
+/// The failures of [`PacketFact::TargetsAdvertised`]: each `what` with a RETH
 /// must target the address and rkey that `by` sent on the side channel.
 fn wire_targets_advertised(
     packets: &[Packet],
@@ -249,7 +253,7 @@ fn advertised(
     Ok((addr, rkey as u32))
 }
 
-/// The failure of [`Wire::PrivateData`]: the first `what` from `from`
+/// The failure of [`PacketFact::PrivateData`]: the first `what` from `from`
 /// missing, or its private data not beginning with `begins`.
 fn wire_private_data(
     packets: &[Packet],
@@ -270,7 +274,7 @@ fn wire_private_data(
     failures
 }
 
-/// The failures of [`Wire::To`]: `what` from `from` seen, and all of it
+/// The failures of [`PacketFact::To`]: `what` from `from` seen, and all of it
 /// sent to `addr`.
 fn wire_to(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, addr: &str) -> Vec<String> {
     let mut failures = Vec::new();
@@ -287,7 +291,7 @@ fn wire_to(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, addr: &str
     failures
 }
 
-/// The failures of [`Wire::ToFirstConnection`]: `what` from `from` seen,
+/// The failures of [`PacketFact::ToFirstConnection`]: `what` from `from` seen,
 /// and all of it sent to the QP of the other side's first ConnectRequest.
 fn wire_to_first_connection(
     packets: &[Packet],
@@ -321,7 +325,7 @@ fn wire_to_first_connection(
     failures
 }
 
-/// The failure of [`Wire::Aeth`]: not exactly `n` AETHs from `from` say
+/// The failure of [`PacketFact::Aeth`]: not exactly `n` AETHs from `from` say
 /// `says`.
 fn wire_aeth(packets: &[Packet], addrs: &Addrs, from: Side, says: &str, n: usize) -> Vec<String> {
     let got = packets
@@ -340,7 +344,7 @@ fn wire_aeth(packets: &[Packet], addrs: &Addrs, from: Side, says: &str, n: usize
     }
 }
 
-/// The failure of [`Wire::Resent`]: fewer than `n` of `from`'s packets
+/// The failure of [`PacketFact::Resent`]: fewer than `n` of `from`'s packets
 /// named `what` went again.
 fn wire_resent(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, n: usize) -> Vec<String> {
     let all: Vec<&Packet> = packets.iter().collect();
@@ -359,7 +363,7 @@ fn wire_resent(packets: &[Packet], addrs: &Addrs, from: Side, what: &str, n: usi
     }
 }
 
-/// The failure of [`Wire::Joins`]: `from` never reported joining `group`.
+/// The failure of [`PacketFact::Joins`]: `from` never reported joining `group`.
 fn wire_joins(packets: &[Packet], addrs: &Addrs, from: Side, group: &str) -> Vec<String> {
     let joined = packets.iter().any(|p| {
         p.kind == Kind::Igmp

@@ -17,18 +17,5 @@ pub use params::*;
 pub use pattern::*;
 pub use scenario::*;
 
-/// The example programs the workspace builds: what a host that runs them
-/// without the source tree needs copied from `target/release`.
-pub const EXAMPLE_BINARIES: &[&str] = &[
-    "rc_example",
-    "ibv_sockets_pingpong",
-    "rdmacm_server",
-    "rdmacm_client",
-    "srq",
-    "apm",
-    "mckey",
-    "mc",
-];
-
 #[cfg(test)]
 pub(crate) mod tests;

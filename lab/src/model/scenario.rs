@@ -46,7 +46,7 @@ pub struct Scenario {
     pub fault: Option<Fault>,
     /// What the pair must show on the wire between two hosts: checked on
     /// the capture of every two-host run that records one.
-    pub wire: &'static [Wire],
+    pub wire: &'static [PacketFact],
     /// An exercise of the handout on this scenario's run: the question,
     /// what to predict, and the answer's explanation (shown with the
     /// command, what it really printed and its packets).
@@ -142,7 +142,7 @@ impl Placement {
 /// packet: `RC Send Only`, `RC RDMA Read Request`, `CM ConnectRequest`,
 /// `UD Send Only Immediate`, `TCP`...
 #[derive(Debug, Clone, Copy)]
-pub enum Wire {
+pub enum PacketFact {
     /// Exactly `n` such packets from `from`, each standing for `len` bytes
     /// of message when given (its payload, or a Read Request's DMA length).
     Count {
@@ -278,11 +278,11 @@ fn bytes_shown(bytes: &[u8]) -> String {
     }
 }
 
-impl std::fmt::Display for Wire {
+impl std::fmt::Display for PacketFact {
     /// The fact in words, as the handout lists it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
-            Wire::Count { from, what, n, len } => {
+            PacketFact::Count { from, what, n, len } => {
                 write!(
                     f,
                     "the {} sends exactly {n} {}",
@@ -294,26 +294,26 @@ impl std::fmt::Display for Wire {
                     None => Ok(()),
                 }
             }
-            Wire::Carries { from, what, text } => write!(
+            PacketFact::Carries { from, what, text } => write!(
                 f,
                 "one of the {}'s {} carries \"{text}\"",
                 from.name(),
                 packets_named(what, 2)
             ),
-            Wire::Qps { from, what, n } => write!(
+            PacketFact::Qps { from, what, n } => write!(
                 f,
                 "the {}'s {} go to {n} different destination QPs",
                 from.name(),
                 packets_named(what, 2)
             ),
-            Wire::InOrder(steps) => {
+            PacketFact::InOrder(steps) => {
                 let said: Vec<String> = steps
                     .iter()
                     .map(|(side, what)| format!("the {}'s `{what}`", side.name()))
                     .collect();
                 write!(f, "in this order: {}", said.join(", then "))
             }
-            Wire::TargetsAdvertised {
+            PacketFact::TargetsAdvertised {
                 what, by, msg_len, ..
             } => write!(
                 f,
@@ -322,34 +322,34 @@ impl std::fmt::Display for Wire {
                 what.join(" or "),
                 by.name()
             ),
-            Wire::PrivateData { from, what, begins } => write!(
+            PacketFact::PrivateData { from, what, begins } => write!(
                 f,
                 "the {}'s first `{what}` carries private data that begins with {}",
                 from.name(),
                 bytes_shown(begins)
             ),
-            Wire::To { from, what, addr } => write!(
+            PacketFact::To { from, what, addr } => write!(
                 f,
                 "every one of the {}'s {} goes to {addr}",
                 from.name(),
                 packets_named(what, 2)
             ),
-            Wire::ToFirstConnection { from, what } => write!(
+            PacketFact::ToFirstConnection { from, what } => write!(
                 f,
                 "every one of the {}'s {} goes to the QP of the first connection (the Local \
                  QPN of the first CM ConnectRequest)",
                 from.name(),
                 packets_named(what, 2)
             ),
-            Wire::Joins { from, group } => {
+            PacketFact::Joins { from, group } => {
                 write!(f, "the {} reports joining {group} (IGMP)", from.name())
             }
-            Wire::Aeth { from, says, n } => write!(
+            PacketFact::Aeth { from, says, n } => write!(
                 f,
                 "the {} sends exactly {n} acknowledgement(s) whose AETH says `{says}`",
                 from.name()
             ),
-            Wire::Resent { from, what, n } => write!(
+            PacketFact::Resent { from, what, n } => write!(
                 f,
                 "the {} sends at least {n} of its {} again (the same QP and PSN)",
                 from.name(),

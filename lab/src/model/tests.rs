@@ -220,7 +220,7 @@ pub(crate) fn side(exit: i32, stdout: &str, stderr: &str) -> SideOutcome {
 
 #[test]
 fn a_wire_fact_reads_as_a_sentence() {
-    let count = Wire::Count {
+    let count = PacketFact::Count {
         from: Side::Client,
         what: "RC RDMA Read Request",
         n: 1,
@@ -230,7 +230,7 @@ fn a_wire_fact_reads_as_a_sentence() {
         count.to_string(),
         "the client sends exactly 1 `RC RDMA Read Request` packet, each for 21 bytes of message"
     );
-    let order = Wire::InOrder(&[(Side::Server, "RC Send Only"), (Side::Client, "RC RDMA *")]);
+    let order = PacketFact::InOrder(&[(Side::Server, "RC Send Only"), (Side::Client, "RC RDMA *")]);
     assert_eq!(
         order.to_string(),
         "in this order: the server's `RC Send Only`, then the client's `RC RDMA *`"

@@ -1,0 +1,48 @@
+use super::*;
+
+#[test]
+fn controls_but_newline_and_tab_are_shown_escaped() {
+    assert_eq!(
+        escape_controls("a\tb\nc\x1b]0;owned\x07\r\x00\x7f\u{9b}2J\u{85}"),
+        "a\tb\nc\\x1b]0;owned\\x07\\x0d\\x00\\x7f\\u{9b}2J\\u{85}"
+    );
+}
+
+#[test]
+fn direction_overrides_and_zero_width_characters_are_escaped_everywhere() {
+    let evil = "rc_\u{202e}elpmaxe\u{2066}x\u{2069}\u{200b}\u{200f}\u{feff}\u{e0041}";
+    let shown = escape_controls(evil);
+    assert_eq!(
+        shown,
+        "rc_\\u{202e}elpmaxe\\u{2066}x\\u{2069}\\u{200b}\\u{200f}\\u{feff}\\u{e0041}"
+    );
+    assert!(!escaped(evil, 100).chars().any(is_invisible));
+    // What Rust's own escaping calls invisible, this does too.
+    for c in INVISIBLE
+        .iter()
+        .flat_map(|&(lo, hi)| lo..=hi)
+        .filter_map(char::from_u32)
+    {
+        assert_ne!(escape_controls(&c.to_string()), c.to_string(), "{c:?}");
+        assert_ne!(escaped(&c.to_string(), 5), c.to_string(), "{c:?}");
+    }
+}
+
+#[test]
+fn other_text_is_unchanged() {
+    let text = "PASS rc_example: ümlaut, 日本, \\x1b as typed, ~ \u{a0} \u{100}\n";
+    assert_eq!(escape_controls(text), text);
+    assert_eq!(escape_controls(""), "");
+}
+
+#[test]
+fn every_control_character_is_escaped() {
+    for c in (0..=0x10ffff).filter_map(char::from_u32) {
+        let shown = escape_controls(&c.to_string());
+        let kept = c == '\n' || c == '\t' || !(c.is_control() || is_invisible(c));
+        assert_eq!(shown == c.to_string(), kept, "{:?}", c);
+        assert!(!shown
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'));
+    }
+}

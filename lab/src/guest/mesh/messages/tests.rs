@@ -1,0 +1,103 @@
+use super::*;
+
+#[test]
+fn a_subnet_from_ip_addr() {
+    let out = "1: lo    inet 127.0.0.1/8 scope host lo\n\
+               2: eth0    inet 192.0.2.3/24 brd 192.0.2.255 scope global eth0\n";
+    assert_eq!(subnet_of(out, "192.0.2.3").as_deref(), Some("192.0.2.0/24"));
+    assert_eq!(subnet_of(out, "127.0.0.1").as_deref(), Some("127.0.0.0/8"));
+    assert_eq!(subnet_of(out, "192.0.2.4"), None);
+}
+
+#[test]
+fn messages_round_trip() {
+    let h = Hello {
+        rank: 3,
+        name: "node3".into(),
+        ip: "192.0.2.4".into(),
+        netdev: "eth0".into(),
+        mtu: Some(1500),
+        gid_type: Some("RoCE v2".into()),
+        subnet: Some("192.0.2.0/24".into()),
+        findings: vec!["a finding".into()],
+        cannot_run: None,
+    };
+    assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
+    let h = Hello {
+        cannot_run: Some("no RDMA device".into()),
+        ..h
+    };
+    assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
+    let a = Assignment {
+        round: 2,
+        role: Role::Client,
+        server_ip: "192.0.2.1".into(),
+        client_ip: "192.0.2.4".into(),
+        nonce: "ab".into(),
+        scenarios: vec!["rc_example".into()],
+    };
+    assert_eq!(Assignment::from_json(a.to_json().as_bytes()).unwrap(), a);
+    let r = vec![ScenarioResult {
+        scenario: "rc_example".into(),
+        verdict: Verdict::NotRun("gone".into()),
+        detail: "d".into(),
+        server_log: Some("s".into()),
+        client_log: None,
+    }];
+    assert_eq!(results_from_json(results_json(&r).as_bytes()).unwrap(), r);
+}
+
+#[test]
+fn a_pair_that_names_a_command_or_a_stranger_scenario_is_refused() {
+    let bad_ip =
+        br#"{"role":"client","server_ip":"$(reboot)","client_ip":"192.0.2.1","scenarios":[]}"#;
+    assert!(Assignment::from_json(bad_ip)
+        .unwrap_err()
+        .contains("not an address"));
+    let bad_name = br#"{"role":"client","server_ip":"192.0.2.2","client_ip":"192.0.2.1","scenarios":["rm -rf /"]}"#;
+    assert!(Assignment::from_json(bad_name)
+        .unwrap_err()
+        .contains("unknown scenario"));
+    let bad_role = br#"{"role":"both","server_ip":"192.0.2.2","client_ip":"192.0.2.1"}"#;
+    assert!(Assignment::from_json(bad_role).is_err());
+    assert!(Hello::from_json(b"not json").is_err());
+}
+
+#[test]
+fn a_million_element_list_is_refused_unparsed_and_every_field_is_cut() {
+    let list = format!("[{}0]", "0,".repeat(1_000_000));
+    let e = results_from_json(list.as_bytes()).unwrap_err();
+    assert!(e.contains("more than 4096 values"), "{e}");
+    // Commas, brackets and quotes inside strings are not values.
+    let quoted = format!(
+        r#"[{{"scenario":"x","why":"{}\"[,{{"}}]"#,
+        ",[{".repeat(5000)
+    );
+    assert!(results_from_json(quoted.as_bytes()).is_ok());
+    let long = "y".repeat(200_000);
+    let r = vec![ScenarioResult {
+        scenario: long.clone(),
+        verdict: Verdict::NotRun(long.clone()),
+        detail: long.clone(),
+        server_log: Some(long.clone()),
+        client_log: None,
+    }];
+    let back = results_from_json(results_json(&r).as_bytes()).unwrap();
+    let Verdict::NotRun(why) = &back[0].verdict else {
+        panic!("{:?}", back[0].verdict)
+    };
+    assert!(why.chars().count() <= FIELD_MAX + 1);
+    assert!(back[0].detail.chars().count() <= FIELD_MAX + 1);
+    assert!(back[0].scenario.chars().count() <= NAME_MAX + 1);
+    assert!(back[0].server_log.as_ref().unwrap().len() <= TRANSCRIPT_MAX + 8);
+    let mut h = Hello::from_json(br#"{"rank":1}"#).unwrap();
+    h.name = long.clone();
+    h.findings = vec![long; 100];
+    let h = Hello::from_json(h.to_json().as_bytes()).unwrap();
+    assert!(h.name.chars().count() <= NAME_MAX + 1);
+    assert_eq!(h.findings.len(), FINDINGS_MAX);
+    assert!(h
+        .findings
+        .iter()
+        .all(|f| f.chars().count() <= FIELD_MAX + 1));
+}

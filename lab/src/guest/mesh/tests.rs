@@ -1,0 +1,97 @@
+use super::*;
+use std::io::{BufRead, Write};
+use std::net::TcpListener;
+
+fn host(port: u16, secret: &Secret) -> MeshHostConfig {
+    MeshHostConfig {
+        rank: 1,
+        coordinator: "coordinator.test".into(),
+        port,
+        name: "node001".into(),
+        ip: "10.0.0.2".into(),
+        dev: "rxe0".into(),
+        gid_idx: None,
+        bin_dir: PathBuf::from("/nonexistent"),
+        out: PathBuf::from("/nonexistent"),
+        wait_secs: 20,
+        secret: secret.clone(),
+    }
+}
+
+/// Another process holds the pair's port (the mesh port plus one) on
+/// the serving host: the pair's session says so as its own verdict,
+/// not a failure that would blame a host or the link.
+#[test]
+fn a_pair_port_held_by_another_process_is_its_own_verdict() {
+    let held = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port() - PAIR_PORT_OFFSET;
+    let out = tempfile::tempdir().unwrap();
+    let cfg = MeshHostConfig {
+        ip: "127.0.0.1".into(),
+        out: out.path().to_path_buf(),
+        ..host(port, &Secret::generate().unwrap())
+    };
+    let a = Assignment {
+        round: 0,
+        role: Role::Server,
+        server_ip: "127.0.0.1".into(),
+        client_ip: "127.0.0.2".into(),
+        nonce: "ab".into(),
+        scenarios: vec!["rc_example".into()],
+    };
+    let results = play(&cfg, &a);
+    let want = format!(
+        "port {} on node001 is in use by another process",
+        port + PAIR_PORT_OFFSET
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| r.verdict == Verdict::NotRun(want.clone())),
+        "{results:?}"
+    );
+    drop(held);
+}
+
+/// The coordinator's name has two addresses; a stranger listens on the
+/// first and answers every hello with a false refusal. The host tries
+/// the second and joins (before, it began again from the first after
+/// every failed handshake, and never joined).
+#[test]
+fn a_stranger_on_one_address_of_the_name_keeps_no_host_out() {
+    let decoy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = decoy.local_addr().unwrap().port();
+    let Ok(real) = TcpListener::bind(("127.0.0.2", port)) else {
+        panic!("127.0.0.2:{port} is taken: run the test again");
+    };
+    std::thread::spawn(move || {
+        for s in decoy.incoming().flatten() {
+            let mut hello = String::new();
+            let _ = std::io::BufReader::new(&s).read_line(&mut hello);
+            let _ = (&s).write_all(b"authentication failed\n");
+        }
+    });
+    let secret = Secret::generate().unwrap();
+    let theirs = secret.clone();
+    std::thread::spawn(move || {
+        for s in real.incoming().flatten() {
+            let mut c = Control::new(s).unwrap();
+            if c.authenticate_server(&theirs).is_ok() {
+                let _ = c.send("joined");
+                std::thread::sleep(Duration::from_secs(2));
+            }
+        }
+    });
+    let addrs: Vec<SocketAddr> = ["127.0.0.1", "127.0.0.2"]
+        .iter()
+        .map(|ip| format!("{ip}:{port}").parse().unwrap())
+        .collect();
+    let started = Instant::now();
+    let mut c = connect_via(&host(port, &secret), &|_| addrs.clone()).unwrap();
+    assert_eq!(c.recv("joined", Duration::from_secs(5)).unwrap(), "joined");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}

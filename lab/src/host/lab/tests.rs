@@ -1,0 +1,241 @@
+use super::*;
+use crate::base::workspace::workspace_root;
+
+#[test]
+fn outcomes_are_grouped_by_example_in_order() {
+    let o = |name: &str| Outcome {
+        scenario: name.into(),
+        server: None,
+        client: None,
+        leftover: String::new(),
+        capture: None,
+    };
+    let outcomes = [
+        o("srq"),
+        o("mc_memlock"),
+        o("srq_memlock"),
+        o("mckey"),
+        o("nosuch"),
+    ];
+    let groups: Vec<(&str, Vec<&str>)> = by_example(&outcomes)
+        .into_iter()
+        .map(|(p, os)| (p, os.iter().map(|o| o.scenario.as_str()).collect()))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("srq", vec!["srq", "srq_memlock"]),
+            ("mckey", vec!["mc_memlock", "mckey"]),
+            ("nosuch", vec!["nosuch"]),
+        ]
+    );
+}
+
+#[test]
+fn what_a_mode_cannot_run_is_skipped_with_its_reason() {
+    let find = |n| catalog::find(n).unwrap();
+    let local = |role| Mode::Local {
+        dev: None,
+        ip: "10.0.0.1".into(),
+        gid_idx: None,
+        role,
+    };
+    let peer = local(Local::Peer("10.0.0.2".into()));
+    let blocked = find("doctor_udp_4791_blocked");
+    assert!(skip_reason(blocked, &Mode::SingleHost, None).is_some());
+    assert!(skip_reason(blocked, &Mode::TwoHosts, None).is_none());
+    assert!(skip_reason(blocked, &peer, None)
+        .unwrap()
+        .contains("VMs only"));
+    let memlock = find("srq_memlock_64");
+    assert!(skip_reason(memlock, &Mode::SingleHost, None).is_none());
+    assert!(skip_reason(memlock, &local(Local::Alone), None).is_none());
+    assert!(skip_reason(memlock, &peer, None)
+        .unwrap()
+        .contains("one host"));
+    // The doctor's own cells run the lab itself: VMs only.
+    let doctor = find("doctor_memlock_64");
+    assert!(skip_reason(doctor, &Mode::SingleHost, None).is_none());
+    assert!(skip_reason(doctor, &local(Local::Alone), None)
+        .unwrap()
+        .contains("VMs only"));
+    for pair in catalog::pairs() {
+        for mode in [Mode::SingleHost, Mode::TwoHosts, peer.clone()] {
+            for link in [None, Some("Ethernet"), Some("InfiniBand")] {
+                assert_eq!(skip_reason(pair, &mode, link), None, "{}", pair.name);
+            }
+        }
+    }
+    // A program's own GID choice is RoCE's: an InfiniBand port skips it.
+    let auto = find("rc_example_auto_gid");
+    assert!(skip_reason(auto, &peer, Some("InfiniBand"))
+        .unwrap()
+        .contains("InfiniBand"));
+    assert_eq!(skip_reason(auto, &peer, Some("Ethernet")), None);
+}
+
+#[test]
+fn the_binaries_to_copy_are_the_workspace_examples() {
+    // Every workspace binary but the lab's own: a `src/main.rs` is its
+    // package's binary, and each `src/bin/NAME.rs` is one more.
+    let root = workspace_root();
+    let mut found = Vec::new();
+    for e in fs::read_dir(&root).unwrap().flatten() {
+        let dir = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if ["xtask", "lab"].contains(&name.as_str()) || !dir.join("Cargo.toml").is_file() {
+            continue;
+        }
+        if dir.join("src/main.rs").is_file() {
+            found.push(name.clone());
+        }
+        for b in fs::read_dir(dir.join("src/bin"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let f = b.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = f.strip_suffix(".rs") {
+                found.push(stem.to_string());
+            }
+        }
+    }
+    found.sort();
+    let mut listed: Vec<String> = crate::catalog::binaries()
+        .iter()
+        .map(|b| b.to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(found, listed);
+}
+
+#[test]
+fn doctor_files_become_findings_and_hosts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    fs::write(crate::results::findings_file(dir, "server"), "too low\n").unwrap();
+    fs::write(crate::results::findings_file(dir, "path"), "blocked\n").unwrap();
+    fs::write(crate::results::findings_file(dir, "client"), "").unwrap();
+    let h = crate::results::HostInfo {
+        role: "client".into(),
+        dev: "rxe0".into(),
+        port: 1,
+        ..Default::default()
+    };
+    fs::write(
+        crate::results::host_file(dir, "client"),
+        crate::results::host_record(&h) + "\n",
+    )
+    .unwrap();
+    let (findings, hosts) = read_doctor(dir);
+    assert_eq!(
+        findings,
+        ["server host: too low", "between the hosts: blocked"]
+    );
+    assert_eq!(hosts, [h]);
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn a_run_dir_is_new_and_private() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("1-2");
+    create_private_dir(&dir).unwrap();
+    assert_eq!(mode(&dir), 0o700);
+    // One that exists, even one this run made, is not taken again.
+    assert!(create_private_dir(&dir).is_err());
+    // Nor a symlink planted where the run dir will be.
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let planted = tmp.path().join("3-4");
+    std::os::unix::fs::symlink(&elsewhere, &planted).unwrap();
+    assert!(create_private_dir(&planted).is_err());
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+#[test]
+fn the_doctors_dir_is_fresh_and_private_whatever_was_planted() {
+    // Where the doctor's dir used to be: a symlink planted there, as
+    // any local user could, to a dir the doctor would have written to.
+    let target = tempfile::tempdir().unwrap();
+    let old = std::env::temp_dir().join(format!("rdma-doctor-{}", std::process::id()));
+    std::os::unix::fs::symlink(target.path(), &old).unwrap();
+    let dirs = [doctor_dir().unwrap(), doctor_dir().unwrap()];
+    let _ = fs::remove_file(&old);
+    for d in &dirs {
+        assert_ne!(d.path(), old);
+        assert_eq!(d.path().parent(), Some(std::env::temp_dir().as_path()));
+        assert!(d
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("rdma-doctor-"));
+        assert_eq!(mode(d.path()), 0o700);
+        assert!(!fs::symlink_metadata(d.path())
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+    assert_ne!(dirs[0].path(), dirs[1].path());
+    assert_eq!(fs::read_dir(target.path()).unwrap().count(), 0);
+    let gone = dirs[0].path().to_path_buf();
+    drop(dirs);
+    assert!(!gone.exists(), "removed when dropped");
+}
+
+#[test]
+fn a_byte_that_is_not_utf8_keeps_the_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = catalog::find("rc_example").unwrap();
+    let file = |side, ext| crate::results::result_file(dir.path(), &s.name, side, ext);
+    fs::write(file("server", "stdout"), b"before \xff after\n").unwrap();
+    fs::write(file("server", "stderr"), b"err \xfe\n").unwrap();
+    fs::write(file("server", "status"), "exit=0\nelapsed_ms=5\n").unwrap();
+    fs::write(file("both", "leftover"), b"qp \x80\n").unwrap();
+    fs::write(
+        crate::results::findings_file(dir.path(), "both"),
+        b"bad \xc3\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("agent.both.status"), b"died \xff\n").unwrap();
+    let o = &collect(&[s], dir.path(), dir.path())[0];
+    let server = o.server.as_ref().expect("the server side is read");
+    assert_eq!(server.stdout, "before \u{fffd} after\n");
+    assert_eq!(server.stderr, "err \u{fffd}\n");
+    assert_eq!(server.exit, Some(0));
+    assert_eq!(o.leftover, "qp \u{fffd}\n");
+    assert_eq!(read_doctor(dir.path()).0, ["this host: bad \u{fffd}"]);
+    let mut notes = Vec::new();
+    agent_note(dir.path(), "both", &mut notes);
+    assert_eq!(notes, ["both agent: died \u{fffd}"]);
+}
+
+#[test]
+fn a_transcript_shows_the_programs_escape_sequences_escaped() {
+    let side = SideOutcome {
+        exit: Some(0),
+        elapsed_ms: None,
+        stdout: "got \x1b]0;pwned\x07 from the peer\n\tnext\n".into(),
+        stderr: "\u{9b}2J\n".into(),
+    };
+    assert_eq!(
+        side_text("rc_example", "server", Some(&side)),
+        "=== rc_example: server (exit 0) ===\n--- stdout ---\n\
+         got \\x1b]0;pwned\\x07 from the peer\n\tnext\n--- stderr ---\n\\u{9b}2J\n"
+    );
+}
+
+#[test]
+fn guest_visibility() {
+    assert!(guest_can_see(Path::new("/work/main/target/debug/xtask")));
+    assert!(guest_can_see(Path::new("/tmp/ci/repo/target")));
+    assert!(!guest_can_see(Path::new("/var/tmp/repo/target")));
+    assert!(!guest_can_see(Path::new("/run/user/0/x")));
+    assert!(guest_can_see(Path::new("/variable/x")));
+}

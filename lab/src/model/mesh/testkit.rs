@@ -1,0 +1,76 @@
+use super::*;
+
+/// The scenarios every pair of a test run runs.
+pub(crate) const SCENARIOS: &[&str] = &["rc_example", "rdmacm_client_server"];
+
+/// A healthy host `node<rank>` on 192.0.2.0/24, MTU 1500, RoCE v2.
+pub(crate) fn host(rank: usize) -> MeshHost {
+    MeshHost {
+        rank,
+        name: format!("node{rank}"),
+        rdma_addr: format!("192.0.2.{}", rank + 1),
+        netdev: "eth0".into(),
+        mtu: Some(1500),
+        gid_type: Some("RoCE v2".into()),
+        subnet: Some("192.0.2.0/24".into()),
+        findings: Vec::new(),
+        joined: Joined::Joined,
+    }
+}
+
+/// A scenario's result with its transcripts.
+pub(crate) fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
+    let detail = match &verdict {
+        Verdict::Fail => format!("{scenario}: client: exit status 1, expected 0"),
+        Verdict::NotRun(why) => why.clone(),
+        _ => String::new(),
+    };
+    ScenarioResult {
+        scenario: scenario.into(),
+        verdict,
+        detail,
+        server_log: Some(format!("server of {scenario}\n")),
+        client_log: Some(format!("client of {scenario}\n")),
+    }
+}
+
+/// A run of `n` healthy hosts on `pattern`'s schedule, where the pairs
+/// `fails(a, b)` names fail every scenario and the rest pass; no
+/// multicast round.
+pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bool) -> MeshRun {
+    let mut cells = Vec::new();
+    for (r, round) in schedule(n, pattern).unwrap().into_iter().enumerate() {
+        for pair in round {
+            let bad = fails(pair.server, pair.client) || fails(pair.client, pair.server);
+            let verdict = if bad { Verdict::Fail } else { Verdict::Pass };
+            cells.push(PairCell {
+                pair,
+                round: r,
+                results: SCENARIOS
+                    .iter()
+                    .map(|s| result(s, verdict.clone()))
+                    .collect(),
+            });
+        }
+    }
+    MeshRun {
+        hosts: (0..n).map(host).collect(),
+        cells,
+        mcast: Vec::new(),
+        pattern_name: pattern.name(),
+    }
+}
+
+/// Marks host `rank` as not taking part, `joined` saying how, and its
+/// pairs as not run.
+pub(crate) fn drop_host(run: &mut MeshRun, rank: usize, joined: Joined) {
+    run.hosts[rank].joined = joined;
+    for c in run.cells.iter_mut().filter(|c| c.pair.has(rank)) {
+        for r in &mut c.results {
+            *r = result(
+                &r.scenario,
+                Verdict::NotRun(format!("host {rank} is missing")),
+            );
+        }
+    }
+}

@@ -1,0 +1,362 @@
+use super::*;
+
+#[test]
+fn readme_sections_are_cut_at_their_headings_not_in_code() {
+    let md = "# x: the title\n\nIntro.\n\n## What it demonstrates\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Options\n\nno\n\n## Running it on two hosts\n\n```\n## not a heading\n$ x\n```\n";
+    let r = read_readme(md, &["What it demonstrates", "Running it"]);
+    assert_eq!(r.title, "x: the title");
+    assert_eq!(r.intro.trim(), "Intro.");
+    assert_eq!(r.sections.len(), 2);
+    assert!(r.sections[0].1.contains("| 1 | 2 |"));
+    assert_eq!(r.sections[1].0, "Running it on two hosts");
+    assert!(r.sections[1].1.contains("## not a heading"));
+    assert!(markdown(&r.sections[0].1).contains("<td>2</td>"));
+}
+
+#[test]
+fn every_example_readme_has_what_the_handout_takes() {
+    let root = base::workspace::workspace_root();
+    for p in catalog::chapters() {
+        let md = fs::read_to_string(root.join(p).join("README.md")).unwrap();
+        let r = read_readme(&md, &CHAPTER_SECTIONS);
+        assert!(r.title.starts_with(p), "{p}: title {}", r.title);
+        let names: Vec<&str> = r.sections.iter().map(|(h, _)| h.as_str()).collect();
+        assert_eq!(r.sections.len(), CHAPTER_SECTIONS.len(), "{p}: {names:?}");
+        assert!(r.sections[2].1.contains("|---"), "{p}: a step table");
+        let check = &r.sections[4].1;
+        assert!(
+            check.matches("<details><summary>Answer</summary>").count() >= 3,
+            "{p}: questions, each with its answer collapsed"
+        );
+        assert!(
+            catalog::all().iter().any(|s| s.package == *p && s.pair),
+            "{p}: a pair"
+        );
+    }
+}
+
+#[test]
+fn every_example_has_an_exercise() {
+    for p in catalog::chapters() {
+        assert!(
+            catalog::all()
+                .iter()
+                .any(|s| s.package == *p && s.exercise.is_some()),
+            "{p} has no exercise"
+        );
+    }
+}
+
+/// docs/wire.md shows rc_example's ladder: the one the ladder
+/// code draws from the recorded capture, not an older drawing.
+#[test]
+fn the_readme_ladder_is_drawn_from_the_recorded_capture() {
+    let frames = crate::capture::parse(include_str!("../../../tests/data/rc_example.tsv"));
+    let packets = &crate::capture::cut(&frames)[0].packets;
+    let addrs = crate::model::Mode::TwoHosts.addrs().expect("two hosts");
+    let drawn = crate::capture::ladder::text(
+        "rc_example",
+        &crate::capture::ladder::rungs(packets, &addrs, None),
+        &addrs,
+    );
+    let readme =
+        fs::read_to_string(base::workspace::workspace_root().join("docs/wire.md")).unwrap();
+    let start = readme
+        .find("--- rc_example: on the wire ---")
+        .expect("docs/wire.md shows rc_example's ladder");
+    let end = start + readme[start..].find("```").expect("in a code block");
+    assert_eq!(
+        &readme[start..end],
+        drawn,
+        "paste the ladder drawn from the fixture into docs/wire.md"
+    );
+}
+
+/// The handout of a run that captured rc_example only (the recorded
+/// fixture) and printed nothing: every chapter's README sections and
+/// exercises, and rc_example's ladder.
+fn rendered() -> String {
+    html(&rendered_report())
+}
+
+/// A report of a run that captured rc_example only (the recorded
+/// fixture).
+fn rendered_report() -> LabReport {
+    let frames = crate::capture::parse(include_str!("../../../tests/data/rc_example.tsv"));
+    let packets = crate::capture::cut(&frames).remove(0).packets;
+    crate::capture::verdict::judged(LabReport {
+        dir: PathBuf::from("/nonexistent/lab/run"),
+        outcomes: vec![Outcome {
+            scenario: "rc_example".into(),
+            server: None,
+            client: None,
+            leftover: String::new(),
+            capture: Some(packets),
+        }],
+        notes: Vec::new(),
+        elapsed: std::time::Duration::ZERO,
+        vms: None,
+        addrs: crate::model::Mode::TwoHosts.addrs(),
+        captured: true,
+        mode: crate::model::Mode::TwoHosts,
+        skipped: Vec::new(),
+        findings: Vec::new(),
+        hosts: Vec::new(),
+        failures: Vec::new(),
+    })
+}
+
+/// The pair's wire facts are listed in words, each with its verdict
+/// on the capture, so a student knows what to look for.
+#[test]
+fn each_wire_fact_is_said_in_words_with_its_verdict() {
+    let h = rendered();
+    let facts = crate::catalog::find("rc_example").unwrap().wire;
+    assert!(facts.len() >= 5, "{}", facts.len());
+    for f in facts {
+        let li = format!(
+            "<li class=\"holds\">{}: <b>holds</b></li>",
+            inline(&f.to_string())
+        );
+        assert!(h.contains(&li), "{li}");
+    }
+    assert!(!h.contains("<li class=\"fails\">"));
+}
+
+/// Each exercise asks, leaves room for a prediction, and keeps its
+/// answer collapsed; the instructor's key has every answer open.
+#[test]
+fn exercises_hide_their_answers_and_the_key_shows_them() {
+    let h = rendered();
+    let n = catalog::all()
+        .iter()
+        .filter(|s| s.exercise.is_some())
+        .count();
+    assert!(n >= 6, "{n} exercises");
+    assert_eq!(h.matches("<div class=\"exercise\">").count(), n);
+    assert_eq!(h.matches("<div class=\"prediction\"></div>").count(), n);
+    assert_eq!(h.matches("<details class=\"answer\"><summary>").count(), n);
+    assert!(!h.contains("<details class=\"answer\" open>"));
+    assert!(h.contains("<h4>Exercise 1.1</h4>"), "numbered per chapter");
+    let report = rendered_report();
+    let key = key_html(&report);
+    assert_eq!(key.matches("<details class=\"answer\" open>").count(), n);
+    for s in catalog::all() {
+        if let Some(e) = s.exercise {
+            assert!(key.contains(&inline(e.explain)), "{}", s.name);
+        }
+    }
+}
+
+/// A long transcript shows its first and last lines, and says how
+/// many it left out and where they all are.
+#[test]
+fn a_long_transcript_is_shortened_with_a_link_to_the_whole() {
+    let out: String = (1..=100).map(|i| format!("recv count: {i}\n")).collect();
+    let side = SideOutcome {
+        exit: Some(0),
+        elapsed_ms: Some(1),
+        stdout: out,
+        stderr: String::new(),
+    };
+    let cmd = Cmd::new("srq", &["-s"]);
+    let keep = ["recv count: 50".to_string()];
+    let h = transcript("srq", "hostA", &cmd, Some(&side), &keep);
+    let gap = |n: usize| {
+        format!(
+            "<span class=\"gap\">({n} more lines: all 100 in <a href=\"transcripts/srq.hostA.txt\">transcripts/srq.hostA.txt</a>)</span>"
+        )
+    };
+    // The first 10, the kept line, the last 6, and the gaps between.
+    assert!(
+        h.contains(&format!("recv count: 10\n{}\nrecv count: 50\n", gap(39))),
+        "{h}"
+    );
+    assert!(
+        h.contains(&format!("recv count: 50\n{}\nrecv count: 95\n", gap(44))),
+        "{h}"
+    );
+    assert!(!h.contains("recv count: 11\n") && h.contains("recv count: 100\n(exit 0)"));
+    let short = SideOutcome {
+        stdout: "one\ntwo\n".into(),
+        ..side
+    };
+    let h = transcript("srq", "hostA", &cmd, Some(&short), &[]);
+    assert!(
+        h.contains("one\ntwo\n(exit 0)") && !h.contains("gap"),
+        "{h}"
+    );
+}
+
+#[test]
+fn a_stranded_heading_and_small_ladder_text_are_found() {
+    let heads = headings(
+        "<h3 id=\"x\">On the wire</h3><h4>Exercise 1.1</h4><h2>rc_example: <code>a</code></h2>",
+    );
+    assert_eq!(heads, ["rc_example: a", "On the wire", "Exercise 1.1"]);
+    let page = "text of the page\n\n   On the wire\n\n\u{c}";
+    assert_eq!(
+        ends_with_heading(page, &heads).as_deref(),
+        Some("On the wire")
+    );
+    assert_eq!(ends_with_heading("On the wire\nthe figure\n", &heads), None);
+    let bbox = "<word xMin=\"10\" yMin=\"100.0\" xMax=\"40\" yMax=\"109.5\">time,</word>\n\
+                <word xMin=\"42\" yMin=\"100.0\" xMax=\"80\" yMax=\"109.5\">frames</word>\n\
+                <word xMin=\"10\" yMin=\"300.0\" xMax=\"40\" yMax=\"306.0\">time,</word>\n\
+                <word xMin=\"42\" yMin=\"300.0\" xMax=\"80\" yMax=\"306.0\">frames</word>\n";
+    assert_eq!(smallest_ladder_text(bbox), Some(6.0));
+    assert_eq!(smallest_ladder_text("<word>frames</word>"), None);
+}
+
+/// The primer comes before chapter 1, and each chapter frames its
+/// lab: goals and prerequisites first, the questions to check oneself
+/// and what the manual's program gets wrong last.
+#[test]
+fn the_handout_has_its_primer_and_each_chapter_its_frame() {
+    let h = rendered();
+    let primer = h.find("<section class=\"primer\"").expect("a primer");
+    let first = h.find("<section class=\"chapter\"").unwrap();
+    assert!(primer < first);
+    for heading in ["RoCE v2", "BTH", "AETH", "Queue pair states"] {
+        assert!(
+            h[primer..first].contains(heading),
+            "the primer covers {heading}"
+        );
+    }
+    for p in catalog::chapters() {
+        let at = h
+            .find(&format!("<section class=\"chapter\" id=\"{p}\">"))
+            .unwrap();
+        let end = at + h[at..].find("</section>").unwrap();
+        let ch = &h[at..end];
+        let pos = |t: &str| ch.find(t).unwrap_or_else(|| panic!("{p}: no {t}"));
+        assert!(
+            pos("<h3>Learning goals</h3>") < pos("<h3>What it demonstrates</h3>"),
+            "{p}"
+        );
+        assert!(
+            pos("<h3>Before you start</h3>") < pos("<h3>What it demonstrates</h3>"),
+            "{p}"
+        );
+        assert!(
+            pos("<h3>Exercises</h3>") < pos("<h3>Check yourself</h3>"),
+            "{p}"
+        );
+        assert!(
+            pos("<h3>Check yourself</h3>") < pos("<aside class=\"manual\">"),
+            "{p}"
+        );
+    }
+}
+
+/// A page's fill is how far down its ink goes.
+#[test]
+fn a_page_fill_is_read_from_its_pixels() {
+    let (w, h) = (4, 10);
+    let mut pgm = format!("P5\n{w} {h}\n255\n").into_bytes();
+    let mut px = vec![255u8; w * h];
+    px[3 * w + 1] = 0;
+    pgm.extend(&px);
+    assert_eq!(page_fill(&pgm), Some(0.4));
+    px[9 * w] = 10;
+    let mut full = format!("P5\n{w} {h}\n255\n").into_bytes();
+    full.extend(&px);
+    assert_eq!(page_fill(&full), Some(1.0));
+    assert_eq!(page_fill(b"P6 1 1 255 x"), None);
+}
+
+/// The names of the source documents' files in `text`: three digits,
+/// `_`, sixteen hex digits, `.txt` (`002_4568353e3e00e8fb.txt`).
+fn seed_file_names(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let at = |i: usize| {
+        let name = b.get(i..i + 24)?;
+        let ok = name[..3].iter().all(u8::is_ascii_digit)
+            && name[3] == b'_'
+            && name[4..20].iter().all(u8::is_ascii_hexdigit)
+            && &name[20..] == b".txt";
+        ok.then(|| String::from_utf8_lossy(name).into_owned())
+    };
+    (0..b.len()).filter_map(at).collect()
+}
+
+#[test]
+fn the_handout_names_no_source_file() {
+    assert_eq!(
+        seed_file_names("(`002_4568353e3e00e8fb.txt`) and 12_ab.txt"),
+        ["002_4568353e3e00e8fb.txt"]
+    );
+    assert_eq!(seed_file_names(&rendered()), Vec::<String>::new());
+}
+
+#[test]
+fn the_handout_says_what_roce_carries_instead_of_a_grh() {
+    let h = rendered();
+    assert!(
+        !h.to_lowercase().contains("every packet needs a grh"),
+        "RoCE v2 puts no GRH on the wire"
+    );
+    assert!(h.contains("no GRH goes on the wire"));
+    assert!(h.contains("UDP to port 4791"));
+}
+
+#[test]
+fn the_handout_ladder_says_what_a_read_request_asks_for_and_a_syn_ack() {
+    let h = rendered();
+    assert!(
+        h.contains("RC RDMA Read Request QP 0x13 PSN 0 (reads 21 B)"),
+        "a Read Request carries no payload"
+    );
+    assert!(!h.contains("RC RDMA Read Request QP 0x13 PSN 0 21 B"));
+    assert!(h.contains("TCP :19875 SYN/ACK"));
+}
+
+#[test]
+fn the_handout_says_what_it_cannot_show() {
+    let h = rendered();
+    // Timings of emulated hosts, where the ping-pong's appear.
+    let pingpong = &h[h.find("id=\"ibv_sockets_pingpong\"").unwrap()..];
+    let exercise = &pingpong[pingpong.find("Add -n 100").unwrap()..];
+    let exercise = &exercise[..exercise.find("</h4>").unwrap()];
+    assert!(exercise.contains("say nothing about RDMA performance"));
+    // No pointers to what the handout does not have.
+    assert!(!pingpong.contains("benchmark below"));
+    assert!(!pingpong.contains("parse_summary"));
+    // apm opens with why it shows no migration on RoCE.
+    let apm = &h[h.find("id=\"apm\"").unwrap()..];
+    let intro = &apm[apm.find("<p>").unwrap()..];
+    let intro = &intro[..intro.find("</p>").unwrap()];
+    for want in [
+        "no path migration to see",
+        "alternate path",
+        "InfiniBand",
+        "QP path migrated",
+    ] {
+        assert!(
+            intro.contains(want),
+            "apm's first paragraph: no `{want}` in {intro}"
+        );
+    }
+}
+
+#[test]
+fn commands_read_as_typed() {
+    let cmd = Cmd::new(
+        "rc_example",
+        &["-d", "{dev}", "-g", "{gid_idx}", "{server_ip}", "a b"],
+    );
+    assert_eq!(
+        command_line(&cmd, &lab_params()),
+        "rc_example -d rxe0 -g 1 192.0.2.1 'a b'"
+    );
+}
+/// A stand-in's inline script is shown as the file it comes from.
+#[test]
+fn a_stand_ins_command_names_its_file_not_its_script() {
+    let s = crate::catalog::find("rc_example_rnr_nak").expect("declared");
+    let line = command_line(s.client.as_ref().unwrap(), &lab_params());
+    assert_eq!(
+        line,
+        "python3 lab/standins/rc_example_peer.py rnr 192.0.2.1 rxe0 1"
+    );
+}
