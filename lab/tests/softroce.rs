@@ -15,11 +15,11 @@
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
 
+use rdma_lab::catalog;
 use rdma_lab::host::lab::{LabOptions, LabReport, Progress};
 use rdma_lab::model::{Mode, Scenario};
 use rdma_lab::results::times::{self, Batch, TestTime, Times};
 use rdma_lab::results::ScenarioTime;
-use rdma_lab::{catalog, host};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -289,12 +289,9 @@ fn run_mode(
     );
     let mut failed = 0;
     for t in tests {
-        let outcome = report
-            .outcomes
-            .iter()
-            .find(|o| o.scenario == t.scenario.name);
+        let outcome = report.outcomes.iter().find(|j| j.name() == t.scenario.name);
         let failures = match outcome {
-            Some(o) => report.failures(o),
+            Some(j) => j.failures.clone(),
             None => vec!["no outcome: the batch did not run it".into()],
         };
         let told = counter.lock().ok().and_then(|c| c.told_ok(&t.name));
@@ -307,7 +304,10 @@ fn run_mode(
         failed += 1;
         println!("test {} ... FAILED\n  {}", t.name, failures.join("\n  "));
         if let Some(o) = outcome {
-            host::lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
+            rdma_lab::present::summary::print_transcripts(
+                std::slice::from_ref(o),
+                report.addrs.as_ref(),
+            );
         }
     }
     failed += batch_checks(mode, &report);
@@ -474,7 +474,7 @@ fn handout_test(report: Option<&LabReport>) -> bool {
             let missing: Vec<&str> = rdma_lab::present::handout::scenarios()
                 .iter()
                 .map(|s| s.name.as_str())
-                .filter(|n| !r.outcomes.iter().any(|o| o.scenario == *n))
+                .filter(|n| !r.outcomes.iter().any(|j| j.name() == *n))
                 .collect();
             if !missing.is_empty() {
                 vec![format!("the batch did not run {}", missing.join(", "))]

@@ -49,15 +49,15 @@ pub(super) fn handout_cmd(args: &[String]) -> Result<bool, String> {
         let failed: Vec<&str> = report
             .outcomes
             .iter()
-            .filter(|o| !report.failures(o).is_empty())
-            .map(|o| o.scenario.as_str())
+            .filter(|j| !j.passed())
+            .map(|j| j.name())
             .collect();
         if !failed.is_empty() {
             println!("handout: in that run, these failed: {}", failed.join(", "));
         }
         failed.len()
     } else {
-        host::lab::print_summary(&report)
+        crate::present::summary::print_summary(&report)
     };
     let html = crate::present::handout::write(&report, &out)?;
     println!("handout: {}", html.display());

@@ -3,8 +3,8 @@
 
 use super::args::*;
 use crate::host::lab::LabOptions;
+use crate::model;
 use crate::model::Mode;
-use crate::{host, model};
 
 /// `cargo xtask lab`: its options read into the lab's, the run, its report.
 pub(super) fn lab_cmd(args: &[String]) -> Result<bool, String> {
@@ -34,8 +34,8 @@ pub(super) fn lab_cmd(args: &[String]) -> Result<bool, String> {
     if role == model::Local::Serve {
         return Ok(print_served(&report));
     }
-    host::lab::print_transcripts(&report.outcomes, report.addrs.as_ref());
-    let failed = host::lab::print_summary(&report);
+    crate::present::summary::print_transcripts(&report.outcomes, report.addrs.as_ref());
+    let failed = crate::present::summary::print_summary(&report);
     crate::present::report::write(
         &report,
         m.opt_str("junit").as_deref().map(std::path::Path::new),

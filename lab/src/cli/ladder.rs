@@ -30,24 +30,10 @@ pub(super) fn ladder_cmd(args: &[String]) -> Result<bool, String> {
         .iter()
         .filter(|c| names.is_empty() || names.contains(&c.scenario))
     {
-        let rungs = crate::capture::ladder::rungs(&c.packets, &addrs, catalog::find(&c.scenario));
-        out += &crate::capture::ladder::text(&c.scenario, &rungs, &addrs);
-        if catalog::find(&c.scenario).is_some_and(|s| s.pair) {
-            for fault in crate::capture::ladder::faults(&rungs) {
-                ok = false;
-                out += &format!("{fault}\n");
-            }
-        }
-        if let Some(s) = catalog::find(&c.scenario).filter(|s| !s.wire.is_empty()) {
-            let failures = crate::judge::packets::check(s.wire, &c.packets, &addrs);
-            if failures.is_empty() {
-                out += &format!("wire facts: all {} hold\n", s.wire.len());
-            } else {
-                ok = false;
-                out += &format!("wire facts: {}\n", failures.join("; "));
-            }
-        }
-        out.push('\n');
+        let wire = crate::capture::verdict::on_wire(catalog::find(&c.scenario), &c.packets, &addrs);
+        let (text, held) = crate::present::summary::ladder_text(&c.scenario, &wire, &addrs);
+        out += &text;
+        ok &= held;
     }
     // One write: a closed pipe (`| head`) ends the output, quietly. The
     // ladders are drawn from packets, which a peer writes.

@@ -38,7 +38,7 @@ pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
     let report = host::lab::run_scenarios(&opts, &names)?;
     let (mut theirs, mut ours) = (Vec::new(), Vec::new());
     println!("run                          usec/iter (client)  Mbit/sec");
-    for o in &report.outcomes {
+    for o in report.outcomes.iter().map(|j| &j.outcome) {
         let client = o.client.as_ref().map(|c| c.stdout.as_str()).unwrap_or("");
         match parse_summary(client) {
             Some(s) => {
@@ -53,10 +53,13 @@ pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
                 }
             }
             None => {
-                host::lab::print_transcripts(std::slice::from_ref(o), report.addrs.as_ref());
+                // The client's own words say why; they may be a peer's.
+                let said = crate::base::text::escape_controls(client.trim());
                 return Err(format!(
-                    "{}: no summary lines in the client's output",
-                    o.scenario
+                    "{}: no summary lines in the client's output (it said: {said}; \
+                     the run's files are in {})",
+                    o.scenario,
+                    report.dir.display()
                 ));
             }
         }

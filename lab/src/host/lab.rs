@@ -5,15 +5,13 @@ use crate::base::workspace::{cargo, target_dir};
 use crate::catalog::skip_reason;
 use crate::guest::agent::{AgentConfig, Net, Role};
 use crate::host::vm::{Vm, VmSpec};
-use crate::model::{
-    Addrs, Local, Mode, Outcome, Params, Scenario, SideOutcome, Skip, CLIENT_IP, SERVER_IP,
-};
+use crate::model::{Local, Mode, Outcome, Params, Scenario, Skip, CLIENT_IP, SERVER_IP};
 pub use crate::results::report::{LabReport, VmInfo};
 use crate::results::{
     agent_note, collect, read_doctor, read_refused, read_times, result_file, times_file,
     ScenarioTime,
 };
-use crate::{catalog, host, model};
+use crate::{catalog, host};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -296,21 +294,20 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         crate::results::BootPhases::parse(&text)
     });
     let vms = vm_info(tools, accel, (boot, phases), &ctx.dir);
+    let addrs = opts.mode.addrs();
     let report = LabReport {
         dir: ctx.dir,
-        outcomes,
+        outcomes: crate::capture::verdict::judge_all(outcomes, addrs.as_ref(), captured),
         notes,
         elapsed,
         vms,
-        addrs: opts.mode.addrs(),
+        addrs,
         captured,
         mode: opts.mode.clone(),
         skipped,
         findings,
         hosts,
-        failures: Vec::new(),
     };
-    let report = crate::capture::verdict::judged(report);
     clean_up(&report, opts.keep);
     Ok(report)
 }
@@ -897,12 +894,7 @@ fn vm_info(
 /// Cleanup: the result dir goes when everything passed, unless `keep` or
 /// a capture (it is what was asked for) keeps it.
 fn clean_up(report: &LabReport, keep: bool) {
-    let all_pass = report.notes.is_empty()
-        && report.findings.is_empty()
-        && report
-            .outcomes
-            .iter()
-            .all(|o| report.failures(o).is_empty());
+    let all_pass = report.notes.is_empty() && report.findings.is_empty() && report.failed() == 0;
     // A capture is kept: it is what was asked for.
     if all_pass && !keep && !report.captured {
         let _ = fs::remove_dir_all(&report.dir);
@@ -1151,9 +1143,10 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
     let mut outcomes = collect(&ran, &a, &b);
     attach_captures(dir, &mut outcomes)?;
     let kernel = fs::read_to_string(dir.join(KERNEL_FILE)).unwrap_or_default();
-    Ok(crate::capture::verdict::judged(LabReport {
+    let addrs = Mode::TwoHosts.addrs();
+    Ok(LabReport {
         dir: dir.to_path_buf(),
-        outcomes,
+        outcomes: crate::capture::verdict::judge_all(outcomes, addrs.as_ref(), true),
         notes: Vec::new(),
         elapsed: Duration::ZERO,
         vms: Some(VmInfo {
@@ -1162,14 +1155,13 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
             boot: Duration::ZERO,
             phases: None,
         }),
-        addrs: Mode::TwoHosts.addrs(),
+        addrs,
         captured: true,
         mode: Mode::TwoHosts,
         skipped: Vec::new(),
         findings: Vec::new(),
         hosts: Vec::new(),
-        failures: Vec::new(),
-    }))
+    })
 }
 
 /// First device in /sys/class/infiniband, by name.
@@ -1181,147 +1173,6 @@ pub fn first_rdma_device() -> Option<String> {
         .collect();
     v.sort();
     v.into_iter().next()
-}
-
-/// One side's transcript as printed on the terminal.
-fn side_text(name: &str, label: &str, side: Option<&SideOutcome>) -> String {
-    match side {
-        None => format!("=== {name}: {label}: no result ===\n"),
-        // What the program wrote, which may be what its peer sent.
-        Some(side) => escape_controls(&crate::results::side_transcript(
-            &format!("{name}: {label}"),
-            side,
-        )),
-    }
-}
-
-/// Prints both sides' transcripts of every outcome, each followed by its
-/// packet ladder when the run recorded the wire.
-pub fn print_transcripts(outcomes: &[Outcome], addrs: Option<&Addrs>) {
-    for o in outcomes {
-        let s = catalog::find(&o.scenario);
-        if s.map_or(true, |s| s.server.is_some()) {
-            print!("{}", side_text(&o.scenario, "server", o.server.as_ref()));
-        }
-        if s.map_or(true, |s| s.client.is_some()) {
-            print!("{}", side_text(&o.scenario, "client", o.client.as_ref()));
-        }
-        if let (Some(packets), Some(addrs)) = (&o.capture, addrs) {
-            let rungs = crate::capture::ladder::rungs(packets, addrs, s);
-            // Drawn from packets, which a peer writes.
-            print!(
-                "{}",
-                escape_controls(&crate::capture::ladder::text(&o.scenario, &rungs, addrs))
-            );
-        }
-        println!();
-    }
-}
-
-/// Prints a PASS/FAIL line per scenario, grouped by example, with each
-/// example's fault matrix rows counted, then `N passed, N failed`; returns
-/// the number failed.
-pub fn print_summary(report: &LabReport) -> usize {
-    let (mut passed, mut failed) = (0, 0);
-    for (package, outcomes) in by_example(&report.outcomes) {
-        println!("{package}:");
-        let mut rows: Vec<(model::Fault, usize, usize)> = Vec::new();
-        for o in outcomes {
-            let failures = report.failures(o);
-            let ok = failures.is_empty();
-            if ok {
-                passed += 1;
-                println!("  PASS {}", o.scenario);
-            } else {
-                failed += 1;
-                // The failures quote the programs' lines.
-                let failures = escape_controls(&failures.join("; "));
-                println!("  FAIL {}: {failures}", o.scenario);
-            }
-            if let Some(fault) = catalog::find(&o.scenario).and_then(|s| s.fault) {
-                match rows.iter_mut().find(|r| r.0 == fault) {
-                    Some(r) => (r.1, r.2) = (r.1 + usize::from(ok), r.2 + 1),
-                    None => rows.push((fault, usize::from(ok), 1)),
-                }
-            }
-        }
-        if !rows.is_empty() {
-            rows.sort();
-            let rows: Vec<String> = rows
-                .iter()
-                .map(|(f, ok, all)| format!("{} {ok}/{all}", f.label()))
-                .collect();
-            println!("  fault matrix: {}", rows.join(", "));
-        }
-    }
-    for s in &report.skipped {
-        println!(
-            "  SKIP {}: {}",
-            escape_controls(&s.scenario),
-            escape_controls(&s.reason)
-        );
-    }
-    // The hosts, findings and notes come from the agents' files, some
-    // from a peer host; the kernel's name from a file in the VM.
-    for h in &report.hosts {
-        println!("{}", escape_controls(&h.to_string()));
-    }
-    if report.findings.is_empty() {
-        println!("doctor: no findings");
-    }
-    for f in &report.findings {
-        println!("doctor: {}", escape_controls(f));
-    }
-    for n in &report.notes {
-        println!("note: {}", escape_controls(n));
-    }
-    if let Some(v) = &report.vms {
-        println!(
-            "VMs: {}, kernel {}, {}",
-            v.accel,
-            escape_controls(&v.kernel),
-            v.boot_text()
-        );
-    }
-    let skipped = if report.skipped.is_empty() {
-        String::new()
-    } else {
-        format!(", {} skipped", report.skipped.len())
-    };
-    println!(
-        "{passed} passed, {failed} failed{skipped} ({:.1} s)",
-        report.elapsed.as_secs_f64()
-    );
-    if report.dir.exists() {
-        println!("results kept in {}", report.dir.display());
-    }
-    if report.captured {
-        println!(
-            "captures: {}/<scenario>.pcap, the whole run in {}",
-            report.dir.display(),
-            crate::capture::WIRE_PCAP
-        );
-    }
-    failed
-}
-
-/// The outcomes grouped by their scenario's package, in order of first
-/// appearance (a scenario that is not known goes under its own name).
-fn by_example(outcomes: &[Outcome]) -> Vec<(&str, Vec<&Outcome>)> {
-    let mut groups: Vec<(&str, Vec<&Outcome>)> = Vec::new();
-    for o in outcomes {
-        // A scenario of no example (the doctor's, an independent peer's)
-        // goes under the first word of its name.
-        let package = match catalog::find(&o.scenario).map(|s| s.package) {
-            Some(p) if !p.is_empty() => p,
-            _ => o.scenario.split('_').next().unwrap_or(&o.scenario),
-        };
-        match groups.iter_mut().find(|g| g.0 == package) {
-            Some(g) => g.1.push(o),
-            None => groups.push((package, vec![o])),
-        }
-    }
-    groups
 }
 
 #[cfg(test)]

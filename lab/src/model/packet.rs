@@ -188,3 +188,37 @@ impl Packet {
         s
     }
 }
+
+/// One arrow of the ladder: a packet or a whole message, or a note (a
+/// block of arrows that repeats, a pause, a stretch summed up).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rung {
+    /// Seconds since the scenario began, of the first packet.
+    pub time: f64,
+    /// The sender; `None` for a note.
+    pub from: Option<Side>,
+    /// Protocol and opcode, destination QP and PSN, length; a message's
+    /// packets.
+    pub label: String,
+    /// What it carries: a payload preview, an RDMA target, a group.
+    pub note: String,
+    /// How many packets it stands for.
+    pub count: usize,
+    /// The first and last frame it stands for, numbered as Wireshark
+    /// numbers the scenario's own pcap (from 1).
+    pub frames: (usize, usize),
+    /// The headers of its (first) packet, decoded, one line each.
+    pub headers: Vec<String>,
+    /// What sent it, where the scenario declares it.
+    pub cause: Option<&'static str>,
+}
+
+impl Rung {
+    /// Its frames as text: `#7`, or `#7-19`.
+    pub fn frames_text(&self) -> String {
+        match self.frames {
+            (a, b) if a == b => format!("#{a}"),
+            (a, b) => format!("#{a}-{b}"),
+        }
+    }
+}

@@ -6,8 +6,10 @@
 //! this" exercises with what the programs really printed.
 
 use crate::capture::ladder::escape;
-use crate::model::{glob_match, Addrs, Cmd, Exercise, Outcome, Params, Scenario, SideOutcome};
-use crate::results::report::LabReport;
+use crate::model::{
+    glob_match, Addrs, Cmd, Exercise, Outcome, PacketFact, Params, Scenario, SideOutcome,
+};
+use crate::results::report::{Judged, LabReport};
 use crate::{base, catalog, model};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -234,11 +236,10 @@ fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
     h + "</div>\n"
 }
 
-fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
-    let Some(packets) = o.and_then(|o| o.capture.as_ref()) else {
+fn wire_part(s: &Scenario, j: Option<&Judged>, addrs: &Addrs) -> String {
+    let Some((rungs, facts_judged)) = j.and_then(|j| Some((j.rungs.as_ref()?, &j.facts))) else {
         return "<p class=\"missing\">No capture of this run.</p>\n".into();
     };
-    let rungs = crate::capture::ladder::rungs(packets, addrs, Some(s));
     // A long ladder is drawn in parts of at most half a page, each kept
     // whole, the first with its heading: a page is never left mostly
     // blank before one.
@@ -251,12 +252,12 @@ fn wire_part(s: &Scenario, o: Option<&Outcome>, addrs: &Addrs) -> String {
     let (head, tail) = rungs.split_at(rungs.len().min(LADDER_HEAD));
     let first = figure(head);
     let rest: String = tail.chunks(LADDER_PART).map(figure).collect();
-    let table = anatomy(&rungs);
+    let table = anatomy(rungs);
     let h = format!(
         "<div class=\"wire\"><div class=\"keep\"><h4>On the wire</h4>\n<p>The examples' packets between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n{first}</div>\n{rest}</div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{table}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{table}</div>\n",
         s.name,
     );
-    h + &facts(s, packets, addrs)
+    h + &facts(facts_judged)
 }
 
 /// The ladder's arrows as a table under it: frames, time, sender, what
@@ -306,8 +307,9 @@ fn anatomy_appendix(report: &LabReport) -> String {
     for (kind, header) in ANATOMY {
         let found = catalog::chapters().iter().find_map(|p| {
             let s = catalog::find(p).filter(|s| s.pair)?;
-            let o = report.outcomes.iter().find(|o| o.scenario == s.name)?;
-            let at = o
+            let j = report.outcomes.iter().find(|j| j.name() == s.name)?;
+            let at = j
+                .outcome
                 .capture
                 .as_ref()?
                 .iter()
@@ -342,16 +344,15 @@ fn capitalised(s: &str) -> String {
 
 /// The pair's wire facts in words, each with its verdict on this capture:
 /// what to look for in the ladder and in Wireshark.
-fn facts(s: &Scenario, packets: &[crate::model::Packet], addrs: &Addrs) -> String {
-    if s.wire.is_empty() {
+fn facts(judged: &[(&PacketFact, Vec<String>)]) -> String {
+    if judged.is_empty() {
         return String::new();
     }
     let mut h = String::from(
         "<p class=\"facts-intro\">What this capture must show, each checked on it by the lab:</p>\n\
          <ul class=\"facts\">\n",
     );
-    for fact in s.wire {
-        let failures = crate::judge::packets::check(std::slice::from_ref(fact), packets, addrs);
+    for (fact, failures) in judged {
         let (class, verdict) = match failures.as_slice() {
             [] => ("holds", "holds".to_string()),
             f => ("fails", format!("does not hold: {}", f.join("; "))),
@@ -402,7 +403,7 @@ pub const CHAPTER_SECTIONS: [&str; 6] = [
 fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> String {
     let md = fs::read_to_string(root.join(package).join("README.md")).unwrap_or_default();
     let readme = read_readme(&md, &CHAPTER_SECTIONS);
-    let find = |s: &Scenario| report.outcomes.iter().find(|o| o.scenario == s.name);
+    let find = |s: &Scenario| report.outcomes.iter().find(|j| j.name() == s.name);
     let section = |name: &str| {
         readme
             .sections
@@ -441,7 +442,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
 fn chapter_runs<'a>(
     package: &str,
     addrs: &Addrs,
-    find: &impl Fn(&Scenario) -> Option<&'a Outcome>,
+    find: &impl Fn(&Scenario) -> Option<&'a Judged>,
 ) -> String {
     let mut h = String::new();
     let all = catalog::all();
@@ -450,7 +451,7 @@ fn chapter_runs<'a>(
             "<h3>The lab's run: {}</h3>\n<p>Host A is the server (192.0.2.1), host B the client (192.0.2.2): two VMs on one wire, Soft-RoCE on each.</p>\n",
             s.name
         );
-        h += &runs(s, find(s));
+        h += &runs(s, find(s).map(|j| &j.outcome));
         h += &wire_part(s, find(s), addrs);
     }
     h
@@ -459,7 +460,7 @@ fn chapter_runs<'a>(
 /// The chapter's exercises, numbered: each question, a place for the
 /// prediction, and the answer collapsed (open, in the instructor's `key`).
 fn exercises(report: &LabReport, package: &str, addrs: &Addrs, key: bool) -> String {
-    let find = |s: &Scenario| report.outcomes.iter().find(|o| o.scenario == s.name);
+    let find = |s: &Scenario| report.outcomes.iter().find(|j| j.name() == s.name);
     let chapter = catalog::chapters()
         .iter()
         .position(|p| *p == package)
@@ -487,8 +488,9 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, key: bool) -> Str
             h += "<p>The run and its packets are in this chapter, above.</p>\n";
         } else {
             h += "<p>What the lab ran, and what the programs printed:</p>\n";
-            h += &runs(s, find(s));
-            if find(s).is_some_and(|o| o.capture.as_ref().is_some_and(|c| !c.is_empty())) {
+            h += &runs(s, find(s).map(|j| &j.outcome));
+            let captured = |j: &Judged| j.outcome.capture.as_ref().is_some_and(|c| !c.is_empty());
+            if find(s).is_some_and(captured) {
                 h += &wire_part(s, find(s), addrs);
             }
         }
@@ -634,7 +636,8 @@ fn write_transcripts(report: &LabReport, out: &Path) -> Result<(), String> {
     for o in report
         .outcomes
         .iter()
-        .filter(|o| catalog::find(&o.scenario).is_some())
+        .filter(|j| j.scenario.is_some())
+        .map(|j| &j.outcome)
     {
         for (host, side) in [("hostA", &o.server), ("hostB", &o.client)] {
             if let Some(side) = side

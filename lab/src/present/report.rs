@@ -6,7 +6,7 @@
 
 use crate::catalog;
 use crate::model::{Outcome, SideOutcome};
-use crate::results::report::LabReport;
+use crate::results::report::{Judged, LabReport};
 use crate::results::side_transcript;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -28,8 +28,8 @@ const DOCTOR: &str = "doctor";
 /// each side that its scenario has (both, for a scenario this build does
 /// not know), a side without a result saying so, as the lab's own
 /// transcript does.
-fn transcript(o: &Outcome) -> String {
-    let s = catalog::find(&o.scenario);
+fn transcript(j: &Judged) -> String {
+    let (o, s) = (&j.outcome, j.scenario);
     let mut out = String::new();
     for (label, declared, side) in [
         ("server", s.map_or(true, |s| s.server.is_some()), &o.server),
@@ -57,6 +57,11 @@ fn transcript(o: &Outcome) -> String {
 /// stands for itself, as in the lab's summary.
 fn package_of(name: &str) -> &str {
     catalog::find(name).map_or(name, |s| s.package)
+}
+
+/// The package of a judged outcome's scenario, as [`package_of`] says it.
+fn judged_package(j: &Judged) -> &str {
+    j.scenario.map_or(j.name(), |s| s.package)
 }
 
 /// The slower side's wall time in milliseconds: the pair's time, as the
@@ -167,17 +172,17 @@ impl Case {
 /// so one run always gives the same document.
 pub fn junit(report: &LabReport) -> String {
     let mut cases = Vec::new();
-    for o in &report.outcomes {
-        let failures = report.failures(o);
+    for j in &report.outcomes {
+        let (o, failures) = (&j.outcome, &j.failures);
         cases.push(Case {
-            classname: package_of(&o.scenario).to_string(),
+            classname: judged_package(j).to_string(),
             name: o.scenario.clone(),
             time: secs(wall_ms(o).unwrap_or(0)),
             failure: failures
                 .first()
                 .map(|first| (first.clone(), FAILURE_TYPE, failures.join("\n"))),
             skipped: None,
-            out: transcript(o),
+            out: transcript(j),
         });
     }
     for s in &report.skipped {
@@ -324,18 +329,18 @@ fn status(failures: &[String]) -> &'static str {
 /// null), `mode` and `hosts`.
 pub fn json_lines(report: &LabReport) -> String {
     let mut out = String::new();
-    for o in &report.outcomes {
-        let failures = report.failures(o);
+    for j in &report.outcomes {
+        let (o, failures) = (&j.outcome, &j.failures);
         let line = Line {
             scenario: &o.scenario,
-            status: status(&failures),
-            failures: &failures,
+            status: status(failures),
+            failures,
             skip_reason: None,
             wall_ms: wall_ms(o),
             server: &o.server,
             client: &o.client,
         };
-        out += &line.render(report, package_of(&o.scenario));
+        out += &line.render(report, judged_package(j));
     }
     for s in &report.skipped {
         let line = Line {

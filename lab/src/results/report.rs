@@ -4,7 +4,7 @@
 //! read it; none of them judges again.
 
 use super::{BootPhases, HostInfo};
-use crate::model::{Addrs, Mode, Outcome, Skip};
+use crate::model::{Addrs, Mode, Outcome, PacketFact, Rung, Scenario, Skip};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -54,13 +54,44 @@ impl VmInfo {
     }
 }
 
+/// One outcome, judged once when the run was read
+/// (`capture::verdict::judge`): the scenario it ran, every way it fell
+/// short, each wire fact's verdict and its packet ladder. Whatever reports
+/// it reads these and judges nothing again.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// What the run read of it.
+    pub outcome: Outcome,
+    /// The scenario it ran (`None`: no scenario of this lab has its name).
+    pub scenario: Option<&'static Scenario>,
+    /// Every way it fell short of its scenario; empty means PASS.
+    pub failures: Vec<String>,
+    /// Each of its scenario's wire facts and how it fell short on the
+    /// packets (empty: it holds); none without a capture.
+    pub facts: Vec<(&'static PacketFact, Vec<String>)>,
+    /// Its packet ladder, where the run recorded its packets.
+    pub rungs: Option<Vec<Rung>>,
+}
+
+impl Judged {
+    /// Whether it passed.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// Its scenario's name.
+    pub fn name(&self) -> &str {
+        &self.outcome.scenario
+    }
+}
+
 /// What a lab run produced.
 #[derive(Debug, Clone)]
 pub struct LabReport {
     /// The result dir (removed when all passed and not `keep`).
     pub dir: PathBuf,
-    /// One per scenario, in run order.
-    pub outcomes: Vec<Outcome>,
+    /// One per scenario, in run order, each judged once.
+    pub outcomes: Vec<Judged>,
     /// Problems outside any scenario (agent errors, VM trouble).
     pub notes: Vec<String>,
     /// Wall time of boot + run (or just the run with `--local`).
@@ -82,25 +113,11 @@ pub struct LabReport {
     pub findings: Vec<String>,
     /// The device, GID and MTU of each host, as the doctor found them.
     pub hosts: Vec<HostInfo>,
-    /// Every way each outcome fell short of its scenario, in the order of
-    /// `outcomes` (empty: PASS); judged once, when the run was read
-    /// (`capture::judged`), and only read after.
-    pub failures: Vec<Vec<String>>,
 }
 
 impl LabReport {
-    /// Every way `o`, one of [`LabReport::outcomes`], fell short of its
-    /// scenario; empty means PASS. An outcome the run did not judge has
-    /// failed: that it was not judged.
-    pub fn failures(&self, o: &Outcome) -> Vec<String> {
-        let at = self
-            .outcomes
-            .iter()
-            .position(|x| std::ptr::eq(x, o))
-            .or_else(|| self.outcomes.iter().position(|x| x.scenario == o.scenario));
-        match at.and_then(|i| self.failures.get(i)) {
-            Some(f) => f.clone(),
-            None => vec!["the run did not judge it".into()],
-        }
+    /// How many of its outcomes failed.
+    pub fn failed(&self) -> usize {
+        self.outcomes.iter().filter(|j| !j.passed()).count()
     }
 }

@@ -2,36 +2,6 @@ use super::*;
 use crate::base::workspace::workspace_root;
 
 #[test]
-fn outcomes_are_grouped_by_example_in_order() {
-    let o = |name: &str| Outcome {
-        scenario: name.into(),
-        server: None,
-        client: None,
-        leftover: String::new(),
-        capture: None,
-    };
-    let outcomes = [
-        o("srq"),
-        o("mc_memlock"),
-        o("srq_memlock"),
-        o("mckey"),
-        o("nosuch"),
-    ];
-    let groups: Vec<(&str, Vec<&str>)> = by_example(&outcomes)
-        .into_iter()
-        .map(|(p, os)| (p, os.iter().map(|o| o.scenario.as_str()).collect()))
-        .collect();
-    assert_eq!(
-        groups,
-        [
-            ("srq", vec!["srq", "srq_memlock"]),
-            ("mckey", vec!["mc_memlock", "mckey"]),
-            ("nosuch", vec!["nosuch"]),
-        ]
-    );
-}
-
-#[test]
 fn what_a_mode_cannot_run_is_skipped_with_its_reason() {
     let find = |n| catalog::find(n).unwrap();
     let local = |role| Mode::Local {
@@ -214,21 +184,6 @@ fn a_byte_that_is_not_utf8_keeps_the_transcript() {
     let mut notes = Vec::new();
     agent_note(dir.path(), "both", &mut notes);
     assert_eq!(notes, ["both agent: died \u{fffd}"]);
-}
-
-#[test]
-fn a_transcript_shows_the_programs_escape_sequences_escaped() {
-    let side = SideOutcome {
-        exit: Some(0),
-        elapsed_ms: None,
-        stdout: "got \x1b]0;pwned\x07 from the peer\n\tnext\n".into(),
-        stderr: "\u{9b}2J\n".into(),
-    };
-    assert_eq!(
-        side_text("rc_example", "server", Some(&side)),
-        "=== rc_example: server (exit 0) ===\n--- stdout ---\n\
-         got \\x1b]0;pwned\\x07 from the peer\n\tnext\n--- stderr ---\n\\u{9b}2J\n"
-    );
 }
 
 #[test]

@@ -84,26 +84,27 @@ fn rendered() -> String {
 fn rendered_report() -> LabReport {
     let frames = crate::capture::parse(include_str!("../../../tests/data/rc_example.tsv"));
     let packets = crate::capture::cut(&frames).remove(0).packets;
-    crate::capture::verdict::judged(LabReport {
+    let addrs = crate::model::Mode::TwoHosts.addrs();
+    let outcome = Outcome {
+        scenario: "rc_example".into(),
+        server: None,
+        client: None,
+        leftover: String::new(),
+        capture: Some(packets),
+    };
+    LabReport {
         dir: PathBuf::from("/nonexistent/lab/run"),
-        outcomes: vec![Outcome {
-            scenario: "rc_example".into(),
-            server: None,
-            client: None,
-            leftover: String::new(),
-            capture: Some(packets),
-        }],
+        outcomes: crate::capture::verdict::judge_all(vec![outcome], addrs.as_ref(), true),
         notes: Vec::new(),
         elapsed: std::time::Duration::ZERO,
         vms: None,
-        addrs: crate::model::Mode::TwoHosts.addrs(),
+        addrs,
         captured: true,
         mode: crate::model::Mode::TwoHosts,
         skipped: Vec::new(),
         findings: Vec::new(),
         hosts: Vec::new(),
-        failures: Vec::new(),
-    })
+    }
 }
 
 /// The pair's wire facts are listed in words, each with its verdict

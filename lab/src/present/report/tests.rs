@@ -61,9 +61,9 @@ fn report(findings: &[&str]) -> LabReport {
         leftover: "qp 17 <pid 99>\n".into(),
         capture: None,
     };
-    crate::capture::verdict::judged(LabReport {
+    LabReport {
         dir: PathBuf::from("/nonexistent/lab/run"),
-        outcomes: vec![passing, failing],
+        outcomes: crate::capture::verdict::judge_all(vec![passing, failing], None, false),
         notes: vec!["client agent: died & <gone>\0".into()],
         elapsed: Duration::from_millis(61_250),
         vms: None,
@@ -84,8 +84,7 @@ fn report(findings: &[&str]) -> LabReport {
             gid_type: Some("RoCE v2".into()),
             active_mtu: None,
         }],
-        failures: Vec::new(),
-    })
+    }
 }
 
 const FINDINGS: &[&str] = &[
@@ -147,8 +146,8 @@ fn xpath(xml: &str, name: &str, expr: &str) -> String {
 #[test]
 fn the_fixture_has_a_pass_and_a_failure() {
     let r = report(FINDINGS);
-    assert_eq!(r.failures(&r.outcomes[0]), Vec::<String>::new());
-    assert!(!r.failures(&r.outcomes[1]).is_empty());
+    assert_eq!(r.outcomes[0].failures, Vec::<String>::new());
+    assert!(!r.outcomes[1].failures.is_empty());
 }
 
 #[test]
@@ -210,7 +209,7 @@ fn junit_counts_and_cases() {
         ),
         "0"
     );
-    let failures = r.failures(&r.outcomes[1]);
+    let failures = &r.outcomes[1].failures;
     assert_eq!(case("srq", "@classname"), "srq");
     assert_eq!(case("srq", "@time"), "0.020");
     assert_eq!(case("srq", "failure/@message"), failures[0]);
@@ -342,7 +341,7 @@ fn json_lines_parse_and_say_each_status() {
 
     let srq = by("srq");
     assert_eq!(srq["status"], "failed");
-    assert_eq!(srq["failures"], json!(r.failures(&r.outcomes[1])));
+    assert_eq!(srq["failures"], json!(r.outcomes[1].failures));
     assert_eq!(srq["server"]["exit"], 1);
     assert_eq!(srq["server"]["stderr"], NASTY);
     assert_eq!(srq["client"], Value::Null);
