@@ -27,6 +27,22 @@ pub(crate) fn client() -> Cmd {
     )
 }
 
+/// `ibv_sockets_pingpong -d {dev} -g {gid_idx} OPTS`: a server with
+/// these options.
+fn pingpong_server(opts: &[&str]) -> Cmd {
+    let mut args = vec!["-d", "{dev}", "-g", "{gid_idx}"];
+    args.extend(opts);
+    Cmd::new("ibv_sockets_pingpong", &args)
+}
+
+/// The same options and the server's address: its client.
+fn pingpong_client(opts: &[&str]) -> Cmd {
+    let mut args = vec!["-d", "{dev}", "-g", "{gid_idx}"];
+    args.extend(opts);
+    args.push("{server_ip}");
+    Cmd::new("ibv_sockets_pingpong", &args)
+}
+
 /// Both sides' lines up to INIT, then `$rest`: each side's whole run.
 macro_rules! after_init {
     ($($rest:expr),* $(,)?) => {
@@ -302,10 +318,7 @@ fn ibv_sockets_pingpong_size_mismatch() -> Scenario {
     Scenario {
         name: "ibv_sockets_pingpong_size_mismatch".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new(
-            "ibv_sockets_pingpong",
-            &["-d", "{dev}", "-g", "{gid_idx}", "-s", "256"],
-        )),
+        server: Some(pingpong_server(&["-s", "256"])),
         client: Some(client()),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::fails(&[
@@ -390,20 +403,7 @@ fn ibv_sockets_pingpong_lost_packet() -> Scenario {
                 "4096",
             ],
         )),
-        client: Some(Cmd::new(
-            "ibv_sockets_pingpong",
-            &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "10",
-                "-s",
-                "4096",
-                "{server_ip}",
-            ],
-        )),
+        client: Some(pingpong_client(&["-n", "10", "-s", "4096"])),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::ok(&[
             "81920 bytes in * seconds = * Mbit/sec",
@@ -528,18 +528,7 @@ fn ibv_sockets_pingpong_closed_port() -> Scenario {
     Scenario {
         name: "ibv_sockets_pingpong_closed_port".into(),
         package: "ibv_sockets_pingpong",
-        client: Some(Cmd::new(
-            "ibv_sockets_pingpong",
-            &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-p",
-                "19999",
-                "{server_ip}",
-            ],
-        )),
+        client: Some(pingpong_client(&["-p", "19999"])),
         server_expect: Expect::NOTHING,
         client_expect: Expect::fails(&[
             "fail to connect to server *, port 19999: *Connection refused (ECONNREFUSED)",
@@ -566,18 +555,7 @@ fn ibv_sockets_pingpong_reg_mr_fails() -> Scenario {
                 "ulimit -l 64 && exec ibv_sockets_pingpong -d {dev} -g {gid_idx} -s 1048576",
             ],
         )),
-        client: Some(Cmd::new(
-            "ibv_sockets_pingpong",
-            &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-s",
-                "1048576",
-                "{server_ip}",
-            ],
-        )),
+        client: Some(pingpong_client(&["-s", "1048576"])),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::fails(&[
             "fail to reg mr: *ibv_reg_mr failed: Cannot allocate memory \
@@ -594,37 +572,8 @@ fn ibv_sockets_pingpong_n1_s1_port_65535() -> Scenario {
     Scenario {
         name: "ibv_sockets_pingpong_n1_s1_port_65535".into(),
         package: "ibv_sockets_pingpong",
-        server: Some(Cmd::new(
-            "ibv_sockets_pingpong",
-            &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "1",
-                "-s",
-                "1",
-                "-p",
-                "65535",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "ibv_sockets_pingpong",
-            &[
-                "-d",
-                "{dev}",
-                "-g",
-                "{gid_idx}",
-                "-n",
-                "1",
-                "-s",
-                "1",
-                "-p",
-                "65535",
-                "{server_ip}",
-            ],
-        )),
+        server: Some(pingpong_server(&["-n", "1", "-s", "1", "-p", "65535"])),
+        client: Some(pingpong_client(&["-n", "1", "-s", "1", "-p", "65535"])),
         ready: Ready::TcpListen(65535),
         server_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),
         client_expect: Expect::ok(&["2 bytes in * seconds = * Mbit/sec", "1 iters in *"]),

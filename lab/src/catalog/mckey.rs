@@ -188,6 +188,21 @@ const MCKEY_UNRESOLVED: &[&str] = &[
 /// The examples' multicast group.
 const GROUP: &str = "239.255.1.1";
 
+/// `PROGRAM -m GROUP -b {server_ip} OPTS`: a receiver of the group on
+/// the server's address.
+fn receiver(program: &'static str, opts: &[&str]) -> Cmd {
+    let mut args = vec!["-m", GROUP, "-b", "{server_ip}"];
+    args.extend(opts);
+    Cmd::new(program, &args)
+}
+
+/// `PROGRAM -m GROUP -s OPTS`: a sender to the group.
+fn sender(program: &'static str, opts: &[&str]) -> Cmd {
+    let mut args = vec!["-m", GROUP, "-s"];
+    args.extend(opts);
+    Cmd::new(program, &args)
+}
+
 /// The pairs, the interop with rdma-core's mckey, and the error paths.
 pub fn scenarios() -> Vec<Scenario> {
     [
@@ -376,11 +391,8 @@ fn mckey_scenario() -> Scenario {
         name: "mckey".into(),
         package: "mckey",
         pause: Some("each side waits 3 s after joining, for a subnet manager (RoCE has none)"),
-        server: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-b", "{server_ip}"],
-        )),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+        server: Some(receiver("mckey", &[])),
+        client: Some(sender("mckey", &[])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT).counts(&[("mckey: joined dgid: *", 1)]),
@@ -423,7 +435,7 @@ fn mc_scenario() -> Scenario {
     Scenario {
         name: "mc".into(),
         package: "mckey",
-        server: Some(Cmd::new("mc", &["-m", "239.255.1.1", "-b", "{server_ip}"])),
+        server: Some(receiver("mc", &[])),
         client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
         ready: Ready::Line("waiting for messages..."),
         server_expect: Expect::ok(&[
@@ -473,11 +485,8 @@ fn mckey_two_connections() -> Scenario {
     Scenario {
         name: "mckey_two_connections".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-b", "{server_ip}", "-c", "2"],
-        )),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-c", "2"])),
+        server: Some(receiver("mckey", &["-c", "2"])),
+        client: Some(sender("mckey", &["-c", "2"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT)
             .counts(&[("mckey: joined dgid: ::ffff:239.255.1.1", 2)]),
@@ -492,23 +501,8 @@ fn mckey_50_messages_of_1000() -> Scenario {
     Scenario {
         name: "mckey_50_messages_of_1000".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "50",
-                "-S",
-                "1000",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
-        )),
+        server: Some(receiver("mckey", &["-C", "50", "-S", "1000"])),
+        client: Some(sender("mckey", &["-C", "50", "-S", "1000"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
@@ -538,10 +532,7 @@ fn mckey_to_rdma_core_mckey() -> Scenario {
                 "1000",
             ],
         )),
-        client: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-s", "-C", "50", "-S", "1000"],
-        )),
+        client: Some(sender("mckey", &["-C", "50", "-S", "1000"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(C_MCKEY_STDOUT).counts(&[("receiving data transfers", 1)]),
         client_expect: Expect::ok(MCKEY_CLIENT_STDOUT),
@@ -555,19 +546,7 @@ fn rdma_core_mckey_to_mckey() -> Scenario {
         // rdma-core sender, Rust receiver.
         name: "rdma_core_mckey_to_mckey".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "50",
-                "-S",
-                "1000",
-            ],
-        )),
+        server: Some(receiver("mckey", &["-C", "50", "-S", "1000"])),
         client: Some(Cmd::new("sh", &["-c", C_MCKEY_SENDER])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
@@ -582,7 +561,7 @@ fn mckey_two_receivers() -> Scenario {
         name: "mckey_two_receivers".into(),
         package: "mckey",
         server: Some(Cmd::new("sh", &["-c", TWO_RECEIVERS])),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s"])),
+        client: Some(sender("mckey", &[])),
         ready: Ready::Line("both receivers waiting"),
         server_expect: Expect::ok(&[
             "r1: receiving data transfers",
@@ -607,19 +586,7 @@ fn mc_20_messages_of_512() -> Scenario {
     Scenario {
         name: "mc_20_messages_of_512".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mc",
-            &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-c",
-                "20",
-                "-l",
-                "512",
-            ],
-        )),
+        server: Some(receiver("mc", &["-c", "20", "-l", "512"])),
         client: Some(Cmd::new(
             "mc",
             &["-s", "-m", "239.255.1.1", "-c", "20", "-l", "512"],
@@ -639,19 +606,7 @@ fn mc_to_mckey() -> Scenario {
         // expecting as many of that size: the two speak the same exchange.
         name: "mc_to_mckey".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-C",
-                "4",
-                "-S",
-                "64",
-            ],
-        )),
+        server: Some(receiver("mckey", &["-C", "4", "-S", "64"])),
         client: Some(Cmd::new("mc", &["-s", "-m", "239.255.1.1"])),
         ready: Ready::Line("receiving data transfers"),
         server_expect: Expect::ok(MCKEY_SERVER_STDOUT),
@@ -666,10 +621,7 @@ fn mckey_size_above_mtu() -> Scenario {
     Scenario {
         name: "mckey_size_above_mtu".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-S", "2000"],
-        )),
+        server: Some(receiver("mckey", &["-s", "-S", "2000"])),
         server_expect: Expect::exits(
             1,
             &["mckey: starting client", "test complete", "return status 1"],
@@ -699,10 +651,7 @@ fn mc_length_above_mtu() -> Scenario {
     Scenario {
         name: "mc_length_above_mtu".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mc",
-            &["-m", "239.255.1.1", "-b", "{server_ip}", "-s", "-l", "2000"],
-        )),
+        server: Some(receiver("mc", &["-s", "-l", "2000"])),
         server_expect: Expect::fails(&["buffer length 2000 is larger than active mtu 1024"])
             .counts(&[("sent message *", 0)]),
         client_expect: Expect::NOTHING,
@@ -842,81 +791,40 @@ fn mc_bad_input() -> Scenario {
     }
 }
 
-fn mckey_no_messages() -> Scenario {
+/// A pair of mckeys with these options on both sides, which send no
+/// message: both sides join and end.
+fn joins_only(name: &str, opts: &[&str]) -> Scenario {
+    let joined = ["mckey: joined dgid: *", "test complete", "return status 0"];
     Scenario {
-        name: "mckey_no_messages".into(),
+        name: name.into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-b", "{server_ip}", "-C", "0"],
-        )),
-        client: Some(Cmd::new("mckey", &["-m", "239.255.1.1", "-s", "-C", "0"])),
+        server: Some(receiver("mckey", opts)),
+        client: Some(sender("mckey", opts)),
         ready: Ready::Line("mckey: joined dgid: *"),
-        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("receiving data transfers", 0)]),
-        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("initiating data transfers", 0)]),
+        server_expect: Expect::ok(&joined).counts(&[("receiving data transfers", 0)]),
+        client_expect: Expect::ok(&joined).counts(&[("initiating data transfers", 0)]),
         fault: Some(Fault::Limits),
         placement: Placement::OneHost,
         ..Scenario::BASE
     }
 }
 
+fn mckey_no_messages() -> Scenario {
+    joins_only("mckey_no_messages", &["-C", "0"])
+}
+
 // As in the original, -S 0 means no message at all (create_message
 // sets message_count to 0): both sides join and end.
 fn mckey_empty_messages() -> Scenario {
-    Scenario {
-        name: "mckey_empty_messages".into(),
-        package: "mckey",
-        server: Some(Cmd::new(
-            "mckey",
-            &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-S",
-                "0",
-                "-C",
-                "2",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "mckey",
-            &["-m", "239.255.1.1", "-s", "-S", "0", "-C", "2"],
-        )),
-        ready: Ready::Line("mckey: joined dgid: *"),
-        server_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("receiving data transfers", 0)]),
-        client_expect: Expect::ok(&["mckey: joined dgid: *", "test complete", "return status 0"])
-            .counts(&[("initiating data transfers", 0)]),
-        fault: Some(Fault::Limits),
-        placement: Placement::OneHost,
-        ..Scenario::BASE
-    }
+    joins_only("mckey_empty_messages", &["-S", "0", "-C", "2"])
 }
 
 fn mc_empty_messages() -> Scenario {
     Scenario {
         name: "mc_empty_messages".into(),
         package: "mckey",
-        server: Some(Cmd::new(
-            "mc",
-            &[
-                "-m",
-                "239.255.1.1",
-                "-b",
-                "{server_ip}",
-                "-c",
-                "2",
-                "-l",
-                "0",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "mc",
-            &["-m", "239.255.1.1", "-s", "-c", "2", "-l", "0"],
-        )),
+        server: Some(receiver("mc", &["-c", "2", "-l", "0"])),
+        client: Some(sender("mc", &["-c", "2", "-l", "0"])),
         ready: Ready::Line("waiting for messages..."),
         server_expect: Expect::ok(&["received message 1", "received message 2"]),
         client_expect: Expect::ok(&["sent message 1", "sent message 2"]),

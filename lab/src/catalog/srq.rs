@@ -273,80 +273,82 @@ fn srq() -> Scenario {
     }
 }
 
-fn srq_one_qp() -> Scenario {
+/// The pair with `opts` on both sides after its own address and `port`:
+/// the client sends `msgs` messages, which the server receives on `QPS`
+/// QPs of one SRQ, and gets `sends` answers back.
+fn variant<const QPS: usize>(
+    name: &str,
+    port: u16,
+    opts: &[&str],
+    msgs: usize,
+    sends: usize,
+) -> Scenario {
+    let port_text = port.to_string();
+    let side = |server: bool| {
+        let mut args = if server { vec!["-s"] } else { Vec::new() };
+        args.extend(["-a", "{server_ip}", "-p", &port_text]);
+        args.extend(opts);
+        Cmd::new("srq", &args)
+    };
+    let (recv, send) = (
+        format!("recv count: {msgs}, qp_num: *"),
+        format!("send count: {sends}"),
+    );
+    let (sent, got) = (
+        format!("send count: {msgs}, qp_num: *"),
+        format!("recv count: {sends}"),
+    );
     Scenario {
-        name: "srq_one_qp".into(),
+        name: name.into(),
         package: "srq",
-        server: Some(Cmd::new(
-            "srq",
-            &["-s", "-a", "{server_ip}", "-p", "51221", "-q", "1"],
-        )),
-        client: Some(Cmd::new(
-            "srq",
-            &["-a", "{server_ip}", "-p", "51221", "-q", "1"],
-        )),
-        ready: Ready::RdmaCmListen(51221),
-        server_expect: Expect::ok(&[
-            "waiting for connection from client...",
-            "recv count: 100, qp_num: *",
-            "send count: 2",
-        ])
-        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 2)]),
-        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 2"])
-            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 2)]),
+        server: Some(side(true)),
+        client: Some(side(false)),
+        ready: Ready::RdmaCmListen(port),
+        server_expect: Expect::ok(&[&recv, &send])
+            .counts(&[("recv count: *, qp_num: *", msgs), ("send count: *", sends)]),
+        client_expect: Expect::ok(&[&sent, &got])
+            .counts(&[("send count: *, qp_num: *", msgs), ("recv count: *", sends)]),
         timeout_secs: 90,
-        verify: Some(receives_on::<1>),
-        exercise: Some(Exercise {
-            question: "Run srq with one connection: -q 1 on both sides.",
-            predict: "The server posts its receives to one shared receive queue. On \
-                which QP does each of the 100 messages arrive? To how many \
-                destination QPs do the client's SENDs go?",
-            explain: "A shared receive queue is one pool of receive buffers that any \
-                number of QPs draw from, and each completion says which QP its \
-                message came in on (`qp_num`). With one connection there is one \
-                QP: all 100 `recv count` lines name it, and the client's SENDs \
-                all go to one destination QP. With the default four connections \
-                the same pool serves four QPs, and the wire shows SENDs to four.",
-        }),
+        verify: Some(receives_on::<QPS>),
         ..Scenario::BASE
     }
 }
 
-fn srq_8qp_w16() -> Scenario {
+/// `s` whose server must first say that it waits for the client.
+fn waiting_first(mut s: Scenario) -> Scenario {
+    let line = "waiting for connection from client...".to_string();
+    s.server_expect.stdout.insert(0, line);
+    s
+}
+
+const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
+    question: "Run srq with one connection: -q 1 on both sides.",
+    predict: "The server posts its receives to one shared receive queue. On \
+        which QP does each of the 100 messages arrive? To how many \
+        destination QPs do the client's SENDs go?",
+    explain: "A shared receive queue is one pool of receive buffers that any \
+        number of QPs draw from, and each completion says which QP its \
+        message came in on (`qp_num`). With one connection there is one \
+        QP: all 100 `recv count` lines name it, and the client's SENDs \
+        all go to one destination QP. With the default four connections \
+        the same pool serves four QPs, and the wire shows SENDs to four.",
+};
+
+fn srq_one_qp() -> Scenario {
     Scenario {
-        name: "srq_8qp_w16".into(),
-        package: "srq",
-        server: Some(Cmd::new(
-            "srq",
-            &[
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51222",
-                "-q",
-                "8",
-                "-w",
-                "16",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "srq",
-            &["-a", "{server_ip}", "-p", "51222", "-q", "8", "-w", "16"],
-        )),
-        ready: Ready::RdmaCmListen(51222),
-        server_expect: Expect::ok(&[
-            "waiting for connection from client...",
-            "recv count: 100, qp_num: *",
-            "send count: 7",
-        ])
-        .counts(&[("recv count: *, qp_num: *", 100), ("send count: *", 7)]),
-        client_expect: Expect::ok(&["send count: 100, qp_num: *", "recv count: 7"])
-            .counts(&[("send count: *, qp_num: *", 100), ("recv count: *", 7)]),
-        timeout_secs: 90,
-        verify: Some(receives_on::<8>),
-        ..Scenario::BASE
+        exercise: Some(SRQ_ONE_QP_EXERCISE),
+        ..waiting_first(variant::<1>("srq_one_qp", 51221, &["-q", "1"], 100, 2))
     }
+}
+
+fn srq_8qp_w16() -> Scenario {
+    waiting_first(variant::<8>(
+        "srq_8qp_w16",
+        51222,
+        &["-q", "8", "-w", "16"],
+        100,
+        7,
+    ))
 }
 
 const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
@@ -398,153 +400,46 @@ const SRQ_C10_W3_WIRE: &[PacketFact] = &[
 
 fn srq_c10_w3() -> Scenario {
     Scenario {
-        name: "srq_c10_w3".into(),
-        package: "srq",
-        server: Some(Cmd::new(
-            "srq",
-            &[
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51223",
-                "-c",
-                "10",
-                "-w",
-                "3",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "srq",
-            &["-a", "{server_ip}", "-p", "51223", "-c", "10", "-w", "3"],
-        )),
-        ready: Ready::RdmaCmListen(51223),
-        server_expect: Expect::ok(&[
-            "waiting for connection from client...",
-            "recv count: 10, qp_num: *",
-            "send count: 4",
-        ])
-        .counts(&[("recv count: *, qp_num: *", 10), ("send count: *", 4)]),
-        client_expect: Expect::ok(&["send count: 10, qp_num: *", "recv count: 4"])
-            .counts(&[("send count: *, qp_num: *", 10), ("recv count: *", 4)]),
-        timeout_secs: 90,
-        verify: Some(receives_on::<4>),
         // The batches on the wire: the exact counts make the order below
         // the whole sequence, so no fourth message may slip before an
         // answer.
         wire: SRQ_C10_W3_WIRE,
         exercise: Some(SRQ_C10_W3_EXERCISE),
-        ..Scenario::BASE
+        ..waiting_first(variant::<4>(
+            "srq_c10_w3",
+            51223,
+            &["-c", "10", "-w", "3"],
+            10,
+            4,
+        ))
     }
 }
 
 fn srq_c5_w64() -> Scenario {
-    Scenario {
-        name: "srq_c5_w64".into(),
-        package: "srq",
-        server: Some(Cmd::new(
-            "srq",
-            &[
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51224",
-                "-c",
-                "5",
-                "-w",
-                "64",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "srq",
-            &["-a", "{server_ip}", "-p", "51224", "-c", "5", "-w", "64"],
-        )),
-        ready: Ready::RdmaCmListen(51224),
-        server_expect: Expect::ok(&[
-            "waiting for connection from client...",
-            "recv count: 5, qp_num: *",
-            "send count: 1",
-        ])
-        .counts(&[("recv count: *, qp_num: *", 5), ("send count: *", 1)]),
-        client_expect: Expect::ok(&["send count: 5, qp_num: *", "recv count: 1"])
-            .counts(&[("send count: *, qp_num: *", 5), ("recv count: *", 1)]),
-        timeout_secs: 90,
-        verify: Some(receives_on::<4>),
-        ..Scenario::BASE
-    }
+    waiting_first(variant::<4>(
+        "srq_c5_w64",
+        51224,
+        &["-c", "5", "-w", "64"],
+        5,
+        1,
+    ))
 }
 
 // More QPs than a batch holds: the round-robin goes on across batches,
 // so all 8 QPs carry messages although a batch has only 3.
 fn srq_q8_w3() -> Scenario {
-    Scenario {
-        name: "srq_q8_w3".into(),
-        package: "srq",
-        server: Some(Cmd::new(
-            "srq",
-            &[
-                "-s",
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51227",
-                "-q",
-                "8",
-                "-w",
-                "3",
-                "-c",
-                "20",
-            ],
-        )),
-        client: Some(Cmd::new(
-            "srq",
-            &[
-                "-a",
-                "{server_ip}",
-                "-p",
-                "51227",
-                "-q",
-                "8",
-                "-w",
-                "3",
-                "-c",
-                "20",
-            ],
-        )),
-        ready: Ready::RdmaCmListen(51227),
-        server_expect: Expect::ok(&["recv count: 20, qp_num: *", "send count: 7"])
-            .counts(&[("recv count: *, qp_num: *", 20), ("send count: *", 7)]),
-        client_expect: Expect::ok(&["send count: 20, qp_num: *", "recv count: 7"])
-            .counts(&[("send count: *, qp_num: *", 20), ("recv count: *", 7)]),
-        timeout_secs: 90,
-        verify: Some(receives_on::<8>),
-        ..Scenario::BASE
-    }
+    variant::<8>(
+        "srq_q8_w3",
+        51227,
+        &["-q", "8", "-w", "3", "-c", "20"],
+        20,
+        7,
+    )
 }
 
 // Fewer messages than QPs: the idle connections must not stall the end.
 fn srq_c2_q4() -> Scenario {
-    Scenario {
-        name: "srq_c2_q4".into(),
-        package: "srq",
-        server: Some(Cmd::new(
-            "srq",
-            &["-s", "-a", "{server_ip}", "-p", "51228", "-c", "2"],
-        )),
-        client: Some(Cmd::new(
-            "srq",
-            &["-a", "{server_ip}", "-p", "51228", "-c", "2"],
-        )),
-        ready: Ready::RdmaCmListen(51228),
-        server_expect: Expect::ok(&["recv count: 2, qp_num: *", "send count: 1"])
-            .counts(&[("recv count: *, qp_num: *", 2), ("send count: *", 1)]),
-        client_expect: Expect::ok(&["send count: 2, qp_num: *", "recv count: 1"])
-            .counts(&[("send count: *, qp_num: *", 2), ("recv count: *", 1)]),
-        timeout_secs: 90,
-        verify: Some(receives_on::<2>),
-        ..Scenario::BASE
-    }
+    variant::<2>("srq_c2_q4", 51228, &["-c", "2"], 2, 1)
 }
 
 // An address on the lab's subnet that nobody answers: address
