@@ -11,7 +11,9 @@ pub(super) fn bench_cmd(args: &[String]) -> Result<bool, String> {
         return Ok(true);
     };
     if m.free == ["mesh"] {
-        return crate::host::bench::mesh();
+        return Ok(crate::present::bench::print_mesh(
+            &crate::host::bench::mesh()?,
+        ));
     }
     if m.free != ["pingpong"] {
         return Err(format!(
@@ -24,8 +26,7 @@ pub(super) fn bench_cmd(args: &[String]) -> Result<bool, String> {
     } else {
         Mode::SingleHost
     };
-    crate::host::bench::pingpong(
-        mode,
-        m.opt_present("tcg") || crate::host::lab::tcg_from_env(),
-    )
+    let tcg = m.opt_present("tcg") || crate::host::lab::tcg_from_env();
+    let b = crate::host::bench::pingpong(mode, tcg)?;
+    Ok(crate::present::bench::print_pingpong(&b))
 }

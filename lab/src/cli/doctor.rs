@@ -26,7 +26,7 @@ pub(super) fn doctor_cmd(args: &[String]) -> Result<bool, String> {
         None => None,
     };
     let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
-    host::lab::doctor(&host::lab::DoctorRequest {
+    let check = host::lab::doctor(&host::lab::DoctorRequest {
         dev: m.opt_str("dev"),
         ip: m.opt_str("ip"),
         peer: m.opt_str("peer"),
@@ -37,5 +37,6 @@ pub(super) fn doctor_cmd(args: &[String]) -> Result<bool, String> {
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
         secret_file,
         allow: allow_list(&m)?,
-    })
+    })?;
+    Ok(crate::present::doctor::print(&check))
 }

@@ -8,6 +8,7 @@
 //! judged by its device node, which librdmacm has the kernel make on
 //! demand. What the doctor cannot be sure of is a note, not a finding.
 
+pub use crate::results::HostCheck;
 use crate::results::HostInfo;
 use hints;
 use std::fs;
@@ -34,21 +35,6 @@ pub struct DoctorOpts {
     /// Where the examples' binaries are (rdma_cm's probe, [`CM_PROBE`]);
     /// `None`, or without it there: beside this binary, then on PATH.
     pub bin_dir: Option<PathBuf>,
-}
-
-/// The doctor's report on this host.
-#[derive(Debug, Clone, Default)]
-pub struct HostCheck {
-    /// What it saw, a line each: ports, GIDs, `ulimit -l`, rdma_cm, the
-    /// address.
-    pub lines: Vec<String>,
-    /// What is wrong, a line each, with what to do about it.
-    pub findings: Vec<String>,
-    /// What it could not check, and why: not findings, since nothing wrong
-    /// was seen.
-    pub notes: Vec<String>,
-    /// The device, for the reports.
-    pub info: HostInfo,
 }
 
 const SYS_IB: &str = "/sys/class/infiniband";

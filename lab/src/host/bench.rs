@@ -2,10 +2,11 @@
 //! ibv_rc_pingpong at the same size, iterations, device and GID, in the same
 //! VM boot, alternating runs, and the parser both programs' summaries share.
 
-use crate::catalog::bench::{parse_summary, ITERS, SIZE};
+use crate::catalog::bench::parse_summary;
 use crate::host;
 use crate::host::lab::LabOptions;
 use crate::model::Mode;
+use crate::results::bench::{Mesh, Pingpong};
 
 /// Target: ours at most this much slower than ibv_rc_pingpong.
 pub const TARGET_RATIO: f64 = 1.05;
@@ -21,9 +22,8 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Runs the comparison in one VM boot and prints both medians and the ratio;
-/// `Ok(true)` when ours is within [`TARGET_RATIO`].
-pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
+/// Runs the comparison in one VM boot: each run's summary, both medians.
+pub fn pingpong(mode: Mode, tcg: bool) -> Result<Pingpong, String> {
     let opts = LabOptions {
         tcg,
         ..LabOptions::new(
@@ -36,56 +36,35 @@ pub fn pingpong(mode: Mode, tcg: bool) -> Result<bool, String> {
         .map(|s| s.name.as_str())
         .collect();
     let report = host::lab::run_scenarios(&opts, &names)?;
-    let (mut theirs, mut ours) = (Vec::new(), Vec::new());
-    println!("run                          usec/iter (client)  Mbit/sec");
+    let (mut theirs, mut ours, mut runs) = (Vec::new(), Vec::new(), Vec::new());
     for o in report.outcomes.iter().map(|j| &j.outcome) {
         let client = o.client.as_ref().map(|c| c.stdout.as_str()).unwrap_or("");
-        match parse_summary(client) {
-            Some(s) => {
-                println!(
-                    "{:28} {:>12.2}  {:>14.2}",
-                    o.scenario, s.usec_per_iter, s.mbit_per_sec
-                );
-                if o.scenario.starts_with("bench_rc_") {
-                    theirs.push(s.usec_per_iter);
-                } else {
-                    ours.push(s.usec_per_iter);
-                }
-            }
-            None => {
-                // The client's own words say why; they may be a peer's.
-                let said = crate::base::text::escape_controls(client.trim());
-                return Err(format!(
-                    "{}: no summary lines in the client's output (it said: {said}; \
-                     the run's files are in {})",
-                    o.scenario,
-                    report.dir.display()
-                ));
-            }
+        let Some(s) = parse_summary(client) else {
+            // The client's own words say why; they may be a peer's.
+            let said = crate::base::text::escape_controls(client.trim());
+            return Err(format!(
+                "{}: no summary lines in the client's output (it said: {said}; \
+                 the run's files are in {})",
+                o.scenario,
+                report.dir.display()
+            ));
+        };
+        runs.push((o.scenario.clone(), s.usec_per_iter, s.mbit_per_sec));
+        if o.scenario.starts_with("bench_rc_") {
+            theirs.push(s.usec_per_iter);
+        } else {
+            ours.push(s.usec_per_iter);
         }
     }
-    let (t, o) = (median(&mut theirs), median(&mut ours));
-    let ratio = o / t;
-    println!(
-        "{SIZE} bytes x {ITERS} iters, {} runs each ({}):",
-        theirs.len(),
-        opts.mode.label()
-    );
-    println!("  ibv_rc_pingpong      median {t:.2} usec/iter");
-    println!("  ibv_sockets_pingpong median {o:.2} usec/iter");
-    println!(
-        "  ratio {ratio:.3} (target <= {TARGET_RATIO:.2}): {}",
-        if ratio <= TARGET_RATIO {
-            "met"
-        } else {
-            "NOT met"
-        }
-    );
-    Ok(ratio <= TARGET_RATIO)
+    Ok(Pingpong {
+        runs,
+        each: theirs.len(),
+        theirs: median(&mut theirs),
+        ours: median(&mut ours),
+        mode: opts.mode.label().to_string(),
+        target: TARGET_RATIO,
+    })
 }
-
-#[cfg(test)]
-mod tests;
 
 /// node0's script of `bench mesh`: the four-VM all-pairs mesh of
 /// rc_example, its rounds in parallel and then one pair at a time
@@ -122,10 +101,9 @@ fn mesh_times(times: &str, mode: &str) -> Vec<f64> {
 }
 
 /// `bench mesh`: four VMs, the all-pairs mesh in parallel rounds against
-/// the same pairs one at a time, in one boot; prints both medians and
-/// their ratio (the ideal for 4 hosts is 2: 3 rounds of 2 pairs against
-/// 6 pairs). `Ok(true)` when the parallel rounds were faster.
-pub fn mesh() -> Result<bool, String> {
+/// the same pairs one at a time, in one boot: both medians (the ideal
+/// ratio for 4 hosts is 2: 3 rounds of 2 pairs against 6 pairs).
+pub fn mesh() -> Result<Mesh, String> {
     let run = crate::host::fabric_run::run_script(4, MESH_BENCH, 8000)?;
     let times = std::fs::read_to_string(run.node0.join("bench.times"))
         .map_err(|e| format!("no bench.times in {}: {e}", run.node0.display()))?;
@@ -136,19 +114,14 @@ pub fn mesh() -> Result<bool, String> {
             run.node0.display()
         ));
     }
-    let (p, s) = (median(&mut par), median(&mut ser));
-    println!("four hosts, all 6 pairs of rc_example (and the doctor's probe):");
-    println!(
-        "  parallel rounds (3 rounds of 2 pairs): median {p:.1} s of {}",
-        par.len()
-    );
-    println!(
-        "  one pair at a time (6 pairs):          median {s:.1} s of {}",
-        ser.len()
-    );
-    println!("  one at a time / parallel: {:.2} (ideal 2.00)", s / p);
-    Ok(s > p)
+    Ok(Mesh {
+        parallel: (median(&mut par), par.len()),
+        serial: (median(&mut ser), ser.len()),
+    })
 }
+
+#[cfg(test)]
+mod tests;
 
 #[cfg(test)]
 mod mesh_tests;

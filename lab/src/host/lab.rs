@@ -1,12 +1,12 @@
 //! The host side of a lab run: setup, build, boot, collect.
 
-use crate::base::text::escape_controls;
 use crate::base::workspace::{cargo, target_dir};
 use crate::catalog::skip_reason;
 use crate::guest::agent::{AgentConfig, Net, Role};
 use crate::host::vm::{Vm, VmSpec};
 use crate::model::{Local, Mode, Outcome, Params, Scenario, Skip, CLIENT_IP, SERVER_IP};
 pub use crate::results::report::{LabReport, VmInfo};
+use crate::results::HostCheck;
 use crate::results::{
     agent_note, collect, read_doctor, read_refused, read_times, result_file, times_file,
     ScenarioTime,
@@ -949,9 +949,9 @@ pub struct DoctorRequest {
 }
 
 /// Runs the doctor on this host (and with a peer, on the path to it, with
-/// the peer's doctor): prints its report on stdout and each finding as one
-/// line on stderr; `Ok(true)` when it found nothing.
-pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
+/// the peer's doctor, whose session prints as it goes): what it saw, its
+/// notes and its findings, some of them the peer's.
+pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
     let pairs: Vec<&Scenario> = catalog::pairs().collect();
     let (locked_kib, locked_by) = catalog::largest_registration(&pairs);
     let Some(peer) = &req.peer else {
@@ -982,21 +982,17 @@ pub fn doctor(req: &DoctorRequest) -> Result<bool, String> {
     // The session's doctor judges the path; the routes of this host's
     // multicast groups are judged here, as without a peer.
     let mcast = crate::guest::doctor::check_mcast_routes(Some(&ip), Some(&dev), &req.mcast);
-    for l in &mcast.lines {
-        println!("{}", escape_controls(l));
-    }
     findings.extend(mcast.findings);
-    // Some are the peer's.
-    for f in &findings {
-        eprintln!("{}", escape_controls(f));
-    }
-    Ok(findings.is_empty())
+    Ok(HostCheck {
+        lines: mcast.lines,
+        findings,
+        ..HostCheck::default()
+    })
 }
 
-/// The doctor without a peer: this host's check, its report printed on
-/// stdout and its findings on stderr; whether it found nothing.
-fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> bool {
-    let check = crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
+/// The doctor without a peer: this host's check.
+fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> HostCheck {
+    crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
         dev: req.dev.clone(),
         ip: req.ip.clone(),
         gid_idx: req.gid_idx,
@@ -1008,18 +1004,7 @@ fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> bool {
             .bin_dir
             .clone()
             .or_else(|| Some(target_dir().join("release"))),
-    });
-    // Names and text the system's tools gave.
-    for l in &check.lines {
-        println!("{}", escape_controls(l));
-    }
-    for n in &check.notes {
-        println!("note: {}", escape_controls(n));
-    }
-    for f in &check.findings {
-        eprintln!("{}", escape_controls(f));
-    }
-    check.findings.is_empty()
+    })
 }
 
 /// Whether this host's doctor serves the session: both doctors are started

@@ -1,6 +1,9 @@
-//! Presentation: the lab run's terminal summary, the reports (JUnit, JSON
-//! lines), the handout and the test run's time table.
+//! Presentation: the lab run's terminal summary, the doctor's report, the
+//! benchmarks' figures, the reports (JUnit, JSON Lines), the handout and
+//! the test run's time table.
 
+pub mod bench;
+pub mod doctor;
 pub mod handout;
 pub mod mesh;
 pub mod report;

@@ -2,8 +2,24 @@
 //! `<scenario>.<side>.{stdout,stderr,status,leftover}` and the doctor's
 //! files there, and the host reads them back into outcomes.
 
+pub mod bench;
 pub mod report;
 pub mod times;
+
+/// The doctor's report on this host.
+#[derive(Debug, Clone, Default)]
+pub struct HostCheck {
+    /// What it saw, a line each: ports, GIDs, `ulimit -l`, rdma_cm, the
+    /// address.
+    pub lines: Vec<String>,
+    /// What is wrong, a line each, with what to do about it.
+    pub findings: Vec<String>,
+    /// What it could not check, and why: not findings, since nothing wrong
+    /// was seen.
+    pub notes: Vec<String>,
+    /// The device, for the reports.
+    pub info: HostInfo,
+}
 
 /// What the doctor learnt of one host's RDMA device, for the reports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
