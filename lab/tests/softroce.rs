@@ -471,7 +471,7 @@ fn handout_test(report: Option<&LabReport>) -> bool {
     let failures = match report {
         None => vec!["the two-host batch did not run".to_string()],
         Some(r) => {
-            let missing: Vec<&str> = rdma_lab::present::handout::scenarios()
+            let missing: Vec<&str> = rdma_lab::catalog::handout_scenarios()
                 .iter()
                 .map(|s| s.name.as_str())
                 .filter(|n| !r.outcomes.iter().any(|j| j.name() == *n))
@@ -564,7 +564,7 @@ fn handout_selected(args: &Args) -> bool {
 /// The handout is written from the two-host batch: it needs every pair
 /// and exercise in it, added to `tests` where missing.
 fn add_handout_scenarios(tests: &mut Vec<Test>) {
-    for s in rdma_lab::present::handout::scenarios() {
+    for s in rdma_lab::catalog::handout_scenarios() {
         let name = format!("{}_two_hosts", s.name);
         if !tests.iter().any(|t| t.name == name) {
             tests.push(Test {

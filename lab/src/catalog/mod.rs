@@ -187,6 +187,14 @@ pub fn find(name: &str) -> Option<&'static Scenario> {
     all().iter().chain(bench_runs()).find(|s| s.name == name)
 }
 
+/// The scenarios a handout needs: every pair and every exercise.
+pub fn handout_scenarios() -> Vec<&'static Scenario> {
+    all()
+        .iter()
+        .filter(|s| s.pair || s.exercise.is_some())
+        .collect()
+}
+
 /// The scenario of the doctor's probe between two hosts: one RC message.
 pub const PROBE: &str = "doctor_rc_probe";
 

@@ -1104,6 +1104,26 @@ fn attach_captures(dir: &Path, outcomes: &mut [Outcome]) -> Result<(), String> {
     Ok(())
 }
 
+/// The run a handout is made of: the kept two-host run with capture in
+/// `from`, or a new one of every scenario the handout needs.
+pub fn handout_run(from: Option<&Path>, tcg: bool) -> Result<LabReport, String> {
+    let scenarios = catalog::handout_scenarios();
+    if let Some(dir) = from {
+        return load_two_host_run(dir, &scenarios);
+    }
+    let opts = LabOptions {
+        keep: true,
+        tcg,
+        capture: true,
+        ..LabOptions::new(
+            Mode::TwoHosts,
+            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
+        )
+    };
+    let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+    run_scenarios(&opts, &names)
+}
+
 /// The report of a kept two-host run with capture (its result dir), for
 /// the scenarios of `list` that it ran.
 pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {

@@ -15,12 +15,64 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The scenarios a handout needs: every pair and every exercise.
-pub fn scenarios() -> Vec<&'static Scenario> {
-    catalog::all()
-        .iter()
-        .filter(|s| s.pair || s.exercise.is_some())
-        .collect()
+/// What `handout` makes besides the handout itself.
+#[derive(Debug, Clone, Default)]
+pub struct Publish {
+    /// The run is a kept one (`--from`): its failures are named, not its
+    /// whole summary printed.
+    pub from_kept: bool,
+    /// The instructor's key too (`--key`).
+    pub key: bool,
+    /// A PDF too (`--pdf`).
+    pub pdf: bool,
+    /// Look at it in Chromium (`--check`).
+    pub check: bool,
+}
+
+/// Writes the handout of `report` into `out` (and what `what` asks for
+/// besides), saying each file it wrote; whether the run passed, with no
+/// note, and the handout looked right.
+pub fn publish(report: &LabReport, out: &Path, what: &Publish) -> Result<bool, String> {
+    let failed = if what.from_kept {
+        let failed: Vec<&str> = report
+            .outcomes
+            .iter()
+            .filter(|j| !j.passed())
+            .map(|j| j.name())
+            .collect();
+        if !failed.is_empty() {
+            println!("handout: in that run, these failed: {}", failed.join(", "));
+        }
+        failed.len()
+    } else {
+        super::summary::print_summary(report)
+    };
+    let html = write(report, out)?;
+    println!("handout: {}", html.display());
+    if what.key {
+        let key = write_key(report, out)?;
+        println!("handout: the instructor's key, {}", key.display());
+    }
+    if what.pdf {
+        let pdf_file = out.join("handout.pdf");
+        pdf(&html, &pdf_file)?;
+        println!("handout: {}", pdf_file.display());
+    }
+    let looks_right = !what.check || checked(&html);
+    Ok(failed == 0 && report.notes.is_empty() && looks_right)
+}
+
+/// Looks at the handout in Chromium and says what it saw; whether it
+/// looked right.
+fn checked(html: &Path) -> bool {
+    let failures = check_in_chromium(html);
+    for f in &failures {
+        println!("handout check: {f}");
+    }
+    if failures.is_empty() {
+        println!("handout check: Chromium renders every chapter and ladder, and prints it");
+    }
+    failures.is_empty()
 }
 
 /// Markdown to HTML (the README's tables and code blocks included).
@@ -615,7 +667,7 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
 pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     let pcaps = out.join("pcaps");
     fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
-    for s in scenarios() {
+    for s in catalog::handout_scenarios() {
         let from = report.dir.join(format!("{}.pcap", s.name));
         if from.exists() {
             fs::copy(&from, pcaps.join(format!("{}.pcap", s.name)))
