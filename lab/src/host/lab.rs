@@ -22,8 +22,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub struct LabOptions {
     /// Where the sides run.
     pub mode: Mode,
-    /// The xtask binary that runs as the agent inside the VMs (it must be on
-    /// a path the guest sees: see [`guest_can_see`]).
+    /// The lab binary (`rdma-lab`, or `xtask`) that runs as the agent in
+    /// the VMs (it must be on a path the guest sees: see [`guest_can_see`]).
     pub agent_exe: PathBuf,
     /// Keep the result dir even when everything passed.
     pub keep: bool,
