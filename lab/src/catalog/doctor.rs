@@ -356,6 +356,8 @@ fn doctor_healthy() -> Scenario {
             "device rxe0 port 1: ACTIVE, LinkUp, link layer Ethernet, active MTU *, max MTU *",
             "  GID [1] 0000:0000:0000:0000:0000:ffff:c000:0201 (RoCE v2, on d0)  \
              <- the examples use this one",
+            // Its one rail: the port, its netdev's address and subnet.
+            "rail 192.0.2.0/24: rxe0 port 1 on d0 {server_ip}/24*",
             "ulimit -l: * (the largest registration, apm's, is 1960 KiB)",
             "rdma_cm: */rdmacm_server made an event channel and an id, as the examples do \
              (/dev/infiniband/rdma_cm was there)",

@@ -386,6 +386,8 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
             check_port(&mut c, opts, d, p, dev.as_deref(), have_devinfo);
         }
     }
+    c.lines
+        .extend(super::ports::this_host().iter().map(rail_line));
     check_memlock(&mut c, opts);
     check_rdma_cm(&mut c, opts, !devs.is_empty());
     // The RDMA netdev the examples' traffic must leave through: that of
@@ -400,6 +402,24 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
         }
     }
     c
+}
+
+/// A rail port's line: its subnet (the rail), device, port, netdev,
+/// address and rate.
+fn rail_line(p: &crate::model::rails::Port) -> String {
+    let rate = p
+        .rate
+        .as_deref()
+        .map_or(String::new(), |r| format!(", {r}"));
+    format!(
+        "rail {}: {} port {} on {} {}/{}{rate}",
+        p.subnet(),
+        p.dev,
+        p.port,
+        p.netdev,
+        p.addr,
+        p.prefix
+    )
 }
 
 /// The device the examples would use (`--dev` if this host has it, else

@@ -7,3 +7,4 @@ pub mod control;
 pub mod doctor;
 pub mod gate;
 pub mod mesh;
+pub mod ports;

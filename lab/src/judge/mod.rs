@@ -207,6 +207,7 @@ pub fn check_one_side(
 
 pub mod mesh;
 pub mod packets;
+pub mod rails;
 
 #[cfg(test)]
 mod tests;

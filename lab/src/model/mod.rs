@@ -7,6 +7,7 @@ pub mod outcome;
 pub mod packet;
 pub mod params;
 pub mod pattern;
+pub mod rails;
 pub mod scenario;
 pub mod session;
 

@@ -1,0 +1,86 @@
+use super::*;
+use crate::model::rails::{rails, Port};
+
+fn port(dev: &str, addr: &str) -> Port {
+    Port {
+        dev: dev.into(),
+        port: 1,
+        netdev: format!("n{dev}"),
+        addr: addr.parse().unwrap(),
+        prefix: 24,
+        rate: None,
+    }
+}
+
+fn fabric(with: &[(&str, &[(&str, &str)])]) -> Vec<String> {
+    let hosts: Vec<(String, Vec<Port>)> = with
+        .iter()
+        .map(|(h, ps)| (h.to_string(), ps.iter().map(|(d, a)| port(d, a)).collect()))
+        .collect();
+    let names: Vec<&str> = with.iter().map(|(h, _)| *h).collect();
+    findings(&names, &rails(&hosts))
+}
+
+#[test]
+fn two_full_rails_have_no_finding() {
+    let two = [("rxe0", "192.0.2.1"), ("rxe1", "198.51.100.1")];
+    let two_b = [("rxe0", "192.0.2.2"), ("rxe1", "198.51.100.2")];
+    let two_c = [("rxe0", "192.0.2.3"), ("rxe1", "198.51.100.3")];
+    assert!(fabric(&[("node0", &two), ("node1", &two_b), ("node2", &two_c)]).is_empty());
+}
+
+#[test]
+fn a_host_missing_from_a_rail_is_named_with_the_rail() {
+    let f = fabric(&[
+        ("node0", &[("rxe0", "192.0.2.1"), ("rxe1", "198.51.100.1")]),
+        ("node1", &[("rxe0", "192.0.2.2"), ("rxe1", "198.51.100.2")]),
+        ("node2", &[("rxe0", "192.0.2.3")]),
+    ]);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].starts_with("node2 has no port on rail 198.51.100.0/24, which every other host is on"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_nic_on_the_wrong_subnet_is_named_as_that_nic() {
+    let f = fabric(&[
+        ("node0", &[("rxe0", "192.0.2.1"), ("rxe1", "198.51.100.1")]),
+        ("node1", &[("rxe0", "192.0.2.2"), ("rxe1", "198.51.100.2")]),
+        ("node2", &[("rxe0", "192.0.2.3"), ("rxe1", "203.0.113.3")]),
+    ]);
+    assert_eq!(
+        f,
+        ["node2 rxe1 is on 203.0.113.0/24, not on rail 198.51.100.0/24 as every other host's port: a NIC on the wrong subnet (the address of nrxe1)"]
+    );
+}
+
+#[test]
+fn a_lone_port_and_a_missing_rail_of_other_hosts_are_each_named() {
+    let f = fabric(&[
+        ("node0", &[("rxe0", "192.0.2.1"), ("rxe1", "198.51.100.1")]),
+        ("node1", &[("rxe0", "192.0.2.2"), ("rxe1", "198.51.100.2")]),
+        ("node2", &[("rxe0", "192.0.2.3")]),
+        (
+            "node3",
+            &[
+                ("rxe0", "192.0.2.4"),
+                ("rxe1", "198.51.100.4"),
+                ("rxe2", "203.0.113.4"),
+            ],
+        ),
+    ]);
+    assert_eq!(
+        f,
+        [
+            "node2 has no port on rail 198.51.100.0/24, which every other host is on: its NIC there is down, has no address, or is miscabled",
+            "node3 rxe2 is on 203.0.113.0/24, which no other host has a port on: a wrong address on nrxe2, or the only port cabled to that plane",
+        ]
+    );
+}
+
+#[test]
+fn one_host_alone_has_no_rail_finding() {
+    assert!(fabric(&[("node0", &[("rxe0", "192.0.2.1")])]).is_empty());
+}

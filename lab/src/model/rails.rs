@@ -1,0 +1,104 @@
+//! Rails: the RDMA ports of a fabric's hosts grouped by subnet. A cluster
+//! gives each node one NIC per rail (its own subnet and switch plane), and
+//! NIC i of one host meets NIC i of another on rail i. Plain data: which
+//! ports a host has, and which rails they make.
+
+use std::net::Ipv4Addr;
+
+/// An active RDMA port with an IPv4 address on its netdev.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Port {
+    /// The device, as `rdma link` names it (`mlx5_0`, `rxe1`).
+    pub dev: String,
+    /// Its port number.
+    pub port: u32,
+    /// The netdev it serves.
+    pub netdev: String,
+    /// The netdev's IPv4 address.
+    pub addr: Ipv4Addr,
+    /// The address's prefix length.
+    pub prefix: u8,
+    /// The link rate as sysfs gives it (`100 Gb/sec (4X EDR)`), if it does.
+    pub rate: Option<String>,
+}
+
+impl Port {
+    /// The subnet its address is on: its rail.
+    pub fn subnet(&self) -> Subnet {
+        Subnet::of(self.addr, self.prefix)
+    }
+}
+
+/// An IPv4 subnet: a network address and a prefix length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Subnet {
+    /// The network address (host bits zero).
+    pub net: Ipv4Addr,
+    /// The prefix length, 0 to 32.
+    pub prefix: u8,
+}
+
+impl Subnet {
+    /// The subnet of `addr` with `prefix` bits of network (more than 32
+    /// count as 32).
+    pub fn of(addr: Ipv4Addr, prefix: u8) -> Subnet {
+        let prefix = prefix.min(32);
+        let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
+        Subnet {
+            net: Ipv4Addr::from(u32::from(addr) & mask),
+            prefix,
+        }
+    }
+}
+
+impl std::fmt::Display for Subnet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.net, self.prefix)
+    }
+}
+
+/// One rail: a subnet and each host's ports on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rail {
+    /// Its subnet.
+    pub subnet: Subnet,
+    /// `(host, port)` for every port on the subnet, in host order.
+    pub ports: Vec<(String, Port)>,
+}
+
+impl Rail {
+    /// The hosts with a port on it, each once, in host order.
+    pub fn hosts(&self) -> Vec<&str> {
+        let mut hosts: Vec<&str> = Vec::new();
+        for (h, _) in &self.ports {
+            if !hosts.contains(&h.as_str()) {
+                hosts.push(h);
+            }
+        }
+        hosts
+    }
+}
+
+/// The rails of these hosts' ports, in subnet order (rail 0 first): every
+/// subnet that any port is on is a rail, even one only one host reaches.
+pub fn rails(hosts: &[(String, Vec<Port>)]) -> Vec<Rail> {
+    let mut rails: Vec<Rail> = Vec::new();
+    for (host, ports) in hosts {
+        for p in ports {
+            let subnet = p.subnet();
+            let entry = (host.clone(), p.clone());
+            match rails.iter_mut().find(|r| r.subnet == subnet) {
+                Some(r) => r.ports.push(entry),
+                None => rails.push(Rail {
+                    subnet,
+                    ports: vec![entry],
+                }),
+            }
+        }
+    }
+    rails.sort_by_key(|r| r.subnet);
+    rails
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,56 @@
+use super::*;
+
+pub(crate) fn port(dev: &str, addr: &str, prefix: u8) -> Port {
+    Port {
+        dev: dev.into(),
+        port: 1,
+        netdev: format!("n{dev}"),
+        addr: addr.parse().unwrap(),
+        prefix,
+        rate: None,
+    }
+}
+
+#[test]
+fn a_subnet_keeps_the_network_bits() {
+    let a: Ipv4Addr = "198.51.100.77".parse().unwrap();
+    assert_eq!(Subnet::of(a, 24).to_string(), "198.51.100.0/24");
+    assert_eq!(Subnet::of(a, 16).to_string(), "198.51.0.0/16");
+    assert_eq!(Subnet::of(a, 32).to_string(), "198.51.100.77/32");
+    assert_eq!(Subnet::of(a, 0).to_string(), "0.0.0.0/0");
+    assert_eq!(Subnet::of(a, 40).to_string(), "198.51.100.77/32");
+}
+
+#[test]
+fn ports_on_one_subnet_make_one_rail_in_subnet_order() {
+    let hosts = vec![
+        (
+            "node0".to_string(),
+            vec![
+                port("rxe1", "198.51.100.1", 24),
+                port("rxe0", "192.0.2.1", 24),
+            ],
+        ),
+        (
+            "node1".to_string(),
+            vec![
+                port("rxe0", "192.0.2.2", 24),
+                port("rxe1", "198.51.100.2", 24),
+            ],
+        ),
+        ("node2".to_string(), vec![port("rxe0", "192.0.2.3", 24)]),
+    ];
+    let r = rails(&hosts);
+    let seen: Vec<(String, Vec<&str>)> = r
+        .iter()
+        .map(|r| (r.subnet.to_string(), r.hosts()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("192.0.2.0/24".to_string(), vec!["node0", "node1", "node2"]),
+            ("198.51.100.0/24".to_string(), vec!["node0", "node1"]),
+        ]
+    );
+    assert_eq!(r[1].ports[0].1.dev, "rxe1");
+}
