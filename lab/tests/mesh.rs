@@ -241,6 +241,35 @@ fn a_host_that_cannot_take_part_is_named_with_its_cause_at_once() {
     assert_eq!(host["cannot_run"], NO_DEVICE);
 }
 
+/// A host whose second NIC is on the wrong subnet is named as that NIC,
+/// from the ports every host reported, though all its pairs passed; the
+/// JSON has a `rail` finding for it and the run fails on it.
+#[test]
+fn a_nic_on_the_wrong_subnet_is_a_rail_finding_of_the_run() {
+    let (run, _, _) = mesh_with_one(4, 1, Behaviour::WrongRail);
+    assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
+    assert_eq!(
+        run.hosts[3].ports.len(),
+        2,
+        "the ports crossed in the hello"
+    );
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    let texts: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "node001 rxe1 is on 203.0.113.0/24, not on rail 198.51.100.0/24 as every other \
+          host's port: a NIC on the wrong subnet (the address of nrxe1)"
+        ]
+    );
+    let (lines, passed) = reported(&run);
+    assert!(!passed, "the run fails on its finding");
+    let found = finding_lines(&lines);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["kind"], "rail");
+    assert_eq!(found[0]["ranks"], serde_json::json!([1]));
+}
+
 /// A mesh whose only problem is one host's doctor finding tells one story:
 /// the diagnosis names the host and the finding, and that its pairs passed
 /// anyway; the JSON has a `finding` line for it; the run fails on it.

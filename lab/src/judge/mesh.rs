@@ -44,6 +44,12 @@ pub enum FindingKind {
         /// The host's rank.
         rank: usize,
     },
+    /// A host's rail ports: one on a subnet no other host has, or none
+    /// on a rail every other host is on.
+    Rail {
+        /// The host's rank.
+        rank: usize,
+    },
     /// A host's doctor found something that no other finding names.
     Doctor {
         /// The host's rank.
@@ -72,6 +78,7 @@ pub struct Finding {
 pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
     let mesh = Mesh::new(run);
     let mut findings = mesh.missing();
+    findings.extend(mesh.rails());
     findings.extend(mesh.pairs());
     // A fabric-wide finding quotes every doctor already, with its hosts.
     if !findings.iter().any(|f| f.kind == FindingKind::FabricWide) {
@@ -90,6 +97,7 @@ impl FindingKind {
             | FindingKind::Missing { rank }
             | FindingKind::CannotTakePart { rank }
             | FindingKind::Doctor { rank }
+            | FindingKind::Rail { rank }
             | FindingKind::Multicast { rank } => vec![rank],
             FindingKind::LinkFault { a, b } => vec![a, b],
             FindingKind::FabricWide => Vec::new(),
@@ -204,6 +212,33 @@ impl<'a> Mesh<'a> {
             findings.push(Finding { kind, text });
         }
         findings
+    }
+
+    /// The rails' findings among the hosts that took part and said which
+    /// ports they have.
+    fn rails(&self) -> Vec<Finding> {
+        let told: Vec<&MeshHost> = self
+            .run
+            .hosts
+            .iter()
+            .filter(|h| self.joined[h.rank] && !h.ports.is_empty())
+            .collect();
+        let names: Vec<String> = told.iter().map(|h| self.label(h.rank)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let ports: Vec<(String, Vec<_>)> = told
+            .iter()
+            .zip(&names)
+            .map(|(h, n)| (n.to_string(), h.ports.clone()))
+            .collect();
+        crate::judge::rails::findings(&names, &crate::model::rails::rails(&ports))
+            .into_iter()
+            .map(|(at, text)| Finding {
+                kind: FindingKind::Rail {
+                    rank: told[at].rank,
+                },
+                text,
+            })
+            .collect()
     }
 
     /// One finding per host that took part whose doctor found something

@@ -6,16 +6,16 @@
 use crate::model::rails::{Port, Rail, Subnet};
 
 /// The findings of these rails among `hosts` (every host of the run, in
-/// order). A rail of one host is that host's port on the wrong subnet (or
+/// order), each with the index in `hosts` of the host it names. A rail of one host is that host's port on the wrong subnet (or
 /// the only one cabled to that plane); a rail that every host but one is
 /// on is missing that host's port; a host with one of each has its NIC on
 /// the wrong subnet.
-pub fn findings(hosts: &[&str], rails: &[Rail]) -> Vec<String> {
+pub fn findings(hosts: &[&str], rails: &[Rail]) -> Vec<(usize, String)> {
     if hosts.len() < 2 {
         return Vec::new();
     }
     let mut found = Vec::new();
-    for host in hosts {
+    for (at, host) in hosts.iter().enumerate() {
         let lone: Vec<(&Subnet, &Port)> = rails
             .iter()
             .filter(|r| r.hosts() == [*host])
@@ -27,22 +27,22 @@ pub fn findings(hosts: &[&str], rails: &[Rail]) -> Vec<String> {
             .map(|r| &r.subnet)
             .collect();
         if let ([(subnet, p)], [rail]) = (lone.as_slice(), missing.as_slice()) {
-            found.push(format!(
+            found.push((at, format!(
                 "{host} {} is on {subnet}, not on rail {rail} as every other host's port: a NIC on the wrong subnet (the address of {})",
                 p.dev, p.netdev
-            ));
+            )));
             continue;
         }
         for (subnet, p) in lone {
-            found.push(format!(
+            found.push((at, format!(
                 "{host} {} is on {subnet}, which no other host has a port on: a wrong address on {}, or the only port cabled to that plane",
                 p.dev, p.netdev
-            ));
+            )));
         }
         for rail in missing {
-            found.push(format!(
+            found.push((at, format!(
                 "{host} has no port on rail {rail}, which every other host is on: its NIC there is down, has no address, or is miscabled"
-            ));
+            )));
         }
     }
     found

@@ -272,6 +272,9 @@ pub struct MeshHost {
     pub subnet: Option<String>,
     /// The doctor's findings on it; empty when it found nothing.
     pub findings: Vec<String>,
+    /// Its rail ports: every active RDMA port with an IPv4 address (none
+    /// when it did not say).
+    pub ports: Vec<crate::model::rails::Port>,
     /// Whether it took part.
     pub joined: Joined,
 }

@@ -284,6 +284,7 @@ fn finding_class(k: &FindingKind) -> &'static str {
         FindingKind::FabricWide => "fabric",
         FindingKind::Missing { .. } | FindingKind::CannotTakePart { .. } => "missing",
         FindingKind::Doctor { .. } => "doctor",
+        FindingKind::Rail { .. } => "rail",
         FindingKind::Multicast { .. } => "mcast",
     }
 }
@@ -740,6 +741,7 @@ fn finding_json(f: &Finding) -> Value {
         FindingKind::Missing { rank } => ("missing", vec![rank]),
         FindingKind::CannotTakePart { rank } => ("cannot_take_part", vec![rank]),
         FindingKind::Doctor { rank } => ("doctor", vec![rank]),
+        FindingKind::Rail { rank } => ("rail", vec![rank]),
         FindingKind::Multicast { rank } => ("multicast", vec![rank]),
     };
     json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text})

@@ -43,6 +43,27 @@ pub enum Behaviour {
     /// Another process holds its pairs' port: as a pair's serving host it
     /// says so, and its peers, who cannot reach it, fail their session.
     PortHeld,
+    /// Plays, and its second NIC is on a subnet no other host has, not on
+    /// the second rail with the others'.
+    WrongRail,
+}
+
+/// A stand-in's two rail ports: rxe0 on its address's 10.0.0.0/8, rxe1 on
+/// 198.51.100.0/24 (or, `wrong`, on 203.0.113.0/24).
+fn rail_ports(rank: usize, wrong: bool) -> Vec<rdma_lab::model::rails::Port> {
+    let port = |dev: &str, addr: String, prefix| rdma_lab::model::rails::Port {
+        dev: dev.into(),
+        port: 1,
+        netdev: format!("n{dev}"),
+        addr: addr.parse().unwrap(),
+        prefix,
+        rate: Some("100 Gb/sec (4X EDR)".into()),
+    };
+    let second = if wrong { "203.0.113" } else { "198.51.100" };
+    vec![
+        port("rxe0", format!("10.{}.{}.1", rank / 256, rank % 256), 8),
+        port("rxe1", format!("{second}.{}", rank % 250 + 1), 24),
+    ]
 }
 
 /// The faults every stand-in plays along with: pairs with the `bad`
@@ -136,6 +157,7 @@ pub fn stand_in(
             _ => Vec::new(),
         },
         cannot_run: (how == Behaviour::CannotRun).then(|| NO_DEVICE.into()),
+        ports: rail_ports(rank, how == Behaviour::WrongRail),
     };
     c.send_blob("hello", hello.to_json().as_bytes()).unwrap();
     let wait = Duration::from_secs(120);

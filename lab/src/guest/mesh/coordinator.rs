@@ -82,6 +82,7 @@ fn absent(cfg: &CoordConfig, rank: usize) -> MeshHost {
         gid_type: None,
         subnet: None,
         findings: Vec::new(),
+        ports: Vec::new(),
         joined: Joined::NeverJoined {
             waited_secs: cfg.wait_secs,
         },
@@ -103,6 +104,7 @@ fn joined(h: Hello) -> MeshHost {
         gid_type: h.gid_type,
         subnet: h.subnet,
         findings: h.findings,
+        ports: h.ports,
         joined,
     }
 }

@@ -6,6 +6,7 @@ use super::MeshHostConfig;
 use crate::catalog;
 use crate::guest::agent::Role;
 use crate::model::mesh::{ScenarioResult, Verdict};
+use crate::model::rails::Port;
 use crate::model::{Addrs, Scenario};
 use crate::results::{collect, findings_file, read_refused, read_text, side_transcript};
 use serde_json::{json, Value};
@@ -105,6 +106,37 @@ pub struct Hello {
     /// Why it cannot take part, when it cannot (no RDMA device, no
     /// address): it joins to say so, and is handed no pair.
     pub cannot_run: Option<String>,
+    /// Its rail ports (at most [`PORTS_MAX`]).
+    pub ports: Vec<Port>,
+}
+
+/// The most rail ports a hello may list: more than a node has NICs.
+pub const PORTS_MAX: usize = 64;
+
+/// A port as JSON.
+fn port_json(p: &Port) -> Value {
+    json!({
+        "dev": p.dev, "port": p.port, "netdev": p.netdev,
+        "addr": p.addr.to_string(), "prefix": p.prefix, "rate": p.rate,
+    })
+}
+
+/// A port of a host's JSON, or none when a field is missing or wrong.
+fn port_of(v: &Value) -> Option<Port> {
+    let name = |k: &str| v.get(k).and_then(Value::as_str).map(|t| cut(t, NAME_MAX));
+    Some(Port {
+        dev: name("dev")?,
+        port: u32::try_from(v.get("port")?.as_u64()?).ok()?,
+        netdev: name("netdev")?,
+        addr: v.get("addr")?.as_str()?.parse().ok()?,
+        prefix: u8::try_from(v.get("prefix")?.as_u64()?)
+            .ok()
+            .filter(|p| *p <= 32)?,
+        rate: v
+            .get("rate")
+            .and_then(Value::as_str)
+            .map(|t| cut(t, NAME_MAX)),
+    })
 }
 
 impl Hello {
@@ -140,6 +172,7 @@ impl Hello {
             gid_type: check.info.gid_type,
             findings: check.findings,
             cannot_run: None,
+            ports: crate::guest::ports::this_host(),
         }
     }
 
@@ -169,6 +202,7 @@ impl Hello {
             subnet: None,
             findings: check.findings,
             cannot_run: Some(why.to_string()),
+            ports: Vec::new(),
         }
     }
 
@@ -178,6 +212,7 @@ impl Hello {
             "rank": self.rank, "name": self.name, "ip": self.ip, "netdev": self.netdev,
             "mtu": self.mtu, "gid_type": self.gid_type, "subnet": self.subnet,
             "findings": self.findings, "cannot_run": self.cannot_run,
+            "ports": self.ports.iter().map(port_json).collect::<Vec<_>>(),
         })
         .to_string()
     }
@@ -205,6 +240,11 @@ impl Hello {
             findings: strings(&v, "findings"),
             // A reason, kept as the other texts are, not as a name.
             cannot_run: Some(text(&v, "cannot_run")).filter(|t| !t.is_empty()),
+            ports: v
+                .get("ports")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().take(PORTS_MAX).filter_map(port_of).collect())
+                .unwrap_or_default(),
         })
     }
 }

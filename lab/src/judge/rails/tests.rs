@@ -19,6 +19,12 @@ fn fabric(with: &[(&str, &[(&str, &str)])]) -> Vec<String> {
         .collect();
     let names: Vec<&str> = with.iter().map(|(h, _)| *h).collect();
     findings(&names, &rails(&hosts))
+        .into_iter()
+        .map(|(at, text)| {
+            assert!(text.starts_with(names[at]), "{text} names {}", names[at]);
+            text
+        })
+        .collect()
 }
 
 #[test]

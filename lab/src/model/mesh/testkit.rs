@@ -14,6 +14,7 @@ pub(crate) fn host(rank: usize) -> MeshHost {
         gid_type: Some("RoCE v2".into()),
         subnet: Some("192.0.2.0/24".into()),
         findings: Vec::new(),
+        ports: Vec::new(),
         joined: Joined::Joined,
     }
 }

@@ -21,6 +21,14 @@ fn messages_round_trip() {
         subnet: Some("192.0.2.0/24".into()),
         findings: vec!["a finding".into()],
         cannot_run: None,
+        ports: vec![Port {
+            dev: "mlx5_1".into(),
+            port: 1,
+            netdev: "ens5".into(),
+            addr: "198.51.100.4".parse().unwrap(),
+            prefix: 24,
+            rate: Some("200 Gb/sec (4X HDR)".into()),
+        }],
     };
     assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
     let h = Hello {
@@ -45,6 +53,26 @@ fn messages_round_trip() {
         client_log: None,
     }];
     assert_eq!(results_from_json(results_json(&r).as_bytes()).unwrap(), r);
+}
+
+#[test]
+fn a_hello_keeps_only_well_formed_ports_and_at_most_ports_max() {
+    let good = r#"{"dev":"rxe1","port":1,"netdev":"e1","addr":"198.51.100.2","prefix":24}"#;
+    let bad = [
+        r#"{"dev":"rxe1","port":1,"netdev":"e1","addr":"$(reboot)","prefix":24}"#,
+        r#"{"dev":"rxe1","port":1,"netdev":"e1","addr":"198.51.100.2","prefix":33}"#,
+        r#"{"dev":"rxe1","netdev":"e1","addr":"198.51.100.2","prefix":24}"#,
+    ];
+    let mut ports: Vec<&str> = bad.to_vec();
+    ports.extend(std::iter::repeat(good).take(PORTS_MAX + 5));
+    let hello = format!(r#"{{"rank":1,"ports":[{}]}}"#, ports.join(","));
+    let h = Hello::from_json(hello.as_bytes()).unwrap();
+    // The three bad ones are among the first PORTS_MAX read, and dropped.
+    assert_eq!(h.ports.len(), PORTS_MAX - bad.len());
+    assert!(h
+        .ports
+        .iter()
+        .all(|p| p.subnet().to_string() == "198.51.100.0/24"));
 }
 
 #[test]
