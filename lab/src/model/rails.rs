@@ -101,4 +101,4 @@ pub fn rails(hosts: &[(String, Vec<Port>)]) -> Vec<Rail> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

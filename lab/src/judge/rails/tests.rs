@@ -1,21 +1,16 @@
 use super::*;
+use crate::model::rails::tests::port;
 use crate::model::rails::{rails, Port};
-
-fn port(dev: &str, addr: &str) -> Port {
-    Port {
-        dev: dev.into(),
-        port: 1,
-        netdev: format!("n{dev}"),
-        addr: addr.parse().unwrap(),
-        prefix: 24,
-        rate: None,
-    }
-}
 
 fn fabric(with: &[(&str, &[(&str, &str)])]) -> Vec<String> {
     let hosts: Vec<(String, Vec<Port>)> = with
         .iter()
-        .map(|(h, ps)| (h.to_string(), ps.iter().map(|(d, a)| port(d, a)).collect()))
+        .map(|(h, ps)| {
+            (
+                h.to_string(),
+                ps.iter().map(|(d, a)| port(d, a, 24)).collect(),
+            )
+        })
         .collect();
     let names: Vec<&str> = with.iter().map(|(h, _)| *h).collect();
     findings(&names, &rails(&hosts))

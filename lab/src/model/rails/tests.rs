@@ -1,5 +1,6 @@
 use super::*;
 
+/// A port of `dev` (port 1, netdev `n` and its name) at `addr/prefix`.
 pub(crate) fn port(dev: &str, addr: &str, prefix: u8) -> Port {
     Port {
         dev: dev.into(),
