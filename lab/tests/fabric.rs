@@ -92,8 +92,9 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
 }
 
 /// The faults of one link, one host's MTU, a rank that never starts, a
-/// doctor's finding alone and a host without a device, on a fabric of
-/// their own beside the healthy one's: each named by the diagnosis.
+/// doctor's finding alone, a host without a device and a stray address on
+/// a rail of its own, on a fabric of their own beside the healthy one's:
+/// each named by the diagnosis.
 #[test]
 #[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
 fn four_nodes_and_the_faults_the_diagnosis_names() {
@@ -152,4 +153,15 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
         .find_map(|l| l.strip_prefix("took ")?.strip_suffix(" s")?.parse().ok())
         .expect("the step's time");
     assert!(took < 600, "it waited out --wait: {took} s");
+    // A port on a subnet no other host has: named down to the device,
+    // though every pair passed, and the run fails on it.
+    says(
+        d,
+        "stray_rail",
+        1,
+        &[
+            "6 pairs, 0 failing, 0 not run",
+            "node3 rxe0 is on 203.0.113.0/24, which no other host has a port on",
+        ],
+    );
 }

@@ -52,4 +52,12 @@ began=$(date +%s)
 step no_device srun -N 4 --ntasks-per-node=1 "$lab" mesh --wait 600 rc_example
 echo "took $(($(date +%s) - began)) s" >>"$out/no_device.out"
 timeout 60 ssh node2 rdma link add rxe0 type rxe netdev "$n2"
+
+# 9. A stray address: node3's RDMA netdev has a second one, on a subnet no
+#    other host has. Every pair passes on 192.0.2.0/24; the rails name
+#    node3's port on 203.0.113.0/24, and the run fails on it.
+n3=$(nic node3)
+timeout 30 ssh node3 ip addr add 203.0.113.4/24 dev "$n3"
+step stray_rail srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
+timeout 30 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
 echo "fabric test: done"
