@@ -339,7 +339,7 @@ pub fn boot_fabric(
     write_run_files(spec)?;
     let port = free_udp_port()?;
     let boot_wait =
-        boot_bound(crate::host::vm::guests() + spec.n) + Duration::from_secs(SETUP_SECS);
+        boot_bound(accel, crate::host::vm::guests() + spec.n) + Duration::from_secs(SETUP_SECS);
     let mut vms = Vec::with_capacity(spec.n);
     let mut outcomes = Vec::with_capacity(spec.n);
     for i in 0..spec.n {

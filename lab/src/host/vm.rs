@@ -16,15 +16,22 @@ pub const BOOT_SECS: u64 = 180;
 /// Guests of this process started and not yet dropped.
 static GUESTS: AtomicUsize = AtomicUsize::new(0);
 
-/// The bound on one boot while `guests` guests share this host's cores:
-/// [`BOOT_SECS`] per guest a core must carry (a guest's boot under TCG
-/// is one busy thread). A Debian 13 kernel's eight fabric guests on
-/// 2 cores did not all start within a flat 180 s; each boot is as slow
-/// as the guests beside it make it.
-pub fn boot_bound(guests: usize) -> Duration {
+/// The most a boot's bound grows: eight guests to a core.
+const BOOT_SHARE_MAX: u64 = 8;
+
+/// The bound on one emulated (TCG) boot while `guests` guests share this
+/// host's cores: [`BOOT_SECS`] per guest a core must carry (a guest's boot
+/// under TCG is one busy thread), at most [`BOOT_SHARE_MAX`] times that. A
+/// Debian 13 kernel's eight fabric guests on 2 cores did not all start
+/// within a flat 180 s; each boot is as slow as the guests beside it make
+/// it. Under KVM a boot is [`BOOT_SECS`], however many run.
+pub fn boot_bound(accel: &Accel, guests: usize) -> Duration {
+    if *accel == Accel::Kvm {
+        return Duration::from_secs(BOOT_SECS);
+    }
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let share = guests.div_ceil(cores).max(1);
-    Duration::from_secs(BOOT_SECS * u64::try_from(share).unwrap_or(u64::MAX / BOOT_SECS))
+    let share = u64::try_from(guests.div_ceil(cores)).unwrap_or(u64::MAX);
+    Duration::from_secs(BOOT_SECS.saturating_mul(share.clamp(1, BOOT_SHARE_MAX)))
 }
 
 /// The guests of this process now running.
@@ -233,6 +240,8 @@ pub struct Vm {
     name: String,
     child: Child,
     started: Instant,
+    /// KVM or TCG: what bounds its boot.
+    accel: Accel,
     /// Where the console (vng's stdout and stderr) goes.
     pub console: PathBuf,
 }
@@ -309,6 +318,7 @@ impl Vm {
             name: spec.name.clone(),
             child,
             started: Instant::now(),
+            accel: accel.clone(),
             console: console.to_path_buf(),
         })
     }
@@ -342,7 +352,7 @@ impl Vm {
                 return Ok(self.started.elapsed());
             }
             most = most.max(guests());
-            let bound = boot_bound(most);
+            let bound = boot_bound(&self.accel, most);
             if self.started.elapsed() >= bound {
                 self.kill();
                 return Err(format!(

@@ -82,22 +82,20 @@ impl Rail {
 /// The rails of these hosts' ports, in subnet order (rail 0 first): every
 /// subnet that any port is on is a rail, even one only one host reaches.
 pub fn rails(hosts: &[(String, Vec<Port>)]) -> Vec<Rail> {
-    let mut rails: Vec<Rail> = Vec::new();
+    let mut by_subnet: std::collections::BTreeMap<Subnet, Vec<(String, Port)>> =
+        std::collections::BTreeMap::new();
     for (host, ports) in hosts {
         for p in ports {
-            let subnet = p.subnet();
-            let entry = (host.clone(), p.clone());
-            match rails.iter_mut().find(|r| r.subnet == subnet) {
-                Some(r) => r.ports.push(entry),
-                None => rails.push(Rail {
-                    subnet,
-                    ports: vec![entry],
-                }),
-            }
+            by_subnet
+                .entry(p.subnet())
+                .or_default()
+                .push((host.clone(), p.clone()));
         }
     }
-    rails.sort_by_key(|r| r.subnet);
-    rails
+    by_subnet
+        .into_iter()
+        .map(|(subnet, ports)| Rail { subnet, ports })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,13 +1,19 @@
 use super::*;
 
 #[test]
-fn a_boot_may_take_as_long_as_the_guests_beside_it_make_it() {
+fn an_emulated_boot_may_take_as_long_as_the_guests_beside_it_make_it() {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let flat = Duration::from_secs(BOOT_SECS);
-    assert_eq!(boot_bound(0), flat);
-    assert_eq!(boot_bound(cores), flat);
-    assert_eq!(boot_bound(cores + 1), flat * 2);
-    assert_eq!(boot_bound(4 * cores), flat * 4);
+    let tcg = Accel::Tcg("test".into());
+    assert_eq!(boot_bound(&tcg, 0), flat);
+    assert_eq!(boot_bound(&tcg, cores), flat);
+    assert_eq!(boot_bound(&tcg, cores + 1), flat * 2);
+    assert_eq!(boot_bound(&tcg, 4 * cores), flat * 4);
+    // At most eight guests to a core, however many there are.
+    assert_eq!(boot_bound(&tcg, 254 * cores), flat * 8);
+    assert_eq!(boot_bound(&tcg, usize::MAX), flat * 8);
+    // Under KVM a guest's boot does not wait on the others'.
+    assert_eq!(boot_bound(&Accel::Kvm, 8 * cores), flat);
 }
 
 #[test]

@@ -82,6 +82,77 @@ fn a_lone_port_and_a_missing_rail_of_other_hosts_are_each_named() {
 }
 
 #[test]
+fn two_hosts_on_different_subnets_each_have_a_lone_port_and_neither_is_blamed() {
+    let f = fabric(&[
+        ("node0", &[("rxe0", "192.0.2.1"), ("rxe1", "198.51.100.1")]),
+        ("node1", &[("rxe0", "192.0.2.2"), ("rxe1", "203.0.113.2")]),
+    ]);
+    assert_eq!(
+        f,
+        [
+            "node0 rxe1 is on 198.51.100.0/24, which no other host has a port on: a wrong address on nrxe1, or the only port cabled to that plane",
+            "node1 rxe1 is on 203.0.113.0/24, which no other host has a port on: a wrong address on nrxe1, or the only port cabled to that plane",
+        ]
+    );
+}
+
+#[test]
+fn many_lone_ports_of_one_host_are_counted_in_one_finding() {
+    let ports: Vec<(String, String)> = (0..64)
+        .map(|i| (format!("rxe{i}"), format!("10.{i}.0.9")))
+        .collect();
+    let ports: Vec<(&str, &str)> = ports
+        .iter()
+        .map(|(d, a)| (d.as_str(), a.as_str()))
+        .collect();
+    let f = fabric(&[
+        ("node0", &[("rxe0", "192.0.2.1")]),
+        ("node1", &[("rxe0", "192.0.2.2")]),
+        ("node2", &ports),
+    ]);
+    assert_eq!(f.len(), 2, "{f:#?}");
+    assert!(
+        f[0].starts_with(
+            "node2 has 64 ports on subnets no other host has a port on (rxe0 on 10.0.0.0/24"
+        ),
+        "{f:?}"
+    );
+    assert!(
+        f[1].starts_with("node2 has no port on rail 192.0.2.0/24"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn thousands_of_hosts_on_eight_rails_are_judged_at_once() {
+    let hosts: Vec<(String, Vec<Port>)> = (0..4096)
+        .map(|h| {
+            let ports = (0..8)
+                .map(|r| {
+                    port(
+                        &format!("mlx5_{r}"),
+                        &format!("10.{r}.{}.{}", h / 250, h % 250 + 1),
+                        16,
+                    )
+                })
+                .collect();
+            (format!("node{h}"), ports)
+        })
+        .collect();
+    let names: Vec<&str> = hosts.iter().map(|(h, _)| h.as_str()).collect();
+    let started = std::time::Instant::now();
+    let r = rails(&hosts);
+    assert_eq!(r.len(), 8);
+    assert!(findings(&names, &r).is_empty());
+    // Linear work: well under a second here (it took minutes before).
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn one_host_alone_has_no_rail_finding() {
     assert!(fabric(&[("node0", &[("rxe0", "192.0.2.1")])]).is_empty());
 }
