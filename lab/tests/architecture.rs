@@ -223,8 +223,8 @@ fn examples(root: &Path) -> Vec<String> {
 /// ARCHITECTURE.md's "Adding an example" names every place an example
 /// goes, and every example of the workspace is in each place a test can
 /// see: its README and host tests, its entry in `catalog::EXAMPLES` (whose
-/// binaries `copied_binaries_*` checks against the built ones), its
-/// catalog file, the top-level README's row and docs/real-hosts.md's line.
+/// binaries must be the crate's binary targets), its catalog file, the
+/// top-level README's row and docs/real-hosts.md's line.
 #[test]
 fn every_example_is_where_adding_an_example_says() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -277,24 +277,88 @@ fn every_example_is_where_adding_an_example_says() {
     }
 }
 
-/// Lines of `text` that open an inline test module: a `mod NAME {` whose
-/// attributes say `#[cfg(test)]`.
-fn inline_test_modules(text: &str) -> Vec<usize> {
-    let lines: Vec<&str> = text.lines().collect();
-    (0..lines.len())
-        .filter(|&i| {
-            let l = lines[i].trim_start();
-            let opens = l.ends_with('{') && l.split_whitespace().any(|w| w == "mod");
-            let attrs = lines[..i].iter().rev().take_while(|a| {
-                a.trim_start().starts_with("#[") || a.trim_start().starts_with("///")
-            });
-            opens && attrs.into_iter().any(|a| a.contains("cfg(test)"))
+/// The files that `text` (the file `rel`, under a crate's `src/`)
+/// declares as test modules: each `mod NAME;` whose attributes above it
+/// say `cfg(test)`, at its `#[path]` or where Rust looks for it.
+fn declared_test_files(rel: &Path, text: &str) -> Vec<PathBuf> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let dir = rel.parent().unwrap_or(Path::new(""));
+    let stem = rel
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    // A crate root (lib.rs, main.rs, a binary under bin/) or a mod.rs
+    // keeps its modules in its own folder.
+    let root = ["lib", "main", "mod"].contains(&stem.as_str()) || dir.ends_with("bin");
+    let mut found = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(name) = l
+            .strip_prefix("pub(crate) mod ")
+            .or_else(|| l.strip_prefix("mod "))
+            .and_then(|r| r.strip_suffix(';'))
+        else {
+            continue;
+        };
+        let attrs: Vec<&str> = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|a| a.starts_with("#[") || a.starts_with("///"))
+            .copied()
+            .collect();
+        if !attrs
+            .iter()
+            .any(|a| a.contains("cfg(test)") || a.contains("cfg(all(test"))
+        {
+            continue;
+        }
+        let path = attrs.iter().find_map(|a| {
+            a.strip_prefix("#[path = \"")?
+                .strip_suffix("\"]")
+                .map(PathBuf::from)
+        });
+        found.push(match (path, root) {
+            (Some(p), _) => dir.join(p),
+            (None, true) => dir.join(format!("{name}.rs")),
+            (None, false) => dir.join(&stem).join(format!("{name}.rs")),
+        });
+    }
+    found
+}
+
+/// The lines of `text` that hold a test: `#[test]` or `proptest!`.
+fn test_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim_start();
+            l.contains("#[test]") || l.starts_with("proptest!")
         })
+        .map(|(i, _)| i)
         .collect()
 }
 
+/// The tests of `files` (under one `src/`) that are not in a file of their
+/// own that a `#[cfg(test)] mod NAME;` declares.
+fn tests_not_beside(files: &[(PathBuf, String)]) -> Vec<String> {
+    let declared: Vec<PathBuf> = files
+        .iter()
+        .flat_map(|(rel, text)| declared_test_files(rel, text))
+        .collect();
+    let mut found = Vec::new();
+    for (rel, text) in files {
+        if declared.contains(rel) {
+            continue;
+        }
+        for i in test_lines(text) {
+            found.push(format!("{}:{}", rel.display(), i + 1));
+        }
+    }
+    found
+}
+
 /// One test layout, as ARCHITECTURE.md states it: a file's unit tests in
-/// a sibling file (`foo.rs`'s in `foo/tests.rs`), never inline.
+/// a file of their own beside it (`foo.rs`'s in `foo/tests.rs`), declared
+/// `#[cfg(test)] mod tests;`, never inline, whatever the inline module
+/// looks like.
 #[test]
 fn unit_tests_live_beside_their_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -309,20 +373,54 @@ fn unit_tests_live_beside_their_file() {
         let src = root.join(m.trim().trim_matches('"')).join("src");
         let mut files = Vec::new();
         sources(&src, &src, &mut files);
-        for (rel, text) in files {
-            read += 1;
-            for i in inline_test_modules(&text) {
-                found.push(format!("{}/{}:{}", src.display(), rel.display(), i + 1));
-            }
+        read += files.len();
+        for f in tests_not_beside(&files) {
+            found.push(format!("{}/{f}", src.display()));
         }
     }
     assert!(read > 100, "read {read} files");
     assert!(
         found.is_empty(),
-        "inline test modules:\n{}",
+        "tests not beside their file:\n{}",
         found.join("\n")
     );
-    let planted = "fn f() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
-    assert_eq!(inline_test_modules(planted), [3]);
-    assert!(inline_test_modules("#[cfg(test)]\nmod tests;\n").is_empty());
+}
+
+#[test]
+fn an_inline_test_in_any_form_is_found() {
+    let file = |rel: &str, text: &str| (PathBuf::from(rel), text.to_string());
+    let beside = [
+        file("a.rs", "fn f() {}\n\n#[cfg(test)]\nmod tests;\n"),
+        file("a/tests.rs", "use super::*;\n\n#[test]\nfn t() {}\n"),
+        file(
+            "bin/b.rs",
+            "#[cfg(test)]\n#[path = \"b/tests.rs\"]\nmod tests;\n",
+        ),
+        file("bin/b/tests.rs", "#[test]\nfn t() {}\n"),
+        file("c/mod.rs", "/// Props.\n#[cfg(test)]\nmod properties;\n"),
+        file("c/properties.rs", "proptest! {}\n"),
+    ];
+    assert!(
+        tests_not_beside(&beside).is_empty(),
+        "{:?}",
+        tests_not_beside(&beside)
+    );
+    for inline in [
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n",
+        "#[cfg(test)] mod tests { #[test] fn t() {} }\n",
+        "#[cfg(all(test, unix))]\n\nmod tests { // why\n    #[test]\n    fn t() {}\n}\n",
+        "mod tests {\n    #[test]\n    fn t() {}\n}\n",
+        "#[test]\nfn loose() {}\n",
+    ] {
+        assert!(
+            !tests_not_beside(&[file("d.rs", inline)]).is_empty(),
+            "{inline}"
+        );
+    }
+    // A test module declared but kept elsewhere than Rust looks is found.
+    let astray = [
+        file("e.rs", "#[cfg(test)]\nmod tests;\n"),
+        file("tests.rs", "#[test]\nfn t() {}\n"),
+    ];
+    assert_eq!(tests_not_beside(&astray), ["tests.rs:1"]);
 }

@@ -26,9 +26,10 @@ fn every_scenario_file_is_declared_with_its_tables() {
             example.is_some() != other,
             "{name}: in EXAMPLES or OTHER_TABLES, once"
         );
-        for item in ["waiting", "kills", "side_channels"] {
+        for item in ["scenarios", "waiting", "kills", "side_channels"] {
             let declared = text.contains(&format!("pub fn {item}() -> Vec<"));
-            let listed = this.contains(&format!("{item}: {name}::{item},"));
+            let listed = this.contains(&format!("{item}: {name}::{item},"))
+                || this.contains(&format!("(\"{name}\", {name}::{item})"));
             assert_eq!(declared, listed, "{name}::{item}");
         }
     }
@@ -61,6 +62,12 @@ fn the_chapters_and_the_binaries_follow_the_registry() {
             "mc"
         ]
     );
+    // An example's table holds its own cells only.
+    for e in EXAMPLES {
+        for s in (e.scenarios)() {
+            assert_eq!(s.package, e.krate, "{} in {}'s table", s.name, e.krate);
+        }
+    }
     let mut numbers: Vec<_> = EXAMPLES.iter().map(|e| e.chapter).collect();
     numbers.sort_unstable();
     assert_eq!(numbers, (1..=EXAMPLES.len()).collect::<Vec<_>>());
