@@ -24,33 +24,80 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Where a line begins: in code, or inside a string literal.
+/// Where a line begins: in code, inside a string literal (a raw one with
+/// its number of `#`s), or inside a block comment (nested this deep).
 #[derive(Clone, Copy, PartialEq)]
 enum At {
     Code,
     Str,
-    Raw,
+    Raw(usize),
+    Block(usize),
 }
 
-/// Where the next line begins, after `line` began at `at`: a plain string
-/// (escapes skipped), a raw string (`r#"` to `"#`), or code, whose `//`
-/// comments end the line.
+/// The length of a char literal at the start of `b` (`'x'`, `'"'`,
+/// `'\''`, `'\u{1F600}'`), or 0 for a lifetime or a label.
+fn char_literal(b: &[u8]) -> usize {
+    match b {
+        [b'\'', b'\\', rest @ ..] => rest
+            .iter()
+            .skip(1)
+            .position(|c| *c == b'\'')
+            .map_or(0, |end| end + 4),
+        [b'\'', c, b'\'', ..] if *c != b'\'' => 3,
+        _ => std::str::from_utf8(b)
+            .ok()
+            .and_then(|t| t[1..].chars().next().map(|c| (c, c.len_utf8())))
+            .filter(|(_, n)| b.get(1 + n) == Some(&b'\''))
+            .map_or(0, |(_, n)| n + 2),
+    }
+}
+
+/// The `#`s of a raw string opening at the start of `b` (`r"`, `r#"`,
+/// `br##"`), if one opens there.
+fn raw_opening(b: &[u8]) -> Option<usize> {
+    let b = b.strip_prefix(b"b").unwrap_or(b).strip_prefix(b"r")?;
+    let hashes = b.iter().take_while(|c| **c == b'#').count();
+    (b.get(hashes) == Some(&b'"')).then_some(hashes)
+}
+
+/// Where the next line begins, after `line` began at `at`.
 fn after(line: &str, mut at: At) -> At {
     let b = line.as_bytes();
     let mut i = 0;
     while i < b.len() {
+        let rest = &b[i..];
+        let ident_before = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
         match at {
-            At::Str if b[i] == b'\\' => i += 1,
-            At::Str if b[i] == b'"' => at = At::Code,
-            At::Raw if b[i..].starts_with(b"\"#") => at = At::Code,
-            At::Code if b[i..].starts_with(b"//") => return at,
-            At::Code if b[i..].starts_with(b"r#\"") => {
-                at = At::Raw;
-                i += 2;
+            At::Str if rest[0] == b'\\' => i += 1,
+            At::Str if rest[0] == b'"' => at = At::Code,
+            At::Raw(n)
+                if rest[0] == b'"'
+                    && rest[1..].iter().take(n).filter(|c| **c == b'#').count() == n =>
+            {
+                at = At::Code;
+                i += n;
             }
-            // A char literal: '"' is not a string.
-            At::Code if b[i..].starts_with(b"'\"'") => i += 2,
-            At::Code if b[i] == b'"' => at = At::Str,
+            At::Block(d) if rest.starts_with(b"*/") => {
+                at = if d == 1 { At::Code } else { At::Block(d - 1) };
+                i += 1;
+            }
+            At::Block(d) if rest.starts_with(b"/*") => {
+                at = At::Block(d + 1);
+                i += 1;
+            }
+            At::Code if rest.starts_with(b"//") => return at,
+            At::Code if rest.starts_with(b"/*") => {
+                at = At::Block(1);
+                i += 1;
+            }
+            At::Code if !ident_before && raw_opening(rest).is_some() => {
+                let n = raw_opening(rest).unwrap_or(0);
+                at = At::Raw(n);
+                // Past `r`, the `#`s and the quote (and a `b`).
+                i += usize::from(rest[0] == b'b') + 1 + n;
+            }
+            At::Code if rest[0] == b'\'' => i += char_literal(rest).saturating_sub(1),
+            At::Code if rest[0] == b'"' => at = At::Str,
             _ => {}
         }
         i += 1;
@@ -148,6 +195,31 @@ fn rustfmt_puts_back_every_field_of_the_lab() {
         "rustfmt does not format these lines (a line of their item is too long to fit?):\n{}",
         missed.join("\n")
     );
+}
+
+#[test]
+fn strings_chars_and_comments_hide_no_field_after_them() {
+    for before in [
+        "let c = '\"';",
+        "let c = '\\'';",
+        "let c = '\\\\';",
+        "let c = '\\u{1F600}';",
+        "let s = r\"C:\\\";",
+        "let s = r##\"a \"# b\"##;",
+        "let s = br#\"x\"#;",
+        "/* a \" in a comment */",
+        "/* one\n \" two /* nested */ */",
+        "fn f<'a>(x: &'a str) {}",
+        "let s = \"a // b\";",
+    ] {
+        let text = format!("{before}\nS {{\n    field: 1,\n}}\n");
+        let last = text.lines().count() - 2;
+        assert_eq!(field_lines(&text).last(), Some(&last), "{before}");
+    }
+    // A field inside a string or a comment is no field.
+    assert!(field_lines("let s = \"\nfield: 1,\n\";\n").is_empty());
+    assert!(field_lines("/*\nfield: 1,\n*/\n").is_empty());
+    assert!(field_lines("let s = r#\"\nfield: 1,\n\"#;\n").is_empty());
 }
 
 #[test]
