@@ -39,11 +39,11 @@ pub struct DoctorOpts {
 
 const SYS_IB: &str = "/sys/class/infiniband";
 
-fn read(path: impl AsRef<Path>) -> Option<String> {
+pub(super) fn read(path: impl AsRef<Path>) -> Option<String> {
     fs::read_to_string(path).ok().map(|s| s.trim().to_string())
 }
 
-fn output(program: &str, args: &[&str]) -> Option<String> {
+pub(super) fn output(program: &str, args: &[&str]) -> Option<String> {
     let o = Command::new(program)
         .args(args)
         .stdin(Stdio::null())

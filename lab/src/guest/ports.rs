@@ -3,7 +3,6 @@
 
 use crate::model::rails::Port;
 use std::net::Ipv4Addr;
-use std::process::{Command, Stdio};
 
 /// The IPv4 addresses of `ip -o -4 addr show`'s lines: `(netdev, address,
 /// prefix)`, in its order; a line that is not one is skipped.
@@ -55,21 +54,13 @@ pub fn rail_ports(
 
 /// This host's rail ports.
 pub fn this_host() -> Vec<Port> {
-    let ip = Command::new("ip")
-        .args(["-o", "-4", "addr", "show"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+    use super::doctor::{links, output, read};
+    let ip = output("ip", &["-o", "-4", "addr", "show"]).unwrap_or_default();
     let sys = |dev: &str, port: u32, file: &str| {
-        let path = format!("/sys/class/infiniband/{dev}/ports/{port}/{file}");
-        std::fs::read_to_string(path)
-            .ok()
-            .map(|s| s.trim().to_string())
+        read(format!("{}/{dev}/ports/{port}/{file}", hints::SYS_IB))
     };
     rail_ports(
-        &super::doctor::links(),
+        &links(),
         &ipv4_addrs(&ip),
         // sysfs says `4: ACTIVE`.
         |d, p| sys(d, p, "state").is_some_and(|s| s.ends_with("ACTIVE")),

@@ -66,19 +66,6 @@ pub struct Rail {
     pub ports: Vec<(String, Port)>,
 }
 
-impl Rail {
-    /// The hosts with a port on it, each once, in host order.
-    pub fn hosts(&self) -> Vec<&str> {
-        let mut hosts: Vec<&str> = Vec::new();
-        for (h, _) in &self.ports {
-            if !hosts.contains(&h.as_str()) {
-                hosts.push(h);
-            }
-        }
-        hosts
-    }
-}
-
 /// The rails of these hosts' ports, in subnet order (rail 0 first): every
 /// subnet that any port is on is a rail, even one only one host reaches.
 pub fn rails(hosts: &[(String, Vec<Port>)]) -> Vec<Rail> {
