@@ -92,9 +92,9 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
 }
 
 /// The faults of one link, one host's MTU, a rank that never starts, a
-/// doctor's finding alone, a host without a device and a stray address on
-/// a rail of its own, on a fabric of their own beside the healthy one's:
-/// each named by the diagnosis.
+/// doctor's finding alone, a host without a device, a stray address on a
+/// rail of its own and a lossy link, on a fabric of their own beside the
+/// healthy one's: each named by the diagnosis.
 #[test]
 #[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
 fn four_nodes_and_the_faults_the_diagnosis_names() {
@@ -164,4 +164,19 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
             "node3 rxe0 is on 203.0.113.0/24, which no other host has a port on",
         ],
     );
+    // A lossy link, named from the counters though its pair passed; no
+    // host is blamed.
+    says(
+        d,
+        "lossy",
+        1,
+        &[
+            "6 pairs, 0 failing, 0 not run",
+            "node1 - node3: ",
+            "packets lost while their pair ran",
+            "a lossy link between them",
+        ],
+    );
+    let (out, _) = step(d, "lossy");
+    assert!(!out.contains("fails with"), "a host was blamed:\n{out}");
 }

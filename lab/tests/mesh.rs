@@ -241,6 +241,29 @@ fn a_host_that_cannot_take_part_is_named_with_its_cause_at_once() {
     assert_eq!(host["cannot_run"], NO_DEVICE);
 }
 
+/// A host whose port's counters show packets lost during its pairs has
+/// each of its links named lossy, from the counters that crossed in the
+/// hosts' `done`s, though every pair passed; the run fails on them.
+#[test]
+fn links_whose_counters_show_loss_are_named_lossy() {
+    let (run, _, _) = mesh_with_one(4, 2, Behaviour::Lossy);
+    assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    let lossy: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(lossy.len(), 3, "{lossy:#?}");
+    for f in &lossy {
+        assert!(
+            f.contains("37 packets lost while their pair ran (node002's rcvd_seq_err +37"),
+            "{f}"
+        );
+        assert!(f.contains("a lossy link between them"), "{f}");
+    }
+    let (lines, passed) = reported(&run);
+    assert!(!passed);
+    let found = finding_lines(&lines);
+    assert!(found.iter().all(|f| f["kind"] == "lossy"), "{found:?}");
+}
+
 /// A host whose second NIC is on the wrong subnet is named as that NIC,
 /// from the ports every host reported, though all its pairs passed; the
 /// JSON has a `rail` finding for it and the run fails on it.

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod control;
+pub mod counters;
 pub mod doctor;
 pub mod gate;
 pub mod mesh;

@@ -55,6 +55,14 @@ pub enum FindingKind {
         /// The host's rank.
         rank: usize,
     },
+    /// A link whose hosts' loss counters rose while their pair ran, whether
+    /// or not its scenarios passed.
+    Lossy {
+        /// The lower rank of the two.
+        a: usize,
+        /// The higher rank of the two.
+        b: usize,
+    },
     /// A multicast receiver (or, when no receiver got anything, the
     /// sender) that did not get every message.
     Multicast {
@@ -85,8 +93,22 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
         let named: Vec<usize> = findings.iter().flat_map(|f| f.kind.ranks()).collect();
         findings.extend(mesh.doctors(&named));
     }
+    findings.extend(mesh.lossy());
     findings.extend(mesh.multicast());
     findings
+}
+
+/// The fewest lost packets (sequence errors, drops) that name a link
+/// lossy: an emulated host's late ACKs make packets sent again without
+/// any loss, and one stray gap is not a degrading link.
+pub const LOSSY_MIN: u64 = 3;
+
+/// Whether a counter's rise is packets lost on the way (a gap in the
+/// PSNs, a drop), not packets sent again after a timeout.
+fn counts_loss(name: &str) -> bool {
+    ["seq_err", "out_of_seq", "discard", "drop", "rcv_errors"]
+        .iter()
+        .any(|w| name.contains(w))
 }
 
 impl FindingKind {
@@ -99,7 +121,7 @@ impl FindingKind {
             | FindingKind::Doctor { rank }
             | FindingKind::Rail { rank }
             | FindingKind::Multicast { rank } => vec![rank],
-            FindingKind::LinkFault { a, b } => vec![a, b],
+            FindingKind::LinkFault { a, b } | FindingKind::Lossy { a, b } => vec![a, b],
             FindingKind::FabricWide => Vec::new(),
         }
     }
@@ -672,6 +694,48 @@ impl<'a> Mesh<'a> {
             shown.push(format!("{} more", all.len() - MAX_NAMES));
         }
         shown.join(", ")
+    }
+
+    /// One finding per pair whose hosts' counters show at least
+    /// [`LOSSY_MIN`] packets lost while it ran, with every counter that
+    /// rose: a lossy link, named even when its scenarios passed.
+    fn lossy(&self) -> Vec<Finding> {
+        let mut found = Vec::new();
+        for cell in &self.run.cells {
+            let lost: u64 = cell
+                .counters
+                .iter()
+                .filter(|(_, n, _)| counts_loss(n))
+                .map(|(_, _, v)| *v)
+                .sum();
+            if lost < LOSSY_MIN {
+                continue;
+            }
+            let (a, b) = (
+                cell.pair.server.min(cell.pair.client),
+                cell.pair.server.max(cell.pair.client),
+            );
+            let rose: Vec<String> = cell
+                .counters
+                .iter()
+                .map(|(r, n, v)| format!("{}'s {n} +{v}", self.label(*r)))
+                .collect();
+            let passed = match cell.verdict() {
+                Verdict::Pass => "its scenarios passed anyway",
+                Verdict::Fail => "its scenarios failed",
+                _ => "its scenarios did not all run",
+            };
+            found.push(Finding {
+                kind: FindingKind::Lossy { a, b },
+                text: format!(
+                    "{} - {}: {lost} packets lost while their pair ran ({}; {passed}): a lossy link between them",
+                    self.label(a),
+                    self.label(b),
+                    rose.join(", ")
+                ),
+            });
+        }
+        found
     }
 
     /// One finding per multicast receiver that missed messages, naming

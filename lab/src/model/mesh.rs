@@ -346,6 +346,9 @@ pub struct PairCell {
     pub round: usize,
     /// Its scenarios, in the order they ran.
     pub results: Vec<ScenarioResult>,
+    /// The loss counters that rose on either host's port while the pair
+    /// ran: `(rank, counter, by how much)`.
+    pub counters: Vec<(usize, String, u64)>,
 }
 
 impl PairCell {

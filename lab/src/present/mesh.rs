@@ -281,6 +281,7 @@ fn finding_class(k: &FindingKind) -> &'static str {
     match k {
         FindingKind::HostFault { .. } => "host",
         FindingKind::LinkFault { .. } => "link",
+        FindingKind::Lossy { .. } => "lossy",
         FindingKind::FabricWide => "fabric",
         FindingKind::Missing { .. } | FindingKind::CannotTakePart { .. } => "missing",
         FindingKind::Doctor { .. } => "doctor",
@@ -737,6 +738,7 @@ fn finding_json(f: &Finding) -> Value {
     let (kind, ranks) = match f.kind {
         FindingKind::HostFault { rank } => ("host_fault", vec![rank]),
         FindingKind::LinkFault { a, b } => ("link_fault", vec![a, b]),
+        FindingKind::Lossy { a, b } => ("lossy", vec![a, b]),
         FindingKind::FabricWide => ("fabric_wide", vec![]),
         FindingKind::Missing { rank } => ("missing", vec![rank]),
         FindingKind::CannotTakePart { rank } => ("cannot_take_part", vec![rank]),

@@ -8,7 +8,7 @@ use super::serving;
 use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
-use rdma_lab::guest::mesh::messages::{results_json, Assignment, Hello};
+use rdma_lab::guest::mesh::messages::{done_json, Assignment, Done, Hello};
 use rdma_lab::model::mesh::{MeshRun, Pattern, ScenarioResult, Verdict};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -46,6 +46,9 @@ pub enum Behaviour {
     /// Plays, and its second NIC is on a subnet no other host has, not on
     /// the second rail with the others'.
     WrongRail,
+    /// Plays, and its port's counters show 37 packets lost during each of
+    /// its pairs: every link of it is lossy, though all pass.
+    Lossy,
 }
 
 /// A stand-in's two rail ports: rxe0 on its address's 10.0.0.0/8, rxe1 on
@@ -228,8 +231,12 @@ pub fn stand_in(
                 } else {
                     Vec::new()
                 };
-                c.send_blob("done", results_json(&results).as_bytes())
-                    .unwrap();
+                let counters = match how {
+                    Behaviour::Lossy => vec![("rcvd_seq_err".to_string(), 37)],
+                    _ => Vec::new(),
+                };
+                let done = Done { results, counters };
+                c.send_blob("done", done_json(&done).as_bytes()).unwrap();
             }
             other => panic!("rank {rank}: unexpected `{other}`"),
         }

@@ -415,6 +415,7 @@ fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
             server_log: None,
             client_log: None,
         }],
+        counters: Vec::new(),
     }
 }
 
@@ -425,7 +426,7 @@ fn done_of(
     during: &str,
     deadline: Instant,
     assigned: &[String],
-) -> Option<Vec<ScenarioResult>> {
+) -> Option<messages::Done> {
     let c = m.control.as_mut()?;
     let got = c
         .recv_max("done", left(deadline), DONE_MAX)
@@ -433,10 +434,13 @@ fn done_of(
             let hexed = line
                 .strip_prefix("done ")
                 .ok_or(format!("`{}`", shown(&line)))?;
-            messages::results_from_json(&crate::guest::control::unhex(hexed)?)
+            messages::done_from_json(&crate::guest::control::unhex(hexed)?)
         });
     match got {
-        Ok(results) => Some(bounded(results, assigned)),
+        Ok(done) => Some(messages::Done {
+            results: bounded(done.results, assigned),
+            ..done
+        }),
         Err(e) => {
             m.gone(Joined::Died {
                 during: format!("{during} ({e})"),
@@ -491,19 +495,29 @@ fn gather_pair(
     match (server, client) {
         // Its port held by another process on the serving host: the
         // peer's failure to connect follows from it, and blames no one.
-        (Some(s), Some(_)) if s.iter().any(port_held) => {
-            let why = s.iter().find_map(|r| match &r.verdict {
+        (Some(s), Some(_)) if s.results.iter().any(port_held) => {
+            let why = s.results.iter().find_map(|r| match &r.verdict {
                 Verdict::NotRun(why) if port_held(r) => Some(why.clone()),
                 _ => None,
             });
             not_run(r, p, &why.unwrap_or_default())
         }
-        (Some(s), Some(mut c)) => {
-            c.extend(s);
+        (Some(s), Some(c)) => {
+            let rose = |rank: usize, d: &messages::Done| -> Vec<(usize, String, u64)> {
+                d.counters
+                    .iter()
+                    .map(|(n, v)| (rank, n.clone(), *v))
+                    .collect()
+            };
+            let mut counters = rose(p.server, &s);
+            counters.extend(rose(p.client, &c));
+            let mut results = c.results;
+            results.extend(s.results);
             PairCell {
                 pair: p,
                 round: r,
-                results: c,
+                results,
+                counters,
             }
         }
         (s, _) => {
@@ -732,7 +746,10 @@ fn mcast_one(m: &Mcast, s: &Scenario, members: &mut [Member]) -> McastResult {
                     std::slice::from_ref(&s.name),
                 )
             }) {
-                Some(results) => results.first().map_or(Verdict::Fail, |x| x.verdict.clone()),
+                Some(done) => done
+                    .results
+                    .first()
+                    .map_or(Verdict::Fail, |x| x.verdict.clone()),
                 None => Verdict::NotRun(format!("{} went away", members[r].host.name)),
             }
         };

@@ -397,9 +397,61 @@ pub fn results_json(results: &[ScenarioResult]) -> String {
     Value::Array(list).to_string()
 }
 
-/// A pair's results from a host's JSON.
-pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
+/// The most loss counters a `done` may carry.
+pub const COUNTERS_MAX: usize = 64;
+
+/// A host's `done`: its side's results, and the loss counters of its port
+/// that rose while the pair ran ([`crate::guest::counters::rose`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Done {
+    /// The scenarios' results.
+    pub results: Vec<ScenarioResult>,
+    /// Each counter that rose, and by how much.
+    pub counters: Vec<(String, u64)>,
+}
+
+/// A `done` as JSON.
+pub fn done_json(done: &Done) -> String {
+    let results: Value = serde_json::from_str(&results_json(&done.results)).unwrap_or_default();
+    json!({ "results": results, "counters": done.counters }).to_string()
+}
+
+/// A host's `done` from its JSON: an object of results and counters, or a
+/// bare list of results (no counters).
+pub fn done_from_json(bytes: &[u8]) -> Result<Done, String> {
     let v = parse(bytes, "done")?;
+    let (list, counters) = match &v {
+        Value::Array(_) => (&v, None),
+        _ => (
+            v.get("results")
+                .ok_or("mesh: a done message without results")?,
+            v.get("counters").and_then(Value::as_array),
+        ),
+    };
+    let counters = counters
+        .map(|c| {
+            c.iter()
+                .take(COUNTERS_MAX)
+                .filter_map(|pair| {
+                    let name = cut(pair.get(0)?.as_str()?, NAME_MAX);
+                    Some((name, pair.get(1)?.as_u64()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Done {
+        results: results_of(list)?,
+        counters,
+    })
+}
+
+/// A pair's results from a host's JSON list.
+pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
+    results_of(&parse(bytes, "done")?)
+}
+
+/// The results of a parsed list.
+fn results_of(v: &Value) -> Result<Vec<ScenarioResult>, String> {
     let list = v
         .as_array()
         .ok_or("mesh: a done message that is not a list")?;

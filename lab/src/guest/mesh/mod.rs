@@ -155,11 +155,19 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
             "idle" => c.send("idle")?,
             "pair" => {
                 // A message this host will not act on is the pair's
-                // failure, not the end of this host's run.
+                // failure, not the end of this host's run. This host is
+                // in one pair a round: what its port's loss counters did
+                // meanwhile is that pair's.
+                let before = crate::guest::counters::read(&cfg.dev);
                 let results = crate::guest::control::unhex(rest)
                     .and_then(|b| Assignment::from_json(&b))
                     .map_or_else(|e| vec![failed_session(&e)], |a| play(cfg, &a));
-                c.send_blob("done", messages::results_json(&results).as_bytes())?;
+                let after = crate::guest::counters::read(&cfg.dev);
+                let done = messages::Done {
+                    results,
+                    counters: crate::guest::counters::rose(&before, &after),
+                };
+                c.send_blob("done", messages::done_json(&done).as_bytes())?;
             }
             "mrecv" => {
                 if let Some((r, _, _)) = receiver.take() {

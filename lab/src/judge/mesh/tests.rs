@@ -447,3 +447,30 @@ fn programs_that_never_started_are_not_blamed_on_the_network() {
         )],
     );
 }
+
+#[test]
+fn a_link_whose_counters_show_loss_is_named_lossy_though_it_passed() {
+    let mut r = run(4, Pattern::AllPairs, |_, _| false);
+    let at = r.cells.iter().position(|c| c.pair.joins(1, 3)).unwrap();
+    r.cells[at].counters = vec![
+        (1, "rcvd_seq_err".into(), 37),
+        (3, "completer_retry_err".into(), 412),
+    ];
+    // Packets sent again after a late ACK, with no gap: no loss.
+    let other = r.cells.iter().position(|c| c.pair.joins(0, 2)).unwrap();
+    r.cells[other].counters = vec![(0, "duplicate_request".into(), 64)];
+    let f = diagnose(&r);
+    assert_eq!(kinds(&f), [FindingKind::Lossy { a: 1, b: 3 }]);
+    says(
+        &f[0].text,
+        &[
+            "node1 - node3: 37 packets lost while their pair ran",
+            "node1's rcvd_seq_err +37, node3's completer_retry_err +412",
+            "its scenarios passed anyway",
+            "a lossy link between them",
+        ],
+    );
+    // One stray gap is not a lossy link.
+    r.cells[at].counters = vec![(1, "rcvd_seq_err".into(), LOSSY_MIN - 1)];
+    assert!(diagnose(&r).is_empty());
+}

@@ -51,6 +51,7 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
                     .iter()
                     .map(|s| result(s, verdict.clone()))
                     .collect(),
+                counters: Vec::new(),
             });
         }
     }

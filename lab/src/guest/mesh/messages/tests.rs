@@ -129,3 +129,35 @@ fn a_million_element_list_is_refused_unparsed_and_every_field_is_cut() {
         .iter()
         .all(|f| f.chars().count() <= FIELD_MAX + 1));
 }
+
+#[test]
+fn a_done_carries_its_counters_bounded_and_a_bare_list_still_reads() {
+    let done = Done {
+        results: vec![ScenarioResult {
+            scenario: "rc_example".into(),
+            verdict: Verdict::Pass,
+            detail: String::new(),
+            server_log: None,
+            client_log: Some("c".into()),
+        }],
+        counters: vec![
+            ("rcvd_seq_err".into(), 37),
+            ("completer_retry_err".into(), 412),
+        ],
+    };
+    assert_eq!(done_from_json(done_json(&done).as_bytes()).unwrap(), done);
+    let bare = done_from_json(results_json(&done.results).as_bytes()).unwrap();
+    assert_eq!((bare.results, bare.counters), (done.results, Vec::new()));
+    let many: Vec<String> = (0..COUNTERS_MAX + 10)
+        .map(|i| format!(r#"["{}", {i}]"#, "x".repeat(200)))
+        .chain([r#"["neg", -1]"#.to_string(), r#"[1, 2]"#.to_string()])
+        .collect();
+    let text = format!(r#"{{"results":[],"counters":[{}]}}"#, many.join(","));
+    let d = done_from_json(text.as_bytes()).unwrap();
+    assert_eq!(d.counters.len(), COUNTERS_MAX);
+    // Cut to NAME_MAX characters and an ellipsis.
+    assert!(d
+        .counters
+        .iter()
+        .all(|(n, _)| n.chars().count() <= NAME_MAX + 1));
+}

@@ -1,0 +1,77 @@
+//! The RDMA error counters of a port, read before and after a pair runs:
+//! a link that drops packets shows in them (packets sent again, sequence
+//! errors, NAKs, RNR and timeout retries, drops) even when the programs,
+//! which RC's retransmission shields, pass.
+
+use std::path::Path;
+
+/// The words of a counter's name that mean a packet was lost or sent
+/// again: rxe's (`rcvd_seq_err`, `completer_retry_err`, `duplicate_request`,
+/// `out_of_seq_request`, `retry_exceeded_err`), mlx5's
+/// (`packet_seq_err`, `local_ack_timeout_err`, `rnr_nak_retry_err`,
+/// `implied_nak_seq_err`, `roce_adp_retrans`, `out_of_sequence`) and the
+/// IB port counters' (`port_rcv_errors`, `port_xmit_discards`).
+const LOSS_WORDS: &[&str] = &[
+    "seq_err",
+    "out_of_seq",
+    "retry",
+    "retrans",
+    "duplicate_request",
+    "nak",
+    "rnr",
+    "timeout",
+    "discard",
+    "drop",
+    "rcv_errors",
+];
+
+/// Whether the counter `name` counts loss or what loss causes.
+pub fn is_loss(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    LOSS_WORDS.iter().any(|w| name.contains(w))
+}
+
+/// The counters in `dir` (a port's `hw_counters` or `counters`): each
+/// file's name and number, in name order; what does not read as a number
+/// is left out.
+pub fn read_dir(dir: &Path) -> Vec<(String, u64)> {
+    let mut found: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| {
+                    let value = std::fs::read_to_string(e.path()).ok()?;
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    Some((name, value.trim().parse().ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// Every counter of `dev`'s port 1: its `hw_counters` and its `counters`.
+pub fn read(dev: &str) -> Vec<(String, u64)> {
+    let port = Path::new(hints::SYS_IB).join(dev).join("ports/1");
+    let mut all = read_dir(&port.join("hw_counters"));
+    all.extend(read_dir(&port.join("counters")));
+    all
+}
+
+/// The loss counters that rose from `before` to `after`, and by how much.
+pub fn rose(before: &[(String, u64)], after: &[(String, u64)]) -> Vec<(String, u64)> {
+    after
+        .iter()
+        .filter(|(name, _)| is_loss(name))
+        .filter_map(|(name, now)| {
+            let was = before
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(0, |(_, v)| *v);
+            (*now > was).then(|| (name.clone(), now - was))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
