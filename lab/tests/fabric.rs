@@ -89,6 +89,44 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
         1,
         &["node2 fails with every one of its 3 peers"],
     );
+    // Every link measured on the healthy fabric: each has its figures and
+    // none is named slow or lossy.
+    says(
+        d,
+        "perf",
+        0,
+        &["every pair passed", "Measured: 6 links of 6"],
+    );
+    let links: Vec<serde_json::Value> = fs::read_to_string(d.join("perf.json"))
+        .expect("--json")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "link")
+        .collect();
+    assert_eq!(links.len(), 6, "{links:?}");
+    for l in &links {
+        assert!(l["gbps"].as_f64().is_some_and(|g| g > 0.0), "{l}");
+        assert!(l["usec"].as_f64().is_some_and(|u| u > 0.0), "{l}");
+        assert!(
+            l["counters"].as_array().is_some_and(|c| !c.is_empty()),
+            "{l}"
+        );
+    }
+    // node2's NIC sends at a tenth of its speed: named as the host, with
+    // its numbers, and no other host.
+    says(
+        d,
+        "slow_host",
+        1,
+        &[
+            "node2 is slow with every one of its 3 measured peers (node0: ",
+            "Gb/s, median",
+        ],
+    );
+    let (out, _) = step(d, "slow_host");
+    for other in ["node0 is slow", "node1 is slow", "node3 is slow"] {
+        assert!(!out.contains(other), "{other}:\n{out}");
+    }
 }
 
 /// The faults of one link, one host's MTU, a rank that never starts, a
@@ -164,19 +202,35 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
             "node3 rxe0 is on 203.0.113.0/24, which no other host has a port on",
         ],
     );
-    // A lossy link, named from the counters though its pair passed; no
-    // host is blamed.
+    // A lossy link, named from the counters; no host is blamed, and no
+    // other link is named lossy.
     says(
         d,
         "lossy",
         1,
         &[
-            "6 pairs, 0 failing, 0 not run",
             "node1 - node3: ",
-            "packets lost while their pair ran",
+            "packets lost of",
+            "while their pair ran",
             "a lossy link between them",
         ],
     );
     let (out, _) = step(d, "lossy");
-    assert!(!out.contains("fails with"), "a host was blamed:\n{out}");
+    assert!(
+        !out.contains("fails with every"),
+        "a host was blamed:\n{out}"
+    );
+    let lossy: Vec<serde_json::Value> = findings(d, "lossy.json", "lossy");
+    assert_eq!(lossy.len(), 1, "{lossy:?}");
+    assert_eq!(lossy[0]["ranks"], serde_json::json!([1, 3]));
+}
+
+/// The findings of `kind` in the JSON Lines file `name` of node0's dir.
+fn findings(d: &Path, name: &str, kind: &str) -> Vec<serde_json::Value> {
+    fs::read_to_string(d.join(name))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "finding" && v["kind"] == kind)
+        .collect()
 }

@@ -103,7 +103,8 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     drop(seen);
 }
 
-/// The scale the README quotes: 256 hosts, 32640 pairs in 255 rounds.
+/// The scale the README quotes: 256 hosts with eight rails each (2048
+/// ports), 32640 pairs in 255 rounds, each with its counters.
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
@@ -115,10 +116,12 @@ fn coordinator_at_256_hosts() {
         .filter(|c| c.verdict() == Verdict::Fail)
         .count();
     assert_eq!(failed, 255, "host 17's pairs");
+    let ports: usize = run.hosts.iter().map(|h| h.ports.len()).sum();
+    assert_eq!(ports, 2048, "eight rails a host");
     println!(
-        "mesh of 256 stand-in hosts on loopback: {} pairs in 255 rounds: coordinated in {:.1} s, \
-         {:.1} s with writing their {} transcript files; peak memory of the process \
-         (coordinator and 256 stand-in threads) {} MiB (before: {} MiB)",
+        "mesh of 256 stand-in hosts on loopback, {ports} rail ports: {} pairs in 255 rounds: \
+         coordinated in {:.1} s, {:.1} s with writing their {} transcript files; peak memory \
+         of the process (coordinator and 256 stand-in threads) {} MiB (before: {} MiB)",
         run.cells.len(),
         took.1.as_secs_f64(),
         took.0.as_secs_f64(),
@@ -253,7 +256,10 @@ fn links_whose_counters_show_loss_are_named_lossy() {
     assert_eq!(lossy.len(), 3, "{lossy:#?}");
     for f in &lossy {
         assert!(
-            f.contains("37 packets lost while their pair ran (node002's rcvd_seq_err +37"),
+            f.contains(
+                "37 packets lost of 1000 sent (3.7%; the other links lose 0% at the median) \
+                 while their pair ran (node002's rcvd_seq_err +37"
+            ),
             "{f}"
         );
         assert!(f.contains("a lossy link between them"), "{f}");
@@ -262,6 +268,56 @@ fn links_whose_counters_show_loss_are_named_lossy() {
     assert!(!passed);
     let found = finding_lines(&lines);
     assert!(found.iter().all(|f| f["kind"] == "lossy"), "{found:?}");
+}
+
+/// With `--perf`, a host whose links measure a tenth of the others'
+/// bandwidth is named as the host, with the numbers, after its links were
+/// measured again alone; the JSON has each link's figures, and the page a
+/// bandwidth heatmap and a latency one.
+#[test]
+fn a_host_slow_with_every_peer_is_named_with_its_numbers() {
+    let (run, _, _) = mesh_with_one(4, 2, Behaviour::Slow);
+    assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    let texts: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts.len(), 1, "{texts:#?}");
+    assert!(
+        texts[0].starts_with(
+            "node002 is slow with every one of its 3 measured peers (node000: 0.80 Gb/s, \
+             median 4.40 Gb/s (18%); node001: 0.80 Gb/s"
+        ),
+        "{}",
+        texts[0]
+    );
+    // Each suspect was measured again alone.
+    let again: Vec<bool> = run.cells.iter().map(|c| !c.alone.is_empty()).collect();
+    let slow: Vec<bool> = run.cells.iter().map(|c| c.pair.has(2)).collect();
+    assert_eq!(again, slow);
+    let (lines, passed) = reported(&run);
+    assert!(!passed);
+    let links: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "link").collect();
+    assert_eq!(links.len(), 6);
+    for l in &links {
+        let on_2 = l["server"] == 2 || l["client"] == 2;
+        assert_eq!(l["gbps"], if on_2 { 0.8 } else { 8.0 }, "{l}");
+        assert_eq!(l["usec"], 2.0);
+        assert_eq!(l["alone"], on_2);
+    }
+    assert_eq!(finding_lines(&lines)[0]["kind"], "slow_host");
+    let page = rdma_lab::present::mesh::html(&run, &findings);
+    assert!(page.contains("Bandwidth (ib_write_bw, Gb/s)"));
+    assert!(page.contains("Latency (ib_send_lat, usec)"));
+    assert!(page.contains(">0.80</a>"));
+}
+
+/// A host whose links look slow only in the busy rounds is measured again
+/// alone and named for nothing.
+#[test]
+fn a_link_slow_only_in_a_busy_round_is_not_named() {
+    let (run, _, _) = mesh_with_one(4, 2, Behaviour::SlowInRounds);
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert!(findings.is_empty(), "{findings:#?}");
+    assert_eq!(run.cells.iter().filter(|c| !c.alone.is_empty()).count(), 3);
 }
 
 /// A host whose second NIC is on the wrong subnet is named as that NIC,
@@ -411,6 +467,7 @@ fn allow_closes_other_addresses_before_they_take_a_slot() {
         mcast_all: false,
         serial: false,
         allow: vec!["127.0.0.1".parse().unwrap()],
+        perf: None,
     };
     let outsider = thread::spawn(move || {
         let s = (0..100)
@@ -471,6 +528,7 @@ fn transcripts_never_go_through_a_planted_link() {
         mcast_all: false,
         serial: false,
         allow: Vec::new(),
+        perf: None,
     };
     let seen: Seen = Arc::default();
     let hosts: Vec<_> = (0..2)
@@ -479,6 +537,7 @@ fn transcripts_never_go_through_a_planted_link() {
             let faults = Faults {
                 bad: String::new(),
                 held: None,
+                slow: None,
             };
             thread::spawn(move || {
                 stand_in(

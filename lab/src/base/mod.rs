@@ -9,6 +9,7 @@ pub mod out;
 pub mod browser;
 pub mod fsafe;
 pub mod netstat;
+pub mod stats;
 pub mod text;
 pub mod tmp;
 pub mod workspace;

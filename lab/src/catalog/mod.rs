@@ -17,6 +17,7 @@ mod ibv_sockets_pingpong;
 mod lab;
 mod mckey;
 mod peers;
+pub mod perf;
 pub(crate) mod rc_example;
 mod rdmacm_client_server;
 mod srq;
@@ -182,9 +183,19 @@ pub fn bench_runs() -> &'static [Scenario] {
     BENCH.get_or_init(bench::scenarios)
 }
 
+/// The mesh's measurements ([`perf::scenarios`]), built once.
+pub fn perf_runs() -> &'static [Scenario] {
+    static PERF: std::sync::OnceLock<Vec<Scenario>> = std::sync::OnceLock::new();
+    PERF.get_or_init(perf::scenarios)
+}
+
 /// The scenario with this name.
 pub fn find(name: &str) -> Option<&'static Scenario> {
-    all().iter().chain(bench_runs()).find(|s| s.name == name)
+    all()
+        .iter()
+        .chain(bench_runs())
+        .chain(perf_runs())
+        .find(|s| s.name == name)
 }
 
 /// The scenarios a handout needs: every pair and every exercise.

@@ -12,8 +12,9 @@ fn every_scenario_file_is_declared_with_its_tables() {
     for e in std::fs::read_dir(&dir).unwrap().flatten() {
         let file = e.file_name().to_string_lossy().into_owned();
         // Not a table: the registry, the generated cells, these tests, the
-        // bench's runs (chained after every other table).
-        let tables = |n: &&str| !["mod", "cells", "tests", "bench"].contains(n);
+        // bench's runs and the mesh's measurements (chained after every
+        // other table).
+        let tables = |n: &&str| !["mod", "cells", "tests", "bench", "perf"].contains(n);
         let Some(name) = file.strip_suffix(".rs").filter(tables) else {
             continue;
         };

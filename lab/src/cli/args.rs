@@ -55,8 +55,9 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
         "mesh [NAME...] [--ring | --star HOST] [--mcast-senders all] [--serial]
        [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
         | --rank R --size N --coordinator HOST]
-       [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV]
+       [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV...]
        [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
+       [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]]
        [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
@@ -74,7 +75,10 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             wait is bounded (--wait, 120 s, to join); --allow ADDR
             (repeatable) lets only those addresses (and the launcher's
             hosts') join; --serial runs one pair at a time (the
-            benchmark's baseline)",
+            benchmark's baseline); --perf also measures each pair with
+            perftest (ib_write_bw, ib_send_lat), measures a suspect again
+            alone, and names a link slow under R (0.5) of the median
+            bandwidth or G Gb/s, or over R (2) times the median latency",
     ),
     (
         "keygen",
@@ -287,7 +291,7 @@ where
 /// that is not an IP address, before anything runs: the values reach the
 /// scenarios' command lines.
 pub(super) fn check_values(m: &getopts::Matches) -> Result<(), String> {
-    if let Some(v) = m.opt_str("dev") {
+    for v in m.opt_strs("dev") {
         model::check_dev("--dev", &v)?;
     }
     // A command that has no such option has no such value to check.

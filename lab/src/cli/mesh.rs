@@ -6,10 +6,11 @@ use crate::{guest, host, model};
 /// `mesh`'s options.
 pub(super) fn mesh_getopts() -> getopts::Options {
     let mut opts = getopts::Options::new();
-    for flag in ["ring", "secret-stdin", "serial"] {
+    for flag in ["ring", "secret-stdin", "serial", "perf"] {
         opts.optflag("", flag, "");
     }
     opts.optmulti("", "allow", "", "");
+    opts.optmulti("", "dev", "", "");
     for value in [
         "star",
         "mcast-senders",
@@ -22,7 +23,6 @@ pub(super) fn mesh_getopts() -> getopts::Options {
         "wait",
         "ip",
         "netdev",
-        "dev",
         "gid-idx",
         "bin-dir",
         "secret-file",
@@ -30,6 +30,9 @@ pub(super) fn mesh_getopts() -> getopts::Options {
         "junit",
         "json",
         "html",
+        "min-bw-ratio",
+        "min-gbps",
+        "max-lat-ratio",
     ] {
         opts.optopt("", value, "", "");
     }
@@ -110,6 +113,7 @@ pub(super) fn mesh_options(
     if !(1..=86400).contains(&wait_secs) {
         return Err(format!("--wait {wait_secs}: give 1 to 86400 seconds"));
     }
+    let perf = perf_limits(m)?;
     // The secret last of what is read, the result dir only then made.
     let secret = if m.opt_present("ssh") {
         guest::control::Secret::generate()?
@@ -129,6 +133,7 @@ pub(super) fn mesh_options(
         ip: m.opt_str("ip"),
         netdev: m.opt_str("netdev"),
         dev: m.opt_str("dev"),
+        rail_devs: m.opt_strs("dev"),
         gid_idx,
         bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
         out,
@@ -136,7 +141,42 @@ pub(super) fn mesh_options(
         mcast_all,
         serial: m.opt_present("serial"),
         allow: allow_list(m)?,
+        perf,
     })
+}
+
+/// `--perf`'s limits: `--min-bw-ratio` (a share of the median, above 0
+/// and below 1), `--min-gbps` (above 0), `--max-lat-ratio` (above 1);
+/// each needs `--perf`.
+pub(super) fn perf_limits(
+    m: &getopts::Matches,
+) -> Result<Option<crate::model::mesh::PerfLimits>, String> {
+    let number = |k: &str, ok: &dyn Fn(f64) -> bool, range: &str| {
+        m.opt_str(k)
+            .map(|v| match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && ok(x) => Ok(x),
+                _ => Err(format!("--{k} {v}: give a number {range}")),
+            })
+            .transpose()
+    };
+    let ratio = number("min-bw-ratio", &|x| x > 0.0 && x < 1.0, "between 0 and 1")?;
+    let gbps = number("min-gbps", &|x| x > 0.0, "above 0")?;
+    let lat = number("max-lat-ratio", &|x| x > 1.0, "above 1")?;
+    if !m.opt_present("perf") {
+        if let Some(k) = ["min-bw-ratio", "min-gbps", "max-lat-ratio"]
+            .iter()
+            .find(|k| m.opt_present(k))
+        {
+            return Err(format!("--{k} needs --perf"));
+        }
+        return Ok(None);
+    }
+    let d = crate::model::mesh::PerfLimits::default();
+    Ok(Some(crate::model::mesh::PerfLimits {
+        min_bw_ratio: ratio.unwrap_or(d.min_bw_ratio),
+        min_gbps: gbps,
+        max_lat_ratio: lat.unwrap_or(d.max_lat_ratio),
+    }))
 }
 
 /// `mesh`: launched by ssh from here, or one rank of another launcher's;

@@ -91,6 +91,10 @@ fn mesh_options_are_checked_in_one_line_before_anything_runs() {
         (&["--star", "nowhere"], "--star nowhere"),
         (&["--port", "65535"], "--port 65535"),
         (&["--wait", "18446744073709551615"], "--wait"),
+        (&["--min-gbps", "1"], "--min-gbps needs --perf"),
+        (&["--perf", "--min-bw-ratio", "1.5"], "--min-bw-ratio 1.5"),
+        (&["--perf", "--max-lat-ratio", "0.5"], "--max-lat-ratio 0.5"),
+        (&["--perf", "--min-gbps", "NaN"], "--min-gbps NaN"),
     ] {
         let mut a = ranked.to_vec();
         a.extend(extra);

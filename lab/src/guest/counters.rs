@@ -3,6 +3,7 @@
 //! errors, NAKs, RNR and timeout retries, drops) even when the programs,
 //! which RC's retransmission shields, pass.
 
+use crate::judge::loss::SENT;
 use std::path::Path;
 
 /// The words of a counter's name that mean a packet was lost or sent
@@ -58,11 +59,13 @@ pub fn read(dev: &str) -> Vec<(String, u64)> {
     all
 }
 
-/// The loss counters that rose from `before` to `after`, and by how much.
+/// The loss counters and the packets sent ([`SENT`], loss is judged
+/// as a share of them) that rose from
+/// `before` to `after`, and by how much.
 pub fn rose(before: &[(String, u64)], after: &[(String, u64)]) -> Vec<(String, u64)> {
     after
         .iter()
-        .filter(|(name, _)| is_loss(name))
+        .filter(|(name, _)| is_loss(name) || SENT.contains(&name.as_str()))
         .filter_map(|(name, now)| {
             let was = before
                 .iter()

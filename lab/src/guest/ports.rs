@@ -68,5 +68,14 @@ pub fn this_host() -> Vec<Port> {
     )
 }
 
+/// The ports of `devs` among `ports` (`--dev`, repeatable); all of them
+/// when `devs` is empty.
+pub fn of_devices(ports: Vec<Port>, devs: &[String]) -> Vec<Port> {
+    ports
+        .into_iter()
+        .filter(|p| devs.is_empty() || devs.contains(&p.dev))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

@@ -11,15 +11,9 @@ use crate::results::bench::{Mesh, Pingpong};
 /// Target: ours at most this much slower than ibv_rc_pingpong.
 pub const TARGET_RATIO: f64 = 1.05;
 
-/// The median of `v` (which must not be empty).
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// The median of `v`, which has a run at least.
+fn median(v: &mut [f64]) -> f64 {
+    crate::base::stats::median(v).unwrap_or(f64::NAN)
 }
 
 /// Runs the comparison in one VM boot: each run's summary, both medians.

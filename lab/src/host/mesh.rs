@@ -65,6 +65,13 @@ pub struct MeshOptions {
     /// The only addresses that may join besides the launcher's hosts'
     /// (none: any, where the launcher named no hosts).
     pub allow: Vec<std::net::IpAddr>,
+    /// Every `--dev`: the devices whose ports this host reports for its
+    /// rails (none: every active port with an address). The pairs run on
+    /// the first.
+    pub rail_devs: Vec<String>,
+    /// Each pair's link is measured with perftest, and what makes one
+    /// slow (`--perf`).
+    pub perf: Option<crate::model::mesh::PerfLimits>,
 }
 
 /// A number from the first of `vars` that is set.
@@ -318,6 +325,7 @@ pub fn coord_config(
         mcast_all: opts.mcast_all,
         serial: opts.serial,
         allow: opts.allow.clone(),
+        perf: opts.perf,
     })
 }
 
@@ -341,6 +349,7 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         ip,
         dev,
         gid_idx: opts.gid_idx,
+        rail_devs: opts.rail_devs.clone(),
         bin_dir: bin_dir(opts, &names)?,
         out: opts.out.join(format!("rank{}", r.rank)),
         wait_secs: opts.wait_secs,

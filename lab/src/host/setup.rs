@@ -850,9 +850,10 @@ pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
 
 /// Debian's packages a fabric's nodes run (the VMs share the host's root
 /// file system, so the host must have them): Slurm 22.05 on Debian 12,
-/// 24.11 on Debian 13, with munge; OpenSSH's server and client.
+/// 24.11 on Debian 13, with munge; OpenSSH's server and client; perftest,
+/// which `mesh --perf` measures each link with.
 pub fn fabric_packages(slurm: bool, ssh: bool) -> Vec<&'static str> {
-    let mut p = Vec::new();
+    let mut p = vec!["perftest"];
     if slurm {
         p.extend(["munge", "slurmctld", "slurmd", "slurm-client"]);
     }

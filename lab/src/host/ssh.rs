@@ -241,10 +241,11 @@ fn rank_words(
         opts.wait_secs.to_string(),
         "--secret-stdin".into(),
     ];
-    for (flag, v) in [("--dev", &opts.dev), ("--netdev", &opts.netdev)] {
-        if let Some(v) = v {
-            w.extend([flag.to_string(), v.clone()]);
-        }
+    for d in &opts.rail_devs {
+        w.extend(["--dev".to_string(), d.clone()]);
+    }
+    if let Some(v) = &opts.netdev {
+        w.extend(["--netdev".to_string(), v.clone()]);
     }
     if let Some(g) = opts.gid_idx {
         w.extend(["--gid-idx".to_string(), g.to_string()]);

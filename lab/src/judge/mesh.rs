@@ -63,6 +63,20 @@ pub enum FindingKind {
         /// The higher rank of the two.
         b: usize,
     },
+    /// A measured link whose bandwidth or latency falls short of the
+    /// run's other links (`mesh --perf`).
+    Slow {
+        /// The lower rank of the two.
+        a: usize,
+        /// The higher rank of the two.
+        b: usize,
+    },
+    /// A host whose every measured link falls short: its NIC, its cable
+    /// or its switch port, not its links.
+    SlowHost {
+        /// The host's rank.
+        rank: usize,
+    },
     /// A multicast receiver (or, when no receiver got anything, the
     /// sender) that did not get every message.
     Multicast {
@@ -94,21 +108,9 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
         findings.extend(mesh.doctors(&named));
     }
     findings.extend(mesh.lossy());
+    findings.extend(mesh.slow());
     findings.extend(mesh.multicast());
     findings
-}
-
-/// The fewest lost packets (sequence errors, drops) that name a link
-/// lossy: an emulated host's late ACKs make packets sent again without
-/// any loss, and one stray gap is not a degrading link.
-pub const LOSSY_MIN: u64 = 3;
-
-/// Whether a counter's rise is packets lost on the way (a gap in the
-/// PSNs, a drop), not packets sent again after a timeout.
-fn counts_loss(name: &str) -> bool {
-    ["seq_err", "out_of_seq", "discard", "drop", "rcv_errors"]
-        .iter()
-        .any(|w| name.contains(w))
 }
 
 impl FindingKind {
@@ -120,8 +122,11 @@ impl FindingKind {
             | FindingKind::CannotTakePart { rank }
             | FindingKind::Doctor { rank }
             | FindingKind::Rail { rank }
+            | FindingKind::SlowHost { rank }
             | FindingKind::Multicast { rank } => vec![rank],
-            FindingKind::LinkFault { a, b } | FindingKind::Lossy { a, b } => vec![a, b],
+            FindingKind::LinkFault { a, b }
+            | FindingKind::Lossy { a, b }
+            | FindingKind::Slow { a, b } => vec![a, b],
             FindingKind::FabricWide => Vec::new(),
         }
     }
@@ -696,21 +701,24 @@ impl<'a> Mesh<'a> {
         shown.join(", ")
     }
 
-    /// One finding per pair whose hosts' counters show at least
-    /// [`LOSSY_MIN`] packets lost while it ran, with every counter that
-    /// rose: a lossy link, named even when its scenarios passed.
+    /// One finding per pair whose hosts' counters show it lost several
+    /// times the share of its packets the links beside it did
+    /// ([`crate::judge::loss`]), with every loss counter that rose: a
+    /// lossy link, named even when its scenarios passed.
     fn lossy(&self) -> Vec<Finding> {
+        use crate::judge::loss::{self, Link, Tally};
+        let links: Vec<Link> = self
+            .run
+            .cells
+            .iter()
+            .map(|c| {
+                let counters = c.counters.iter().map(|(_, n, v)| (n.as_str(), *v));
+                (c.pair.server, c.pair.client, Tally::of(counters))
+            })
+            .collect();
         let mut found = Vec::new();
-        for cell in &self.run.cells {
-            let lost: u64 = cell
-                .counters
-                .iter()
-                .filter(|(_, n, _)| counts_loss(n))
-                .map(|(_, _, v)| *v)
-                .sum();
-            if lost < LOSSY_MIN {
-                continue;
-            }
+        for (at, usual) in loss::lossy(&links) {
+            let (cell, tally) = (&self.run.cells[at], &links[at].2);
             let (a, b) = (
                 cell.pair.server.min(cell.pair.client),
                 cell.pair.server.max(cell.pair.client),
@@ -718,6 +726,7 @@ impl<'a> Mesh<'a> {
             let rose: Vec<String> = cell
                 .counters
                 .iter()
+                .filter(|(_, n, _)| !loss::SENT.contains(&n.as_str()))
                 .map(|(r, n, v)| format!("{}'s {n} +{v}", self.label(*r)))
                 .collect();
             let passed = match cell.verdict() {
@@ -728,10 +737,86 @@ impl<'a> Mesh<'a> {
             found.push(Finding {
                 kind: FindingKind::Lossy { a, b },
                 text: format!(
-                    "{} - {}: {lost} packets lost while their pair ran ({}; {passed}): a lossy link between them",
+                    "{} - {}: {} while their pair ran ({}; {passed}): a lossy link between them",
                     self.label(a),
                     self.label(b),
+                    loss::compared(tally, &usual),
                     rose.join(", ")
+                ),
+            });
+        }
+        found
+    }
+
+    /// With `--perf`: one finding per host whose every measured link (two
+    /// or more) falls short ([`crate::judge::perf`]), then one per other
+    /// link that does, each with its numbers.
+    fn slow(&self) -> Vec<Finding> {
+        use crate::judge::perf::{self, Figures};
+        let Some(limits) = &self.run.perf else {
+            return Vec::new();
+        };
+        let links: Vec<Figures> = self.run.cells.iter().map(perf::figures).collect();
+        let m = perf::medians(&links);
+        let short: Vec<Vec<String>> = links
+            .iter()
+            .map(|f| perf::shortfall(f, &m, limits))
+            .collect();
+        let measured = |c: usize| links[c].gbps.is_some() || links[c].usec.is_some();
+        let mut slow_hosts = Vec::new();
+        for h in self.hosts_that_ran() {
+            let mine: Vec<usize> = (0..links.len())
+                .filter(|&c| self.run.cells[c].pair.has(h) && measured(c))
+                .collect();
+            if mine.len() >= 2 && mine.iter().all(|&c| !short[c].is_empty()) {
+                slow_hosts.push((h, mine));
+            }
+        }
+        let mut found: Vec<Finding> = slow_hosts
+            .iter()
+            .map(|(h, mine)| {
+                let mut by_peer: Vec<(usize, usize)> = mine
+                    .iter()
+                    .map(|&c| {
+                        let p = self.run.cells[c].pair;
+                        (if p.server == *h { p.client } else { p.server }, c)
+                    })
+                    .collect();
+                by_peer.sort_unstable();
+                let each: Vec<String> = by_peer
+                    .iter()
+                    .map(|&(peer, c)| format!("{}: {}", self.label(peer), short[c].join("; ")))
+                    .collect();
+                Finding {
+                    kind: FindingKind::SlowHost { rank: *h },
+                    text: format!(
+                        "{} is slow with every one of its {} measured peers ({}): its NIC, \
+                         its cable or its switch port",
+                        self.label(*h),
+                        mine.len(),
+                        each.join("; ")
+                    ),
+                }
+            })
+            .collect();
+        for (c, why) in short.iter().enumerate() {
+            let p = self.run.cells[c].pair;
+            if why.is_empty() || slow_hosts.iter().any(|(h, _)| p.has(*h)) {
+                continue;
+            }
+            let (a, b) = (p.server.min(p.client), p.server.max(p.client));
+            let again = if links[c].alone {
+                ", measured again alone"
+            } else {
+                ""
+            };
+            found.push(Finding {
+                kind: FindingKind::Slow { a, b },
+                text: format!(
+                    "{} - {}: {}{again}: a slow link between them",
+                    self.label(a),
+                    self.label(b),
+                    why.join("; ")
                 ),
             });
         }

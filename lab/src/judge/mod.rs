@@ -205,8 +205,10 @@ pub fn check_one_side(
     failures
 }
 
+pub mod loss;
 pub mod mesh;
 pub mod packets;
+pub mod perf;
 pub mod rails;
 
 #[cfg(test)]

@@ -349,6 +349,9 @@ pub struct PairCell {
     /// The loss counters that rose on either host's port while the pair
     /// ran: `(rank, counter, by how much)`.
     pub counters: Vec<(usize, String, u64)>,
+    /// Its measurements taken again alone, after the rounds, when they
+    /// made it a suspect (`mesh --perf`).
+    pub alone: Vec<ScenarioResult>,
 }
 
 impl PairCell {
@@ -411,6 +414,32 @@ pub struct MeshRun {
     pub mcast: Vec<McastResult>,
     /// The pattern's name ([`Pattern::name`]).
     pub pattern_name: String,
+    /// What makes a measured link slow (`mesh --perf`); `None` when the
+    /// links were not measured.
+    pub perf: Option<PerfLimits>,
+}
+
+/// What makes a link slow, against the run's other links: bandwidth
+/// below a share of the median, or below a floor; latency above a
+/// multiple of the median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerfLimits {
+    /// The least share of the median bandwidth (`--min-bw-ratio`).
+    pub min_bw_ratio: f64,
+    /// The least bandwidth in Gb/s (`--min-gbps`), when given.
+    pub min_gbps: Option<f64>,
+    /// The most latency as a multiple of the median (`--max-lat-ratio`).
+    pub max_lat_ratio: f64,
+}
+
+impl Default for PerfLimits {
+    fn default() -> PerfLimits {
+        PerfLimits {
+            min_bw_ratio: 0.5,
+            min_gbps: None,
+            max_lat_ratio: 2.0,
+        }
+    }
 }
 
 impl MeshRun {

@@ -148,9 +148,35 @@ pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
         out += &format!("columns: {}\n", legend.join(", "));
     }
     out + &failing_pairs(run)
+        + &perf_text(run)
         + &multicast_text(run)
         + &doctor_text(run)
         + &diagnosis_text(run, findings)
+}
+
+/// With `--perf`: how many links were measured and their medians; each
+/// link's figures are in the JSON and the page.
+fn perf_text(run: &MeshRun) -> String {
+    use crate::judge::perf;
+    if run.perf.is_none() {
+        return String::new();
+    }
+    let links: Vec<perf::Figures> = run.cells.iter().map(perf::figures).collect();
+    let m = perf::medians(&links);
+    let measured = links.iter().filter(|f| f.gbps.is_some()).count();
+    let alone = links.iter().filter(|f| f.alone).count();
+    let show = |v: Option<f64>, unit: &str, digits: usize| {
+        v.map_or("none".to_string(), |v| format!("{v:.digits$} {unit}"))
+    };
+    format!(
+        "\nMeasured: {} of {}, median {} (ib_write_bw), {} (ib_send_lat); {} again alone; \
+         each link's figures in --json and --html\n",
+        plural(measured, "link"),
+        run.cells.len(),
+        show(m.gbps, "Gb/s", 2),
+        show(m.usec, "usec", 1),
+        alone
+    )
 }
 
 /// Each host's doctor's findings, as the lab prints them before its
@@ -282,6 +308,7 @@ fn finding_class(k: &FindingKind) -> &'static str {
         FindingKind::HostFault { .. } => "host",
         FindingKind::LinkFault { .. } => "link",
         FindingKind::Lossy { .. } => "lossy",
+        FindingKind::Slow { .. } | FindingKind::SlowHost { .. } => "slow",
         FindingKind::FabricWide => "fabric",
         FindingKind::Missing { .. } | FindingKind::CannotTakePart { .. } => "missing",
         FindingKind::Doctor { .. } => "doctor",
@@ -340,6 +367,7 @@ pub fn html(run: &MeshRun, findings: &[Finding]) -> String {
     }
     h += "</section>\n";
     h += &html_matrix(run);
+    h += &html_perf(run);
     h += &html_scenarios(run);
     h += &html_mcast(run);
     h += &html_hosts(run);
@@ -354,8 +382,28 @@ fn anchor(c: &PairCell) -> String {
 /// The N x N heatmap: columns by rank (a host's name in its tooltip), rows
 /// by rank and name.
 fn html_matrix(run: &MeshRun) -> String {
+    html_grid(run, "Pairs", &|c| {
+        let v = c.verdict();
+        let tip = format!(
+            "{} (server) and {} (client), round {}: {}",
+            run.name(c.pair.server),
+            run.name(c.pair.client),
+            c.round,
+            verdict_words(&v)
+        );
+        Some((class(&v), tip, mark(&v).to_string()))
+    })
+}
+
+/// A heatmap cell: its CSS class, its tooltip and its text.
+type GridCell = (&'static str, String, String);
+
+/// A heatmap of the pairs titled `title`: each scheduled pair's cell is
+/// `cell`'s class, tooltip and text, linked to the pair's row of the
+/// scenario heatmap (blank when `cell` has nothing to show).
+fn html_grid(run: &MeshRun, title: &str, cell: &dyn Fn(&PairCell) -> Option<GridCell>) -> String {
     let n = run.hosts.len();
-    let mut h = String::from("<h2>Pairs</h2>\n<table class=\"matrix\">\n<tr><th></th>");
+    let mut h = format!("<h2>{title}</h2>\n<table class=\"matrix\">\n<tr><th></th>");
     for r in 0..n {
         let _ = write!(h, "<th title=\"{}\">{r}</th>", xml_escape(&run.name(r)));
     }
@@ -364,32 +412,73 @@ fn html_matrix(run: &MeshRun) -> String {
     for a in 0..n {
         let _ = write!(h, "<tr><th>{a} {}</th>", xml_text(&run.name(a)));
         for b in 0..n {
-            match grid[a * n + b] {
+            match grid[a * n + b].map(|c| (c, cell(c))) {
                 _ if a == b => h += "<td class=\"self\"></td>",
-                Some(c) => {
-                    let v = c.verdict();
-                    let tip = format!(
-                        "{} (server) and {} (client), round {}: {}",
-                        run.name(c.pair.server),
-                        run.name(c.pair.client),
-                        c.round,
-                        verdict_words(&v)
-                    );
+                Some((c, Some((class, tip, text)))) => {
                     let _ = write!(
                         h,
-                        "<td class=\"{}\"><a href=\"#{}\" title=\"{}\">{}</a></td>",
-                        class(&v),
+                        "<td class=\"{class}\"><a href=\"#{}\" title=\"{}\">{}</a></td>",
                         anchor(c),
                         xml_escape(&tip),
-                        mark(&v)
+                        xml_text(&text)
                     );
                 }
-                None => h += "<td class=\"none\"></td>",
+                _ => h += "<td class=\"none\"></td>",
             }
         }
         h += "</tr>\n";
     }
     h + "</table>\n"
+}
+
+/// With `--perf`: a heatmap of each pair's bandwidth and one of its
+/// latency, each cell's colour its ratio to the run's median (red where
+/// the limits name the link slow).
+fn html_perf(run: &MeshRun) -> String {
+    use crate::judge::perf;
+    let Some(limits) = run.perf else {
+        return String::new();
+    };
+    let links: Vec<perf::Figures> = run.cells.iter().map(perf::figures).collect();
+    let m = perf::medians(&links);
+    let figures = |c: &PairCell| perf::figures(c);
+    let tip = |c: &PairCell, what: String| {
+        let again = if figures(c).alone {
+            ", measured again alone"
+        } else {
+            ""
+        };
+        format!(
+            "{} - {}: {what}{again}",
+            run.name(c.pair.server),
+            run.name(c.pair.client)
+        )
+    };
+    let bw = html_grid(run, "Bandwidth (ib_write_bw, Gb/s)", &|c| {
+        let (v, med) = (figures(c).gbps?, m.gbps?);
+        let class = if v < limits.min_bw_ratio * med || limits.min_gbps.is_some_and(|f| v < f) {
+            "fail"
+        } else if v < 0.8 * med {
+            "skip"
+        } else {
+            "pass"
+        };
+        let what = format!("{v:.2} Gb/s, median {med:.2} Gb/s");
+        Some((class, tip(c, what), format!("{v:.2}")))
+    });
+    let lat = html_grid(run, "Latency (ib_send_lat, usec)", &|c| {
+        let (v, med) = (figures(c).usec?, m.usec?);
+        let class = if v > limits.max_lat_ratio * med {
+            "fail"
+        } else if v > 1.25 * med {
+            "skip"
+        } else {
+            "pass"
+        };
+        let what = format!("{v:.1} usec, median {med:.1} usec");
+        Some((class, tip(c, what), format!("{v:.1}")))
+    });
+    bw + &lat
 }
 
 /// Every scenario a pair ran, in the order first seen.
@@ -674,7 +763,8 @@ fn status(v: &Verdict, detail: &str) -> (&'static str, Value) {
 /// pair and scenario: ranks and names, round, status, reason, detail,
 /// both transcripts), `host` (its device, the doctor's facts and
 /// findings, how it took part), `multicast` (one per receiver of each
-/// round) and `finding` (its kind, ranks and text). Every line names the
+/// round), `link` (the counters that rose on both hosts while a pair
+/// ran) and `finding` (its kind, ranks and text). Every line names the
 /// pattern, so each stands on its own.
 pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
     let mut lines: Vec<Value> = Vec::new();
@@ -695,6 +785,9 @@ pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
                 "server_log": r.server_log,
                 "client_log": r.client_log,
             }));
+        }
+        if !c.counters.is_empty() || run.perf.is_some() {
+            lines.push(link_json(run, c));
         }
     }
     lines.extend(run.hosts.iter().map(|h| {
@@ -733,12 +826,33 @@ pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
     out
 }
 
+/// A pair's `link` line: the counters each host read rise while it ran,
+/// and, with `--perf`, its figures (Gb/s, usec, whether measured again
+/// alone).
+fn link_json(run: &MeshRun, c: &PairCell) -> Value {
+    let f = crate::judge::perf::figures(c);
+    let counters: Vec<Value> = c
+        .counters
+        .iter()
+        .map(|(r, n, v)| json!({"rank": r, "name": run.name(*r), "counter": n, "rose": v}))
+        .collect();
+    json!({
+        "type": "link", "round": c.round,
+        "server": c.pair.server, "server_name": run.name(c.pair.server),
+        "client": c.pair.client, "client_name": run.name(c.pair.client),
+        "counters": counters,
+        "gbps": f.gbps, "usec": f.usec, "alone": f.alone,
+    })
+}
+
 /// A finding as JSON: its kind in snake case, its ranks, its text.
 fn finding_json(f: &Finding) -> Value {
     let (kind, ranks) = match f.kind {
         FindingKind::HostFault { rank } => ("host_fault", vec![rank]),
         FindingKind::LinkFault { a, b } => ("link_fault", vec![a, b]),
         FindingKind::Lossy { a, b } => ("lossy", vec![a, b]),
+        FindingKind::Slow { a, b } => ("slow", vec![a, b]),
+        FindingKind::SlowHost { rank } => ("slow_host", vec![rank]),
         FindingKind::FabricWide => ("fabric_wide", vec![]),
         FindingKind::Missing { rank } => ("missing", vec![rank]),
         FindingKind::CannotTakePart { rank } => ("cannot_take_part", vec![rank]),

@@ -14,4 +14,15 @@ fault node2 'udp dport 4791'
 step udp_blocked srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
 fault node2
 
+# 4. Every link measured with perftest on the healthy fabric: no link is
+#    named slow or lossy.
+step perf srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf rc_example --json "$out/perf.json"
+
+# 5. node2's NIC sends at a tenth of its speed (tbf on its egress): with
+#    every peer, one way of the link is slow, and node2 is named.
+n2=$(nic node2)
+timeout 30 ssh node2 tc qdisc add dev "$n2" root tbf rate 20mbit burst 64kb latency 500ms
+step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf rc_example
+timeout 30 ssh node2 tc qdisc del dev "$n2" root
+
 echo "fabric test: done"

@@ -5,11 +5,12 @@
 #![allow(dead_code)] // Each test binary uses a part of it.
 
 use super::serving;
+use rdma_lab::catalog::perf::{SEND_LAT, WRITE_BW};
 use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
 use rdma_lab::guest::mesh::messages::{done_json, Assignment, Done, Hello};
-use rdma_lab::model::mesh::{MeshRun, Pattern, ScenarioResult, Verdict};
+use rdma_lab::model::mesh::{MeshRun, Pattern, PerfLimits, ScenarioResult, Verdict};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -49,24 +50,40 @@ pub enum Behaviour {
     /// Plays, and its port's counters show 37 packets lost during each of
     /// its pairs: every link of it is lossy, though all pass.
     Lossy,
+    /// Plays, and its links measure a tenth of the others' bandwidth
+    /// (the mesh runs with `--perf`).
+    Slow,
+    /// Plays, and its links measure a tenth of the others' bandwidth in
+    /// the busy rounds only, never alone (`--perf`).
+    SlowInRounds,
 }
 
-/// A stand-in's two rail ports: rxe0 on its address's 10.0.0.0/8, rxe1 on
-/// 198.51.100.0/24 (or, `wrong`, on 203.0.113.0/24).
+/// A stand-in's eight rail ports, as a GPU node's: rxe0 on its address's
+/// 10.0.0.0/8, rxe1 on 198.51.100.0/24 (or, `wrong`, on 203.0.113.0/24),
+/// rxe2 to rxe7 each on a 172.16.N.0/24 of its own.
 fn rail_ports(rank: usize, wrong: bool) -> Vec<rdma_lab::model::rails::Port> {
-    let port = |dev: &str, addr: String, prefix| rdma_lab::model::rails::Port {
-        dev: dev.into(),
-        port: 1,
+    let port = |dev: String, addr: String, prefix| rdma_lab::model::rails::Port {
         netdev: format!("n{dev}"),
+        dev,
+        port: 1,
         addr: addr.parse().unwrap(),
         prefix,
         rate: Some("100 Gb/sec (4X EDR)".into()),
     };
     let second = if wrong { "203.0.113" } else { "198.51.100" };
-    vec![
-        port("rxe0", format!("10.{}.{}.1", rank / 256, rank % 256), 8),
-        port("rxe1", format!("{second}.{}", rank % 250 + 1), 24),
-    ]
+    let host = rank % 250 + 1;
+    let mut ports = vec![
+        port(
+            "rxe0".into(),
+            format!("10.{}.{}.1", rank / 256, rank % 256),
+            8,
+        ),
+        port("rxe1".into(), format!("{second}.{host}"), 24),
+    ];
+    for n in 2..8 {
+        ports.push(port(format!("rxe{n}"), format!("172.16.{n}.{host}"), 24));
+    }
+    ports
 }
 
 /// The faults every stand-in plays along with: pairs with the `bad`
@@ -76,6 +93,9 @@ fn rail_ports(rank: usize, wrong: bool) -> Vec<rdma_lab::model::rails::Port> {
 pub struct Faults {
     pub bad: String,
     pub held: Option<String>,
+    /// The address of the host whose links measure a tenth of the others'
+    /// bandwidth, and whether only in the busy rounds (not alone).
+    pub slow: Option<(String, bool)>,
 }
 
 /// What the stand-in of a host without a device says, and its doctor.
@@ -102,22 +122,40 @@ pub fn free_port() -> u16 {
 
 /// The recorded result of one pair: the RC probe and rc_example, failed
 /// when `bad` is one of the pair's addresses.
-pub fn recorded(a: &Assignment, bad: &str) -> Vec<ScenarioResult> {
-    let verdict = if a.server_ip == bad || a.client_ip == bad {
+pub fn recorded(a: &Assignment, faults: &Faults) -> Vec<ScenarioResult> {
+    let bad = &faults.bad;
+    let verdict = if a.server_ip == *bad || a.client_ip == *bad {
         Verdict::Fail
     } else {
         Verdict::Pass
     };
-    ["doctor_rc_probe", "rc_example"]
+    let result = |s: &str, log: String| ScenarioResult {
+        scenario: s.to_string(),
+        verdict: verdict.clone(),
+        detail: String::new(),
+        server_log: Some("=== server (exit 0) ===\n".into()),
+        client_log: Some(format!("=== client (exit 0) ===\n{log}")),
+    };
+    let has = |s: &str| a.scenarios.iter().any(|n| n == s);
+    let mut results: Vec<ScenarioResult> = ["doctor_rc_probe", "rc_example"]
         .iter()
-        .map(|s| ScenarioResult {
-            scenario: s.to_string(),
-            verdict: verdict.clone(),
-            detail: String::new(),
-            server_log: Some("=== server (exit 0) ===\n".into()),
-            client_log: Some("=== client (exit 0) ===\n".into()),
-        })
-        .collect()
+        .filter(|s| has("rc_example") || **s == "doctor_rc_probe" && !has(WRITE_BW))
+        .map(|s| result(s, String::new()))
+        .collect();
+    // perftest's figures: 8 Gb/s and 2 usec, a tenth of the bandwidth on
+    // the slow host's links (in the busy rounds only, when it is so).
+    let alone = !has("rc_example");
+    let slow = faults.slow.as_ref().is_some_and(|(ip, rounds_only)| {
+        (a.server_ip == *ip || a.client_ip == *ip) && !(alone && *rounds_only)
+    });
+    let gbps = if slow { 0.8 } else { 8.0 };
+    if has(WRITE_BW) {
+        results.push(result(WRITE_BW, format!("BW_average: {gbps},\n")));
+    }
+    if has(SEND_LAT) {
+        results.push(result(SEND_LAT, "t_typical: 2.00,\n".into()));
+    }
+    results
 }
 
 /// One stand-in host: join as `rank`, then answer until `bye`.
@@ -227,14 +265,14 @@ pub fn stand_in(
                         began,
                         Instant::now(),
                     ));
-                    recorded(&a, &faults.bad)
+                    recorded(&a, &faults)
                 } else {
                     Vec::new()
                 };
-                let counters = match how {
-                    Behaviour::Lossy => vec![("rcvd_seq_err".to_string(), 37)],
-                    _ => Vec::new(),
-                };
+                let mut counters = vec![("sent_pkts".to_string(), 500)];
+                if matches!(how, Behaviour::Lossy) {
+                    counters.push(("rcvd_seq_err".to_string(), 37));
+                }
                 let done = Done { results, counters };
                 c.send_blob("done", done_json(&done).as_bytes()).unwrap();
             }
@@ -278,6 +316,8 @@ pub fn mesh(
         mcast_all: false,
         serial: false,
         allow: Vec::new(),
+        perf: matches!(odd, Some((_, Behaviour::Slow | Behaviour::SlowInRounds)))
+            .then(PerfLimits::default),
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -299,6 +339,15 @@ pub fn mesh(
                 bad: bad_ip.clone(),
                 held: match odd {
                     Some((k, Behaviour::PortHeld)) => Some(format!("10.{}.{}.1", k / 256, k % 256)),
+                    _ => None,
+                },
+                slow: match odd {
+                    Some((k, Behaviour::Slow)) => {
+                        Some((format!("10.{}.{}.1", k / 256, k % 256), false))
+                    }
+                    Some((k, Behaviour::SlowInRounds)) => {
+                        Some((format!("10.{}.{}.1", k / 256, k % 256), true))
+                    }
                     _ => None,
                 },
             };

@@ -46,7 +46,11 @@ fn only_loss_counters_that_rose_are_kept() {
     ]);
     assert_eq!(
         rose(&before, &after),
-        c(&[("rcvd_seq_err", 37), ("completer_retry_err", 2)])
+        c(&[
+            ("rcvd_seq_err", 37),
+            ("sent_pkts", 800),
+            ("completer_retry_err", 2)
+        ])
     );
 }
 

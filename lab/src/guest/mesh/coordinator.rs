@@ -13,7 +13,7 @@ use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
 use crate::guest::gate::{self, Event, Gate};
 use crate::model::mesh::{
     mcast_rounds, schedule, transcript_path, Joined, Mcast, McastResult, MeshHost, MeshRun, Pair,
-    PairCell, Pattern, ScenarioResult, Verdict,
+    PairCell, Pattern, PerfLimits, ScenarioResult, Verdict,
 };
 use crate::model::Scenario;
 use std::fs;
@@ -49,6 +49,8 @@ pub struct CoordConfig {
     /// Addresses that may join besides the launcher's hosts' (`--allow`);
     /// when both are empty, any address may.
     pub allow: Vec<std::net::IpAddr>,
+    /// Each pair's link is measured, and what makes one slow (`--perf`).
+    pub perf: Option<PerfLimits>,
 }
 
 /// A host as the coordinator holds it: its connection while it lasts.
@@ -416,6 +418,7 @@ fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
             client_log: None,
         }],
         counters: Vec::new(),
+        alone: Vec::new(),
     }
 }
 
@@ -518,6 +521,7 @@ fn gather_pair(
                 round: r,
                 results,
                 counters,
+                alone: Vec::new(),
             }
         }
         (s, _) => {
@@ -564,6 +568,7 @@ fn round_bound(names: &[String]) -> u64 {
 
 /// The whole run, from the joins to `bye`.
 pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRun, String> {
+    let cfg = &with_perf(cfg);
     let mut rounds = schedule(cfg.size, cfg.pattern)?;
     if cfg.serial {
         rounds = rounds.concat().into_iter().map(|p| vec![p]).collect();
@@ -585,15 +590,7 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
     }
     let mut cells = Vec::new();
     for (r, round) in rounds.iter().enumerate() {
-        let names: Vec<String> = round
-            .iter()
-            .map(|p| {
-                format!(
-                    "{}-{}",
-                    members[p.server].host.name, members[p.client].host.name
-                )
-            })
-            .collect();
+        let names: Vec<String> = round.iter().map(|&p| pair_name(&members, p)).collect();
         say(&format!(
             "mesh: round {} of {}: {}",
             r + 1,
@@ -601,6 +598,9 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
             crate::base::text::shown(&names.join(", "))
         ));
         cells.extend(run_round(r, round, &mut members, cfg, round_secs));
+    }
+    if let Some(limits) = &cfg.perf {
+        remeasure(&mut cells, limits, &mut members, cfg, rounds.len(), say);
     }
     let mcast = multicast(cfg, &mut members, say);
     for m in &mut members {
@@ -618,7 +618,81 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
         cells,
         mcast,
         pattern_name: cfg.pattern.name(),
+        perf: cfg.perf,
     })
+}
+
+/// A pair as the coordinator's lines name it: `server-client`.
+fn pair_name(members: &[Member], p: Pair) -> String {
+    format!(
+        "{}-{}",
+        members[p.server].host.name, members[p.client].host.name
+    )
+}
+
+/// With `--perf`, after the rounds: each suspect pair (its figures short
+/// of `limits`) is measured again alone, as rounds from `first` on, at
+/// most [`ALONE_MAX`] of them.
+fn remeasure(
+    cells: &mut [PairCell],
+    limits: &PerfLimits,
+    members: &mut [Member],
+    cfg: &CoordConfig,
+    first: usize,
+    say: &mut dyn FnMut(&str),
+) {
+    let suspects = crate::judge::perf::suspects(cells, limits);
+    for (k, &i) in suspects.iter().take(ALONE_MAX).enumerate() {
+        say(&format!(
+            "mesh: measuring {} again alone",
+            crate::base::text::shown(&pair_name(members, cells[i].pair))
+        ));
+        cells[i].alone = alone(first + k, cells[i].pair, members, cfg);
+    }
+    if suspects.len() > ALONE_MAX {
+        say(&format!(
+            "mesh: {} more slow links are judged by their rounds' figures",
+            suspects.len() - ALONE_MAX
+        ));
+    }
+}
+
+/// `cfg` with, under `--perf`, the measurements after every pair's
+/// scenarios.
+fn with_perf(cfg: &CoordConfig) -> CoordConfig {
+    let mut cfg = cfg.clone();
+    if cfg.perf.is_some() {
+        for s in catalog::perf_runs() {
+            if !cfg.scenarios.contains(&s.name) {
+                cfg.scenarios.push(s.name.clone());
+            }
+        }
+    }
+    cfg
+}
+
+/// The most suspect links measured again alone: a host slow with every
+/// peer makes as many suspects as it has peers, and a few of its links
+/// measured alone tell that as well as all of them.
+pub const ALONE_MAX: usize = 8;
+
+/// The measurements of `pair` taken again with no other pair running
+/// (`mesh --perf`), as round `r`.
+fn alone(r: usize, pair: Pair, members: &mut [Member], cfg: &CoordConfig) -> Vec<ScenarioResult> {
+    let perf: Vec<String> = catalog::perf_runs()
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let bound = round_bound(&perf);
+    let cfg = CoordConfig {
+        scenarios: perf,
+        ..cfg.clone()
+    };
+    run_round(r, &[pair], members, &cfg, bound)
+        .into_iter()
+        .next()
+        .map(|c| c.results)
+        .unwrap_or_default()
 }
 
 /// The multicast rounds: for each of the mesh's multicast scenarios

@@ -172,7 +172,10 @@ impl Hello {
             gid_type: check.info.gid_type,
             findings: check.findings,
             cannot_run: None,
-            ports: crate::guest::ports::this_host(),
+            ports: crate::guest::ports::of_devices(
+                crate::guest::ports::this_host(),
+                &cfg.rail_devs,
+            ),
         }
     }
 

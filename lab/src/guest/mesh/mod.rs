@@ -53,6 +53,9 @@ pub struct MeshHostConfig {
     pub dev: String,
     /// The GID index (`None`: the one the doctor finds).
     pub gid_idx: Option<u32>,
+    /// The devices whose ports it reports for its rails (`--dev`, every
+    /// one given); empty: every active port with an address.
+    pub rail_devs: Vec<String>,
     /// Where the example binaries are.
     pub bin_dir: PathBuf,
     /// This host's result dir.
@@ -343,6 +346,7 @@ fn own_rules(cfg: &MeshHostConfig, names: &[String]) -> (Vec<String>, Vec<Scenar
     for n in names {
         let why = catalog::find(n).map_or(Some("not a scenario of this lab"), |s| {
             catalog::skip_reason(s, &mode, link.as_deref().map(str::trim))
+                .or_else(|| missing_perftest(s, &std::env::var_os("PATH").unwrap_or_default()))
         });
         match why {
             None => runs.push(n.clone()),
@@ -356,6 +360,17 @@ fn own_rules(cfg: &MeshHostConfig, names: &[String]) -> (Vec<String>, Vec<Scenar
         }
     }
     (runs, refused)
+}
+
+/// Why this host cannot run the measurement `s` (`mesh --perf`): its
+/// perftest program is on no directory of `path` (this host's `PATH`).
+fn missing_perftest(s: &Scenario, path: &std::ffi::OsStr) -> Option<&'static str> {
+    let program = s.server.as_ref()?.args.get(3)?;
+    let is_perf = catalog::perf_runs().iter().any(|p| p.name == s.name);
+    let found = std::env::split_paths(path).any(|d| d.join(program).is_file());
+    (is_perf && !found).then_some(
+        "perftest is not installed here (apt-get install --no-install-recommends perftest)",
+    )
 }
 
 /// The agent of this host's side of a pair: the real host's rules

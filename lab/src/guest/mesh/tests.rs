@@ -11,6 +11,7 @@ fn host(port: u16, secret: &Secret) -> MeshHostConfig {
         ip: "10.0.0.2".into(),
         dev: "rxe0".into(),
         gid_idx: None,
+        rail_devs: Vec::new(),
         bin_dir: PathBuf::from("/nonexistent"),
         out: PathBuf::from("/nonexistent"),
         wait_secs: 20,
@@ -93,5 +94,24 @@ fn a_stranger_on_one_address_of_the_name_keeps_no_host_out() {
         started.elapsed() < Duration::from_secs(10),
         "{:?}",
         started.elapsed()
+    );
+}
+
+#[test]
+fn a_host_without_perftest_refuses_the_measurements_and_nothing_else() {
+    let empty = tempfile::tempdir().unwrap();
+    let with = tempfile::tempdir().unwrap();
+    std::fs::write(with.path().join("ib_write_bw"), "").unwrap();
+    let find = |n: &str| catalog::find(n).unwrap();
+    let bw = find(catalog::perf::WRITE_BW);
+    let lat = find(catalog::perf::SEND_LAT);
+    assert!(missing_perftest(bw, empty.path().as_os_str())
+        .unwrap()
+        .contains("apt-get install --no-install-recommends perftest"));
+    assert_eq!(missing_perftest(bw, with.path().as_os_str()), None);
+    assert!(missing_perftest(lat, with.path().as_os_str()).is_some());
+    assert_eq!(
+        missing_perftest(find("rc_example"), empty.path().as_os_str()),
+        None
     );
 }

@@ -49,4 +49,9 @@ fn active_ports_with_an_address_are_the_rail_ports() {
     );
     assert_eq!(ports[0].rate.as_deref(), Some("10 Gb/sec (1X QDR)"));
     assert_eq!(ports[1].rate, None);
+    // `--dev rxe1`: only its port; no --dev: every one.
+    let only = of_devices(ports.clone(), &["rxe1".to_string()]);
+    assert_eq!(only.len(), 1);
+    assert_eq!(only[0].dev, "rxe1");
+    assert_eq!(of_devices(ports.clone(), &[]), ports);
 }

@@ -36,12 +36,6 @@ fn needs_both_lines() {
 }
 
 #[test]
-fn median_of_odd_and_even() {
-    assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-    assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
-}
-
-#[test]
 fn runs_alternate_and_have_unique_names() {
     let names: Vec<&str> = crate::catalog::bench_runs()
         .iter()

@@ -52,6 +52,7 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
                     .map(|s| result(s, verdict.clone()))
                     .collect(),
                 counters: Vec::new(),
+                alone: Vec::new(),
             });
         }
     }
@@ -60,6 +61,7 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
         cells,
         mcast: Vec::new(),
         pattern_name: pattern.name(),
+        perf: None,
     }
 }
 

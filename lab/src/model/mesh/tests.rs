@@ -183,6 +183,7 @@ fn a_pair_fails_when_any_scenario_failed() {
         round: 0,
         results: vs.into_iter().map(|v| result("s", v)).collect(),
         counters: Vec::new(),
+        alone: Vec::new(),
     };
     let late = Verdict::NotRun("deadline".into());
     use Verdict::*;

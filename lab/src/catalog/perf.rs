@@ -1,0 +1,114 @@
+//! The measurements of `rdma-lab mesh --perf`: perftest's `ib_write_bw`
+//! and `ib_send_lat` between the two hosts of a pair (Debian's
+//! `perftest`, the tool the field already trusts), and the reader of the
+//! report each writes with `--out_json`.
+//!
+//! perftest writes its report to a file, in its own `key: value,` lines;
+//! each side runs it through [`REPORTED`], which gives it a file in a
+//! private directory and prints the report after the table, so that the
+//! figures travel in the side's transcript like any program's output.
+
+use crate::model::{Cmd, Expect, Ready, Scenario};
+
+/// The bandwidth run's name: the client writes to the server.
+pub const WRITE_BW: &str = "perf_write_bw";
+
+/// The bandwidth run the other way (`--reversed`): the server writes to
+/// the client. A link's bandwidth is the lesser of the two, so that a
+/// NIC slow to send is slow with every peer, whichever side it plays.
+pub const WRITE_BW_BACK: &str = "perf_write_bw_back";
+
+/// The latency run's name.
+pub const SEND_LAT: &str = "perf_send_lat";
+
+/// The bandwidth figure of `ib_write_bw`'s report, in Gb/s
+/// (`--report_gbits`).
+pub const BW_KEY: &str = "BW_average";
+
+/// The latency figure of `ib_send_lat`'s report: the typical (median)
+/// round trip's half, in usec.
+pub const LAT_KEY: &str = "t_typical";
+
+/// Runs perftest (`$@`) with its report in a file of a directory of its
+/// own, then prints the report and exits with perftest's status. Values
+/// come as arguments, never pasted into the script.
+const REPORTED: &str = "dir=$(mktemp -d) || exit 1; \
+    \"$@\" --out_json --out_json_file=\"$dir/report\"; status=$?; \
+    cat \"$dir/report\" 2>/dev/null; rm -rf \"$dir\"; exit $status";
+
+/// The measurements, in the order a pair runs them.
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        measured(
+            WRITE_BW,
+            "ib_write_bw",
+            &["-F", "--report_gbits", "-D", "2", "-p", "18516"],
+            18516,
+            BW_KEY,
+        ),
+        measured(
+            WRITE_BW_BACK,
+            "ib_write_bw",
+            &[
+                "-F",
+                "--report_gbits",
+                "-D",
+                "2",
+                "--reversed",
+                "-p",
+                "18518",
+            ],
+            18518,
+            BW_KEY,
+        ),
+        measured(
+            SEND_LAT,
+            "ib_send_lat",
+            &["-F", "-n", "500", "-p", "18517"],
+            18517,
+            LAT_KEY,
+        ),
+    ]
+}
+
+/// One perftest program between the pair, its figure in the client's
+/// report.
+fn measured(
+    name: &str,
+    program: &'static str,
+    extra: &[&'static str],
+    port: u16,
+    key: &str,
+) -> Scenario {
+    let mut server = vec!["-c", REPORTED, "sh", program];
+    server.extend(["-d", "{dev}", "-i", "{ib_port}", "-x", "{gid_idx}"]);
+    server.extend(extra);
+    let mut client = server.clone();
+    client.push("{server_ip}");
+    Scenario {
+        name: name.into(),
+        package: "",
+        server: Some(Cmd::new("sh", &server)),
+        client: Some(Cmd::new("sh", &client)),
+        ready: Ready::TcpListen(port),
+        server_expect: Expect::ok(&[]).any_stderr(),
+        client_expect: Expect::ok(&[&format!("{key}: *")]).any_stderr(),
+        timeout_secs: 60,
+        packages: &["perftest"],
+        ..Scenario::BASE
+    }
+}
+
+/// The figure `key` of a perftest report in `text` (a side's stdout or
+/// transcript): the number of its `key: value,` line. `None` when there
+/// is none, or it is not a finite number.
+pub fn figure(text: &str, key: &str) -> Option<f64> {
+    text.lines().find_map(|l| {
+        let value = l.trim().strip_prefix(key)?.strip_prefix(':')?;
+        let v: f64 = value.trim().trim_end_matches(',').trim().parse().ok()?;
+        v.is_finite().then_some(v)
+    })
+}
+
+#[cfg(test)]
+mod tests;

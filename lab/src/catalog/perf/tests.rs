@@ -1,0 +1,35 @@
+use super::*;
+
+/// A report as perftest 4.5 writes it with `--out_json`.
+const REPORT: &str = "{\n\"results\": {\nMsgSize: 65536,\nn_iterations: 3700,\n\
+    BW_peak: 0.00,\nBW_average: 0.24,\nMsgRate: 0.000457\n}\n}\n";
+
+#[test]
+fn the_figures_of_a_report_are_read_and_nothing_else() {
+    assert_eq!(figure(REPORT, BW_KEY), Some(0.24));
+    assert_eq!(figure(REPORT, "MsgRate"), Some(0.000457));
+    assert_eq!(figure("  t_typical: 15.62,\n", LAT_KEY), Some(15.62));
+    // The table's header names the figure too, with no number after it.
+    assert_eq!(figure(" #bytes  BW average[Gb/sec]\n", BW_KEY), None);
+    assert_eq!(figure("BW_average: nan,\n", BW_KEY), None);
+    assert_eq!(figure("BW_averages: 3,\n", BW_KEY), None);
+    assert_eq!(figure("", BW_KEY), None);
+}
+
+#[test]
+fn each_side_runs_perftest_with_values_as_arguments_not_in_the_script() {
+    for s in scenarios() {
+        for cmd in [s.server.as_ref().unwrap(), s.client.as_ref().unwrap()] {
+            assert_eq!(cmd.program, "sh");
+            assert_eq!(cmd.args[1], REPORTED);
+            assert!(!REPORTED.contains('{'), "{REPORTED}");
+        }
+        assert!(s
+            .client
+            .as_ref()
+            .unwrap()
+            .args
+            .contains(&"{server_ip}".into()));
+        assert_eq!(s.packages, ["perftest"]);
+    }
+}

@@ -1,0 +1,165 @@
+//! Lossy links, from the RDMA error counters that rose on both hosts'
+//! ports while their pair ran. RC sends a lost packet again and the
+//! programs pass, so only the counters show a link that drops packets.
+//!
+//! Loss is judged as a share of the packets sent, against the run's own
+//! usual share: a real fabric's healthy links lose none, and an emulated
+//! one's lose a few under load on every link alike, so a link is lossy
+//! when it loses several times what the median link beside it does (and
+//! at least [`RATE_FLOOR`] of what it sent). The links beside it are
+//! those that share no host with it, so that one bad NIC, which makes all
+//! of its host's links lossy, does not raise its own yardstick.
+
+use crate::base::stats::median;
+
+/// The fewest packets lost that name a link lossy: one stray gap is not
+/// a degrading link.
+pub const LOSSY_MIN: u64 = 3;
+
+/// The smallest share of its packets a link must lose to be named.
+pub const RATE_FLOOR: f64 = 0.005;
+
+/// How many times the run's median share a link must lose.
+pub const TIMES_USUAL: f64 = 4.0;
+
+/// The counters of packets a port sent: rxe's `sent_pkts`, the IB port
+/// counters' `port_xmit_packets`.
+pub const SENT: &[&str] = &["sent_pkts", "port_xmit_packets"];
+
+/// Whether a counter's rise is packets lost on the way (a gap in the
+/// PSNs, a drop), not packets sent again after a timeout: an emulated
+/// host's late ACKs make those with no loss at all.
+pub fn counts_loss(name: &str) -> bool {
+    ["seq_err", "out_of_seq", "discard", "drop", "rcv_errors"]
+        .iter()
+        .any(|w| name.contains(w))
+}
+
+/// What a link's counters added up to while its pair ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Packets lost ([`counts_loss`]), on both hosts.
+    pub lost: u64,
+    /// Packets sent ([`SENT`]), by both hosts;
+    /// 0 when the ports do not count them.
+    pub sent: u64,
+}
+
+impl Tally {
+    /// The tally of `counters` (each a counter's name and its rise).
+    pub fn of<'a>(counters: impl IntoIterator<Item = (&'a str, u64)>) -> Tally {
+        let mut t = Tally::default();
+        for (name, rose) in counters {
+            if counts_loss(name) {
+                t.lost += rose;
+            } else if SENT.contains(&name) {
+                t.sent += rose;
+            }
+        }
+        t
+    }
+
+    /// The share of its packets the link lost, when they were counted.
+    pub fn rate(&self) -> Option<f64> {
+        (self.sent > 0).then(|| self.lost as f64 / self.sent as f64)
+    }
+}
+
+/// What the run's median link lost: its share of the packets, where the
+/// ports count them, and its count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Usual {
+    /// The median share over the links whose packets were counted.
+    pub rate: Option<f64>,
+    /// The median count over every link.
+    pub lost: f64,
+}
+
+/// The run's usual loss over `links`.
+pub fn usual(links: &[Tally]) -> Usual {
+    let mut rates: Vec<f64> = links.iter().filter_map(Tally::rate).collect();
+    let mut lost: Vec<f64> = links.iter().map(|t| t.lost as f64).collect();
+    Usual {
+        rate: median(&mut rates),
+        lost: median(&mut lost).unwrap_or(0.0),
+    }
+}
+
+/// Whether `link` lost enough, and enough more than the run's usual, to
+/// be named lossy.
+pub fn stands_out(link: &Tally, usual: &Usual) -> bool {
+    if link.lost < LOSSY_MIN {
+        return false;
+    }
+    match (link.rate(), usual.rate) {
+        (Some(r), Some(m)) => r >= RATE_FLOOR && r >= TIMES_USUAL * m,
+        _ => link.lost as f64 >= TIMES_USUAL * usual.lost,
+    }
+}
+
+/// A link of the run: its two hosts' ranks and its tally.
+pub type Link = (usize, usize, Tally);
+
+/// The lossy links among `links`: each one's index and the usual it was
+/// judged against. A link that may be lossy (enough lost, enough of what
+/// it sent) is compared with the links that share no host with it, or,
+/// where there are none (three hosts or fewer), with every other link.
+/// When every link loses alike, the loss is the fabric's usual and none
+/// stands out. Only those that may be lossy are compared, each with every
+/// other link once.
+pub fn lossy(links: &[Link]) -> Vec<(usize, Usual)> {
+    (0..links.len())
+        .filter(|&i| {
+            let t = &links[i].2;
+            t.lost >= LOSSY_MIN && t.rate().map_or(true, |r| r >= RATE_FLOOR)
+        })
+        .filter_map(|i| {
+            let u = beside(links, i);
+            stands_out(&links[i].2, &u).then_some((i, u))
+        })
+        .collect()
+}
+
+/// The usual loss of the links beside link `i`.
+fn beside(links: &[Link], i: usize) -> Usual {
+    let (a, b, _) = links[i];
+    let apart = |(x, y, _): &&Link| ![a, b].contains(x) && ![a, b].contains(y);
+    let mut others: Vec<Tally> = links.iter().filter(apart).map(|l| l.2).collect();
+    if others.is_empty() {
+        others = (0..links.len())
+            .filter(|&j| j != i)
+            .map(|j| links[j].2)
+            .collect();
+    }
+    usual(&others)
+}
+
+/// How `link` compares with the run's usual, in words.
+pub fn compared(link: &Tally, usual: &Usual) -> String {
+    match (link.rate(), usual.rate) {
+        (Some(r), Some(m)) => format!(
+            "{} packets lost of {} sent ({}; the other links lose {} at the median)",
+            link.lost,
+            link.sent,
+            percent(r),
+            percent(m)
+        ),
+        _ => format!(
+            "{} packets lost (the other links lose {} at the median)",
+            link.lost, usual.lost
+        ),
+    }
+}
+
+/// A share as a percentage with the digits that matter.
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 || p == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+#[cfg(test)]
+mod tests;
