@@ -205,17 +205,18 @@ pub fn rungs(packets: &[Packet], addrs: &Addrs, scenario: Option<&Scenario>) -> 
     sum_up(fold_blocks(out), &ps, addrs)
 }
 
-/// What sent `r`: the first of the scenario's causes that matches it,
-/// else of its example's pairs', else of the causes every connection has
-/// alike.
+/// What sent `r`: the transport when it was sent again, else the first
+/// of the scenario's causes that matches it, else of its example's
+/// pairs', else of the causes every connection has alike.
 fn cause(s: &Scenario, r: &Rung) -> Option<&'static str> {
     // An exercise or a fault cell runs its example's programs: its pair's
     // causes hold for it too.
     let pair = crate::catalog::pairs()
         .filter(|p| p.package == s.package && !s.package.is_empty())
         .flat_map(|p| p.causes);
-    s.causes
+    crate::catalog::cells::RESENT_CAUSES
         .iter()
+        .chain(s.causes)
         .chain(pair)
         .chain(crate::catalog::cells::COMMON_CAUSES)
         .find(|c| r.from == Some(c.from) && glob_match(c.label, &r.label))

@@ -513,7 +513,28 @@ pub fn cut(frames: &[Packet]) -> Vec<Capture> {
             out[i].packets.push(p);
         }
     }
+    for c in &mut out {
+        drop_leftovers(&mut c.packets);
+    }
     out
+}
+
+/// Drops what another run left in a scenario's part of the capture: an
+/// IGMP leave of a group before any join of it here is the kernel
+/// repeating the leave of the run before (mckey's, in mc's part), which
+/// this scenario never sent.
+fn drop_leftovers(packets: &mut Vec<Packet>) {
+    let mut joined: Vec<Option<String>> = Vec::new();
+    packets.retain(|p| {
+        if !matches!(p.kind, Kind::Igmp) {
+            return true;
+        }
+        if !p.info.contains("Leave") {
+            joined.push(p.group.clone());
+            return true;
+        }
+        joined.contains(&p.group)
+    });
 }
 
 /// Writes the frames `keep` (frame numbers, ascending) of a classic pcap

@@ -361,3 +361,26 @@ fn only_the_payload_heuristics_that_are_protocols_go_off() {
         ["nvme-rdma", "rpcordma"]
     );
 }
+
+#[test]
+fn a_leave_of_a_group_not_joined_in_this_part_is_the_run_befores() {
+    let igmp = |frame: u32, info: &str| Packet {
+        frame,
+        kind: Kind::Igmp,
+        info: info.into(),
+        group: Some("239.255.0.1".into()),
+        ..packet("192.0.2.1", "224.0.0.2", "IGMPv2", 0, 0)
+    };
+    let mut packets = vec![
+        igmp(1, "Leave Group 239.255.0.1"),
+        igmp(2, "Membership Report group 239.255.0.1"),
+        Packet {
+            frame: 3,
+            ..packet("192.0.2.1", "192.0.2.2", "RC Send Only", 1, 8)
+        },
+        igmp(4, "Leave Group 239.255.0.1"),
+    ];
+    drop_leftovers(&mut packets);
+    let frames: Vec<u32> = packets.iter().map(|p| p.frame).collect();
+    assert_eq!(frames, [2, 3, 4]);
+}

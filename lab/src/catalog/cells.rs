@@ -589,6 +589,26 @@ pub(crate) fn pingpong_summaries(o: &Outcome) -> Vec<String> {
     failures
 }
 
+/// What sends a packet or message again (the ladder's `(resent)`): never
+/// the program, always the requester's transport. It comes before any
+/// other cause, since a resent SEND matches the SEND's own.
+pub const RESENT_CAUSES: &[Cause] = &[
+    Cause {
+        from: Side::Server,
+        label: "* (resent)",
+        call: "the server's transport, sending again what was not acknowledged: after a NAK \
+            (go-back-N from the PSN it names), or when the QP's ACK timeout ran out with no NAK \
+            at all (a slow emulated host's late ACK): no verb call",
+    },
+    Cause {
+        from: Side::Client,
+        label: "* (resent)",
+        call: "the client's transport, sending again what was not acknowledged: after a NAK \
+            (go-back-N from the PSN it names), or when the QP's ACK timeout ran out with no NAK \
+            at all (a slow emulated host's late ACK): no verb call",
+    },
+];
+
 /// What sends the packets that every example's connection has alike: the
 /// rdma_cm's messages, the transport's acknowledgements, the kernel's ARP
 /// and IGMP. The ladder names these where a scenario declares nothing
@@ -638,6 +658,16 @@ pub const COMMON_CAUSES: &[Cause] = &[
         from: Side::Client,
         label: "RC Acknowledge*",
         call: "the client's transport, acknowledging what it received: no verb call",
+    },
+    Cause {
+        from: Side::Server,
+        label: "CM ConnectReject*",
+        call: "the server's CM, refusing the connection: rdma_reject, or no listener on that port",
+    },
+    Cause {
+        from: Side::Client,
+        label: "CM ConnectReject*",
+        call: "the client's CM, refusing the server's reply (its rdma_connect timed out or was torn down)",
     },
     Cause {
         from: Side::Server,

@@ -357,7 +357,11 @@ const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
         Last that it had sent already. The programs see nothing of it: \
         no completion fails, and both print the summary they print \
         without the loss; only the wire shows the NAK and the packets \
-        sent twice.",
+        sent twice. The capture also shows whole messages sent again \
+        that nothing lost, with no NAK before them: the same PSNs again, \
+        some milliseconds later. Those are the QP's ACK timeout running \
+        out because the emulated peer acknowledged late, not the dropped \
+        packet: tell them apart by whether a NAK names the PSN first.",
 };
 
 const IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE: &[PacketFact] = &[
@@ -432,9 +436,13 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
         packets does each side send in all?",
     explain: "A message longer than the path MTU goes as several packets with \
         consecutive PSNs: RC Send First, Middle, Middle and Last, 1024 \
-        bytes each. Each side sends 100 messages, so 100 First and 100 \
-        Last packets each way (the ladder draws each message as one \
-        arrow, with its packets and PSNs). The timings it prints are \
+        bytes each. Each side sends 100 messages, so First and Last \
+        packets of 100 distinct PSNs each way (the ladder draws each \
+        message as one arrow, with its packets and PSNs). The capture \
+        may hold more packets than that: a message the QP sends again \
+        when its ACK timeout runs out, with no NAK (the emulated peer \
+        acknowledged late), carries the same PSNs again, and the ladder \
+        marks it (resent). The timings it prints are \
         those of two emulated VMs whose NIC is software: they say \
         nothing about RDMA performance.",
 };

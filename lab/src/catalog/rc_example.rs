@@ -143,10 +143,15 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         a client built from the manual's code use as the RDMA target?",
     explain: "The server's buffer is at an address above 4 GiB (`0x7f...`, as \
         user-space heap addresses on x86-64 Linux usually are). `htonl` \
-        and `ntohl` work on 32 bits, so the manual's client would keep \
-        only the low 32 bits of it, and its RDMA Read and Write would \
-        name an address that is not the buffer's: the responder refuses \
-        them with a remote access error. This port sends all 64 bits, \
+        and `ntohl` work on 32 bits: the manual's client reads the \
+        field's 8 bytes as a little-endian number, keeps its low 32 bits \
+        (the field's first 4 bytes on the wire) and swaps them. Against \
+        this server, which sends all 64 bits big-endian, those first 4 \
+        bytes are `00 00 7f ..`, so the target would be 0x00007f.., the \
+        upper half of the address: the number in the capture's first 4 \
+        bytes, read in order. Its RDMA Read and Write would name an \
+        address that is not the buffer's, and the responder refuses them \
+        with a remote access error. This port sends all 64 bits, \
         and the wire shows it: the RETH of the client's Read and Write \
         carries exactly the address the server advertised.",
 };

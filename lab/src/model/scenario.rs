@@ -289,10 +289,11 @@ impl std::fmt::Display for PacketFact {
                     from.name(),
                     packets_named(what, n)
                 )?;
-                match len {
-                    Some(l) => write!(f, ", each for {l} bytes of message"),
-                    None => Ok(()),
+                if let Some(l) = len {
+                    write!(f, ", each for {l} bytes of message")?;
                 }
+                // What it counts: a packet sent again is the same PSN.
+                write!(f, " (distinct PSNs: a packet sent again counts once)")
             }
             PacketFact::Carries { from, what, text } => write!(
                 f,

@@ -228,7 +228,8 @@ fn a_wire_fact_reads_as_a_sentence() {
     };
     assert_eq!(
         count.to_string(),
-        "the client sends exactly 1 `RC RDMA Read Request` packet, each for 21 bytes of message"
+        "the client sends exactly 1 `RC RDMA Read Request` packet, each for 21 bytes of message \
+         (distinct PSNs: a packet sent again counts once)"
     );
     let order = PacketFact::InOrder(&[(Side::Server, "RC Send Only"), (Side::Client, "RC RDMA *")]);
     assert_eq!(

@@ -320,10 +320,13 @@ fn anatomy(rungs: &[crate::capture::ladder::Rung]) -> String {
     );
     for r in rungs {
         let Some(from) = r.from else { continue };
-        let mut about = vec![format!(
-            "<b>{}</b>",
-            escape(r.cause.unwrap_or("(not declared)"))
-        )];
+        // An arrow no cause names shows only its headers: never a
+        // placeholder printed to students.
+        let mut about: Vec<String> = r
+            .cause
+            .map(|c| format!("<b>{}</b>", escape(c)))
+            .into_iter()
+            .collect();
         about.extend(r.headers.iter().map(|l| escape(l)));
         h += &format!(
             "<tr><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",

@@ -442,3 +442,32 @@ fn srq_capture_keeps_each_qps_message_in_time_order() {
     );
     assert!(folds_repeat_only_their_block(&packets, &r) > 0, "{r:#?}");
 }
+
+#[test]
+fn a_packet_sent_again_is_the_transports_never_the_programs_send() {
+    let s = crate::catalog::find("ibv_sockets_pingpong_lost_packet").unwrap();
+    let rung = |label: &str| Rung {
+        time: 0.0,
+        from: Some(Side::Server),
+        label: label.into(),
+        note: String::new(),
+        count: 1,
+        frames: (1, 1),
+        headers: Vec::new(),
+        cause: None,
+    };
+    let first = cause(s, &rung("RC Send Only QP 0x11 PSN 4"));
+    let again = cause(s, &rung("RC Send Only QP 0x11 PSN 4 (resent)")).unwrap();
+    assert!(first.is_some_and(|f| f != again), "{first:?}");
+    assert!(
+        again.starts_with("the server's transport, sending again"),
+        "{again}"
+    );
+    assert!(
+        again.contains("ACK timeout") && again.contains("NAK"),
+        "{again}"
+    );
+    // A reject has a sender too: no arrow of a CM is left without one.
+    let reject = cause(s, &rung("CM ConnectReject")).unwrap();
+    assert!(reject.contains("CM"), "{reject}");
+}
