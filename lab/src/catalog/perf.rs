@@ -92,7 +92,8 @@ fn measured(
         client: Some(Cmd::new("sh", &client)),
         ready: Ready::TcpListen(port),
         server_expect: Expect::ok(&[]).any_stderr(),
-        client_expect: Expect::ok(&[&format!("{key}: *")]).any_stderr(),
+        // perftest 4.5's `key: value,`, or a later one's `"key": value,`.
+        client_expect: Expect::ok(&[&format!("*{key}*: *")]).any_stderr(),
         timeout_secs: 60,
         packages: &["perftest"],
         ..Scenario::BASE
@@ -100,11 +101,18 @@ fn measured(
 }
 
 /// The figure `key` of a perftest report in `text` (a side's stdout or
-/// transcript): the number of its `key: value,` line. `None` when there
-/// is none, or it is not a finite number.
+/// transcript): the number of its `key: value,` line (perftest 4.5, as
+/// Debian 12 has it) or `"key": value,` line (perftest 24.01 and later,
+/// standard JSON). `None` when there is none, or it is not a finite
+/// number.
 pub fn figure(text: &str, key: &str) -> Option<f64> {
     text.lines().find_map(|l| {
-        let value = l.trim().strip_prefix(key)?.strip_prefix(':')?;
+        let l = l.trim();
+        let named = match l.strip_prefix('"') {
+            Some(quoted) => quoted.strip_prefix(key)?.strip_prefix('"')?,
+            None => l.strip_prefix(key)?,
+        };
+        let value = named.trim_start().strip_prefix(':')?;
         let v: f64 = value.trim().trim_end_matches(',').trim().parse().ok()?;
         v.is_finite().then_some(v)
     })

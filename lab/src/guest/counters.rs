@@ -67,11 +67,10 @@ pub fn rose(before: &[(String, u64)], after: &[(String, u64)]) -> Vec<(String, u
         .iter()
         .filter(|(name, _)| is_loss(name) || SENT.contains(&name.as_str()))
         .filter_map(|(name, now)| {
-            let was = before
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or(0, |(_, v)| *v);
-            (*now > was).then(|| (name.clone(), now - was))
+            // A counter not read before (a failed read) has no rise to
+            // tell: its whole count is the port's lifetime's.
+            let (_, was) = before.iter().find(|(n, _)| n == name)?;
+            (now > was).then(|| (name.clone(), now - was))
         })
         .collect()
 }

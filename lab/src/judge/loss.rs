@@ -50,10 +50,11 @@ impl Tally {
     pub fn of<'a>(counters: impl IntoIterator<Item = (&'a str, u64)>) -> Tally {
         let mut t = Tally::default();
         for (name, rose) in counters {
+            // Numbers a peer sent: added without wrapping around.
             if counts_loss(name) {
-                t.lost += rose;
+                t.lost = t.lost.saturating_add(rose);
             } else if SENT.contains(&name) {
-                t.sent += rose;
+                t.sent = t.sent.saturating_add(rose);
             }
         }
         t
@@ -100,38 +101,56 @@ pub fn stands_out(link: &Tally, usual: &Usual) -> bool {
 /// A link of the run: its two hosts' ranks and its tally.
 pub type Link = (usize, usize, Tally);
 
+/// The most links whose yardsticks are found one by one; a larger run
+/// judges each against the whole run's usual, from which a link's
+/// neighbours differ by a few per cent at most.
+pub const EXACT_MAX: usize = 2000;
+
 /// The lossy links among `links`: each one's index and the usual it was
 /// judged against. A link that may be lossy (enough lost, enough of what
-/// it sent) is compared with the links that share no host with it, or,
-/// where there are none (three hosts or fewer), with every other link.
-/// When every link loses alike, the loss is the fabric's usual and none
-/// stands out. Only those that may be lossy are compared, each with every
-/// other link once.
+/// it sent) is compared with the links that share no host with it
+/// ([`beside`]). When every link loses alike, the loss is the fabric's
+/// usual and none stands out. Only those that may be lossy are compared,
+/// each with every other link once (or, past [`EXACT_MAX`] links, with
+/// the whole run).
 pub fn lossy(links: &[Link]) -> Vec<(usize, Usual)> {
+    let whole =
+        (links.len() > EXACT_MAX).then(|| usual(&links.iter().map(|l| l.2).collect::<Vec<_>>()));
     (0..links.len())
         .filter(|&i| {
             let t = &links[i].2;
             t.lost >= LOSSY_MIN && t.rate().map_or(true, |r| r >= RATE_FLOOR)
         })
         .filter_map(|i| {
-            let u = beside(links, i);
+            let u = whole.unwrap_or_else(|| beside(links, i));
             stands_out(&links[i].2, &u).then_some((i, u))
         })
         .collect()
 }
 
-/// The usual loss of the links beside link `i`.
+/// The usual loss of the links beside link `i`: those that share no host
+/// with it. With three hosts or fewer there are none: then the lesser of
+/// the usual of the links without its one host and of those without its
+/// other, since either host's NIC may be the one that loses.
 fn beside(links: &[Link], i: usize) -> Usual {
     let (a, b, _) = links[i];
-    let apart = |(x, y, _): &&Link| ![a, b].contains(x) && ![a, b].contains(y);
-    let mut others: Vec<Tally> = links.iter().filter(apart).map(|l| l.2).collect();
-    if others.is_empty() {
-        others = (0..links.len())
-            .filter(|&j| j != i)
-            .map(|j| links[j].2)
-            .collect();
+    let without = |hosts: &[usize]| -> Vec<Tally> {
+        let apart = |(x, y, _): &&Link| !hosts.contains(x) && !hosts.contains(y);
+        links.iter().filter(apart).map(|l| l.2).collect()
+    };
+    let others = without(&[a, b]);
+    if !others.is_empty() {
+        return usual(&others);
     }
-    usual(&others)
+    let (ua, ub) = (usual(&without(&[a])), usual(&without(&[b])));
+    let less = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    Usual {
+        rate: less(ua.rate, ub.rate),
+        lost: ua.lost.min(ub.lost),
+    }
 }
 
 /// How `link` compares with the run's usual, in words.

@@ -749,49 +749,36 @@ impl<'a> Mesh<'a> {
     }
 
     /// With `--perf`: one finding per host whose every measured link (two
-    /// or more) falls short ([`crate::judge::perf`]), then one per other
-    /// link that does, each with its numbers.
+    /// or more) falls short ([`crate::judge::perf::judge`]), then one per
+    /// other link that does, each with its numbers.
     fn slow(&self) -> Vec<Finding> {
-        use crate::judge::perf::{self, Figures};
+        use crate::judge::perf;
         let Some(limits) = &self.run.perf else {
             return Vec::new();
         };
-        let links: Vec<Figures> = self.run.cells.iter().map(perf::figures).collect();
-        let m = perf::medians(&links);
-        let short: Vec<Vec<String>> = links
-            .iter()
-            .map(|f| perf::shortfall(f, &m, limits))
-            .collect();
-        let measured = |c: usize| links[c].gbps.is_some() || links[c].usec.is_some();
-        let mut slow_hosts = Vec::new();
-        for h in self.hosts_that_ran() {
-            let mine: Vec<usize> = (0..links.len())
-                .filter(|&c| self.run.cells[c].pair.has(h) && measured(c))
-                .collect();
-            if mine.len() >= 2 && mine.iter().all(|&c| !short[c].is_empty()) {
-                slow_hosts.push((h, mine));
-            }
-        }
-        let mut found: Vec<Finding> = slow_hosts
+        let links = perf::measured(&self.run.cells);
+        let slow = perf::judge(&links, limits);
+        let mut found: Vec<Finding> = slow
+            .hosts
             .iter()
             .map(|(h, mine)| {
-                let mut by_peer: Vec<(usize, usize)> = mine
+                let mut by_peer: Vec<(usize, &Vec<String>)> = mine
                     .iter()
-                    .map(|&c| {
-                        let p = self.run.cells[c].pair;
-                        (if p.server == *h { p.client } else { p.server }, c)
+                    .map(|(i, why)| {
+                        let l = &links[*i];
+                        (if l.0 == *h { l.1 } else { l.0 }, why)
                     })
                     .collect();
-                by_peer.sort_unstable();
+                by_peer.sort_unstable_by_key(|(peer, _)| *peer);
                 let each: Vec<String> = by_peer
                     .iter()
-                    .map(|&(peer, c)| format!("{}: {}", self.label(peer), short[c].join("; ")))
+                    .map(|(peer, why)| format!("{}: {}", self.label(*peer), why.join("; ")))
                     .collect();
                 Finding {
                     kind: FindingKind::SlowHost { rank: *h },
                     text: format!(
-                        "{} is slow with every one of its {} measured peers ({}): its NIC, \
-                         its cable or its switch port",
+                        "{} is slow with every one of its {} measured peers ({}; each median \
+                         of the links without it): its NIC, its cable or its switch port",
                         self.label(*h),
                         mine.len(),
                         each.join("; ")
@@ -799,13 +786,10 @@ impl<'a> Mesh<'a> {
                 }
             })
             .collect();
-        for (c, why) in short.iter().enumerate() {
-            let p = self.run.cells[c].pair;
-            if why.is_empty() || slow_hosts.iter().any(|(h, _)| p.has(*h)) {
-                continue;
-            }
-            let (a, b) = (p.server.min(p.client), p.server.max(p.client));
-            let again = if links[c].alone {
+        for (i, why) in &slow.links {
+            let l = &links[*i];
+            let (a, b) = (l.0.min(l.1), l.0.max(l.1));
+            let again = if l.2.alone {
                 ", measured again alone"
             } else {
                 ""

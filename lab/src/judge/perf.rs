@@ -47,7 +47,7 @@ pub fn figures(cell: &PairCell) -> Figures {
     }
 }
 
-/// The run's median link.
+/// The medians of some links.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Medians {
     /// The median bandwidth, in Gb/s.
@@ -66,21 +66,49 @@ pub fn medians(links: &[Figures]) -> Medians {
     }
 }
 
-/// What about `link` falls short of `limits`, each in words with its
-/// numbers; empty when nothing does.
+/// A measured link: its two hosts' ranks and its figures.
+pub type Measured = (usize, usize, Figures);
+
+/// The most links whose yardsticks are found one by one; a larger run
+/// measures each against the whole run's medians, from which a link's
+/// neighbours differ by a few per cent at most.
+pub const EXACT_MAX: usize = 2000;
+
+/// The medians of the links of `links` that `keep` keeps.
+fn medians_of(links: &[Measured], keep: impl Fn(&Measured) -> bool) -> Medians {
+    let kept: Vec<Figures> = links.iter().filter(|l| keep(l)).map(|l| l.2).collect();
+    medians(&kept)
+}
+
+/// A bandwidth with the digits that matter: emulated links move a
+/// hundredth of a Gb/s.
+pub fn gbps_text(v: f64) -> String {
+    let digits = if v >= 1.0 || v <= 0.0 {
+        2
+    } else {
+        // Three significant digits, at most six decimals.
+        ((-v.log10()).floor() as usize + 3).min(6)
+    };
+    format!("{v:.digits$} Gb/s")
+}
+
+/// What about `link` falls short of `limits` against the yardstick `m`,
+/// each in words with its numbers; empty when nothing does.
 pub fn shortfall(link: &Figures, m: &Medians, limits: &PerfLimits) -> Vec<String> {
     let mut short = Vec::new();
     if let (Some(bw), Some(med)) = (link.gbps, m.gbps) {
         if bw < limits.min_bw_ratio * med {
             short.push(format!(
-                "{bw:.2} Gb/s, median {med:.2} Gb/s ({:.0}%)",
+                "{}, median {} ({:.0}%)",
+                gbps_text(bw),
+                gbps_text(med),
                 100.0 * bw / med
             ));
         }
     }
     if let (Some(bw), Some(floor)) = (link.gbps, limits.min_gbps) {
         if bw < floor {
-            short.push(format!("{bw:.2} Gb/s, under --min-gbps {floor}"));
+            short.push(format!("{}, under --min-gbps {floor}", gbps_text(bw)));
         }
     }
     if let (Some(lat), Some(med)) = (link.usec, m.usec) {
@@ -94,14 +122,97 @@ pub fn shortfall(link: &Figures, m: &Medians, limits: &PerfLimits) -> Vec<String
     short
 }
 
+/// A link of a slow host: its index and what about it falls short.
+pub type Short = (usize, Vec<String>);
+
+/// The slow hosts and links of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Slow {
+    /// Each host whose every measured link (two or more) falls short of
+    /// the links that do not touch it, with each of its links' index and
+    /// shortfall.
+    pub hosts: Vec<(usize, Vec<Short>)>,
+    /// Each other link that falls short of the links beside it (that
+    /// share no host with it; with three hosts or fewer, every other
+    /// link), with its shortfall.
+    pub links: Vec<Short>,
+}
+
+impl Slow {
+    /// The links to measure again alone: each slow link first, so that
+    /// one slow host's many links do not crowd them out of the
+    /// coordinator's bound, then each slow host's.
+    pub fn suspects(&self) -> Vec<usize> {
+        let mut all: Vec<usize> = self.links.iter().map(|(i, _)| *i).collect();
+        for (_, mine) in &self.hosts {
+            for (i, _) in mine {
+                if !all.contains(i) {
+                    all.push(*i);
+                }
+            }
+        }
+        all
+    }
+}
+
+/// The slow hosts and links among `links`. A slow host is judged against
+/// the links without it, so that its own links do not make its
+/// yardstick: with four hosts, half of all links are one host's.
+pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
+    let measured = |l: &Measured| l.2.gbps.is_some() || l.2.usec.is_some();
+    let mut hosts: Vec<usize> = links.iter().flat_map(|l| [l.0, l.1]).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let mut slow = Slow::default();
+    for h in hosts {
+        let touches = |l: &Measured| l.0 == h || l.1 == h;
+        let m = medians_of(links, |l| !touches(l));
+        let mine: Vec<Short> = (0..links.len())
+            .filter(|&i| touches(&links[i]) && measured(&links[i]))
+            .map(|i| (i, shortfall(&links[i].2, &m, limits)))
+            .collect();
+        if mine.len() >= 2 && mine.iter().all(|(_, why)| !why.is_empty()) {
+            slow.hosts.push((h, mine));
+        }
+    }
+    let whole = medians_of(links, |_| true);
+    for (i, l) in links.iter().enumerate() {
+        if slow.hosts.iter().any(|(h, _)| l.0 == *h || l.1 == *h) {
+            continue;
+        }
+        let m = if links.len() > EXACT_MAX {
+            whole
+        } else {
+            let apart = |o: &Measured| ![l.0, l.1].contains(&o.0) && ![l.0, l.1].contains(&o.1);
+            let beside = medians_of(links, apart);
+            if beside.gbps.is_some() || beside.usec.is_some() {
+                beside
+            } else {
+                let mut others: Vec<Figures> = links.iter().map(|o| o.2).collect();
+                others.remove(i);
+                medians(&others)
+            }
+        };
+        let why = shortfall(&l.2, &m, limits);
+        if !why.is_empty() {
+            slow.links.push((i, why));
+        }
+    }
+    slow
+}
+
+/// The measured links of `cells`, in their order.
+pub fn measured(cells: &[PairCell]) -> Vec<Measured> {
+    cells
+        .iter()
+        .map(|c| (c.pair.server, c.pair.client, figures(c)))
+        .collect()
+}
+
 /// The indices of `cells` whose figures fall short: the suspects to
 /// measure again alone.
 pub fn suspects(cells: &[PairCell], limits: &PerfLimits) -> Vec<usize> {
-    let links: Vec<Figures> = cells.iter().map(figures).collect();
-    let m = medians(&links);
-    (0..links.len())
-        .filter(|&i| !shortfall(&links[i], &m, limits).is_empty())
-        .collect()
+    judge(&measured(cells), limits).suspects()
 }
 
 #[cfg(test)]

@@ -18,11 +18,15 @@ fault node2
 #    named slow or lossy.
 step perf srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf rc_example --json "$out/perf.json"
 
-# 5. node2's NIC sends at a tenth of its speed (tbf on its egress): with
-#    every peer, one way of the link is slow, and node2 is named.
+# 5. node2's NIC is slow: netem holds each packet it sends 50 ms. With
+#    every peer, the latency is several times the links' without node2,
+#    and node2 is named as the host. (Under TCG with eight guests on two
+#    cores a healthy link moves about 0.01 Gb/s, below what tc can take
+#    away from RC without its ACK timeouts failing the pair: the fault is
+#    one of latency; bandwidth is judged alike, see lab/tests/mesh.rs.)
 n2=$(nic node2)
-timeout 30 ssh node2 tc qdisc add dev "$n2" root tbf rate 20mbit burst 64kb latency 500ms
-step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf rc_example
+timeout 30 ssh node2 tc qdisc add dev "$n2" root netem delay 50ms
+step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf rc_example --json "$out/slow_host.json"
 timeout 30 ssh node2 tc qdisc del dev "$n2" root
 
 echo "fabric test: done"

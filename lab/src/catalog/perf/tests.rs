@@ -14,6 +14,11 @@ fn the_figures_of_a_report_are_read_and_nothing_else() {
     assert_eq!(figure("BW_average: nan,\n", BW_KEY), None);
     assert_eq!(figure("BW_averages: 3,\n", BW_KEY), None);
     assert_eq!(figure("", BW_KEY), None);
+    // perftest 24.01 and later write standard JSON.
+    let json = "{\n \"results\": {\n  \"MsgSize\": 65536,\n  \"BW_average\": 0.45,\n  \"t_typical\": 9.71\n }\n}\n";
+    assert_eq!(figure(json, BW_KEY), Some(0.45));
+    assert_eq!(figure(json, LAT_KEY), Some(9.71));
+    assert_eq!(figure("\"BW_average_x\": 1,\n", BW_KEY), None);
 }
 
 #[test]

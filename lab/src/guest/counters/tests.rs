@@ -46,11 +46,9 @@ fn only_loss_counters_that_rose_are_kept() {
     ]);
     assert_eq!(
         rose(&before, &after),
-        c(&[
-            ("rcvd_seq_err", 37),
-            ("sent_pkts", 800),
-            ("completer_retry_err", 2)
-        ])
+        // completer_retry_err was not read before: its count is the
+        // port's lifetime's, not this pair's.
+        c(&[("rcvd_seq_err", 37), ("sent_pkts", 800)])
     );
 }
 

@@ -542,12 +542,14 @@ fn port_held(r: &ScenarioResult) -> bool {
 /// new file.
 fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
     for cell in cells {
-        for res in &cell.results {
+        // A measurement taken again alone beside its round's, as
+        // `NAME-alone`.
+        let alone = cell.alone.iter().map(|r| (r, "-alone"));
+        for (res, suffix) in cell.results.iter().map(|r| (r, "")).chain(alone) {
+            let name = format!("{}{suffix}", res.scenario);
             for (side, log) in [("server", &res.server_log), ("client", &res.client_log)] {
                 if let Some(text) = log {
-                    let path = cfg
-                        .out
-                        .join(transcript_path(cell.pair, &res.scenario, side));
+                    let path = cfg.out.join(transcript_path(cell.pair, &name, side));
                     if let Some(dir) = path.parent() {
                         let _ = fs::create_dir_all(dir);
                     }

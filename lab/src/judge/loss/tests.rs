@@ -15,6 +15,9 @@ fn a_tally_adds_loss_and_packets_sent_and_leaves_late_acks_out() {
         ("sent_pkts", 100),
     ];
     assert_eq!(Tally::of(counters), t(12, 1000));
+    // A peer's numbers do not wrap around.
+    let huge = [("rcvd_seq_err", u64::MAX), ("out_of_seq_request", 9)];
+    assert_eq!(Tally::of(huge).lost, u64::MAX);
 }
 
 #[test]
@@ -93,6 +96,10 @@ fn one_bad_link_or_every_link_of_one_host_is_named_against_the_links_beside_it()
     // Every link alike: the fabric's usual, none named.
     let all: Vec<(usize, usize)> = four(&[], 0).iter().map(|l| (l.0, l.1)).collect();
     assert!(named(&four(&all, 0)).is_empty());
+    // Three hosts, host 2's NIC losing 4%: both its links, each against
+    // the link without host 2.
+    let three = [(0, 1, t(0, 1000)), (0, 2, t(40, 1000)), (1, 2, t(40, 1000))];
+    assert_eq!(named(&three), [(0, 2), (1, 2)]);
     // Two hosts: one link, judged by the floor alone.
     assert_eq!(named(&[(0, 1, t(40, 1000))]), [(0, 1)]);
     assert!(named(&[(0, 1, t(4, 1000))]).is_empty());

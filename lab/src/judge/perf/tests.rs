@@ -1,7 +1,7 @@
 use super::*;
 use crate::model::mesh::{Pair, Verdict};
 
-fn measured(gbps: f64, usec: f64) -> Vec<ScenarioResult> {
+fn reports(gbps: f64, usec: f64) -> Vec<ScenarioResult> {
     let r = |name: &str, log: String| ScenarioResult {
         scenario: name.into(),
         verdict: Verdict::Pass,
@@ -19,14 +19,14 @@ fn cell(server: usize, client: usize, gbps: f64, usec: f64) -> PairCell {
     PairCell {
         pair: Pair { server, client },
         round: 0,
-        results: measured(gbps, usec),
+        results: reports(gbps, usec),
         counters: Vec::new(),
         alone: Vec::new(),
     }
 }
 
 #[test]
-fn a_link_below_half_the_median_or_twice_its_latency_falls_short() {
+fn a_link_below_half_the_median_beside_it_or_twice_its_latency_falls_short() {
     let cells = vec![
         cell(0, 1, 7.8, 2.0),
         cell(2, 3, 7.9, 2.1),
@@ -35,22 +35,76 @@ fn a_link_below_half_the_median_or_twice_its_latency_falls_short() {
         cell(0, 3, 7.8, 2.0),
     ];
     let limits = PerfLimits::default();
+    let slow = judge(&measured(&cells), &limits);
+    assert!(slow.hosts.is_empty(), "{slow:?}");
+    assert_eq!(
+        slow.links,
+        [
+            (2, vec!["0.900 Gb/s, median 7.70 Gb/s (12%)".to_string()]),
+            (3, vec!["9.0 usec, median 2.0 usec (4.5x)".to_string()]),
+        ]
+    );
     assert_eq!(suspects(&cells, &limits), [2, 3]);
-    let links: Vec<Figures> = cells.iter().map(figures).collect();
-    let m = medians(&links);
-    assert_eq!(
-        shortfall(&links[2], &m, &limits),
-        ["0.90 Gb/s, median 7.80 Gb/s (12%)"]
-    );
-    assert_eq!(
-        shortfall(&links[3], &m, &limits),
-        ["9.0 usec, median 2.0 usec (4.5x)"]
-    );
-    let floor = PerfLimits {
-        min_gbps: Some(7.85),
-        ..limits
-    };
-    assert_eq!(suspects(&cells, &floor), [0, 2, 3, 4]);
+}
+
+/// Every link of four or of three hosts, host `slow`'s with a tenth of
+/// the bandwidth and `lat` times the latency.
+fn fabric(n: usize, slow: usize, lat: f64) -> Vec<PairCell> {
+    let mut cells = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let bad = a == slow || b == slow;
+            let (g, u) = if bad { (0.8, 2.0 * lat) } else { (8.0, 2.0) };
+            cells.push(cell(a, b, g, u));
+        }
+    }
+    cells
+}
+
+#[test]
+fn a_host_slow_with_every_peer_is_judged_against_the_links_without_it() {
+    let limits = PerfLimits::default();
+    for n in [3, 4, 8] {
+        let slow = judge(&measured(&fabric(n, 2, 1.0)), &limits);
+        let hosts: Vec<usize> = slow.hosts.iter().map(|(h, _)| *h).collect();
+        assert_eq!(hosts, [2], "{n} hosts: {slow:?}");
+        assert_eq!(slow.hosts[0].1.len(), n - 1);
+        assert!(slow.hosts[0].1[0].1[0].contains("0.800 Gb/s, median 8.00 Gb/s (10%)"));
+        assert!(slow.links.is_empty(), "{n} hosts: {slow:?}");
+        // Latency alone, three times the others'.
+        let mut lat = fabric(n, 1, 3.0);
+        for c in &mut lat {
+            c.results[0] = reports(8.0, 0.0).remove(0);
+        }
+        let slow = judge(&measured(&lat), &limits);
+        let hosts: Vec<usize> = slow.hosts.iter().map(|(h, _)| *h).collect();
+        assert_eq!(hosts, [1], "{n} hosts, latency: {slow:?}");
+        assert!(slow.hosts[0].1[0].1[0].contains("(3.0x)"));
+    }
+    // A healthy fabric: nothing.
+    let healthy = fabric(4, 9, 1.0);
+    assert_eq!(judge(&measured(&healthy), &limits), Slow::default());
+}
+
+#[test]
+fn a_slow_link_is_measured_again_before_a_slow_hosts_links() {
+    let mut cells = fabric(8, 2, 1.0);
+    // And one slow link among the others.
+    let at = cells.iter().position(|c| c.pair.joins(5, 6)).unwrap();
+    cells[at] = cell(5, 6, 0.5, 2.0);
+    let s = suspects(&cells, &PerfLimits::default());
+    assert_eq!(s.len(), 1 + 7, "{s:?}");
+    assert_eq!(s[0], at);
+    assert!(s[1..].iter().all(|&i| cells[i].pair.has(2)));
+}
+
+#[test]
+fn a_bandwidth_shows_the_digits_that_matter() {
+    assert_eq!(gbps_text(7.8), "7.80 Gb/s");
+    assert_eq!(gbps_text(0.24), "0.240 Gb/s");
+    assert_eq!(gbps_text(0.009366), "0.00937 Gb/s");
+    assert_eq!(gbps_text(0.0000001), "0.000000 Gb/s");
+    assert_eq!(gbps_text(0.0), "0.00 Gb/s");
 }
 
 #[test]
@@ -68,7 +122,7 @@ fn a_link_is_as_fast_as_its_slower_way() {
 fn a_measurement_taken_again_alone_replaces_the_rounds() {
     let mut c = cell(0, 2, 0.9, 2.0);
     assert!(!figures(&c).alone);
-    c.alone = measured(7.5, 2.2);
+    c.alone = reports(7.5, 2.2);
     assert_eq!(
         figures(&c),
         Figures {
