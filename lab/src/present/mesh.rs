@@ -165,16 +165,14 @@ fn perf_text(run: &MeshRun) -> String {
     let m = perf::medians(&links);
     let measured = links.iter().filter(|f| f.gbps.is_some()).count();
     let alone = links.iter().filter(|f| f.alone).count();
-    let show = |v: Option<f64>, unit: &str, digits: usize| {
-        v.map_or("none".to_string(), |v| format!("{v:.digits$} {unit}"))
-    };
+    let none = || "none".to_string();
     format!(
         "\nMeasured: {} of {}, median {} (ib_write_bw), {} (ib_send_lat); {} again alone; \
          each link's figures in --json and --html\n",
         plural(measured, "link"),
         run.cells.len(),
-        show(m.gbps, "Gb/s", 2),
-        show(m.usec, "usec", 1),
+        m.gbps.map_or_else(none, perf::gbps_text),
+        m.usec.map_or_else(none, |u| format!("{u:.1} usec")),
         alone
     )
 }
