@@ -361,3 +361,35 @@ fn a_stand_ins_command_names_its_file_not_its_script() {
         "python3 lab/standins/rc_example_peer.py rnr 192.0.2.1 rxe0 1"
     );
 }
+
+/// The words the labs use without saying what they are, each defined in
+/// the primer's glossary, which comes before the primer's first section:
+/// a student meets each definition before the word.
+#[test]
+fn the_primer_defines_its_words_before_it_uses_them() {
+    let root = crate::base::workspace::workspace_root();
+    let primer = std::fs::read_to_string(root.join(PRIMER)).unwrap();
+    let glossary = primer.find("## Words used in the labs").expect("a glossary");
+    let first = primer.find("## The verbs objects").expect("the first section");
+    assert!(glossary < first);
+    let rows = &primer[glossary..first];
+    for word in [
+        "LID",
+        "GID",
+        "GID index",
+        "GID type",
+        "subnet manager",
+        "MAD",
+        "IPoIB",
+        "PSN",
+        "MSN",
+        "credit",
+        "P_Key",
+        "Q_Key",
+        "RNR",
+        "go-back-N",
+    ] {
+        assert!(rows.contains(&format!("| **{word}** |")), "{word}");
+    }
+    assert!(!primer.contains("31\n  means none is given"));
+}
