@@ -582,6 +582,7 @@ const STYLE: &str = "
 body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; color: #222; }
 h1 { font-size: 1.8em; } h2 { border-bottom: 2px solid #1f4e9c; padding-bottom: .2em; }
 code, pre { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; }
+pre code, td code, th code { font-size: 1em; } /* already in a smaller box: 0.85 twice printed at 7.2 pt */
 pre { background: #f4f4f4; padding: .6em; white-space: pre-wrap; overflow-wrap: break-word; }
 .gap { font-style: italic; color: #555; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }

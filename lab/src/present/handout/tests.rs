@@ -369,8 +369,12 @@ fn a_stand_ins_command_names_its_file_not_its_script() {
 fn the_primer_defines_its_words_before_it_uses_them() {
     let root = crate::base::workspace::workspace_root();
     let primer = std::fs::read_to_string(root.join(PRIMER)).unwrap();
-    let glossary = primer.find("## Words used in the labs").expect("a glossary");
-    let first = primer.find("## The verbs objects").expect("the first section");
+    let glossary = primer
+        .find("## Words used in the labs")
+        .expect("a glossary");
+    let first = primer
+        .find("## The verbs objects")
+        .expect("the first section");
     assert!(glossary < first);
     let rows = &primer[glossary..first];
     for word in [
@@ -392,4 +396,14 @@ fn the_primer_defines_its_words_before_it_uses_them() {
         assert!(rows.contains(&format!("| **{word}** |")), "{word}");
     }
     assert!(!primer.contains("31\n  means none is given"));
+}
+
+/// Code in a table or a block is not shrunk twice: the box is already
+/// 0.85 of the text, and 0.85 of that printed at 7.2 pt.
+#[test]
+fn code_in_a_table_or_a_block_is_not_shrunk_twice() {
+    assert!(STYLE
+        .contains("code, pre { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; }"));
+    assert!(STYLE.contains("pre code, td code, th code { font-size: 1em; }"));
+    assert!(STYLE.contains("body { max-width: none; margin: 0; font-size: 10pt; }"));
 }
