@@ -545,7 +545,31 @@ fn setup_rxe(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
         "{dev} is up on {netdev}, {} has GID index {idx}",
         cfg.ip
     ));
+    if cfg.role == Role::Client && matches!(cfg.net, Net::Mac(_)) {
+        offset_qp_numbers(cfg, &mut f);
+    }
     Ok(())
+}
+
+/// How many QP numbers the client VM uses up before the run.
+pub const QP_OFFSET: usize = 3;
+
+/// Uses up [`QP_OFFSET`] QP numbers on the client VM, so that its QPs
+/// are not numbered as the server VM's: two fresh VMs running the same
+/// steps would give both hosts' QPs the same numbers, and a capture could
+/// not answer "to which QP does the server send?". Each run of
+/// ibv_sockets_pingpong's client creates its QP before it connects to
+/// its server, finds none on this host's loopback, and exits; the
+/// programs of the run are untouched.
+fn offset_qp_numbers(cfg: &AgentConfig, f: &mut File) {
+    let program = program_path(cfg, "ibv_sockets_pingpong");
+    let program = program.to_string_lossy();
+    let gid = cfg.params.gid_idx.to_string();
+    let dev = cfg.params.dev.as_str();
+    let args = ["10", &program, "-d", dev, "-g", &gid, "127.0.0.1"];
+    for _ in 0..QP_OFFSET {
+        run_cmd_logged(f, "timeout", &args);
+    }
 }
 
 /// The session's shared secret: the one this process holds, the
