@@ -669,6 +669,12 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
 /// Writes `out/handout.html` and the captures of the pairs and exercises
 /// into `out/pcaps/`; returns the handout's path.
 pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
+    if let Some(qp) = same_qp_numbers(report) {
+        return Err(format!(
+            "handout: both hosts' QPs are numbered {qp} in ibv_sockets_pingpong's run: its \
+             capture cannot tell which QP the server sends to"
+        ));
+    }
     let pcaps = out.join("pcaps");
     fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
     for s in catalog::handout_scenarios() {
@@ -682,6 +688,25 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     let file = out.join("handout.html");
     fs::write(&file, html(report)).map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)
+}
+
+/// The QP number both hosts' ibv_sockets_pingpong printed (`qp num: N`),
+/// when they printed the same: two hosts that ran the same steps from
+/// a fresh boot, which the lab's client VM avoids (`QP_OFFSET`).
+fn same_qp_numbers(report: &LabReport) -> Option<String> {
+    let o = &report
+        .outcomes
+        .iter()
+        .find(|j| j.name() == "ibv_sockets_pingpong")?
+        .outcome;
+    let qp = |side: &Option<crate::model::SideOutcome>| {
+        side.as_ref()?
+            .stdout
+            .lines()
+            .find_map(|l| Some(l.trim().strip_prefix("qp num: ")?.to_string()))
+    };
+    let (server, client) = (qp(&o.server)?, qp(&o.client)?);
+    (server == client).then_some(server)
 }
 
 /// Writes each side's whole stdout where a shortened transcript links to it.

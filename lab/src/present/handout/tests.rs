@@ -407,3 +407,30 @@ fn code_in_a_table_or_a_block_is_not_shrunk_twice() {
     assert!(STYLE.contains("pre code, td code, th code { font-size: 1em; }"));
     assert!(STYLE.contains("body { max-width: none; margin: 0; font-size: 10pt; }"));
 }
+
+/// A run whose two hosts numbered their QPs alike gives no handout: its
+/// capture could not say which QP the server sends to.
+#[test]
+fn a_run_whose_hosts_numbered_their_qps_alike_is_refused() {
+    let side = |qp: u32| SideOutcome {
+        exit: Some(0),
+        elapsed_ms: Some(1),
+        stdout: format!("[OK] create qp.\n\tqp num: {qp}\n"),
+        stderr: String::new(),
+    };
+    let mut report = rendered_report();
+    let run = |server: u32, client: u32| Outcome {
+        scenario: "ibv_sockets_pingpong".into(),
+        server: Some(side(server)),
+        client: Some(side(client)),
+        leftover: String::new(),
+        capture: None,
+    };
+    report.outcomes = crate::capture::verdict::judge_all(vec![run(19, 19)], None, false);
+    assert_eq!(same_qp_numbers(&report).as_deref(), Some("19"));
+    let out = tempfile::tempdir().unwrap();
+    let e = write(&report, out.path()).unwrap_err();
+    assert!(e.contains("both hosts' QPs are numbered 19"), "{e}");
+    report.outcomes = crate::capture::verdict::judge_all(vec![run(19, 22)], None, false);
+    assert_eq!(same_qp_numbers(&report), None);
+}
