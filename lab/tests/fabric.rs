@@ -89,15 +89,10 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
         1,
         &["node2 fails with every one of its 3 peers"],
     );
-    // Every link measured on the healthy fabric: each has its figures and
-    // none is named slow or lossy.
-    says(
-        d,
-        "perf",
-        0,
-        &["every pair passed", "Measured: 6 links of 6"],
-    );
-    let links: Vec<serde_json::Value> = fs::read_to_string(d.join("perf.json"))
+    // Every link measured (--perf) on the healthy fabric: each has its
+    // figures, and none is named slow or lossy (the diagnosis is empty).
+    says(d, "srun", 0, &["Measured: 6 links of 6"]);
+    let links: Vec<serde_json::Value> = fs::read_to_string(d.join("srun.json"))
         .expect("--json")
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -112,14 +107,14 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
             "{l}"
         );
     }
-    // node2's NIC holds each packet it sends 50 ms: named as the host,
-    // with its numbers, and no other host.
+    // node2's NIC holds each packet it sends 50 ms: on the ring, named
+    // as the host with its numbers, and no other host.
     says(
         d,
         "slow_host",
         1,
         &[
-            "node2 is slow with every one of its 3 measured peers (node0: ",
+            "node2 is slow with every one of its 2 measured peers (node1: ",
             "usec, median",
         ],
     );
@@ -208,7 +203,7 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
         "lossy",
         1,
         &[
-            "node1 - node3: ",
+            "node1 - node2: ",
             "packets lost of",
             "while their pair ran",
             "a lossy link between them",
@@ -220,7 +215,7 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
         let blamed = findings(d, "lossy.json", kind);
         assert!(blamed.is_empty(), "a host was blamed: {blamed:?}");
     }
-    assert_eq!(lossy[0]["ranks"], serde_json::json!([1, 3]));
+    assert_eq!(lossy[0]["ranks"], serde_json::json!([1, 2]));
 }
 
 /// The findings of `kind` in the JSON Lines file `name` of node0's dir.

@@ -64,7 +64,7 @@ pub fn scenarios() -> Vec<Scenario> {
         measured(
             SEND_LAT,
             "ib_send_lat",
-            &["-F", "-n", "500", "-p", "18517"],
+            &["-F", "-n", "200", "-p", "18517"],
             18517,
             LAT_KEY,
         ),

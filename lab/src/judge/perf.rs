@@ -132,9 +132,8 @@ pub struct Slow {
     /// the links that do not touch it, with each of its links' index and
     /// shortfall.
     pub hosts: Vec<(usize, Vec<Short>)>,
-    /// Each other link that falls short of the links beside it (that
-    /// share no host with it; with three hosts or fewer, every other
-    /// link), with its shortfall.
+    /// Each other link that falls short of the median of every other
+    /// link, with its shortfall.
     pub links: Vec<Short>,
 }
 
@@ -157,7 +156,10 @@ impl Slow {
 
 /// The slow hosts and links among `links`. A slow host is judged against
 /// the links without it, so that its own links do not make its
-/// yardstick: with four hosts, half of all links are one host's.
+/// yardstick: with four hosts, half of all links are one host's. Any
+/// other link is judged against every other link: the two pairs of one
+/// emulated round share the CPU unevenly, so one link beside it would
+/// be a noisy yardstick.
 pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
     let measured = |l: &Measured| l.2.gbps.is_some() || l.2.usec.is_some();
     let mut hosts: Vec<usize> = links.iter().flat_map(|l| [l.0, l.1]).collect();
@@ -183,15 +185,9 @@ pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
         let m = if links.len() > EXACT_MAX {
             whole
         } else {
-            let apart = |o: &Measured| ![l.0, l.1].contains(&o.0) && ![l.0, l.1].contains(&o.1);
-            let beside = medians_of(links, apart);
-            if beside.gbps.is_some() || beside.usec.is_some() {
-                beside
-            } else {
-                let mut others: Vec<Figures> = links.iter().map(|o| o.2).collect();
-                others.remove(i);
-                medians(&others)
-            }
+            let mut others: Vec<Figures> = links.iter().map(|o| o.2).collect();
+            others.remove(i);
+            medians(&others)
         };
         let why = shortfall(&l.2, &m, limits);
         if !why.is_empty() {
