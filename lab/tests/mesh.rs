@@ -329,7 +329,7 @@ fn a_nic_on_the_wrong_subnet_is_a_rail_finding_of_the_run() {
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
     assert_eq!(
         run.hosts[3].ports.len(),
-        2,
+        8,
         "the ports crossed in the hello"
     );
     let findings = rdma_lab::judge::mesh::diagnose(&run);

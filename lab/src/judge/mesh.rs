@@ -756,8 +756,8 @@ impl<'a> Mesh<'a> {
         let Some(limits) = &self.run.perf else {
             return Vec::new();
         };
-        let links = perf::measured(&self.run.cells);
-        let slow = perf::judge(&links, limits);
+        let links = perf::measured(&self.run.cells, perf::figures);
+        let slow = perf::slow(&self.run.cells, limits);
         let mut found: Vec<Finding> = slow
             .hosts
             .iter()

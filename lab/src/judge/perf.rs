@@ -30,9 +30,26 @@ fn read(results: &[ScenarioResult]) -> (Option<f64>, Option<f64>) {
             .and_then(|r| r.client_log.as_deref())
             .and_then(|log| figure(log, key))
     };
+    // perftest's duration mode reports 0 when no completion fell inside
+    // its measuring window (a starved emulated host): no figure, not a
+    // dead link, whose programs would have failed.
     let ways = [of(WRITE_BW, BW_KEY), of(WRITE_BW_BACK, BW_KEY)];
-    let gbps = ways.into_iter().flatten().min_by(f64::total_cmp);
+    let gbps = ways
+        .into_iter()
+        .flatten()
+        .filter(|g| *g > 0.0)
+        .min_by(f64::total_cmp);
     (gbps, of(SEND_LAT, LAT_KEY))
+}
+
+/// A pair's figures in its round, beside the round's other pairs.
+pub fn in_round(cell: &PairCell) -> Figures {
+    let (gbps, usec) = read(&cell.results);
+    Figures {
+        gbps,
+        usec,
+        alone: false,
+    }
 }
 
 /// A pair's figures: those measured alone where there are, else its
@@ -160,7 +177,14 @@ impl Slow {
 /// other link is judged against every other link: the two pairs of one
 /// emulated round share the CPU unevenly, so one link beside it would
 /// be a noisy yardstick.
-pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
+///
+/// The yardsticks come from `links` (the rounds' figures, so that a link
+/// measured again alone, faster than any round, moves no other link's);
+/// each link's own figures are `own`'s at the same index (alone where it
+/// was measured again). A link is named only when its own figures fall
+/// short.
+pub fn judge(links: &[Measured], own: &[Measured], limits: &PerfLimits) -> Slow {
+    let own = |i: usize| own.get(i).unwrap_or(&links[i]);
     let measured = |l: &Measured| l.2.gbps.is_some() || l.2.usec.is_some();
     let mut hosts: Vec<usize> = links.iter().flat_map(|l| [l.0, l.1]).collect();
     hosts.sort_unstable();
@@ -170,8 +194,8 @@ pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
         let touches = |l: &Measured| l.0 == h || l.1 == h;
         let m = medians_of(links, |l| !touches(l));
         let mine: Vec<Short> = (0..links.len())
-            .filter(|&i| touches(&links[i]) && measured(&links[i]))
-            .map(|i| (i, shortfall(&links[i].2, &m, limits)))
+            .filter(|&i| touches(&links[i]) && measured(own(i)))
+            .map(|i| (i, shortfall(&own(i).2, &m, limits)))
             .collect();
         if mine.len() >= 2 && mine.iter().all(|(_, why)| !why.is_empty()) {
             slow.hosts.push((h, mine));
@@ -189,7 +213,7 @@ pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
             others.remove(i);
             medians(&others)
         };
-        let why = shortfall(&l.2, &m, limits);
+        let why = shortfall(&own(i).2, &m, limits);
         if !why.is_empty() {
             slow.links.push((i, why));
         }
@@ -197,18 +221,30 @@ pub fn judge(links: &[Measured], limits: &PerfLimits) -> Slow {
     slow
 }
 
-/// The measured links of `cells`, in their order.
-pub fn measured(cells: &[PairCell]) -> Vec<Measured> {
+/// The measured links of `cells`, in their order, by `of` (their
+/// figures [`in_round`], or their best, [`figures`]).
+pub fn measured(cells: &[PairCell], of: fn(&PairCell) -> Figures) -> Vec<Measured> {
     cells
         .iter()
-        .map(|c| (c.pair.server, c.pair.client, figures(c)))
+        .map(|c| (c.pair.server, c.pair.client, of(c)))
         .collect()
 }
 
-/// The indices of `cells` whose figures fall short: the suspects to
-/// measure again alone.
+/// The slow hosts and links of `cells`: each judged by its best figures
+/// against the rounds' ([`judge`]).
+pub fn slow(cells: &[PairCell], limits: &PerfLimits) -> Slow {
+    judge(
+        &measured(cells, in_round),
+        &measured(cells, figures),
+        limits,
+    )
+}
+
+/// The indices of `cells` whose rounds' figures fall short: the suspects
+/// to measure again alone.
 pub fn suspects(cells: &[PairCell], limits: &PerfLimits) -> Vec<usize> {
-    judge(&measured(cells), limits).suspects()
+    let round = measured(cells, in_round);
+    judge(&round, &round, limits).suspects()
 }
 
 #[cfg(test)]

@@ -162,7 +162,9 @@ fn perf_text(run: &MeshRun) -> String {
         return String::new();
     }
     let links: Vec<perf::Figures> = run.cells.iter().map(perf::figures).collect();
-    let m = perf::medians(&links);
+    // The rounds' medians, as the diagnosis judges by.
+    let round: Vec<perf::Figures> = run.cells.iter().map(perf::in_round).collect();
+    let m = perf::medians(&round);
     let measured = links.iter().filter(|f| f.gbps.is_some()).count();
     let alone = links.iter().filter(|f| f.alone).count();
     let none = || "none".to_string();
@@ -437,8 +439,9 @@ fn html_perf(run: &MeshRun) -> String {
     let Some(limits) = run.perf else {
         return String::new();
     };
-    let links: Vec<perf::Figures> = run.cells.iter().map(perf::figures).collect();
-    let m = perf::medians(&links);
+    // The rounds' medians, as the diagnosis judges by.
+    let round: Vec<perf::Figures> = run.cells.iter().map(perf::in_round).collect();
+    let m = perf::medians(&round);
     let figures = |c: &PairCell| perf::figures(c);
     let tip = |c: &PairCell, what: String| {
         let again = if figures(c).alone {

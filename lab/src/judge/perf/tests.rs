@@ -35,10 +35,10 @@ fn a_link_below_half_the_others_median_or_twice_its_latency_falls_short() {
         cell(0, 3, 7.8, 2.0),
     ];
     let limits = PerfLimits::default();
-    let slow = judge(&measured(&cells), &limits);
-    assert!(slow.hosts.is_empty(), "{slow:?}");
+    let found = slow(&cells, &limits);
+    assert!(found.hosts.is_empty(), "{found:?}");
     assert_eq!(
-        slow.links,
+        found.links,
         [
             (2, vec!["0.900 Gb/s, median 7.80 Gb/s (12%)".to_string()]),
             (3, vec!["9.0 usec, median 2.0 usec (4.5x)".to_string()]),
@@ -65,25 +65,25 @@ fn fabric(n: usize, slow: usize, lat: f64) -> Vec<PairCell> {
 fn a_host_slow_with_every_peer_is_judged_against_the_links_without_it() {
     let limits = PerfLimits::default();
     for n in [3, 4, 8] {
-        let slow = judge(&measured(&fabric(n, 2, 1.0)), &limits);
-        let hosts: Vec<usize> = slow.hosts.iter().map(|(h, _)| *h).collect();
-        assert_eq!(hosts, [2], "{n} hosts: {slow:?}");
-        assert_eq!(slow.hosts[0].1.len(), n - 1);
-        assert!(slow.hosts[0].1[0].1[0].contains("0.800 Gb/s, median 8.00 Gb/s (10%)"));
-        assert!(slow.links.is_empty(), "{n} hosts: {slow:?}");
+        let found = slow(&fabric(n, 2, 1.0), &limits);
+        let hosts: Vec<usize> = found.hosts.iter().map(|(h, _)| *h).collect();
+        assert_eq!(hosts, [2], "{n} hosts: {found:?}");
+        assert_eq!(found.hosts[0].1.len(), n - 1);
+        assert!(found.hosts[0].1[0].1[0].contains("0.800 Gb/s, median 8.00 Gb/s (10%)"));
+        assert!(found.links.is_empty(), "{n} hosts: {found:?}");
         // Latency alone, three times the others'.
         let mut lat = fabric(n, 1, 3.0);
         for c in &mut lat {
             c.results[0] = reports(8.0, 0.0).remove(0);
         }
-        let slow = judge(&measured(&lat), &limits);
-        let hosts: Vec<usize> = slow.hosts.iter().map(|(h, _)| *h).collect();
-        assert_eq!(hosts, [1], "{n} hosts, latency: {slow:?}");
-        assert!(slow.hosts[0].1[0].1[0].contains("(3.0x)"));
+        let found = slow(&lat, &limits);
+        let hosts: Vec<usize> = found.hosts.iter().map(|(h, _)| *h).collect();
+        assert_eq!(hosts, [1], "{n} hosts, latency: {found:?}");
+        assert!(found.hosts[0].1[0].1[0].contains("(3.0x)"));
     }
     // A healthy fabric: nothing.
     let healthy = fabric(4, 9, 1.0);
-    assert_eq!(judge(&measured(&healthy), &limits), Slow::default());
+    assert_eq!(slow(&healthy, &limits), Slow::default());
 }
 
 #[test]
@@ -116,6 +116,38 @@ fn a_link_is_as_fast_as_its_slower_way() {
     });
     c.results[2].scenario = WRITE_BW_BACK.into();
     assert_eq!(figures(&c).gbps, Some(0.7));
+}
+
+/// A link measured again alone is judged by that, against the rounds'
+/// yardstick: its alone figures (faster than any round's) move no other
+/// link's yardstick, and a zero bandwidth (perftest's empty measuring
+/// window) is no figure.
+#[test]
+fn a_link_measured_again_alone_is_judged_by_it_against_the_rounds() {
+    let limits = PerfLimits::default();
+    let mut cells = vec![
+        cell(0, 1, 0.02, 7000.0),
+        cell(2, 3, 0.02, 7000.0),
+        cell(0, 2, 0.008, 7000.0),
+        cell(1, 3, 0.02, 7000.0),
+        cell(0, 3, 0.02, 10000.0),
+        cell(1, 2, 0.02, 7000.0),
+    ];
+    assert_eq!(suspects(&cells, &limits), [2]);
+    // Alone, it is as fast as the others, and far quicker: named for
+    // nothing, and (0, 3), 1.4 times the rounds' latency, neither.
+    cells[2].alone = reports(0.03, 1000.0);
+    assert_eq!(slow(&cells, &limits), Slow::default());
+    // Alone, still slow: named, with its alone figures.
+    cells[2].alone = reports(0.007, 7000.0);
+    let s = slow(&cells, &limits);
+    assert_eq!(s.links.len(), 1, "{s:?}");
+    assert!(s.links[0].1[0].starts_with("0.00700 Gb/s, median 0.0200 Gb/s"));
+    // A zero bandwidth is no figure.
+    cells[2].results = reports(0.0, 7000.0);
+    cells[2].alone.clear();
+    assert_eq!(figures(&cells[2]).gbps, None);
+    assert!(suspects(&cells, &limits).is_empty());
 }
 
 #[test]
