@@ -590,19 +590,42 @@ pub(crate) fn pingpong_summaries(o: &Outcome) -> Vec<String> {
 }
 
 /// What sends a packet or message again (the ladder's `(resent)`): never
-/// the program, always the requester's transport. It comes before any
-/// other cause, since a resent SEND matches the SEND's own.
+/// the program. An RC packet is the requester's transport's, a CM message
+/// its CM's, a TCP segment its kernel's. They come before any other
+/// cause, since a resent SEND matches the SEND's own.
 pub const RESENT_CAUSES: &[Cause] = &[
     Cause {
         from: Side::Server,
-        label: "* (resent)",
+        label: "CM * (resent)",
+        call: "the server's CM, sending its message again when no answer came in time (the same \
+            transaction ID): no verb call",
+    },
+    Cause {
+        from: Side::Client,
+        label: "CM * (resent)",
+        call: "the client's CM, sending its message again when no answer came in time (the same \
+            transaction ID): no verb call",
+    },
+    Cause {
+        from: Side::Server,
+        label: "TCP * (resent)",
+        call: "the server's kernel, sending a TCP segment again that was not acknowledged in time",
+    },
+    Cause {
+        from: Side::Client,
+        label: "TCP * (resent)",
+        call: "the client's kernel, sending a TCP segment again that was not acknowledged in time",
+    },
+    Cause {
+        from: Side::Server,
+        label: "RC * (resent)",
         call: "the server's transport, sending again what was not acknowledged: after a NAK \
             (go-back-N from the PSN it names), or when the QP's ACK timeout ran out with no NAK \
             at all (a slow emulated host's late ACK): no verb call",
     },
     Cause {
         from: Side::Client,
-        label: "* (resent)",
+        label: "RC * (resent)",
         call: "the client's transport, sending again what was not acknowledged: after a NAK \
             (go-back-N from the PSN it names), or when the QP's ACK timeout ran out with no NAK \
             at all (a slow emulated host's late ACK): no verb call",
@@ -667,7 +690,9 @@ pub const COMMON_CAUSES: &[Cause] = &[
     Cause {
         from: Side::Client,
         label: "CM ConnectReject*",
-        call: "the client's CM, refusing the server's reply (its rdma_connect timed out or was torn down)",
+        call:
+            "the client's CM, giving the connection up: its rdma_connect found no reply in time, \
+            or was torn down",
     },
     Cause {
         from: Side::Server,

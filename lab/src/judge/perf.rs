@@ -100,13 +100,18 @@ fn medians_of(links: &[Measured], keep: impl Fn(&Measured) -> bool) -> Medians {
 /// A bandwidth with the digits that matter: emulated links move a
 /// hundredth of a Gb/s.
 pub fn gbps_text(v: f64) -> String {
+    format!("{} Gb/s", gbps_number(v))
+}
+
+/// [`gbps_text`]'s number alone, as a heatmap's cell shows it.
+pub fn gbps_number(v: f64) -> String {
     let digits = if v >= 1.0 || v <= 0.0 {
         2
     } else {
         // Three significant digits, at most six decimals.
         ((-v.log10()).floor() as usize + 3).min(6)
     };
-    format!("{v:.digits$} Gb/s")
+    format!("{v:.digits$}")
 }
 
 /// What about `link` falls short of `limits` against the yardstick `m`,
@@ -155,6 +160,26 @@ pub struct Slow {
 }
 
 impl Slow {
+    /// The links named for their bandwidth, and those named for their
+    /// latency, by index: what the heatmaps colour red.
+    pub fn named(&self) -> (Vec<usize>, Vec<usize>) {
+        let all = self
+            .hosts
+            .iter()
+            .flat_map(|(_, mine)| mine.iter())
+            .chain(self.links.iter());
+        let (mut bw, mut lat) = (Vec::new(), Vec::new());
+        for (i, why) in all {
+            if why.iter().any(|w| w.contains("Gb/s")) {
+                bw.push(*i);
+            }
+            if why.iter().any(|w| w.contains("usec")) {
+                lat.push(*i);
+            }
+        }
+        (bw, lat)
+    }
+
     /// The links to measure again alone: each slow link first, so that
     /// one slow host's many links do not crowd them out of the
     /// coordinator's bound, then each slow host's.
@@ -240,11 +265,21 @@ pub fn slow(cells: &[PairCell], limits: &PerfLimits) -> Slow {
     )
 }
 
-/// The indices of `cells` whose rounds' figures fall short: the suspects
-/// to measure again alone.
+/// The indices of `cells` whose rounds' figures fall short, then of
+/// those with a figure missing that other links have (perftest's empty
+/// window on a starved host): the suspects to measure again alone.
 pub fn suspects(cells: &[PairCell], limits: &PerfLimits) -> Vec<usize> {
     let round = measured(cells, in_round);
-    judge(&round, &round, limits).suspects()
+    let mut all = judge(&round, &round, limits).suspects();
+    let m = medians(&round.iter().map(|l| l.2).collect::<Vec<_>>());
+    for (i, l) in round.iter().enumerate() {
+        let missing =
+            (m.gbps.is_some() && l.2.gbps.is_none()) || (m.usec.is_some() && l.2.usec.is_none());
+        if missing && !all.contains(&i) {
+            all.push(i);
+        }
+    }
+    all
 }
 
 #[cfg(test)]

@@ -292,8 +292,13 @@ impl std::fmt::Display for PacketFact {
                 if let Some(l) = len {
                     write!(f, ", each for {l} bytes of message")?;
                 }
-                // What it counts: a packet sent again is the same PSN.
-                write!(f, " (distinct PSNs: a packet sent again counts once)")
+                // What it counts: a packet sent again is the same PSN, a
+                // CM message sent again the same transaction ID.
+                if what.starts_with("CM") {
+                    write!(f, " (a message sent again counts once)")
+                } else {
+                    write!(f, " (distinct PSNs: a packet sent again counts once)")
+                }
             }
             PacketFact::Carries { from, what, text } => write!(
                 f,

@@ -432,16 +432,27 @@ fn html_grid(run: &MeshRun, title: &str, cell: &dyn Fn(&PairCell) -> Option<Grid
 }
 
 /// With `--perf`: a heatmap of each pair's bandwidth and one of its
-/// latency, each cell's colour its ratio to the run's median (red where
-/// the limits name the link slow).
+/// latency: red where the diagnosis names the link (or its host) for
+/// it, amber a fifth or more off the rounds' median, else green.
 fn html_perf(run: &MeshRun) -> String {
     use crate::judge::perf;
     let Some(limits) = run.perf else {
         return String::new();
     };
-    // The rounds' medians, as the diagnosis judges by.
+    // The rounds' medians, and red for what the diagnosis names.
     let round: Vec<perf::Figures> = run.cells.iter().map(perf::in_round).collect();
     let m = perf::medians(&round);
+    let (bw_named, lat_named) = perf::slow(&run.cells, &limits).named();
+    let pairs = |list: Vec<usize>| -> std::collections::HashSet<(usize, usize)> {
+        let p = |i: usize| run.cells[i].pair;
+        list.into_iter()
+            .map(|i| (p(i).server, p(i).client))
+            .collect()
+    };
+    let (bw_named, lat_named) = (pairs(bw_named), pairs(lat_named));
+    let named = |set: &std::collections::HashSet<(usize, usize)>, c: &PairCell| {
+        set.contains(&(c.pair.server, c.pair.client))
+    };
     let figures = |c: &PairCell| perf::figures(c);
     let tip = |c: &PairCell, what: String| {
         let again = if figures(c).alone {
@@ -457,24 +468,20 @@ fn html_perf(run: &MeshRun) -> String {
     };
     let bw = html_grid(run, "Bandwidth (ib_write_bw, Gb/s)", &|c| {
         let (v, med) = (figures(c).gbps?, m.gbps?);
-        let class = if v < limits.min_bw_ratio * med || limits.min_gbps.is_some_and(|f| v < f) {
-            "fail"
-        } else if v < 0.8 * med {
-            "skip"
-        } else {
-            "pass"
+        let class = match () {
+            () if named(&bw_named, c) => "fail",
+            () if v < 0.8 * med => "skip",
+            () => "pass",
         };
-        let what = format!("{v:.2} Gb/s, median {med:.2} Gb/s");
-        Some((class, tip(c, what), format!("{v:.2}")))
+        let what = format!("{}, median {}", perf::gbps_text(v), perf::gbps_text(med));
+        Some((class, tip(c, what), perf::gbps_number(v)))
     });
     let lat = html_grid(run, "Latency (ib_send_lat, usec)", &|c| {
         let (v, med) = (figures(c).usec?, m.usec?);
-        let class = if v > limits.max_lat_ratio * med {
-            "fail"
-        } else if v > 1.25 * med {
-            "skip"
-        } else {
-            "pass"
+        let class = match () {
+            () if named(&lat_named, c) => "fail",
+            () if v > 1.25 * med => "skip",
+            () => "pass",
         };
         let what = format!("{v:.1} usec, median {med:.1} usec");
         Some((class, tip(c, what), format!("{v:.1}")))

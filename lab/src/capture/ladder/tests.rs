@@ -467,6 +467,12 @@ fn a_packet_sent_again_is_the_transports_never_the_programs_send() {
         again.contains("ACK timeout") && again.contains("NAK"),
         "{again}"
     );
+    // A CM message sent again is its CM's, not the RC transport's.
+    let cm = cause(s, &rung("CM DisconnectRequest (resent)")).unwrap();
+    assert!(
+        cm.starts_with("the server's CM, sending its message again"),
+        "{cm}"
+    );
     // A reject has a sender too: no arrow of a CM is left without one.
     let reject = cause(s, &rung("CM ConnectReject")).unwrap();
     assert!(reject.contains("CM"), "{reject}");
