@@ -307,7 +307,10 @@ fn a_host_slow_with_every_peer_is_named_with_its_numbers() {
     let page = rdma_lab::present::mesh::html(&run, &findings);
     assert!(page.contains("Bandwidth (ib_write_bw, Gb/s)"));
     assert!(page.contains("Latency (ib_send_lat, usec)"));
-    assert!(page.contains(">0.80</a>"));
+    // node2's links red, as the diagnosis names them, the others green.
+    assert_eq!(page.matches(">0.800</a>").count(), 6, "{page}");
+    assert!(page.contains("<td class=\"fail\"><a href=\"#pair-"));
+    assert_eq!(page.matches(">8.00</a>").count(), 6);
 }
 
 /// A host whose links look slow only in the busy rounds is measured again
