@@ -36,7 +36,7 @@ fn says(dir: &Path, name: &str, code: i32, parts: &[&str]) {
 /// rwdir, once every node ended well.
 fn fabric(script: &str) -> std::path::PathBuf {
     let script = format!("{}\n{script}", include_str!("fabric/common.sh"));
-    let run = run_script(4, &script, 2400).expect("the fabric boots");
+    let run = run_script(4, 2, &script, 2400).expect("the fabric boots");
     for n in &run.nodes {
         assert!(
             n.ok(),
@@ -91,21 +91,36 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
     );
     // Every link measured (--perf) on the healthy fabric: each has its
     // figures, and none is named slow or lossy (the diagnosis is empty).
-    says(d, "srun", 0, &["Measured: ", " links of 6, median "]);
+    // Both rails, each measured at the same time as the other.
+    says(
+        d,
+        "srun",
+        0,
+        &[
+            "mesh: 2 rails: rail 0 (the hosts' RDMA addresses) and 198.51.100.0/24",
+            "Measured: ",
+            " links of 6, median ",
+            "\nRail 1 (198.51.100.0/24):\n",
+        ],
+    );
     let links: Vec<serde_json::Value> = fs::read_to_string(d.join("srun.json"))
         .expect("--json")
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["type"] == "link")
         .collect();
-    assert_eq!(links.len(), 6, "{links:?}");
+    assert_eq!(links.len(), 12, "{links:?}");
     // perftest on a starved guest may measure nothing in its window, and
-    // again alone: one link of six may lack a bandwidth.
-    let with_bw = links
-        .iter()
-        .filter(|l| l["gbps"].as_f64().is_some_and(|g| g > 0.0))
-        .count();
-    assert!(with_bw >= 5, "{links:?}");
+    // again alone: one link of six a rail may lack a bandwidth.
+    for rail in [0, 1] {
+        let on: Vec<&serde_json::Value> = links.iter().filter(|l| l["rail"] == rail).collect();
+        assert_eq!(on.len(), 6, "{links:?}");
+        let with_bw = on
+            .iter()
+            .filter(|l| l["gbps"].as_f64().is_some_and(|g| g > 0.0))
+            .count();
+        assert!(with_bw >= 5, "rail {rail}: {on:?}");
+    }
     for l in &links {
         assert!(l["usec"].as_f64().is_some_and(|u| u > 0.0), "{l}");
         assert!(
@@ -113,20 +128,33 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
             "{l}"
         );
     }
-    // node2's NIC holds each packet it sends 50 ms: on the ring, named
-    // as the host with its numbers, and no other host.
+    // node2's second NIC holds each packet it sends 50 ms: on the ring,
+    // named on rail 1 as the NIC with its numbers, and nothing else on
+    // either rail.
     says(
         d,
         "slow_host",
         1,
         &[
-            "node2 is slow with every one of its 2 measured peers (node1: ",
-            "usec, median",
+            "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
+             peers (node1 rxe1: ",
+            // Its latency, or its bandwidth, which a 50 ms delay also
+            // cuts on a busy emulated host: either with its numbers.
+            ", median ",
+            "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
         ],
     );
     let hosts = findings(d, "slow_host.json", "slow_host");
     assert_eq!(hosts.len(), 1, "{hosts:?}");
     assert_eq!(hosts[0]["ranks"], serde_json::json!([2]));
+    assert_eq!(hosts[0]["rail"], 1);
+    let all: Vec<serde_json::Value> = fs::read_to_string(d.join("slow_host.json"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "finding")
+        .collect();
+    assert_eq!(all.len(), 1, "rail 0 is clean: {all:?}");
 }
 
 /// The faults of one link, one host's MTU, a rank that never starts, a
@@ -173,6 +201,7 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
             "6 pairs, 0 failing, 0 not run",
             "node1's doctor found: `ulimit -l` is 64 KiB",
             "(its 3 pairs passed anyway)",
+            "node0 has no port on rail 198.51.100.0/24, which every other host is on",
         ],
     );
     let (out, _) = step(d, "doctor_only");
@@ -199,7 +228,8 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
         1,
         &[
             "6 pairs, 0 failing, 0 not run",
-            "node3 rxe0 is on 203.0.113.0/24, which no other host has a port on",
+            "node3 rxe1 is on 203.0.113.0/24, not on rail 198.51.100.0/24 as every other \
+             host's port: a NIC on the wrong subnet",
         ],
     );
     // A lossy link, named from the counters; no host is blamed, and no

@@ -31,7 +31,8 @@ fn check_schedule(run: &MeshRun, seen: &Seen, joined: usize) {
         assert!(in_round.insert((round, c)), "{c} twice in round {round}");
     }
     let n = run.hosts.len();
-    assert_eq!(run.cells.len(), n * (n - 1) / 2);
+    let rail0 = run.cells.iter().filter(|c| c.rail == 0).count();
+    assert_eq!(rail0, n * (n - 1) / 2);
 }
 
 /// Peak resident memory of this process, in KiB.
@@ -43,7 +44,7 @@ fn peak_kib() -> i64 {
 
 #[test]
 fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
-    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, Strangers::None);
+    let (run, seen, _) = mesh(8, &[], None, 3, Duration::ZERO, Strangers::None, false);
     check_schedule(&run, &seen, 8);
     for cell in &run.cells {
         let bad = cell.pair.server == 3 || cell.pair.client == 3;
@@ -69,6 +70,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
         99,
         Duration::ZERO,
         Strangers::None,
+        false,
     );
     assert!(took.0 < Duration::from_secs(60), "{took:?}");
     assert_eq!(run.hosts[5].joined, Joined::NeverJoined { waited_secs: 5 });
@@ -108,7 +110,7 @@ fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
 #[test]
 fn coordinator_at_256_hosts() {
     let before = peak_kib();
-    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, Strangers::None);
+    let (run, seen, took) = mesh(256, &[], None, 17, Duration::ZERO, Strangers::None, false);
     check_schedule(&run, &seen, 256);
     let failed = run
         .cells
@@ -126,6 +128,33 @@ fn coordinator_at_256_hosts() {
         took.1.as_secs_f64(),
         took.0.as_secs_f64(),
         run.cells.len() * 4,
+        peak_kib() / 1024,
+        before / 1024
+    );
+}
+
+/// With `--rails`, 32 hosts of eight rails each: every pair on each rail
+/// (3968 cells) of a round at once.
+#[test]
+fn coordinator_at_32_hosts_on_eight_rails() {
+    let before = peak_kib();
+    let (run, seen, took) = mesh(32, &[], None, 17, Duration::ZERO, Strangers::None, true);
+    check_schedule(&run, &seen, 32);
+    assert_eq!(run.rails.len(), 8, "every rail runs");
+    assert_eq!(run.cells.len(), 8 * 496, "each pair on each rail");
+    let failed = run
+        .cells
+        .iter()
+        .filter(|c| c.verdict() == Verdict::Fail)
+        .count();
+    assert_eq!(failed, 31, "host 17's pairs on rail 0");
+    println!(
+        "mesh of 32 stand-in hosts on loopback with --rails: {} cells on 8 rails in 31 rounds: \
+         coordinated in {:.1} s, {:.1} s with their transcripts; peak memory {} MiB (before: {} \
+         MiB)",
+        run.cells.len(),
+        took.1.as_secs_f64(),
+        took.0.as_secs_f64(),
         peak_kib() / 1024,
         before / 1024
     );
@@ -157,6 +186,7 @@ fn a_rounds_pairs_run_at_once() {
         99,
         Duration::from_millis(300),
         Strangers::None,
+        false,
     );
     let (pairs, overlapping) = overlaps(&seen);
     assert_eq!((pairs, overlapping), (5 * 3, 5 * 3), "5 rounds of 3 pairs");
@@ -167,7 +197,7 @@ fn a_rounds_pairs_run_at_once() {
 /// handshake's bound.
 #[test]
 fn strangers_at_the_port_keep_no_host_out() {
-    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Hostile);
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Hostile, false);
     check_schedule(&run, &seen, 4);
     assert!(run.hosts.iter().all(|h| h.joined == Joined::Joined));
     assert!(run.cells.iter().all(|c| c.verdict() == Verdict::Pass));
@@ -389,7 +419,7 @@ fn a_doctor_finding_alone_is_a_finding_of_the_run() {
 /// took every one of the coordinator's 32 handshake slots).
 #[test]
 fn a_connection_flood_keeps_no_host_out() {
-    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Flood);
+    let (run, seen, took) = mesh(4, &[], None, 99, Duration::ZERO, Strangers::Flood, false);
     assert!(
         run.hosts.iter().all(|h| h.joined == Joined::Joined),
         "{:?}",
@@ -469,6 +499,7 @@ fn allow_closes_other_addresses_before_they_take_a_slot() {
         out: out.path().to_path_buf(),
         mcast_all: false,
         serial: false,
+        rails: false,
         allow: vec!["127.0.0.1".parse().unwrap()],
         perf: None,
     };
@@ -512,9 +543,12 @@ fn transcripts_never_go_through_a_planted_link() {
     std::fs::write(&victim, "root's alone\n").unwrap();
     for (server, client) in [(0, 1), (1, 0)] {
         for side in ["server", "client"] {
-            let at = out
-                .path()
-                .join(transcript_path(Pair { server, client }, "rc_example", side));
+            let at = out.path().join(transcript_path(
+                Pair { server, client },
+                0,
+                "rc_example",
+                side,
+            ));
             std::fs::create_dir_all(at.parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(&victim, &at).unwrap();
         }
@@ -530,6 +564,7 @@ fn transcripts_never_go_through_a_planted_link() {
         out: out.path().to_path_buf(),
         mcast_all: false,
         serial: false,
+        rails: false,
         allow: Vec::new(),
         perf: None,
     };
@@ -541,6 +576,7 @@ fn transcripts_never_go_through_a_planted_link() {
                 bad: String::new(),
                 held: None,
                 slow: None,
+                bad_nic: None,
             };
             thread::spawn(move || {
                 stand_in(
@@ -561,4 +597,89 @@ fn transcripts_never_go_through_a_planted_link() {
     }
     assert_eq!(run.cells.len(), 1);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's alone\n");
+}
+
+/// Four stand-ins with `--rails`, host 2 `how` on its second NIC: the run
+/// and its findings.
+fn on_rails(how: Behaviour) -> (MeshRun, Vec<rdma_lab::judge::mesh::Finding>) {
+    let (run, _, _) = mesh(
+        4,
+        &[],
+        Some((2, how)),
+        99,
+        Duration::ZERO,
+        Strangers::None,
+        true,
+    );
+    // Rail 0 (the hosts' addresses), 172.16.2-7.0/24 and 198.51.100.0/24:
+    // every pair on each, all rails of a round at once.
+    assert_eq!(run.rails.len(), 8);
+    for rail in 0..8 {
+        assert_eq!(run.cells.iter().filter(|c| c.rail == rail).count(), 6);
+    }
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    (run, findings)
+}
+
+/// With `--rails --perf`, a host whose second NIC measures a tenth of the
+/// others' is named as that NIC on its rail only, with numbers, measured
+/// again alone on that rail; rail 0 and the other rails are clean.
+#[test]
+fn a_slow_nic_is_named_on_its_rail_only() {
+    let (run, findings) = on_rails(Behaviour::SlowNic);
+    let texts: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts.len(), 1, "{texts:#?}");
+    assert!(
+        texts[0].starts_with(
+            "rail 7 (198.51.100.0/24): node002 rxe1 is slow with every one of its 3 measured \
+             peers (node000 rxe1: 0.800 Gb/s, median 8.00 Gb/s (10%)"
+        ),
+        "{}",
+        texts[0]
+    );
+    assert!(
+        texts[0]
+            .ends_with("It passes on rail 0: its NIC on rail 7 (198.51.100.0/24), not the host."),
+        "{}",
+        texts[0]
+    );
+    assert_eq!(findings[0].rail, 7);
+    let again: Vec<_> = run.cells.iter().filter(|c| !c.alone.is_empty()).collect();
+    assert_eq!(again.len(), 3);
+    assert!(again.iter().all(|c| c.pair.has(2) && c.rail == 7));
+    let (lines, passed) = reported(&run);
+    assert!(!passed);
+    let found = finding_lines(&lines);
+    assert_eq!(found[0]["kind"], "slow_host");
+    assert_eq!(found[0]["rail"], 7);
+    let links = lines.iter().filter(|l| l["type"] == "link").count();
+    assert_eq!(links, 6 * 8, "a link line a pair and rail");
+    let page = rdma_lab::present::mesh::html(&run, &findings);
+    assert!(page.contains("<h2>Rail 7 (198.51.100.0/24)</h2>"));
+    let text = rdma_lab::present::mesh::matrix_text(&run, &findings);
+    assert!(text.contains("\nRail 7 (198.51.100.0/24):\n"), "{text}");
+}
+
+/// With `--rails`, a host whose every pair on its second NIC fails is
+/// named as that NIC, not as the host: rail 0 passes.
+#[test]
+fn a_failing_nic_is_a_nic_fault_not_a_host_fault() {
+    let (run, findings) = on_rails(Behaviour::BadNic);
+    assert!(run
+        .cells
+        .iter()
+        .filter(|c| c.rail == 0)
+        .all(|c| c.verdict() == Verdict::Pass));
+    let texts: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts.len(), 1, "{texts:#?}");
+    assert!(
+        texts[0].starts_with("rail 7 (198.51.100.0/24): node002 rxe1 fails with "),
+        "{}",
+        texts[0]
+    );
+    assert!(texts[0].contains("its NIC on rail 7 (198.51.100.0/24), not the host"));
+    assert_eq!(
+        findings[0].kind,
+        rdma_lab::judge::mesh::FindingKind::HostFault { rank: 2 }
+    );
 }

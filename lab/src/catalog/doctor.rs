@@ -192,13 +192,19 @@ pub fn scenarios() -> Vec<Scenario> {
 
 // The doctor's probe: one RC SEND from the server's host to the
 // client's, over ibv_sockets_pingpong's TCP side channel. The lab runs
-// it first in every two-host session.
+// it first in every two-host session; a mesh's rails run it side by
+// side, each on a TCP port of its own (`{tcp_port:N}`).
 fn rc_probe() -> Scenario {
+    let on_port = |mut c: crate::model::Cmd| {
+        c.args
+            .splice(0..0, ["-p".to_string(), "{tcp_port:6543}".to_string()]);
+        c
+    };
     Scenario {
         name: PROBE.into(),
         package: "ibv_sockets_pingpong",
-        server: Some(super::ibv_sockets_pingpong::server()),
-        client: Some(super::ibv_sockets_pingpong::client()),
+        server: Some(on_port(super::ibv_sockets_pingpong::server())),
+        client: Some(on_port(super::ibv_sockets_pingpong::client())),
         ready: Ready::TcpListen(6543),
         server_expect: Expect::ok(&["[OK] post send.", "*status: 0"]),
         client_expect: Expect::ok(&["*buf: hello from server"]),

@@ -42,7 +42,7 @@ pub fn scenarios() -> Vec<Scenario> {
         measured(
             WRITE_BW,
             "ib_write_bw",
-            &["-F", "--report_gbits", "-D", "2", "-p", "18516"],
+            &["-F", "--report_gbits", "-D", "2", "-p", "{tcp_port:18516}"],
             18516,
             BW_KEY,
         ),
@@ -56,7 +56,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 "2",
                 "--reversed",
                 "-p",
-                "18518",
+                "{tcp_port:18518}",
             ],
             18518,
             BW_KEY,
@@ -64,7 +64,7 @@ pub fn scenarios() -> Vec<Scenario> {
         measured(
             SEND_LAT,
             "ib_send_lat",
-            &["-F", "-n", "200", "-p", "18517"],
+            &["-F", "-n", "200", "-p", "{tcp_port:18517}"],
             18517,
             LAT_KEY,
         ),

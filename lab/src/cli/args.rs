@@ -57,7 +57,8 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
         | --rank R --size N --coordinator HOST]
        [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV...]
        [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
-       [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]]
+       [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]
+        [--min-rate-ratio R]] [--rails]
        [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
@@ -78,7 +79,12 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             benchmark's baseline); --perf also measures each pair with
             perftest (ib_write_bw, ib_send_lat), measures a suspect again
             alone, and names a link slow under R (0.5) of the median
-            bandwidth or G Gb/s, or over R (2) times the median latency",
+            bandwidth or G Gb/s, or over R (2) times the median latency,
+            or (--min-rate-ratio R) under R of its ports' link rate;
+            --rails also runs each pair on every other rail (subnet) both
+            hosts have a port on, all rails at once: the probe and
+            --perf's measurements, each rail judged on its own and a
+            fault named with its device (node2 rxe1, rail 1)",
     ),
     (
         "keygen",
@@ -124,11 +130,13 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "bench",
-        "bench pingpong [--two-hosts] [--tcg] | bench mesh",
+        "bench pingpong [--two-hosts] [--tcg] | bench mesh [--rails]",
         "pingpong: ibv_sockets_pingpong vs ibv_rc_pingpong, 4096 B x 1000
             iters, alternating runs in one boot; medians and their ratio;
             mesh: four VMs under Slurm, the all-pairs mesh in parallel
-            rounds vs one pair at a time, in one boot, and their ratio",
+            rounds vs one pair at a time, in one boot, and their ratio;
+            --rails: four VMs of two NICs, both rails at once vs one rail
+            at a time (--perf)",
     ),
 ];
 

@@ -7,12 +7,13 @@ pub(super) fn bench_cmd(args: &[String]) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
     opts.optflag("", "two-hosts", "");
     opts.optflag("", "tcg", "");
+    opts.optflag("", "rails", "");
     let Some(m) = parse("bench", opts, args)? else {
         return Ok(true);
     };
     if m.free == ["mesh"] {
         return Ok(crate::present::bench::print_mesh(
-            &crate::host::bench::mesh()?,
+            &crate::host::bench::mesh(m.opt_present("rails"))?,
         ));
     }
     if m.free != ["pingpong"] {

@@ -6,7 +6,7 @@ use crate::{guest, host, model};
 /// `mesh`'s options.
 pub(super) fn mesh_getopts() -> getopts::Options {
     let mut opts = getopts::Options::new();
-    for flag in ["ring", "secret-stdin", "serial", "perf"] {
+    for flag in ["ring", "secret-stdin", "serial", "perf", "rails"] {
         opts.optflag("", flag, "");
     }
     opts.optmulti("", "allow", "", "");
@@ -33,6 +33,7 @@ pub(super) fn mesh_getopts() -> getopts::Options {
         "min-bw-ratio",
         "min-gbps",
         "max-lat-ratio",
+        "min-rate-ratio",
     ] {
         opts.optopt("", value, "", "");
     }
@@ -105,9 +106,10 @@ pub(super) fn mesh_options(
         num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
     );
     // The pairs meet on the next port; a day is the longest wait.
-    if !(1..=65534).contains(&port) {
+    let top = 65534 - guest::mesh::messages::RAILS_MAX as u16;
+    if !(1..=top).contains(&port) {
         return Err(format!(
-            "--port {port}: give 1 to 65534 (the pairs use the next port)"
+            "--port {port}: give 1 to {top} (the pairs use the next ports, one a rail)"
         ));
     }
     if !(1..=86400).contains(&wait_secs) {
@@ -140,6 +142,7 @@ pub(super) fn mesh_options(
         secret,
         mcast_all,
         serial: m.opt_present("serial"),
+        rails: m.opt_present("rails"),
         allow: allow_list(m)?,
         perf,
     })
@@ -162,10 +165,20 @@ pub(super) fn perf_limits(
     let ratio = number("min-bw-ratio", &|x| x > 0.0 && x < 1.0, "between 0 and 1")?;
     let gbps = number("min-gbps", &|x| x > 0.0, "above 0")?;
     let lat = number("max-lat-ratio", &|x| x > 1.0, "above 1")?;
+    let rate = number(
+        "min-rate-ratio",
+        &|x| x > 0.0 && x <= 1.0,
+        "above 0, at most 1",
+    )?;
     if !m.opt_present("perf") {
-        if let Some(k) = ["min-bw-ratio", "min-gbps", "max-lat-ratio"]
-            .iter()
-            .find(|k| m.opt_present(k))
+        if let Some(k) = [
+            "min-bw-ratio",
+            "min-gbps",
+            "max-lat-ratio",
+            "min-rate-ratio",
+        ]
+        .iter()
+        .find(|k| m.opt_present(k))
         {
             return Err(format!("--{k} needs --perf"));
         }
@@ -176,6 +189,7 @@ pub(super) fn perf_limits(
         min_bw_ratio: ratio.unwrap_or(d.min_bw_ratio),
         min_gbps: gbps,
         max_lat_ratio: lat.unwrap_or(d.max_lat_ratio),
+        min_rate_ratio: rate,
     }))
 }
 

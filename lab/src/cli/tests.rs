@@ -92,6 +92,11 @@ fn mesh_options_are_checked_in_one_line_before_anything_runs() {
         (&["--port", "65535"], "--port 65535"),
         (&["--wait", "18446744073709551615"], "--wait"),
         (&["--min-gbps", "1"], "--min-gbps needs --perf"),
+        (
+            &["--min-rate-ratio", "0.5"],
+            "--min-rate-ratio needs --perf",
+        ),
+        (&["--perf", "--min-rate-ratio", "2"], "--min-rate-ratio 2"),
         (&["--perf", "--min-bw-ratio", "1.5"], "--min-bw-ratio 1.5"),
         (&["--perf", "--max-lat-ratio", "0.5"], "--max-lat-ratio 0.5"),
         (&["--perf", "--min-gbps", "NaN"], "--min-gbps NaN"),

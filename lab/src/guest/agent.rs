@@ -393,7 +393,7 @@ impl SideRun {
     /// Waits, bounded by `s`'s time limit, until it is ready by `s.ready`.
     pub fn wait_ready(&mut self, cfg: &AgentConfig, s: &Scenario) {
         let mut log = Log::new(&cfg.out, "mcast");
-        wait_ready(s, &mut self.0, &mut log);
+        wait_ready(s, cfg.params.tcp_shift, &mut self.0, &mut log);
     }
 
     /// Waits for it to end (its `timeout` bounds it); its exit status.
@@ -402,11 +402,11 @@ impl SideRun {
     }
 }
 
-fn wait_ready(s: &Scenario, server: &mut Running, log: &mut Log) {
+fn wait_ready(s: &Scenario, shift: u16, server: &mut Running, log: &mut Log) {
     let deadline = Instant::now() + Duration::from_secs(s.timeout_secs.into());
     let stdout = server.stdout.clone();
     loop {
-        if is_ready(s.ready, &stdout) {
+        if is_ready(s.ready.shifted(shift), &stdout) {
             log.say(&format!(
                 "{}: server ready after {} ms",
                 s.name,
@@ -1234,7 +1234,7 @@ fn start_server(cfg: &AgentConfig, s: &Scenario, log: &mut Log) -> Option<Runnin
     let cmd = s.server.as_ref()?;
     log.say(&format!("{}: starting server", s.name));
     let mut r = Running::start(cfg, s, "server", cmd);
-    wait_ready(s, &mut r, log);
+    wait_ready(s, cfg.params.tcp_shift, &mut r, log);
     Some(r)
 }
 

@@ -58,7 +58,16 @@ pub struct FabricSpec {
     pub ssh: bool,
     /// How long the commands may take, in seconds, once the nodes are up.
     pub budget_secs: u64,
+    /// NICs per node, 1 or [`MAX_RAILS`]: NIC `k` of every node on a
+    /// segment (a multicast group) of its own, with Soft-RoCE `rxe{k}`
+    /// on it and an address on rail `k`'s subnet ([`FabricSpec::rail_addr`]).
+    pub rails: usize,
 }
+
+/// The most NICs a fabric's node has: two rails, each on a documentation
+/// subnet of its own (192.0.2.0/24 and 198.51.100.0/24; the third,
+/// 203.0.113.0/24, is the fault tests' wrong subnet).
+pub const MAX_RAILS: usize = 2;
 
 impl FabricSpec {
     /// The host name of node `i`.
@@ -69,7 +78,19 @@ impl FabricSpec {
     /// The MAC of node `i`'s NIC (locally administered, QEMU's prefix; not
     /// the two-VM lab's 52:54:00:12:34:xx).
     pub fn mac(i: usize) -> String {
-        format!("52:54:00:12:35:{:02x}", i + 1)
+        Self::rail_mac(0, i)
+    }
+
+    /// The MAC of node `i`'s NIC on rail `rail`: 52:54:00:12:35:xx on rail
+    /// 0, 52:54:00:12:36:xx on rail 1.
+    pub fn rail_mac(rail: usize, i: usize) -> String {
+        format!("52:54:00:12:{:02x}:{:02x}", 0x35 + rail, i + 1)
+    }
+
+    /// Node `i`'s address on rail `rail`: 192.0.2.x, then 198.51.100.x.
+    pub fn rail_addr(rail: usize, i: usize) -> String {
+        let net = if rail == 0 { "192.0.2" } else { "198.51.100" };
+        format!("{net}.{}", i + 1)
     }
 
     /// The address of node `i` on the segment (TEST-NET-1, as the lab's
@@ -88,6 +109,12 @@ impl FabricSpec {
             return Err(format!(
                 "a fabric has 1 to {MAX_NODES} nodes, not {}",
                 self.n
+            ));
+        }
+        if !(1..=MAX_RAILS).contains(&self.rails) {
+            return Err(format!(
+                "a fabric's node has 1 to {MAX_RAILS} NICs, not {}",
+                self.rails
             ));
         }
         if self.exec.len() != self.n {
@@ -195,6 +222,17 @@ pub fn prelude_command(spec: &FabricSpec, i: usize, boot_wait: Duration) -> Stri
         u8::from(spec.ssh).to_string(),
         boot_wait.as_secs().to_string(),
         spec.budget_secs.to_string(),
+        // The second rail's NIC, or none.
+        if spec.rails > 1 {
+            FabricSpec::rail_mac(1, i)
+        } else {
+            String::new()
+        },
+        if spec.rails > 1 {
+            FabricSpec::rail_addr(1, i)
+        } else {
+            String::new()
+        },
     ]
     .iter()
     .map(|w| crate::base::text::shell_quote(w))
@@ -202,12 +240,21 @@ pub fn prelude_command(spec: &FabricSpec, i: usize, boot_wait: Duration) -> Stri
     .join(" ")
 }
 
-/// QEMU's options for node `i`'s NIC on the segment.
-pub fn qemu_nic(i: usize, port: u16) -> String {
-    format!(
-        "-netdev socket,id=s0,mcast=230.0.0.1:{port},localaddr=127.0.0.1 -device virtio-net-pci,netdev=s0,mac={}",
-        FabricSpec::mac(i)
-    )
+/// QEMU's options for node `i`'s NICs, one on each rail's segment: rail
+/// `k`'s group is 230.0.0.`k+1` on `ports[k]`.
+pub fn qemu_nic(i: usize, ports: &[u16]) -> String {
+    ports
+        .iter()
+        .enumerate()
+        .map(|(k, port)| {
+            format!(
+                "-netdev socket,id=s{k},mcast=230.0.0.{}:{port},localaddr=127.0.0.1 -device virtio-net-pci,netdev=s{k},mac={}",
+                k + 1,
+                FabricSpec::rail_mac(k, i)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A UDP port nobody on this host has bound, for the segment's group.
@@ -337,7 +384,9 @@ pub fn boot_fabric(
     spec.check()?;
     setup::ensure_fabric_packages(spec.slurm, spec.ssh)?;
     write_run_files(spec)?;
-    let port = free_udp_port()?;
+    let ports = (0..spec.rails)
+        .map(|_| free_udp_port())
+        .collect::<Result<Vec<u16>, String>>()?;
     let boot_wait =
         boot_bound(accel, crate::host::vm::guests() + spec.n) + Duration::from_secs(SETUP_SECS);
     let mut vms = Vec::with_capacity(spec.n);
@@ -348,7 +397,7 @@ pub fn boot_fabric(
             exec: prelude_command(spec, i, boot_wait),
             rwdir: spec.rwdir(i),
             shared: None,
-            qemu_opts: Some(qemu_nic(i, port)),
+            qemu_opts: Some(qemu_nic(i, &ports)),
             // One vCPU each: the guests share this host's cores.
             cpus: 1,
             memory: NODE_MEMORY.into(),

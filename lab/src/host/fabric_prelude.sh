@@ -5,16 +5,18 @@
 # host into the run dir, which the guest sees read-only, and into this
 # node's rwdir:
 #
-#   sh prelude.sh DIR INDEX N MAC ADDR SLURM SSH BOOT_WAIT RUN_WAIT
+#   sh prelude.sh DIR INDEX N MAC ADDR SLURM SSH BOOT_WAIT RUN_WAIT MAC1 ADDR1
 #
 # DIR the run dir; node INDEX of N, its NIC's MAC and its address ADDR
 # on the segment (a /24); SLURM and SSH are 1 or 0; BOOT_WAIT bounds the wait for
 # the other nodes to come up, RUN_WAIT the wait for them to finish their
-# commands. It writes DIR/nodeINDEX/{booted,ready,exit,output,failed}; the
+# commands. MAC1 and ADDR1 are its second NIC's, on rail 1 (a /24 of its
+# own), or empty when it has one. It writes DIR/nodeINDEX/{booted,ready,exit,output,failed}; the
 # other nodes wait on each other through those files (9p without a cache
 # shows one VM's writes to the others at once).
 set -u
 dir=$1 i=$2 n=$3 mac=$4 addr=$5 slurm=$6 ssh=$7 boot_wait=$8 run_wait=$9
+mac1=${10:-} addr1=${11:-}
 node=node$i
 rw=$dir/$node
 : >"$rw/booted"
@@ -81,23 +83,31 @@ barrier() {
 	done
 }
 
+# rxe_up DEV MAC ADDR: the NIC with MAC up with ADDR/24, and Soft-RoCE
+# device DEV on it, ACTIVE.
+rxe_up() {
+	nic=
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address")" = "$2" ] && nic=${d##*/}
+	done
+	[ -n "$nic" ] || fail "no NIC with MAC $2"
+	ip link set "$nic" up || fail "ip link set $nic up"
+	ip addr add "$3/24" dev "$nic" || fail "ip addr add $3/24 dev $nic"
+	timeout 60 rdma link add "$1" type rxe netdev "$nic" || fail "rdma link add $1"
+	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
+	wait_for 60 "ACTIVE $1 port 1" sh -c 'rdma link show "$1/1" | grep -q "state ACTIVE"' sh "$1"
+	say "$nic $3, $1 ACTIVE"
+}
+
 net_up() {
 	hostname "$node" || fail "hostname"
 	mount --bind "$rw/hosts" /etc/hosts || fail "bind-mounting /etc/hosts"
-	nic=
-	for d in /sys/class/net/*; do
-		[ "$(cat "$d/address")" = "$mac" ] && nic=${d##*/}
-	done
-	[ -n "$nic" ] || fail "no NIC with MAC $mac"
 	ip link set lo up
-	ip link set "$nic" up || fail "ip link set $nic up"
-	ip addr add "$addr/24" dev "$nic" || fail "ip addr add $addr/24 dev $nic"
 	timeout 60 modprobe rdma_rxe || fail "modprobe rdma_rxe"
 	# rdma_cm's device node, as a host with rdma-core has it at boot.
 	timeout 60 modprobe rdma_ucm || fail "modprobe rdma_ucm"
-	timeout 60 rdma link add rxe0 type rxe netdev "$nic" || fail "rdma link add rxe0"
-	wait_for 60 "ACTIVE rxe0 port 1" sh -c 'rdma link show rxe0/1 | grep -q "state ACTIVE"'
-	say "$nic $addr, rxe0 ACTIVE"
+	rxe_up rxe0 "$mac" "$addr"
+	[ -z "$mac1" ] || rxe_up rxe1 "$mac1" "$addr1"
 }
 
 # munged with the run's key, at munge's default socket, so that every

@@ -65,7 +65,12 @@ fn run_dir() -> Result<PathBuf, String> {
 
 /// Boots `n` nodes with Slurm and sshd; node0 runs `script` as
 /// `sh SCRIPT OUT BIN` (its rwdir, the binaries), bounded by `budget_secs`.
-pub fn run_script(n: usize, script: &str, budget_secs: u64) -> Result<FabricRun, String> {
+pub fn run_script(
+    n: usize,
+    rails: usize,
+    script: &str,
+    budget_secs: u64,
+) -> Result<FabricRun, String> {
     let tools = setup::ensure()?;
     let accel = vm::Accel::detect(std::env::var_os("XTASK_TCG").is_some(), &tools);
     setup::ensure_package("nftables", "for the fabric's faults")?;
@@ -80,6 +85,7 @@ pub fn run_script(n: usize, script: &str, budget_secs: u64) -> Result<FabricRun,
         slurm: true,
         ssh: true,
         budget_secs,
+        rails,
     };
     let node0 = spec.rwdir(0);
     let words = [

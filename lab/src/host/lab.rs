@@ -667,6 +667,7 @@ fn run_local(
         dev,
         gid_idx: gid_idx.unwrap_or(0),
         ib_port: 1,
+        tcp_shift: 0,
     };
     let mut cfg = ctx.agent(agent_role, ip, Net::None, ctx.dir.clone(), params);
     cfg.auto_gid = gid_idx.is_none();
@@ -1065,6 +1066,7 @@ fn doctor_agent(
             dev: dev.to_string(),
             gid_idx: req.gid_idx.unwrap_or(0),
             ib_port: 1,
+            tcp_shift: 0,
         },
         scenarios: Vec::new(),
         wait_secs: req.wait_secs,

@@ -62,6 +62,8 @@ pub struct MeshOptions {
     pub mcast_all: bool,
     /// `--serial`: one pair at a time (the benchmark's baseline).
     pub serial: bool,
+    /// `--rails`: each pair also on every other rail its hosts share.
+    pub rails: bool,
     /// The only addresses that may join besides the launcher's hosts'
     /// (none: any, where the launcher named no hosts).
     pub allow: Vec<std::net::IpAddr>,
@@ -324,6 +326,7 @@ pub fn coord_config(
         out: opts.out.clone(),
         mcast_all: opts.mcast_all,
         serial: opts.serial,
+        rails: opts.rails,
         allow: opts.allow.clone(),
         perf: opts.perf,
     })

@@ -93,11 +93,59 @@ pub struct Finding {
     /// What it says: host names are the hosts' own text, which a
     /// presenter escapes.
     pub text: String,
+    /// The rail it is about ([`MeshRun::rails`]); 0 for rail 0 and for
+    /// what is about the whole host.
+    pub rail: usize,
 }
 
-/// The findings of `run`, missing hosts first, then the fabric, hosts and
-/// links, then multicast; none when everything passed.
+/// The findings of `run`: rail 0's (missing hosts first, then the fabric,
+/// hosts and links, then multicast), then each other rail's, judged as a
+/// run of its own and named by its rail and the hosts' devices there;
+/// none when everything passed. A host that fails on a rail past 0 and
+/// not on rail 0 is its NIC there, not the host.
 pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
+    let mut findings = diagnose_rail(&run.rail_view(0));
+    let first: Vec<usize> = findings
+        .iter()
+        .filter_map(|f| match f.kind {
+            FindingKind::HostFault { rank } | FindingKind::SlowHost { rank } => Some(rank),
+            _ => None,
+        })
+        .collect();
+    for rail in 1..run.rails.len() {
+        let view = run.rail_view(rail);
+        for f in diagnose_rail(&view) {
+            // Who is missing, or cannot take part, is said once, on rail 0.
+            if matches!(
+                f.kind,
+                FindingKind::Missing { .. } | FindingKind::CannotTakePart { .. }
+            ) {
+                continue;
+            }
+            let nic = match f.kind {
+                FindingKind::HostFault { rank } | FindingKind::SlowHost { rank }
+                    if !first.contains(&rank) =>
+                {
+                    let stop = if f.text.ends_with('.') { "" } else { "." };
+                    format!(
+                        "{stop} It passes on rail 0: its NIC on {}, not the host.",
+                        run.rail_name(rail)
+                    )
+                }
+                _ => String::new(),
+            };
+            findings.push(Finding {
+                text: format!("{}: {}{nic}", run.rail_name(rail), f.text),
+                rail,
+                ..f
+            });
+        }
+    }
+    findings
+}
+
+/// The findings of one rail's run ([`MeshRun::rail_view`]).
+fn diagnose_rail(run: &MeshRun) -> Vec<Finding> {
     let mesh = Mesh::new(run);
     let mut findings = mesh.missing();
     findings.extend(mesh.rails());
@@ -236,7 +284,11 @@ impl<'a> Mesh<'a> {
                     plural(pairs, "pair")
                 ),
             };
-            findings.push(Finding { kind, text });
+            findings.push(Finding {
+                kind,
+                text,
+                rail: 0,
+            });
         }
         findings
     }
@@ -260,6 +312,7 @@ impl<'a> Mesh<'a> {
         crate::judge::rails::findings(&names, &crate::model::rails::rails(&ports))
             .into_iter()
             .map(|(at, text)| Finding {
+                rail: 0,
                 kind: FindingKind::Rail {
                     rank: told[at].rank,
                 },
@@ -285,6 +338,7 @@ impl<'a> Mesh<'a> {
                     (n, f) => format!("{f} of its {} failed", plural(n, "pair")),
                 };
                 Finding {
+                    rail: 0,
                     kind: FindingKind::Doctor { rank: h.rank },
                     text: format!(
                         "{}'s doctor found: {} ({pairs}): the examples meet it there, so fix \
@@ -419,6 +473,7 @@ impl<'a> Mesh<'a> {
             )
         };
         Finding {
+            rail: 0,
             kind: FindingKind::HostFault { rank },
             text: format!(
                 "{} fails with {how_many}, while {others}: look at {} itself. Failed: {}. {}{}{}",
@@ -436,6 +491,7 @@ impl<'a> Mesh<'a> {
     fn link_fault(&self, r: &Ran) -> Finding {
         let (a, b) = ordered(r.pair);
         Finding {
+            rail: 0,
             kind: FindingKind::LinkFault { a, b },
             text: format!(
                 "the link between {} and {} fails ({}), though both pass with their other \
@@ -470,6 +526,7 @@ impl<'a> Mesh<'a> {
             Self::unstarted_note(&failed)
         );
         vec![Finding {
+            rail: 0,
             kind: FindingKind::LinkFault { a, b },
             text,
         }]
@@ -530,6 +587,7 @@ impl<'a> Mesh<'a> {
             );
         }
         Finding {
+            rail: 0,
             kind: FindingKind::FabricWide,
             text,
         }
@@ -538,6 +596,7 @@ impl<'a> Mesh<'a> {
     /// Most pairs failed, over most hosts: no few hosts or links to blame.
     fn widespread(&self, failing: usize, hosts: usize) -> Finding {
         Finding {
+            rail: 0,
             kind: FindingKind::FabricWide,
             text: format!(
                 "{failing} of the {} pairs that ran failed, spread over the {hosts} hosts: no \
@@ -735,6 +794,7 @@ impl<'a> Mesh<'a> {
                 _ => "its scenarios did not all run",
             };
             found.push(Finding {
+                rail: 0,
                 kind: FindingKind::Lossy { a, b },
                 text: format!(
                     "{} - {}: {} while their pair ran ({}; {passed}): a lossy link between them",
@@ -775,6 +835,7 @@ impl<'a> Mesh<'a> {
                     .map(|(peer, why)| format!("{}: {}", self.label(*peer), why.join("; ")))
                     .collect();
                 Finding {
+                    rail: 0,
                     kind: FindingKind::SlowHost { rank: *h },
                     text: format!(
                         "{} is slow with every one of its {} measured peers ({}; each median \
@@ -795,6 +856,7 @@ impl<'a> Mesh<'a> {
                 ""
             };
             found.push(Finding {
+                rail: 0,
                 kind: FindingKind::Slow { a, b },
                 text: format!(
                     "{} - {}: {}{again}: a slow link between them",
@@ -837,6 +899,7 @@ impl<'a> Mesh<'a> {
             let mut scenarios: Vec<&str> = from.iter().map(|(_, sc)| *sc).collect();
             scenarios.dedup();
             Finding {
+                rail: 0,
                 kind: FindingKind::Multicast { rank: r },
                 text: format!(
                     "{} did not get every multicast message from {senders} ({}), while other \
@@ -864,6 +927,7 @@ impl<'a> Mesh<'a> {
             )
         };
         Finding {
+            rail: 0,
             kind: FindingKind::Multicast { rank: sender },
             text: format!("{}'s multicast ({scenario}): {who}", self.label(sender)),
         }

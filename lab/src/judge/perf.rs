@@ -18,6 +18,8 @@ pub struct Figures {
     pub usec: Option<f64>,
     /// Whether they were measured again alone, after the rounds.
     pub alone: bool,
+    /// The lesser link rate of its ports, in Gb/s, when known.
+    pub rate: Option<f64>,
 }
 
 /// The figures in `results`: the clients' reports, the lesser bandwidth
@@ -49,6 +51,7 @@ pub fn in_round(cell: &PairCell) -> Figures {
         gbps,
         usec,
         alone: false,
+        rate: cell.rate_gbps,
     }
 }
 
@@ -61,6 +64,7 @@ pub fn figures(cell: &PairCell) -> Figures {
         gbps: alone_gbps.or(gbps),
         usec: alone_usec.or(usec),
         alone: alone_gbps.is_some() || alone_usec.is_some(),
+        rate: cell.rate_gbps,
     }
 }
 
@@ -125,6 +129,16 @@ pub fn shortfall(link: &Figures, m: &Medians, limits: &PerfLimits) -> Vec<String
                 gbps_text(bw),
                 gbps_text(med),
                 100.0 * bw / med
+            ));
+        }
+    }
+    if let (Some(bw), Some(rate), Some(share)) = (link.gbps, link.rate, limits.min_rate_ratio) {
+        if bw < share * rate {
+            short.push(format!(
+                "{}, link rate {} ({:.0}%)",
+                gbps_text(bw),
+                gbps_text(rate),
+                100.0 * bw / rate
             ));
         }
     }

@@ -344,6 +344,9 @@ pub struct PairCell {
     pub pair: Pair,
     /// The round it ran in, an index into the schedule.
     pub round: usize,
+    /// The rail it ran on, an index into [`MeshRun::rails`] (0: the
+    /// hosts' RDMA addresses).
+    pub rail: usize,
     /// Its scenarios, in the order they ran.
     pub results: Vec<ScenarioResult>,
     /// The loss counters that rose on either host's port while the pair
@@ -352,6 +355,9 @@ pub struct PairCell {
     /// Its measurements taken again alone, after the rounds, when they
     /// made it a suspect (`mesh --perf`).
     pub alone: Vec<ScenarioResult>,
+    /// The lesser link rate of its two ports on its rail, in Gb/s, as
+    /// sysfs gives it; `None` when a host did not say.
+    pub rate_gbps: Option<f64>,
 }
 
 impl PairCell {
@@ -414,6 +420,11 @@ pub struct MeshRun {
     pub mcast: Vec<McastResult>,
     /// The pattern's name ([`Pattern::name`]).
     pub pattern_name: String,
+    /// The rails the pairs ran on: rail 0, the hosts' RDMA addresses,
+    /// then each subnet that two hosts or more have ports on
+    /// ([`crate::model::rails`]); `None` for rail 0 (its hosts' subnets
+    /// may differ).
+    pub rails: Vec<Option<crate::model::rails::Subnet>>,
     /// What makes a measured link slow (`mesh --perf`); `None` when the
     /// links were not measured.
     pub perf: Option<PerfLimits>,
@@ -430,6 +441,9 @@ pub struct PerfLimits {
     pub min_gbps: Option<f64>,
     /// The most latency as a multiple of the median (`--max-lat-ratio`).
     pub max_lat_ratio: f64,
+    /// The least share of the ports' own link rate (`--min-rate-ratio`),
+    /// when given.
+    pub min_rate_ratio: Option<f64>,
 }
 
 impl Default for PerfLimits {
@@ -438,14 +452,67 @@ impl Default for PerfLimits {
             min_bw_ratio: 0.5,
             min_gbps: None,
             max_lat_ratio: 2.0,
+            min_rate_ratio: None,
         }
     }
 }
 
 impl MeshRun {
-    /// The cell of the pair of `a` and `b`, in either role, if scheduled.
+    /// The cell of the pair of `a` and `b` on rail 0, in either role, if
+    /// scheduled.
     pub fn cell(&self, a: usize, b: usize) -> Option<&PairCell> {
-        self.cells.iter().find(|c| c.pair.joins(a, b))
+        self.cells
+            .iter()
+            .find(|c| c.rail == 0 && c.pair.joins(a, b))
+    }
+
+    /// Rail `rail` as a run of its own: its cells; for a rail past 0, each
+    /// host named with its device there (`node2 rxe1`), and none of what
+    /// rail 0 judges for the whole host (doctor, ports, multicast), so
+    /// that the judge and the presenter take it as they take a run.
+    pub fn rail_view(&self, rail: usize) -> MeshRun {
+        let subnet = self.rails.get(rail).copied().flatten();
+        let hosts = self
+            .hosts
+            .iter()
+            .map(|h| match subnet {
+                None => h.clone(),
+                Some(net) => MeshHost {
+                    name: match h.ports.iter().find(|p| p.subnet() == net) {
+                        Some(p) => format!("{} {}", h.name, p.dev),
+                        None => h.name.clone(),
+                    },
+                    findings: Vec::new(),
+                    ports: Vec::new(),
+                    ..h.clone()
+                },
+            })
+            .collect();
+        MeshRun {
+            hosts,
+            cells: self
+                .cells
+                .iter()
+                .filter(|c| c.rail == rail)
+                .cloned()
+                .collect(),
+            mcast: if rail == 0 {
+                self.mcast.clone()
+            } else {
+                Vec::new()
+            },
+            pattern_name: self.pattern_name.clone(),
+            rails: vec![subnet],
+            perf: self.perf,
+        }
+    }
+
+    /// Rail `rail` as a report names it: `rail 1 (198.51.100.0/24)`.
+    pub fn rail_name(&self, rail: usize) -> String {
+        match self.rails.get(rail).copied().flatten() {
+            Some(net) => format!("rail {rail} ({net})"),
+            None => format!("rail {rail}"),
+        }
     }
 
     /// The name of host `rank`, or `host RANK` for a rank with no host.
@@ -462,7 +529,7 @@ impl MeshRun {
 /// name is the host's own text and could name a path. The scenario's name
 /// keeps only `[A-Za-z0-9._-]` (anything else becomes `_`) for the same
 /// reason. The coordinator writes them there; the HTML page links to them.
-pub fn transcript_path(pair: Pair, scenario: &str, side: &str) -> String {
+pub fn transcript_path(pair: Pair, rail: usize, scenario: &str, side: &str) -> String {
     let clean = |s: &str| -> String {
         s.chars()
             .map(|c| {
@@ -474,8 +541,14 @@ pub fn transcript_path(pair: Pair, scenario: &str, side: &str) -> String {
             })
             .collect()
     };
+    // Rail 0's where they always were; another rail's in a dir of its own.
+    let rail = if rail == 0 {
+        String::new()
+    } else {
+        format!("rail{rail}/")
+    };
     format!(
-        "pairs/{}-{}/{}.{}.txt",
+        "pairs/{}-{}/{rail}{}.{}.txt",
         pair.server,
         pair.client,
         clean(scenario),

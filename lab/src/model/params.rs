@@ -17,6 +17,17 @@ pub struct Params {
     pub gid_idx: u32,
     /// `{ib_port}`.
     pub ib_port: u32,
+    /// What `{tcp_port:N}` adds to `N`: a rail's checks run beside the
+    /// other rails' on the same host, each on TCP ports of its own
+    /// ([`rail_shift`]); 0 everywhere else.
+    #[serde(default)]
+    pub tcp_shift: u16,
+}
+
+/// The TCP port shift of rail `rail`'s checks (`mesh` with rails): rail 0
+/// keeps the ports every lab run uses, rail `k` adds `10 k`.
+pub fn rail_shift(rail: usize) -> u16 {
+    u16::try_from(rail.saturating_mul(10)).unwrap_or(u16::MAX)
 }
 
 impl Default for Params {
@@ -27,6 +38,7 @@ impl Default for Params {
             dev: "rxe0".into(),
             gid_idx: 1,
             ib_port: 1,
+            tcp_shift: 0,
         }
     }
 }
@@ -54,8 +66,16 @@ pub fn check_ip(opt: &str, v: &str) -> Result<(), String> {
     }
 }
 
-/// Replaces the placeholders in one argument.
+/// Replaces the placeholders in one argument. A whole argument
+/// `{tcp_port:N}` is the TCP port `N` shifted by [`Params::tcp_shift`].
 pub fn substitute(arg: &str, p: &Params) -> String {
+    if let Some(port) = arg
+        .strip_prefix("{tcp_port:")
+        .and_then(|r| r.strip_suffix('}'))
+        .and_then(|n| n.parse::<u16>().ok())
+    {
+        return port.saturating_add(p.tcp_shift).to_string();
+    }
     arg.replace("{server_ip}", &p.server_ip)
         .replace("{client_ip}", &p.client_ip)
         .replace("{dev}", &p.dev)

@@ -27,6 +27,16 @@ impl Port {
     pub fn subnet(&self) -> Subnet {
         Subnet::of(self.addr, self.prefix)
     }
+
+    /// Its link rate in Gb/s: the number `rate` starts with (`100 Gb/sec
+    /// (4X EDR)`), when it is one above zero.
+    pub fn gbps(&self) -> Option<f64> {
+        let rate = self.rate.as_deref()?;
+        let number = rate.split_whitespace().next()?;
+        let v: f64 = number.parse().ok()?;
+        (v.is_finite() && v > 0.0 && rate[number.len()..].trim_start().starts_with("Gb/s"))
+            .then_some(v)
+    }
 }
 
 /// An IPv4 subnet: a network address and a prefix length.

@@ -460,6 +460,17 @@ pub enum Ready {
     None,
 }
 
+impl Ready {
+    /// The condition with its TCP port shifted by `by` (a rail's checks,
+    /// whose ports are `{tcp_port:N}`).
+    pub fn shifted(self, by: u16) -> Ready {
+        match self {
+            Ready::TcpListen(port) => Ready::TcpListen(port.saturating_add(by)),
+            other => other,
+        }
+    }
+}
+
 /// Expected behaviour of one side.
 #[derive(Debug, Clone)]
 pub struct Expect {

@@ -76,6 +76,7 @@ fn a_script_reads_the_values_from_the_environment_and_means_the_same() {
         dev: "mlx5_0".into(),
         gid_idx: 3,
         ib_port: 2,
+        tcp_shift: 0,
     };
     // Each quoting a placeholder meets in the scenarios' scripts.
     for (program, script) in [
@@ -124,6 +125,7 @@ fn a_hostile_value_is_never_shell_code() {
         dev: evil.clone(),
         gid_idx: 0,
         ib_port: 1,
+        tcp_shift: 0,
     };
     let cmd = Cmd::new(
         "sh",
@@ -161,6 +163,7 @@ fn a_wrapped_shells_script_never_holds_a_value() {
         dev: "rxe0;touch /tmp/owned".into(),
         gid_idx: 1,
         ib_port: 1,
+        tcp_shift: 0,
     };
     for wrapped in [
         Cmd::new(
@@ -192,6 +195,7 @@ fn placeholders() {
         dev: "mlx5_0".into(),
         gid_idx: 3,
         ib_port: 2,
+        tcp_shift: 0,
     };
     assert_eq!(
         Cmd::new(

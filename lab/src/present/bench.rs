@@ -29,6 +29,13 @@ pub fn print_pingpong(b: &Pingpong) -> bool {
 /// rounds were faster.
 pub fn print_mesh(b: &Mesh) -> bool {
     let ((p, pn), (s, sn)) = (b.parallel, b.serial);
+    if b.rails {
+        println!("four hosts of two NICs, all 6 pairs on two rails (--perf):");
+        println!("  both rails at once (--rails):  median {p:.1} s of {pn}");
+        println!("  one rail at a time (2 runs):   median {s:.1} s of {sn}");
+        println!("  one at a time / at once: {:.2} (ideal 2.00)", s / p);
+        return b.faster();
+    }
     println!("four hosts, all 6 pairs of rc_example (and the doctor's probe):");
     println!("  parallel rounds (3 rounds of 2 pairs): median {p:.1} s of {pn}");
     println!("  one pair at a time (6 pairs):          median {s:.1} s of {sn}");

@@ -147,6 +147,7 @@ fn lab_params() -> Params {
         dev: "rxe0".into(),
         gid_idx: 1,
         ib_port: 1,
+        tcp_shift: 0,
     }
 }
 

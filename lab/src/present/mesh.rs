@@ -95,6 +95,25 @@ pub fn report(run: &MeshRun, files: &ReportFiles) -> Result<bool, String> {
 /// fail, `?` not run, `s` skipped, `-` self, blank not scheduled), the
 /// failing pairs with their failed scenarios, and the diagnosis.
 pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
+    let first = run.rail_view(0);
+    let mut out = rail_text(&first) + &multicast_text(&first) + &doctor_text(&first);
+    for rail in 1..run.rails.len() {
+        out += &format!("\n{}:\n", capitalised(&run.rail_name(rail)));
+        out += &rail_text(&run.rail_view(rail));
+    }
+    out + &diagnosis_text(run, findings)
+}
+
+/// `text` with its first letter in capitals.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// One rail's matrix ([`MeshRun::rail_view`]), its failing pairs and its
+/// measurements.
+fn rail_text(run: &MeshRun) -> String {
     let n = run.hosts.len();
     let names: Vec<String> = (0..n).map(|r| short_name(run, r)).collect();
     let by_rank = names.iter().any(|s| s.chars().count() > MAX_COLUMN_LABEL);
@@ -147,11 +166,7 @@ pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
             .collect();
         out += &format!("columns: {}\n", legend.join(", "));
     }
-    out + &failing_pairs(run)
-        + &perf_text(run)
-        + &multicast_text(run)
-        + &doctor_text(run)
-        + &diagnosis_text(run, findings)
+    out + &failing_pairs(run) + &perf_text(run)
 }
 
 /// With `--perf`: how many links were measured and their medians; each
@@ -366,17 +381,33 @@ pub fn html(run: &MeshRun, findings: &[Finding]) -> String {
         h += "</ul>\n";
     }
     h += "</section>\n";
-    h += &html_matrix(run);
-    h += &html_perf(run);
-    h += &html_scenarios(run);
-    h += &html_mcast(run);
+    let first = run.rail_view(0);
+    h += &html_matrix(&first);
+    h += &html_perf(&first);
+    h += &html_scenarios(&first);
+    for rail in 1..run.rails.len() {
+        let view = run.rail_view(rail);
+        let _ = writeln!(
+            h,
+            "<section class=\"rail\">\n<h2>{}</h2>",
+            xml_text(&capitalised(&run.rail_name(rail)))
+        );
+        h += &html_matrix(&view);
+        h += &html_perf(&view);
+        h += &html_scenarios(&view);
+        h += "</section>\n";
+    }
+    h += &html_mcast(&first);
     h += &html_hosts(run);
     h + "</body>\n</html>\n"
 }
 
-/// The anchor of a pair's row in the scenario heatmap.
+/// The anchor of a pair's row in its rail's scenario heatmap.
 fn anchor(c: &PairCell) -> String {
-    format!("pair-{}-{}", c.pair.server, c.pair.client)
+    match c.rail {
+        0 => format!("pair-{}-{}", c.pair.server, c.pair.client),
+        k => format!("pair-{}-{}-rail{k}", c.pair.server, c.pair.client),
+    }
 }
 
 /// The N x N heatmap: columns by rank (a host's name in its tooltip), rows
@@ -533,8 +564,8 @@ fn html_scenarios(run: &MeshRun) -> String {
                 "<td class=\"{}\" title=\"{}\"><a href=\"{}\">server</a> <a href=\"{}\">client</a></td>",
                 class(&r.verdict),
                 xml_escape(&tip),
-                xml_escape(&transcript_path(c.pair, s, "server")),
-                xml_escape(&transcript_path(c.pair, s, "client"))
+                xml_escape(&transcript_path(c.pair, c.rail, s, "server")),
+                xml_escape(&transcript_path(c.pair, c.rail, s, "client"))
             );
         }
         h += "</tr>\n";
@@ -669,7 +700,10 @@ fn case(classname: String, name: String, v: &Verdict, detail: &str, out: String)
 pub fn junit(run: &MeshRun, findings: &[Finding]) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
     for c in &run.cells {
-        let name = format!("{}-{}", run.name(c.pair.server), run.name(c.pair.client));
+        let mut name = format!("{}-{}", run.name(c.pair.server), run.name(c.pair.client));
+        if c.rail > 0 {
+            name += &format!(" {}", run.rail_name(c.rail));
+        }
         let cases: Vec<Case> = c
             .results
             .iter()
@@ -782,6 +816,7 @@ pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
             lines.push(json!({
                 "type": "pair",
                 "round": c.round,
+                "rail": c.rail,
                 "server": c.pair.server,
                 "server_name": run.name(c.pair.server),
                 "client": c.pair.client,
@@ -845,11 +880,11 @@ fn link_json(run: &MeshRun, c: &PairCell) -> Value {
         .map(|(r, n, v)| json!({"rank": r, "name": run.name(*r), "counter": n, "rose": v}))
         .collect();
     json!({
-        "type": "link", "round": c.round,
+        "type": "link", "round": c.round, "rail": c.rail,
         "server": c.pair.server, "server_name": run.name(c.pair.server),
         "client": c.pair.client, "client_name": run.name(c.pair.client),
         "counters": counters,
-        "gbps": f.gbps, "usec": f.usec, "alone": f.alone,
+        "gbps": f.gbps, "usec": f.usec, "alone": f.alone, "rate_gbps": c.rate_gbps,
     })
 }
 
@@ -868,7 +903,7 @@ fn finding_json(f: &Finding) -> Value {
         FindingKind::Rail { rank } => ("rail", vec![rank]),
         FindingKind::Multicast { rank } => ("multicast", vec![rank]),
     };
-    json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text})
+    json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text, "rail": f.rail})
 }
 
 #[cfg(test)]

@@ -39,6 +39,9 @@ pub struct Mesh {
     pub parallel: (f64, usize),
     /// One pair at a time: the median, and the runs.
     pub serial: (f64, usize),
+    /// `bench mesh --rails`: `parallel` is both rails at once, `serial`
+    /// one rail at a time.
+    pub rails: bool,
 }
 
 impl Mesh {

@@ -37,12 +37,21 @@ fault() {
 	fi
 }
 
-# The netdev with a fabric address, on node $1; a line in node0's output
-# when there is none, since a fault then is not made.
+# The netdev with a fabric address on node $1's rail $2 (0, the default:
+# 192.0.2.0/24; 1: 198.51.100.0/24); a line in node0's output when there
+# is none, since a fault then is not made.
 nic() {
+	net='192\.0\.2\.'
+	[ "${2:-0}" = 1 ] && net='198\.51\.100\.'
 	# shellcheck disable=SC2016 # awk's own $2 and $4.
-	found=$(timeout 30 ssh "$1" ip -o -4 addr show | awk '$4 ~ /^192\.0\.2\./ { print $2; exit }')
-	[ -n "$found" ] || echo "fabric test: no netdev with a fabric address found on $1" >&2
+	found=$(timeout 30 ssh "$1" ip -o -4 addr show | awk -v net="^$net" '$4 ~ net { print $2; exit }')
+	[ -n "$found" ] || echo "fabric test: no netdev on rail ${2:-0} found on $1" >&2
 	echo "$found"
+}
+
+# Waits until node $1's device $2 is ACTIVE again (after its link came up).
+active() {
+	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
+	timeout 60 ssh "$1" sh -c 'until rdma link show "$1/1" | grep -q "state ACTIVE"; do sleep 1; done' sh "$2"
 }
 

@@ -27,7 +27,10 @@ wait
 # 7. node1's only fault is one its doctor finds and rc_example does not
 #    meet: `ulimit -l 64` without CAP_IPC_LOCK (apm's 1960 KiB would not
 #    fit). Every pair passes; the diagnosis names node1 and the finding,
-#    and the run fails on it.
+#    and the run fails on it. Beside it, node0's second NIC is down: the
+#    rails name node0 as missing from rail 198.51.100.0/24.
+n0=$(nic node0 1)
+ip link set "$n0" down
 flags="--size 4 --coordinator node0 --wait 60 --out /tmp/mesh-doctor"
 for r in 1 2 3; do
 	limit=""
@@ -42,24 +45,34 @@ done
 # shellcheck disable=SC2086
 step doctor_only "$lab" mesh --rank 0 $flags rc_example
 wait
+ip link set "$n0" up
+active node0 rxe1
 
 # 8. node2 has the modules and no device: its rank joins to say so, and
 #    the diagnosis names node2 and why at once, without waiting out
 #    --wait (600 s here: the step's time shows it did not).
 n2=$(nic node2)
+n2b=$(nic node2 1)
 timeout 60 ssh node2 rdma link delete rxe0
+timeout 60 ssh node2 rdma link delete rxe1
 began=$(date +%s)
 step no_device srun -N 4 --ntasks-per-node=1 "$lab" mesh --wait 600 rc_example
 echo "took $(($(date +%s) - began)) s" >>"$out/no_device.out"
 timeout 60 ssh node2 rdma link add rxe0 type rxe netdev "$n2"
+timeout 60 ssh node2 rdma link add rxe1 type rxe netdev "$n2b"
+active node2 rxe0
+active node2 rxe1
 
-# 9. A stray address: node3's RDMA netdev has a second one, on a subnet no
-#    other host has. Every pair passes on 192.0.2.0/24; the rails name
-#    node3's port on 203.0.113.0/24, and the run fails on it.
-n3=$(nic node3)
+# 9. A NIC on the wrong subnet: node3's second NIC has 203.0.113.4/24
+#    instead of its address on rail 198.51.100.0/24. Every pair passes on
+#    192.0.2.0/24; the rails name node3 rxe1 as on the wrong subnet, and
+#    the run fails on it.
+n3=$(nic node3 1)
+timeout 30 ssh node3 ip addr del 198.51.100.4/24 dev "$n3"
 timeout 30 ssh node3 ip addr add 203.0.113.4/24 dev "$n3"
 step stray_rail srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
 timeout 30 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
+timeout 30 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
 
 # 10. A lossy link: node1 and node2 each drop 5% of the other's RoCE v2
 #     packets, at random, while perftest moves data between the ring's

@@ -9,7 +9,7 @@ use rdma_lab::catalog::perf::{SEND_LAT, WRITE_BW};
 use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
-use rdma_lab::guest::mesh::messages::{done_json, Assignment, Done, Hello};
+use rdma_lab::guest::mesh::messages::{assignments_from_json, done_json, Assignment, Done, Hello};
 use rdma_lab::model::mesh::{MeshRun, Pattern, PerfLimits, ScenarioResult, Verdict};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -56,6 +56,16 @@ pub enum Behaviour {
     /// Plays, and its links measure a tenth of the others' bandwidth in
     /// the busy rounds only, never alone (`--perf`).
     SlowInRounds,
+    /// Plays, and its second NIC's (rxe1's, on 198.51.100.0/24) links
+    /// measure a tenth of the others' bandwidth (`--perf --rails`).
+    SlowNic,
+    /// Plays, and every pair on its second NIC fails (`--rails`).
+    BadNic,
+}
+
+/// A stand-in's address on 198.51.100.0/24, its second NIC's.
+pub fn second_nic(rank: usize) -> String {
+    format!("198.51.100.{}", rank % 250 + 1)
 }
 
 /// A stand-in's eight rail ports, as a GPU node's: rxe0 on its address's
@@ -96,6 +106,8 @@ pub struct Faults {
     /// The address of the host whose links measure a tenth of the others'
     /// bandwidth, and whether only in the busy rounds (not alone).
     pub slow: Option<(String, bool)>,
+    /// An address whose pairs fail, besides `bad` (a NIC's).
+    pub bad_nic: Option<String>,
 }
 
 /// What the stand-in of a host without a device says, and its doctor.
@@ -124,7 +136,12 @@ pub fn free_port() -> u16 {
 /// when `bad` is one of the pair's addresses.
 pub fn recorded(a: &Assignment, faults: &Faults) -> Vec<ScenarioResult> {
     let bad = &faults.bad;
-    let verdict = if a.server_ip == *bad || a.client_ip == *bad {
+    let nic = faults.bad_nic.as_ref();
+    let verdict = if a.server_ip == *bad
+        || a.client_ip == *bad
+        || nic == Some(&a.server_ip)
+        || nic == Some(&a.client_ip)
+    {
         Verdict::Fail
     } else {
         Verdict::Pass
@@ -222,68 +239,86 @@ pub fn stand_in(
                 if how == Behaviour::DiesAt(pairs) {
                     return;
                 }
-                let a = Assignment::from_json(&unhex(rest).unwrap()).unwrap();
                 if how == Behaviour::HugeList {
                     let list = format!("[{}0]", "0,".repeat(1_000_000));
                     c.send_blob("done", list.as_bytes()).unwrap();
                     continue;
                 }
-                let results = if how == Behaviour::PortHeld && a.role == Role::Server {
-                    vec![ScenarioResult {
-                        scenario: "session".into(),
-                        verdict: Verdict::NotRun(format!(
-                            "port 7472 on node{rank:03} is in use by another process"
-                        )),
-                        detail: String::new(),
-                        server_log: None,
-                        client_log: None,
-                    }]
-                } else if faults.held.as_ref() == Some(&a.server_ip) && a.role == Role::Client {
-                    vec![ScenarioResult {
-                        scenario: "session".into(),
-                        verdict: Verdict::Fail,
-                        detail: "no session with the serving host".into(),
-                        server_log: None,
-                        client_log: None,
-                    }]
-                } else if how == Behaviour::LongReason {
-                    vec![ScenarioResult {
-                        scenario: "rc_example".into(),
-                        verdict: Verdict::NotRun("x".repeat(1 << 20)),
-                        detail: String::new(),
-                        server_log: None,
-                        client_log: None,
-                    }]
-                } else if a.role == Role::Client {
-                    // The pair's own time, as a real pair takes some.
-                    let began = Instant::now();
-                    thread::sleep(hold);
-                    seen.lock().unwrap().push((
-                        a.round,
-                        a.server_ip.clone(),
-                        a.client_ip.clone(),
-                        began,
-                        Instant::now(),
-                    ));
-                    recorded(&a, &faults)
-                } else {
-                    Vec::new()
-                };
-                let mut counters = vec![("sent_pkts".to_string(), 500)];
-                if matches!(how, Behaviour::Lossy) {
-                    counters.push(("rcvd_seq_err".to_string(), 37));
+                // One `done` a rail, in the order handed out.
+                for a in assignments_from_json(&unhex(rest).unwrap()).unwrap() {
+                    let done = answer(rank, how, &a, &faults, &seen, hold);
+                    c.send_blob("done", done_json(&done).as_bytes()).unwrap();
                 }
-                let done = Done { results, counters };
-                c.send_blob("done", done_json(&done).as_bytes()).unwrap();
             }
             other => panic!("rank {rank}: unexpected `{other}`"),
         }
     }
 }
 
-/// A mesh run of `n` stand-ins (`absent` never start): the run, what the
-/// stand-ins saw, its wall time and the time until the transcripts were
-/// being written (the coordinating alone).
+/// A stand-in's `done` for one rail's pair `a`.
+fn answer(
+    rank: usize,
+    how: Behaviour,
+    a: &Assignment,
+    faults: &Faults,
+    seen: &Seen,
+    hold: Duration,
+) -> Done {
+    let results = if how == Behaviour::PortHeld && a.role == Role::Server {
+        vec![ScenarioResult {
+            scenario: "session".into(),
+            verdict: Verdict::NotRun(format!(
+                "port 7472 on node{rank:03} is in use by another process"
+            )),
+            detail: String::new(),
+            server_log: None,
+            client_log: None,
+        }]
+    } else if faults.held.as_ref() == Some(&a.server_ip) && a.role == Role::Client {
+        vec![ScenarioResult {
+            scenario: "session".into(),
+            verdict: Verdict::Fail,
+            detail: "no session with the serving host".into(),
+            server_log: None,
+            client_log: None,
+        }]
+    } else if how == Behaviour::LongReason {
+        vec![ScenarioResult {
+            scenario: "rc_example".into(),
+            verdict: Verdict::NotRun("x".repeat(1 << 20)),
+            detail: String::new(),
+            server_log: None,
+            client_log: None,
+        }]
+    } else if a.role == Role::Client {
+        // The pair's own time, as a real pair takes some; the schedule's
+        // record is rail 0's.
+        let began = Instant::now();
+        thread::sleep(hold);
+        if a.rail == 0 {
+            seen.lock().unwrap().push((
+                a.round,
+                a.server_ip.clone(),
+                a.client_ip.clone(),
+                began,
+                Instant::now(),
+            ));
+        }
+        recorded(a, faults)
+    } else {
+        Vec::new()
+    };
+    let mut counters = vec![("sent_pkts".to_string(), 500)];
+    if matches!(how, Behaviour::Lossy) {
+        counters.push(("rcvd_seq_err".to_string(), 37));
+    }
+    Done { results, counters }
+}
+
+/// A mesh run of `n` stand-ins (`absent` never start), each pair on every
+/// rail too when `rails` (`--rails`): the run, what the stand-ins saw, its
+/// wall time and the time until the transcripts were being written (the
+/// coordinating alone).
 pub fn mesh(
     n: usize,
     absent: &[usize],
@@ -291,6 +326,7 @@ pub fn mesh(
     bad: usize,
     hold: Duration,
     strangers: Strangers,
+    rails: bool,
 ) -> (MeshRun, Seen, (Duration, Duration)) {
     let port = free_port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -315,9 +351,16 @@ pub fn mesh(
         out: out.path().to_path_buf(),
         mcast_all: false,
         serial: false,
+        rails,
         allow: Vec::new(),
-        perf: matches!(odd, Some((_, Behaviour::Slow | Behaviour::SlowInRounds)))
-            .then(PerfLimits::default),
+        perf: matches!(
+            odd,
+            Some((
+                _,
+                Behaviour::Slow | Behaviour::SlowInRounds | Behaviour::SlowNic
+            ))
+        )
+        .then(PerfLimits::default),
     };
     let bad_ip = format!("10.{}.{}.1", bad / 256, bad % 256);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -348,6 +391,11 @@ pub fn mesh(
                     Some((k, Behaviour::SlowInRounds)) => {
                         Some((format!("10.{}.{}.1", k / 256, k % 256), true))
                     }
+                    Some((k, Behaviour::SlowNic)) => Some((second_nic(k), false)),
+                    _ => None,
+                },
+                bad_nic: match odd {
+                    Some((k, Behaviour::BadNic)) => Some(second_nic(k)),
                     _ => None,
                 },
             };
@@ -393,6 +441,7 @@ pub fn mesh_with_one(
         99,
         Duration::ZERO,
         Strangers::None,
+        false,
     )
 }
 

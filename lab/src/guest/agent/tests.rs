@@ -63,6 +63,7 @@ fn config_round_trips() {
             dev: "rxe0".into(),
             gid_idx: 3,
             ib_port: 2,
+            tcp_shift: 0,
         },
         scenarios: vec!["a".into(), "--b".into()],
         wait_secs: 7,

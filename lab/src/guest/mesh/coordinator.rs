@@ -15,6 +15,7 @@ use crate::model::mesh::{
     mcast_rounds, schedule, transcript_path, Joined, Mcast, McastResult, MeshHost, MeshRun, Pair,
     PairCell, Pattern, PerfLimits, ScenarioResult, Verdict,
 };
+use crate::model::rails::{Port, Subnet};
 use crate::model::Scenario;
 use std::fs;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
@@ -46,6 +47,10 @@ pub struct CoordConfig {
     /// One pair at a time, whatever the schedule allows: the benchmark's
     /// baseline against the parallel rounds.
     pub serial: bool,
+    /// Each pair also runs on every other rail its hosts share
+    /// (`--rails`): rail `k` of two hosts is their ports on the `k`th
+    /// subnet past their RDMA addresses'.
+    pub rails: bool,
     /// Addresses that may join besides the launcher's hosts' (`--allow`);
     /// when both are empty, any address may.
     pub allow: Vec<std::net::IpAddr>,
@@ -306,25 +311,32 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
     Ok(members)
 }
 
-/// One round: each pair whose hosts are both there is handed out at once,
-/// the idle hosts are told so, then every pair's verdicts are gathered by
-/// the round's deadline.
+/// One round: each pair whose hosts are both there is handed out at once
+/// (on every rail of `rails`, or only on rail `only`), the idle hosts are
+/// told so, then every pair's verdicts are gathered by the round's
+/// deadline.
 fn run_round(
     r: usize,
     round: &[Pair],
     members: &mut [Member],
     cfg: &CoordConfig,
     round_secs: u64,
+    rails: &[Option<Subnet>],
+    only: Option<usize>,
 ) -> Vec<PairCell> {
     let mut cells = Vec::new();
     let mut live = Vec::new();
     for &p in round {
-        match hand_out(r, p, members, cfg) {
-            Ok(()) => live.push(p),
-            Err(why) => cells.push(not_run(r, p, &why)),
+        let on = pair_rails(p, members, cfg, rails, only);
+        match hand_out(r, p, &on, members) {
+            Ok(()) => live.push((p, on)),
+            Err(why) => cells.extend(on.iter().map(|l| not_run(r, p, l.rail, &why))),
         }
     }
-    let busy: Vec<usize> = live.iter().flat_map(|p| [p.server, p.client]).collect();
+    let busy: Vec<usize> = live
+        .iter()
+        .flat_map(|(p, _)| [p.server, p.client])
+        .collect();
     let deadline = Instant::now() + Duration::from_secs(round_secs + 60);
     let idle: Vec<usize> = (0..members.len()).filter(|r| !busy.contains(r)).collect();
     for &rank in &idle {
@@ -337,8 +349,8 @@ fn run_round(
     }
     // The pairs' verdicts first: an idle host's slow answer must not keep
     // a pair's host waiting to write its results.
-    for p in live {
-        cells.push(gather_pair(r, p, members, deadline, &cfg.scenarios));
+    for (p, on) in live {
+        cells.extend(gather_pair(r, p, &on, members, deadline));
     }
     for rank in idle {
         let m = &mut members[rank];
@@ -354,6 +366,106 @@ fn run_round(
     cells
 }
 
+/// One rail of a pair in a round: the two hosts' addresses on it and
+/// what runs there.
+#[derive(Debug, Clone)]
+struct Leg {
+    rail: usize,
+    server_ip: String,
+    client_ip: String,
+    scenarios: Vec<String>,
+}
+
+/// The rails `p` runs on (`only` one, when given): rail 0 between the
+/// hosts' RDMA addresses with every scenario, and each other rail both
+/// hosts have a port on with the rail's checks (the doctor's probe,
+/// which every session runs, and `--perf`'s measurements).
+fn pair_rails(
+    p: Pair,
+    members: &[Member],
+    cfg: &CoordConfig,
+    rails: &[Option<Subnet>],
+    only: Option<usize>,
+) -> Vec<Leg> {
+    let (s, c) = (&members[p.server].host, &members[p.client].host);
+    rails
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| only.map_or(true, |o| o == *k))
+        .filter_map(|(rail, net)| {
+            let Some(net) = net else {
+                return Some(Leg {
+                    rail,
+                    server_ip: s.rdma_addr.clone(),
+                    client_ip: c.rdma_addr.clone(),
+                    scenarios: cfg.scenarios.clone(),
+                });
+            };
+            Some(Leg {
+                rail,
+                server_ip: rail_addr(s, *net)?,
+                client_ip: rail_addr(c, *net)?,
+                scenarios: cfg
+                    .scenarios
+                    .iter()
+                    .filter(|n| catalog::perf_runs().iter().any(|s| &s.name == *n))
+                    .cloned()
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The lesser link rate, in Gb/s, of the ports at `a` and `b` (each host's
+/// port with that address), when both hosts gave one.
+fn rate_of(s: &MeshHost, a: &str, c: &MeshHost, b: &str) -> Option<f64> {
+    let of = |h: &MeshHost, ip: &str| {
+        h.ports
+            .iter()
+            .find(|p| p.addr.to_string() == ip)
+            .and_then(Port::gbps)
+    };
+    Some(of(s, a)?.min(of(c, b)?))
+}
+
+/// `h`'s address on the rail `net`: its first port there.
+fn rail_addr(h: &MeshHost, net: Subnet) -> Option<String> {
+    h.ports
+        .iter()
+        .find(|p| p.subnet() == net)
+        .map(|p| p.addr.to_string())
+}
+
+/// The rails of the joined hosts: rail 0, their RDMA addresses, then
+/// every other subnet that two of them or more have a port on, in subnet
+/// order, at most [`messages::RAILS_MAX`] in all.
+fn rail_plan(members: &[Member]) -> Vec<Option<Subnet>> {
+    let joined: Vec<&MeshHost> = members
+        .iter()
+        .filter(|m| m.control.is_some())
+        .map(|m| &m.host)
+        .collect();
+    let first: Vec<Subnet> = joined
+        .iter()
+        .flat_map(|h| h.ports.iter().filter(|p| p.addr.to_string() == h.rdma_addr))
+        .map(Port::subnet)
+        .collect();
+    let hosts: Vec<(String, Vec<Port>)> = joined
+        .iter()
+        .map(|h| (h.rank.to_string(), h.ports.clone()))
+        .collect();
+    let mut plan = vec![None];
+    for rail in crate::model::rails::rails(&hosts) {
+        let mut on: Vec<&String> = rail.ports.iter().map(|(h, _)| h).collect();
+        on.dedup();
+        if on.len() >= 2 && !first.contains(&rail.subnet) {
+            plan.push(Some(rail.subnet));
+        }
+    }
+    plan.truncate(messages::RAILS_MAX);
+    plan
+}
+
 /// What is left until `deadline`, at least a second.
 fn left(deadline: Instant) -> Duration {
     deadline
@@ -361,26 +473,36 @@ fn left(deadline: Instant) -> Duration {
         .max(Duration::from_secs(1))
 }
 
-/// Sends each host of `p` its side, or says why the pair cannot run.
-fn hand_out(r: usize, p: Pair, members: &mut [Member], cfg: &CoordConfig) -> Result<(), String> {
+/// Sends each host of `p` its side on each of its rails (`on`) at once,
+/// or says why the pair cannot run.
+fn hand_out(r: usize, p: Pair, on: &[Leg], members: &mut [Member]) -> Result<(), String> {
     for rank in [p.server, p.client] {
         if members[rank].control.is_none() {
             return Err(absence(&members[rank].host));
         }
     }
-    let nonce = nonce()?;
+    let mut nonces = Vec::new();
+    for _ in on {
+        nonces.push(nonce()?);
+    }
     for (rank, role) in [(p.server, Role::Server), (p.client, Role::Client)] {
-        let a = Assignment {
-            round: r,
-            role,
-            server_ip: members[p.server].host.rdma_addr.clone(),
-            client_ip: members[p.client].host.rdma_addr.clone(),
-            nonce: nonce.clone(),
-            scenarios: cfg.scenarios.clone(),
-        };
+        let list: Vec<Assignment> = on
+            .iter()
+            .zip(&nonces)
+            .map(|(l, nonce)| Assignment {
+                round: r,
+                role,
+                server_ip: l.server_ip.clone(),
+                client_ip: l.client_ip.clone(),
+                nonce: nonce.clone(),
+                scenarios: l.scenarios.clone(),
+                rail: l.rail,
+            })
+            .collect();
+        let json = messages::assignments_json(&list);
         let m = &mut members[rank];
         let sent = m.control.as_mut().map_or(Err(String::new()), |c| {
-            c.send(&format!("pair {}", hex(a.to_json().as_bytes())))
+            c.send(&format!("pair {}", hex(json.as_bytes())))
         });
         if let Err(e) = sent {
             m.gone(Joined::Died {
@@ -405,11 +527,12 @@ fn absence(h: &MeshHost) -> String {
     }
 }
 
-/// A pair that could not run, and why.
-fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
+/// A pair that could not run on `rail`, and why.
+fn not_run(r: usize, pair: Pair, rail: usize, why: &str) -> PairCell {
     PairCell {
         pair,
         round: r,
+        rail,
         results: vec![ScenarioResult {
             scenario: messages::SESSION.into(),
             verdict: Verdict::NotRun(why.to_string()),
@@ -419,6 +542,7 @@ fn not_run(r: usize, pair: Pair, why: &str) -> PairCell {
         }],
         counters: Vec::new(),
         alone: Vec::new(),
+        rate_gbps: None,
     }
 }
 
@@ -483,18 +607,47 @@ fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioRes
     kept
 }
 
-/// The pair's verdicts: the peer side's, with the serving side's own
-/// failure if it had one; a side that did not answer makes it not run.
+/// The pair's verdicts on each of its rails (`on`, in the order each
+/// host sends its `done`s).
 fn gather_pair(
     r: usize,
     p: Pair,
+    on: &[Leg],
     members: &mut [Member],
     deadline: Instant,
-    assigned: &[String],
-) -> PairCell {
+) -> Vec<PairCell> {
     let during = format!("round {}", r + 1);
-    let server = done_of(&mut members[p.server], &during, deadline, assigned);
-    let client = done_of(&mut members[p.client], &during, deadline, assigned);
+    let server: Vec<Option<messages::Done>> = on
+        .iter()
+        .map(|l| done_of(&mut members[p.server], &during, deadline, &l.scenarios))
+        .collect();
+    let client: Vec<Option<messages::Done>> = on
+        .iter()
+        .map(|l| done_of(&mut members[p.client], &during, deadline, &l.scenarios))
+        .collect();
+    on.iter()
+        .zip(server.into_iter().zip(client))
+        .map(|(l, (s, c))| {
+            let (hs, hc) = (&members[p.server].host, &members[p.client].host);
+            PairCell {
+                rate_gbps: rate_of(hs, &l.server_ip, hc, &l.client_ip),
+                ..rail_cell(r, p, l.rail, s, c, members)
+            }
+        })
+        .collect()
+}
+
+/// One rail's cell of the pair: the peer side's verdicts, with the
+/// serving side's own failure if it had one; a side that did not answer
+/// makes it not run.
+fn rail_cell(
+    r: usize,
+    p: Pair,
+    rail: usize,
+    server: Option<messages::Done>,
+    client: Option<messages::Done>,
+    members: &[Member],
+) -> PairCell {
     match (server, client) {
         // Its port held by another process on the serving host: the
         // peer's failure to connect follows from it, and blames no one.
@@ -503,7 +656,7 @@ fn gather_pair(
                 Verdict::NotRun(why) if port_held(r) => Some(why.clone()),
                 _ => None,
             });
-            not_run(r, p, &why.unwrap_or_default())
+            not_run(r, p, rail, &why.unwrap_or_default())
         }
         (Some(s), Some(c)) => {
             let rose = |rank: usize, d: &messages::Done| -> Vec<(usize, String, u64)> {
@@ -519,15 +672,17 @@ fn gather_pair(
             PairCell {
                 pair: p,
                 round: r,
+                rail,
                 results,
                 counters,
                 alone: Vec::new(),
+                rate_gbps: None,
             }
         }
         (s, _) => {
             let who = if s.is_none() { p.server } else { p.client };
             let why = format!("{} did not finish round {}", members[who].host.name, r + 1);
-            not_run(r, p, &why)
+            not_run(r, p, rail, &why)
         }
     }
 }
@@ -549,7 +704,9 @@ fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
             let name = format!("{}{suffix}", res.scenario);
             for (side, log) in [("server", &res.server_log), ("client", &res.client_log)] {
                 if let Some(text) = log {
-                    let path = cfg.out.join(transcript_path(cell.pair, &name, side));
+                    let path = cfg
+                        .out
+                        .join(transcript_path(cell.pair, cell.rail, &name, side));
                     if let Some(dir) = path.parent() {
                         let _ = fs::create_dir_all(dir);
                     }
@@ -576,6 +733,20 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
         rounds = rounds.concat().into_iter().map(|p| vec![p]).collect();
     }
     let mut members = gather(cfg, say)?;
+    let rails = if cfg.rails {
+        rail_plan(&members)
+    } else {
+        vec![None]
+    };
+    if rails.len() > 1 {
+        let names: Vec<String> = rails.iter().flatten().map(ToString::to_string).collect();
+        say(&format!(
+            "mesh: {} rails: rail 0 (the hosts' RDMA addresses) and {}, each round's pairs on \
+             every rail at once",
+            rails.len(),
+            names.join(", ")
+        ));
+    }
     let round_secs = round_bound(&cfg.scenarios);
     let plan = Plan {
         round_secs,
@@ -599,10 +770,19 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
             rounds.len(),
             crate::base::text::shown(&names.join(", "))
         ));
-        cells.extend(run_round(r, round, &mut members, cfg, round_secs));
+        cells.extend(run_round(
+            r,
+            round,
+            &mut members,
+            cfg,
+            round_secs,
+            &rails,
+            None,
+        ));
     }
     if let Some(limits) = &cfg.perf {
-        remeasure(&mut cells, limits, &mut members, cfg, rounds.len(), say);
+        let first = rounds.len();
+        remeasure(&mut cells, limits, &mut members, cfg, first, &rails, say);
     }
     let mcast = multicast(cfg, &mut members, say);
     for m in &mut members {
@@ -620,6 +800,7 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
         cells,
         mcast,
         pattern_name: cfg.pattern.name(),
+        rails,
         perf: cfg.perf,
     })
 }
@@ -633,23 +814,41 @@ fn pair_name(members: &[Member], p: Pair) -> String {
 }
 
 /// With `--perf`, after the rounds: each suspect pair (its figures short
-/// of `limits`) is measured again alone, as rounds from `first` on, at
-/// most [`ALONE_MAX`] of them.
+/// of `limits` on its rail) is measured again alone on that rail, as
+/// rounds from `first` on, at most [`ALONE_MAX`] of them in all.
 fn remeasure(
     cells: &mut [PairCell],
     limits: &PerfLimits,
     members: &mut [Member],
     cfg: &CoordConfig,
     first: usize,
+    rails: &[Option<Subnet>],
     say: &mut dyn FnMut(&str),
 ) {
-    let suspects = crate::judge::perf::suspects(cells, limits);
+    let mut suspects = Vec::new();
+    for rail in 0..rails.len() {
+        let at: Vec<usize> = (0..cells.len())
+            .filter(|&i| cells[i].rail == rail)
+            .collect();
+        let on: Vec<PairCell> = at.iter().map(|&i| cells[i].clone()).collect();
+        suspects.extend(
+            crate::judge::perf::suspects(&on, limits)
+                .into_iter()
+                .map(|i| at[i]),
+        );
+    }
     for (k, &i) in suspects.iter().take(ALONE_MAX).enumerate() {
+        let rail = cells[i].rail;
+        let on = if rail == 0 {
+            String::new()
+        } else {
+            format!(" on rail {rail}")
+        };
         say(&format!(
-            "mesh: measuring {} again alone",
+            "mesh: measuring {}{on} again alone",
             crate::base::text::shown(&pair_name(members, cells[i].pair))
         ));
-        cells[i].alone = alone(first + k, cells[i].pair, members, cfg);
+        cells[i].alone = alone(first + k, cells[i].pair, rail, members, cfg, rails);
     }
     if suspects.len() > ALONE_MAX {
         say(&format!(
@@ -678,9 +877,16 @@ fn with_perf(cfg: &CoordConfig) -> CoordConfig {
 /// measured alone tell that as well as all of them.
 pub const ALONE_MAX: usize = 8;
 
-/// The measurements of `pair` taken again with no other pair running
-/// (`mesh --perf`), as round `r`.
-fn alone(r: usize, pair: Pair, members: &mut [Member], cfg: &CoordConfig) -> Vec<ScenarioResult> {
+/// The measurements of `pair` on `rail` taken again with no other pair
+/// running (`mesh --perf`), as round `r`.
+fn alone(
+    r: usize,
+    pair: Pair,
+    rail: usize,
+    members: &mut [Member],
+    cfg: &CoordConfig,
+    rails: &[Option<Subnet>],
+) -> Vec<ScenarioResult> {
     let perf: Vec<String> = catalog::perf_runs()
         .iter()
         .map(|s| s.name.clone())
@@ -690,7 +896,7 @@ fn alone(r: usize, pair: Pair, members: &mut [Member], cfg: &CoordConfig) -> Vec
         scenarios: perf,
         ..cfg.clone()
     };
-    run_round(r, &[pair], members, &cfg, bound)
+    run_round(r, &[pair], members, &cfg, bound, rails, Some(rail))
         .into_iter()
         .next()
         .map(|c| c.results)

@@ -322,6 +322,52 @@ pub struct Assignment {
     pub nonce: String,
     /// The scenarios, in order.
     pub scenarios: Vec<String>,
+    /// The rail it runs on: 0 for the hosts' RDMA addresses, `k` for the
+    /// run's rail `k` (the addresses are then each host's port on it).
+    pub rail: usize,
+}
+
+/// The most rails a round hands one pair: more than a node has NICs.
+pub const RAILS_MAX: usize = 16;
+
+/// A round's assignments of one host as JSON: the one as an object, or
+/// several (one a rail) as a list.
+pub fn assignments_json(list: &[Assignment]) -> String {
+    match list {
+        [one] => one.to_json(),
+        _ => format!(
+            "[{}]",
+            list.iter()
+                .map(Assignment::to_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
+
+/// A round's assignments from the coordinator's JSON: an object, or a
+/// list of at most [`RAILS_MAX`], each on a rail of its own.
+pub fn assignments_from_json(bytes: &[u8]) -> Result<Vec<Assignment>, String> {
+    let v = parse(bytes, "pair")?;
+    let list = match &v {
+        Value::Array(list) if list.len() > RAILS_MAX => {
+            return Err(format!(
+                "mesh: a round of {} rails, more than {RAILS_MAX}",
+                list.len()
+            ))
+        }
+        Value::Array(list) => list
+            .iter()
+            .map(Assignment::from_value)
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => vec![Assignment::from_value(&v)?],
+    };
+    for (i, a) in list.iter().enumerate() {
+        if list[..i].iter().any(|b| b.rail == a.rail) {
+            return Err(format!("mesh: rail {} handed out twice in a round", a.rail));
+        }
+    }
+    Ok(list)
 }
 
 impl Assignment {
@@ -338,6 +384,7 @@ impl Assignment {
         json!({
             "round": self.round, "role": self.role.as_str(), "server_ip": self.server_ip,
             "client_ip": self.client_ip, "nonce": self.nonce, "scenarios": self.scenarios,
+            "rail": self.rail,
         })
         .to_string()
     }
@@ -345,7 +392,12 @@ impl Assignment {
     /// From the coordinator's JSON; addresses and names are checked as a
     /// command line's would be, since they reach the programs.
     pub fn from_json(bytes: &[u8]) -> Result<Assignment, String> {
-        let v = parse(bytes, "pair")?;
+        Assignment::from_value(&parse(bytes, "pair")?)
+    }
+
+    /// [`Assignment::from_json`] of a parsed value.
+    fn from_value(v: &Value) -> Result<Assignment, String> {
+        let v = v.clone();
         let role = match text(&v, "role").as_str() {
             "server" => Role::Server,
             "client" => Role::Client,
@@ -371,6 +423,11 @@ impl Assignment {
             client_ip: ip("client_ip")?,
             nonce: text(&v, "nonce"),
             scenarios,
+            rail: v
+                .get("rail")
+                .and_then(Value::as_u64)
+                .map_or(0, |r| r as usize)
+                .min(RAILS_MAX),
         })
     }
 }

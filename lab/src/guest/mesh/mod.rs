@@ -158,19 +158,21 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
             "idle" => c.send("idle")?,
             "pair" => {
                 // A message this host will not act on is the pair's
-                // failure, not the end of this host's run. This host is
-                // in one pair a round: what its port's loss counters did
-                // meanwhile is that pair's.
-                let before = crate::guest::counters::read(&cfg.dev);
-                let results = crate::guest::control::unhex(rest)
-                    .and_then(|b| Assignment::from_json(&b))
-                    .map_or_else(|e| vec![failed_session(&e)], |a| play(cfg, &a));
-                let after = crate::guest::counters::read(&cfg.dev);
-                let done = messages::Done {
-                    results,
-                    counters: crate::guest::counters::rose(&before, &after),
-                };
-                c.send_blob("done", messages::done_json(&done).as_bytes())?;
+                // failure, not the end of this host's run.
+                let dones = crate::guest::control::unhex(rest)
+                    .and_then(|b| messages::assignments_from_json(&b))
+                    .map_or_else(
+                        |e| {
+                            vec![messages::Done {
+                                results: vec![failed_session(&e)],
+                                counters: Vec::new(),
+                            }]
+                        },
+                        |list| play_rails(cfg, &list),
+                    );
+                for done in dones {
+                    c.send_blob("done", messages::done_json(&done).as_bytes())?;
+                }
             }
             "mrecv" => {
                 if let Some((r, _, _)) = receiver.take() {
@@ -269,6 +271,7 @@ fn mcast_side(
         client_ip: cfg.ip.clone(),
         nonce: String::new(),
         scenarios: Vec::new(),
+        rail: 0,
     };
     Ok((s, pair_agent(cfg, &a, out)))
 }
@@ -299,9 +302,85 @@ fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<Sc
     )]
 }
 
+/// A round's pairs of this host, one a rail, each on its own thread: a
+/// `done` for each, in their order.
+fn play_rails(cfg: &MeshHostConfig, list: &[Assignment]) -> Vec<messages::Done> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = list
+            .iter()
+            .map(|a| scope.spawn(move || play_counted(cfg, a)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| messages::Done {
+                    results: vec![failed_session("mesh: the rail's pair ended in a panic")],
+                    counters: Vec::new(),
+                })
+            })
+            .collect()
+    })
+}
+
+/// One pair on its rail, with what its port's loss counters did
+/// meanwhile: this host is in one pair a round on each rail, so what
+/// they did is that pair's.
+fn play_counted(cfg: &MeshHostConfig, a: &Assignment) -> messages::Done {
+    let cfg = match on_rail(cfg, a) {
+        Ok(cfg) => cfg,
+        Err(why) => {
+            return messages::Done {
+                results: vec![failed_session(&why)],
+                counters: Vec::new(),
+            }
+        }
+    };
+    let before = crate::guest::counters::read(&cfg.dev);
+    let results = play(&cfg, a);
+    let after = crate::guest::counters::read(&cfg.dev);
+    messages::Done {
+        results,
+        counters: crate::guest::counters::rose(&before, &after),
+    }
+}
+
+/// This host as it plays `a`: on rail 0 as it joined; on rail `k` as its
+/// port there (found by its own address in `a`, which must be one of this
+/// host's ports: the coordinator names no device), on the mesh port plus
+/// one plus `k`, in a dir of the rail's own.
+fn on_rail(cfg: &MeshHostConfig, a: &Assignment) -> Result<MeshHostConfig, String> {
+    if a.rail == 0 {
+        return Ok(cfg.clone());
+    }
+    let own = match a.role {
+        Role::Server => &a.server_ip,
+        _ => &a.client_ip,
+    };
+    let ports = crate::guest::ports::of_devices(crate::guest::ports::this_host(), &cfg.rail_devs);
+    let port = ports
+        .iter()
+        .find(|p| p.addr.to_string() == *own)
+        .ok_or_else(|| {
+            format!(
+                "mesh: rail {}'s address {own} is not one of {}'s active ports",
+                a.rail, cfg.name
+            )
+        })?;
+    Ok(MeshHostConfig {
+        ip: own.clone(),
+        dev: port.dev.clone(),
+        port: cfg
+            .port
+            .saturating_add(u16::try_from(a.rail).unwrap_or(u16::MAX)),
+        out: cfg.out.join(format!("rail{}", a.rail)),
+        ..cfg.clone()
+    })
+}
+
 /// One pair's session, on the side `a` gives this host; the peer side's
 /// verdicts (the serving side's are the peer's to judge).
 fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
+    // A rail's cfg.out is its own dir already.
     let out = cfg
         .out
         .join(format!("round{}-{}", a.round, a.role.as_str()));
@@ -309,7 +388,7 @@ fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
     if let Err(e) = fs::create_dir_all(&out) {
         return vec![failed_session(&format!("{}: {e}", out.display()))];
     }
-    let (runs, refused) = own_rules(cfg, &a.scenarios);
+    let (runs, refused) = own_rules(cfg, a.rail, &a.scenarios);
     let a = &Assignment {
         scenarios: runs,
         ..a.clone()
@@ -327,9 +406,14 @@ fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
 }
 
 /// The scenarios of the coordinator's list that this host runs by its own
-/// rules (a real host's: never one that changes the machine), and the
-/// others as skipped, with why, whoever asked.
-fn own_rules(cfg: &MeshHostConfig, names: &[String]) -> (Vec<String>, Vec<ScenarioResult>) {
+/// rules (a real host's: never one that changes the machine; past rail 0,
+/// only the measurements, whose ports follow the rail), and the others
+/// as skipped, with why, whoever asked.
+fn own_rules(
+    cfg: &MeshHostConfig,
+    rail: usize,
+    names: &[String],
+) -> (Vec<String>, Vec<ScenarioResult>) {
     let mode = crate::model::Mode::Local {
         dev: Some(cfg.dev.clone()),
         ip: cfg.ip.clone(),
@@ -345,7 +429,10 @@ fn own_rules(cfg: &MeshHostConfig, names: &[String]) -> (Vec<String>, Vec<Scenar
     let mut refused = Vec::new();
     for n in names {
         let why = catalog::find(n).map_or(Some("not a scenario of this lab"), |s| {
-            catalog::skip_reason(s, &mode, link.as_deref().map(str::trim))
+            let measured = catalog::perf_runs().iter().any(|p| p.name == s.name);
+            (rail > 0 && !measured)
+                .then_some("past rail 0 a pair runs the probe and the measurements only")
+                .or_else(|| catalog::skip_reason(s, &mode, link.as_deref().map(str::trim)))
                 .or_else(|| missing_perftest(s, &std::env::var_os("PATH").unwrap_or_default()))
         });
         match why {
@@ -392,6 +479,7 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
             dev: cfg.dev.clone(),
             gid_idx: cfg.gid_idx.unwrap_or(0),
             ib_port: 1,
+            tcp_shift: crate::model::params::rail_shift(a.rail),
         },
         scenarios: a.scenarios.clone(),
         wait_secs: PAIR_WAIT_SECS,

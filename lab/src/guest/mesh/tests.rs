@@ -33,6 +33,7 @@ fn a_pair_port_held_by_another_process_is_its_own_verdict() {
         ..host(port, &Secret::generate().unwrap())
     };
     let a = Assignment {
+        rail: 0,
         round: 0,
         role: Role::Server,
         server_ip: "127.0.0.1".into(),

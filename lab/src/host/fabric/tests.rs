@@ -8,6 +8,7 @@ fn spec(n: usize) -> FabricSpec {
         slurm: true,
         ssh: true,
         budget_secs: 300,
+        rails: 1,
     }
 }
 
@@ -79,14 +80,31 @@ fn the_prelude_gets_its_values_as_quoted_arguments() {
     let s = spec(4);
     assert_eq!(
         prelude_command(&s, 2, Duration::from_secs(540)),
-        "sh '/work/x/target/lab/fabric 1/prelude.sh' '/work/x/target/lab/fabric 1' 2 4 52:54:00:12:35:03 192.0.2.3 1 1 540 300"
+        "sh '/work/x/target/lab/fabric 1/prelude.sh' '/work/x/target/lab/fabric 1' 2 4 52:54:00:12:35:03 192.0.2.3 1 1 540 300 '' ''"
     );
+    let two = FabricSpec {
+        rails: 2,
+        ..spec(4)
+    };
+    assert!(prelude_command(&two, 2, Duration::from_secs(540))
+        .ends_with(" 540 300 52:54:00:12:36:03 198.51.100.3"));
     // Its text has no value of a run in it.
     for v in ["192.0.2", "52:54:00", "node0"] {
         assert!(!PRELUDE.contains(v), "{v}");
     }
-    assert!(qemu_nic(1, 4000).contains("mcast=230.0.0.1:4000,localaddr=127.0.0.1"));
-    assert!(qemu_nic(1, 4000).ends_with("mac=52:54:00:12:35:02"));
+    assert!(qemu_nic(1, &[4000]).contains("mcast=230.0.0.1:4000,localaddr=127.0.0.1"));
+    assert!(qemu_nic(1, &[4000]).ends_with("mac=52:54:00:12:35:02"));
+    // Two rails: a NIC on each segment, each with its MAC.
+    let two = qemu_nic(1, &[4000, 4002]);
+    assert!(two.contains("id=s0,mcast=230.0.0.1:4000,"), "{two}");
+    assert!(
+        two.ends_with(
+            "-netdev socket,id=s1,mcast=230.0.0.2:4002,localaddr=127.0.0.1 \
+             -device virtio-net-pci,netdev=s1,mac=52:54:00:12:36:02"
+        ),
+        "{two}"
+    );
+    assert_eq!(FabricSpec::rail_addr(1, 2), "198.51.100.3");
 }
 
 #[test]
@@ -97,6 +115,9 @@ fn a_spec_is_checked() {
     let mut s = spec(4);
     s.exec.pop();
     assert!(s.check().unwrap_err().contains("needs 4 commands"));
+    s = spec(4);
+    s.rails = MAX_RAILS + 1;
+    assert!(s.check().unwrap_err().contains("1 to 2 NICs"));
     s = spec(4);
     s.dir = PathBuf::from("/run/x");
     assert!(s.check().is_err());

@@ -17,11 +17,13 @@ fn reports(gbps: f64, usec: f64) -> Vec<ScenarioResult> {
 
 fn cell(server: usize, client: usize, gbps: f64, usec: f64) -> PairCell {
     PairCell {
+        rail: 0,
         pair: Pair { server, client },
         round: 0,
         results: reports(gbps, usec),
         counters: Vec::new(),
         alone: Vec::new(),
+        rate_gbps: None,
     }
 }
 
@@ -160,7 +162,8 @@ fn a_measurement_taken_again_alone_replaces_the_rounds() {
         Figures {
             gbps: Some(7.5),
             usec: Some(2.2),
-            alone: true
+            alone: true,
+            rate: None,
         }
     );
 }
@@ -174,4 +177,34 @@ fn a_link_without_figures_is_never_short() {
         usec: Some(2.0),
     };
     assert!(shortfall(&figures(&c), &m, &PerfLimits::default()).is_empty());
+}
+
+/// With `--min-rate-ratio`, a link under that share of its ports' link
+/// rate falls short with its numbers, though it matches the others'.
+#[test]
+fn a_link_under_a_share_of_its_link_rate_falls_short() {
+    let at = |s, c, gbps, rate| PairCell {
+        rate_gbps: rate,
+        ..cell(s, c, gbps, 2.0)
+    };
+    let cells = vec![
+        at(0, 1, 20.0, Some(100.0)),
+        at(2, 3, 20.0, Some(25.0)),
+        at(0, 2, 20.0, None),
+    ];
+    let limits = PerfLimits {
+        min_rate_ratio: Some(0.5),
+        ..PerfLimits::default()
+    };
+    let slow = slow(&cells, &limits);
+    assert!(slow.hosts.is_empty(), "{slow:?}");
+    assert_eq!(
+        slow.links,
+        vec![(
+            0,
+            vec!["20.00 Gb/s, link rate 100.00 Gb/s (20%)".to_string()]
+        )]
+    );
+    // Without the limit, nothing.
+    assert!(super::slow(&cells, &PerfLimits::default()).links.is_empty());
 }

@@ -45,6 +45,7 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
             let bad = fails(pair.server, pair.client) || fails(pair.client, pair.server);
             let verdict = if bad { Verdict::Fail } else { Verdict::Pass };
             cells.push(PairCell {
+                rail: 0,
                 pair,
                 round: r,
                 results: SCENARIOS
@@ -53,10 +54,12 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
                     .collect(),
                 counters: Vec::new(),
                 alone: Vec::new(),
+                rate_gbps: None,
             });
         }
     }
     MeshRun {
+        rails: vec![None],
         hosts: (0..n).map(host).collect(),
         cells,
         mcast: Vec::new(),

@@ -176,6 +176,7 @@ fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
 #[test]
 fn a_pair_fails_when_any_scenario_failed() {
     let cell = |vs: Vec<Verdict>| PairCell {
+        rail: 0,
         pair: Pair {
             server: 0,
             client: 1,
@@ -184,6 +185,7 @@ fn a_pair_fails_when_any_scenario_failed() {
         results: vs.into_iter().map(|v| result("s", v)).collect(),
         counters: Vec::new(),
         alone: Vec::new(),
+        rate_gbps: None,
     };
     let late = Verdict::NotRun("deadline".into());
     use Verdict::*;
@@ -202,11 +204,15 @@ fn a_transcripts_path_is_by_rank_and_cannot_leave_its_dir() {
         client: 0,
     };
     assert_eq!(
-        transcript_path(p, "rc_example", "server"),
+        transcript_path(p, 0, "rc_example", "server"),
         "pairs/2-0/rc_example.server.txt"
     );
     assert_eq!(
-        transcript_path(p, "../x/y z", "client"),
+        transcript_path(p, 0, "../x/y z", "client"),
         "pairs/2-0/.._x_y_z.client.txt"
+    );
+    assert_eq!(
+        transcript_path(p, 3, "perf_send_lat", "client"),
+        "pairs/2-0/rail3/perf_send_lat.client.txt"
     );
 }

@@ -59,3 +59,17 @@ fn ports_on_one_subnet_make_one_rail_in_subnet_order() {
     );
     assert_eq!(r[1].ports[0].1.dev, "rxe1");
 }
+
+#[test]
+fn a_ports_link_rate_is_the_number_sysfs_starts_with() {
+    let with = |rate: Option<&str>| Port {
+        rate: rate.map(str::to_string),
+        ..port("rxe0", "192.0.2.1", 24)
+    };
+    assert_eq!(with(Some("100 Gb/sec (4X EDR)")).gbps(), Some(100.0));
+    assert_eq!(with(Some("2.5 Gb/sec (1X SDR)")).gbps(), Some(2.5));
+    assert_eq!(with(Some("0 Gb/sec")).gbps(), None);
+    assert_eq!(with(Some("fast")).gbps(), None);
+    assert_eq!(with(Some("10 Mb/sec")).gbps(), None);
+    assert_eq!(with(None).gbps(), None);
+}

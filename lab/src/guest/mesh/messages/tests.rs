@@ -37,6 +37,7 @@ fn messages_round_trip() {
     };
     assert_eq!(Hello::from_json(h.to_json().as_bytes()).unwrap(), h);
     let a = Assignment {
+        rail: 0,
         round: 2,
         role: Role::Client,
         server_ip: "192.0.2.1".into(),
