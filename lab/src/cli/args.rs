@@ -105,9 +105,14 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
         "handout",
         "handout [--pdf] [--check] [--key] [--out DIR] [--from RUN] [--tcg]",
         "run every pair and the exercises across two VMs with capture, then
-            write the lab handout: DIR/handout.html (default target/handout)
-            with the captures in DIR/pcaps/; --pdf also prints
-            DIR/handout.pdf with headless Chromium; --key also writes the
+            write the lab handout: three labs, each a student's edition (no
+            answers: a step to check each prediction) and a teacher's
+            (every answer open, the porting notes), DIR/lab1.html and
+            DIR/lab1-teacher.html to lab3, and all three in one,
+            DIR/handout.html and DIR/handout-teacher.html (default
+            target/handout), with the captures in DIR/pcaps/ and the
+            transcripts in DIR/transcripts/; --pdf also prints each with
+            headless Chromium; --key also writes the
             instructor's DIR/key.html, every exercise's answer open; --from RUN writes it
             from a kept run's result dir instead of a new run; --check opens
             it in headless Chromium and checks what it rendered",

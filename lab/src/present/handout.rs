@@ -48,18 +48,34 @@ pub fn publish(report: &LabReport, out: &Path, what: &Publish) -> Result<bool, S
         super::summary::print_summary(report)
     };
     let html = write(report, out)?;
-    println!("handout: {}", html.display());
+    for stem in handout_stems() {
+        for ed in [Edition::Student, Edition::Teacher] {
+            println!("handout: {}", out.join(ed.file(&stem)).display());
+        }
+    }
     if what.key {
         let key = write_key(report, out)?;
         println!("handout: the instructor's key, {}", key.display());
     }
     if what.pdf {
-        let pdf_file = out.join("handout.pdf");
-        pdf(&html, &pdf_file)?;
-        println!("handout: {}", pdf_file.display());
+        for stem in handout_stems() {
+            for ed in [Edition::Student, Edition::Teacher] {
+                let html_file = out.join(ed.file(&stem));
+                let pdf_file = html_file.with_extension("pdf");
+                pdf(&html_file, &pdf_file)?;
+                println!("handout: {}", pdf_file.display());
+            }
+        }
     }
     let looks_right = !what.check || checked(&html);
     Ok(failed == 0 && report.notes.is_empty() && looks_right)
+}
+
+/// The handouts' file stems: each lab's, then all three in one.
+fn handout_stems() -> Vec<String> {
+    let mut stems: Vec<String> = LABS.iter().map(|l| format!("lab{}", l.n)).collect();
+    stems.push("handout".into());
+    stems
 }
 
 /// Looks at the handout in Chromium and says what it saw; whether it
@@ -289,7 +305,7 @@ fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
     h + "</div>\n"
 }
 
-fn wire_part(s: &Scenario, j: Option<&Judged>, addrs: &Addrs) -> String {
+fn wire_part(s: &Scenario, j: Option<&Judged>, addrs: &Addrs, ed: Edition) -> String {
     let Some((rungs, facts_judged)) = j.and_then(|j| Some((j.rungs.as_ref()?, &j.facts))) else {
         return "<p class=\"missing\">No capture of this run.</p>\n".into();
     };
@@ -310,7 +326,11 @@ fn wire_part(s: &Scenario, j: Option<&Judged>, addrs: &Addrs) -> String {
         "<div class=\"wire\"><div class=\"keep\"><h4>On the wire</h4>\n<p>The examples' packets between the two hosts, in time order: seconds since the run began, then the frame number in its capture, <a href=\"pcaps/{0}.pcap\">pcaps/{0}.pcap</a> (open it in Wireshark). A message of several packets is one arrow; a block of arrows that comes again and again is drawn once, with a note of how often.</p>\n{first}</div>\n{rest}</div>\n<details class=\"anatomy screen\"><summary>Every arrow: what sent it, and its headers</summary>\n{table}</details>\n<div class=\"anatomy print\">\n<p>Every arrow: what sent it, and its headers.</p>\n{table}</div>\n",
         s.name,
     );
-    h + &facts(facts_judged)
+    // The facts the lab checked are answers: the teacher's.
+    match ed {
+        Edition::Teacher => h + &facts(facts_judged),
+        Edition::Student => h,
+    }
 }
 
 /// The ladder's arrows as a table under it: frames, time, sender, what
@@ -456,7 +476,135 @@ pub const CHAPTER_SECTIONS: [&str; 6] = [
     "Differences from the original",
 ];
 
-fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> String {
+/// Who a handout is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edition {
+    /// The student's: the questions, room for each prediction and a step
+    /// to check it on the supplied captures and transcripts; no answer
+    /// anywhere (not collapsed: absent), no porting notes, no checked
+    /// facts, no byte-by-byte appendix.
+    Student,
+    /// The teacher's: every answer open with the runs and packets behind
+    /// it, the wire facts as the lab checked them, the porting notes and
+    /// the appendix.
+    Teacher,
+}
+
+impl Edition {
+    /// Its name on a title page.
+    pub fn name(self) -> &'static str {
+        match self {
+            Edition::Student => "student edition",
+            Edition::Teacher => "teacher edition",
+        }
+    }
+
+    /// The file name of a handout of this edition: `STEM.html` for the
+    /// student's, `STEM-teacher.html` for the teacher's.
+    pub fn file(self, stem: &str) -> String {
+        match self {
+            Edition::Student => format!("{stem}.html"),
+            Edition::Teacher => format!("{stem}-teacher.html"),
+        }
+    }
+}
+
+/// A lab of about two hours: chapters a teacher hands out together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lab {
+    /// Its number, from 1.
+    pub n: usize,
+    /// Its title.
+    pub title: &'static str,
+    /// What the student comes away with.
+    pub goals: &'static str,
+    /// Its chapters (the examples' crates), in order.
+    pub chapters: &'static [&'static str],
+    /// Whether the primer and its glossary open it.
+    pub primer: bool,
+}
+
+/// The three labs; every chapter is in one of them.
+pub const LABS: [Lab; 3] = [
+    Lab {
+        n: 1,
+        title: "Verbs over a TCP side channel",
+        goals: "read an RDMA program's steps (device, PD, MR, CQ, QP, its moves to RTR and RTS) \
+                against its packets; tell a SEND from an RDMA Read and Write on the wire; follow \
+                PSNs, acknowledgements and resends",
+        chapters: &["rc_example", "ibv_sockets_pingpong"],
+        primer: true,
+    },
+    Lab {
+        n: 2,
+        title: "The connection manager and a shared receive queue",
+        goals: "follow rdma_cm's events and its messages (ConnectRequest, Reply, \
+                ReadyToUse, the reject) on the wire; see what a shared receive queue \
+                changes and what an empty one does (RNR)",
+        chapters: &["rdmacm_client_server", "srq"],
+        primer: false,
+    },
+    Lab {
+        n: 3,
+        title: "UD multicast, and a note on path migration",
+        goals: "join a multicast group with rdma_cm and send UD datagrams to it; read a \
+                datagram's headers (DETH, Q_Key) and the IGMP that joins it; know what \
+                automatic path migration needs, and why RoCE does not show it",
+        chapters: &["mckey", "apm"],
+        primer: false,
+    },
+];
+
+/// The chapters read as a one-page note rather than worked: APM, of
+/// which RoCE shows nothing (it has no alternate paths).
+pub const READING_NOTES: &[&str] = &["apm"];
+
+/// A chapter read as a note: the example's opening and what it
+/// demonstrates.
+fn reading_note(package: &str, root: &Path) -> String {
+    let md = fs::read_to_string(root.join(package).join("README.md")).unwrap_or_default();
+    let readme = read_readme(&md, &[CHAPTER_SECTIONS[2]]);
+    let mut h = format!(
+        "<section class=\"chapter note\" id=\"{package}\">\n<h2>Reading note: {}</h2>\n{}",
+        inline(&readme.title),
+        markdown(&readme.intro)
+    );
+    // The prose only: the step table is the worked chapters', and a note
+    // fits one page.
+    for (heading, body) in &readme.sections {
+        let prose: Vec<&str> = body.lines().take_while(|l| !l.starts_with('|')).collect();
+        h += &format!(
+            "<h3>{}</h3>\n{}",
+            escape(heading),
+            markdown(&prose.join("\n"))
+        );
+    }
+    h + "</section>\n"
+}
+
+/// The "check yourself" questions of a README section as `ed` prints
+/// them: the student's without their answers, the teacher's open.
+fn check_yourself(body_html: &str, ed: Edition) -> String {
+    match ed {
+        Edition::Teacher => body_html.replace("<details>", "<details open>"),
+        Edition::Student => {
+            let mut out = String::new();
+            let mut rest = body_html;
+            while let Some(at) = rest.find("<details>") {
+                out += &rest[..at];
+                rest = rest[at..]
+                    .find("</details>")
+                    .map_or("", |end| &rest[at + end + "</details>".len()..]);
+            }
+            out + rest
+        }
+    }
+}
+
+fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Edition) -> String {
+    if READING_NOTES.contains(&package) {
+        return reading_note(package, root);
+    }
     let md = fs::read_to_string(root.join(package).join("README.md")).unwrap_or_default();
     let readme = read_readme(&md, &CHAPTER_SECTIONS);
     let find = |s: &Scenario| report.outcomes.iter().find(|j| j.name() == s.name);
@@ -477,9 +625,22 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs) -> Str
     for name in &CHAPTER_SECTIONS[..4] {
         h += &section(name);
     }
-    h += &chapter_runs(package, addrs, &find);
-    h += &exercises(report, package, addrs, false);
-    h += &section(CHAPTER_SECTIONS[4]);
+    h += &chapter_runs(package, addrs, &find, ed);
+    h += &exercises(report, package, addrs, ed);
+    if let Some((head, body)) = readme
+        .sections
+        .iter()
+        .find(|(head, _)| head.starts_with(CHAPTER_SECTIONS[4]))
+    {
+        h += &format!(
+            "<h3>{}</h3>\n{}",
+            escape(head),
+            check_yourself(&markdown(body), ed)
+        );
+    }
+    if ed == Edition::Student {
+        return h + "</section>\n";
+    }
     let wrong = readme
         .sections
         .iter()
@@ -499,6 +660,7 @@ fn chapter_runs<'a>(
     package: &str,
     addrs: &Addrs,
     find: &impl Fn(&Scenario) -> Option<&'a Judged>,
+    ed: Edition,
 ) -> String {
     let mut h = String::new();
     let all = catalog::all();
@@ -508,14 +670,15 @@ fn chapter_runs<'a>(
             s.name
         );
         h += &runs(s, find(s).map(|j| &j.outcome));
-        h += &wire_part(s, find(s), addrs);
+        h += &wire_part(s, find(s), addrs, ed);
     }
     h
 }
 
-/// The chapter's exercises, numbered: each question, a place for the
-/// prediction, and the answer collapsed (open, in the instructor's `key`).
-fn exercises(report: &LabReport, package: &str, addrs: &Addrs, key: bool) -> String {
+/// The chapter's exercises, numbered: each question and a place for the
+/// prediction, then in the student's edition a step to check it, in the
+/// teacher's the answer, open, with the run and packets behind it.
+fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> String {
     let find = |s: &Scenario| report.outcomes.iter().find(|j| j.name() == s.name);
     let chapter = catalog::chapters()
         .iter()
@@ -533,11 +696,19 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, key: bool) -> Str
     let mut h = String::from("<h3>Exercises</h3>\n");
     for (n, (s, e)) in list.into_iter().enumerate() {
         h += &format!(
-            "<div class=\"exercise\">\n<h4>Exercise {chapter}.{}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n<div class=\"prediction\"></div>\n<details class=\"answer\"{}><summary>Answer</summary>\n<p>{}</p>\n",
+            "<div class=\"exercise\">\n<h4>Exercise {chapter}.{}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n<div class=\"prediction\"></div>\n",
             n + 1,
             inline(e.question),
             inline(e.predict),
-            if key { " open" } else { "" },
+        );
+        let captured = |j: &Judged| j.outcome.capture.as_ref().is_some_and(|c| !c.is_empty());
+        if ed == Edition::Student {
+            h += &check_step(s, find(s).is_some_and(captured));
+            h += "</div>\n";
+            continue;
+        }
+        h += &format!(
+            "<details class=\"answer\" open><summary>Answer</summary>\n<p>{}</p>\n",
             inline(e.explain)
         );
         if s.pair {
@@ -545,9 +716,8 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, key: bool) -> Str
         } else {
             h += "<p>What the lab ran, and what the programs printed:</p>\n";
             h += &runs(s, find(s).map(|j| &j.outcome));
-            let captured = |j: &Judged| j.outcome.capture.as_ref().is_some_and(|c| !c.is_empty());
             if find(s).is_some_and(captured) {
-                h += &wire_part(s, find(s), addrs);
+                h += &wire_part(s, find(s), addrs, ed);
             }
         }
         h += "</details>\n</div>\n";
@@ -567,7 +737,7 @@ pub fn key_html(report: &LabReport) -> String {
     let root = base::workspace::workspace_root();
     for p in catalog::chapters() {
         h += &format!("<section class=\"chapter\" id=\"{p}\">\n<h2>{p}</h2>\n");
-        h += &exercises(report, p, &addrs, true);
+        h += &exercises(report, p, &addrs, Edition::Teacher);
         let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
         let check = read_readme(&md, &[CHAPTER_SECTIONS[4]]);
         if let Some((heading, body)) = check.sections.first() {
@@ -604,7 +774,7 @@ nav li { margin: .1em 0; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
-  figure, .keep, .exercise, .prediction { break-inside: avoid; }
+  figure, .keep, .exercise, .prediction, nav { break-inside: avoid; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
@@ -613,62 +783,163 @@ nav li { margin: .1em 0; }
 }
 ";
 
-/// The whole handout of `report` (a two-host run with capture of
-/// [`scenarios`]), with the README sections read from the workspace.
-pub fn html(report: &LabReport) -> String {
+/// The step that checks an exercise's prediction on what the handout
+/// supplies: the capture, with the tshark command that lists its packets,
+/// and the transcript, with a line the run printed.
+fn check_step(s: &Scenario, captured: bool) -> String {
+    let mut ways = Vec::new();
+    if captured {
+        ways.push(format!(
+            "list its packets, `tshark -r pcaps/{}.pcap -Y infiniband -T fields -e frame.number \
+             -e ip.src -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn`, \
+             and find the ones your prediction is about",
+            s.name
+        ));
+    }
+    let sides = [
+        ("hostB", &s.client_expect.stdout, s.client.is_some()),
+        ("hostA", &s.server_expect.stdout, s.server.is_some()),
+    ];
+    for (host, lines, runs) in sides {
+        if !runs {
+            continue;
+        }
+        let file = whole_stdout(&s.name, host);
+        ways.push(match expected_lines(lines).first() {
+            Some(line) => {
+                format!("in `{file}`, find the line `{line}` and read what comes before it")
+            }
+            None => format!("read `{file}`: what did it print, and how did it end?"),
+        });
+        break;
+    }
+    format!(
+        "<p class=\"check\"><b>Check it yourself:</b> {}.</p>\n",
+        inline(&ways.join("; then "))
+    )
+}
+
+/// A handout of `report` (a two-host run with capture of
+/// [`scenarios`]) in edition `ed`: one lab, or (`None`) all three in one
+/// file, with the README sections read from the workspace.
+pub fn edition_html(report: &LabReport, ed: Edition, lab: Option<&Lab>) -> String {
     let root = base::workspace::workspace_root();
     let addrs = crate::model::Mode::TwoHosts
         .addrs()
         .expect("the two-host lab has addresses");
+    let (title, chapters, primer) = match lab {
+        Some(l) => (
+            format!("rdma-examples, lab {}: {}", l.n, l.title),
+            l.chapters.to_vec(),
+            l.primer,
+        ),
+        None => (
+            "rdma-examples: the lab handout".to_string(),
+            catalog::chapters().to_vec(),
+            true,
+        ),
+    };
+    let title = format!("{title} ({})", ed.name());
+    let mut h = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
+        t = escape(&title)
+    );
+    h += &intro(report);
+    h += &labs_text(lab);
+    h += &markdown(LEGEND);
+    h += &contents(&root, &chapters, primer);
+    if primer {
+        h += &primer_section(&root);
+    }
+    for p in chapters {
+        h += &chapter(report, p, &root, &addrs, ed);
+    }
+    if ed == Edition::Teacher {
+        h += &anatomy_appendix(report);
+    }
+    h + "</body>\n</html>\n"
+}
+
+/// The combined student edition: every lab in one file.
+pub fn html(report: &LabReport) -> String {
+    edition_html(report, Edition::Student, None)
+}
+
+/// What the handout is and where its run came from.
+fn intro(report: &LabReport) -> String {
     let kernel = report
         .vms
         .as_ref()
         .map_or("this host's".to_string(), |v| v.kernel.clone());
-    let mut h = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rdma-examples: the lab handout</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>rdma-examples: the lab handout</h1>\n"
-    );
-    h += &markdown(&format!(
+    markdown(&format!(
         "This handout walks through the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and two classic tutorials, ported to Rust: what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n\
-Everything in it comes from one run of the lab: two throwaway VMs (kernel {kernel}), each with a Soft-RoCE device (`rdma_rxe`) on a virtual NIC, joined by one wire. Host A (192.0.2.1) runs the servers, host B (192.0.2.2) the clients, and the wire between them was recorded. All of it is real RoCE v2: UDP port 4791, the InfiniBand transport inside.\n\n\
+Everything in it comes from one run of the lab: two throwaway VMs (kernel {kernel}), each with a Soft-RoCE device (`rdma_rxe`) on a virtual NIC, joined by one wire. Host A (192.0.2.1) runs the servers, host B (192.0.2.2) the clients, and the wire between them was recorded. All of it is real RoCE v2: UDP port 4791, the InfiniBand transport inside. The captures are in `pcaps/` and the programs' whole output in `transcripts/`, beside this file.\n\n\
 To make it yourself, on a Debian or Ubuntu machine with this repository:\n\n\
 ```\ncargo xtask handout          # HTML, with the captures beside it\ncargo xtask handout --pdf    # and a PDF, printed by headless Chromium\n```\n\n\
 To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_example`. On two real hosts, each chapter says which commands to type.\n"
-    ));
-    h += &markdown(LEGEND);
-    let primer = fs::read_to_string(root.join(PRIMER)).unwrap_or_default();
-    let primer = read_readme(&primer, &[]);
-    h += &format!(
-        "<nav><h2>Contents</h2><p><a href=\"#primer\">{}</a></p><ol>\n",
-        inline(&primer.title)
-    );
-    for p in catalog::chapters() {
+    ))
+}
+
+/// The lab's time and goals, or (the combined file) the three labs'.
+fn labs_text(lab: Option<&Lab>) -> String {
+    let one = |l: &Lab| {
+        format!(
+            "<p class=\"lab\"><b>Lab {}: {}.</b> About two hours. Goals: {}.</p>\n",
+            l.n,
+            escape(l.title),
+            escape(l.goals)
+        )
+    };
+    match lab {
+        Some(l) => {
+            let primer = if l.primer {
+                ""
+            } else {
+                "<p>The primer and its glossary open lab 1: read them first.</p>\n"
+            };
+            one(l) + primer
+        }
+        None => LABS.iter().map(one).collect(),
+    }
+}
+
+/// The table of contents: the primer, then each chapter's title.
+fn contents(root: &Path, chapters: &[&str], primer: bool) -> String {
+    let mut h = String::from("<nav><h2>Contents</h2>");
+    if primer {
+        let md = fs::read_to_string(root.join(PRIMER)).unwrap_or_default();
+        h += &format!(
+            "<p><a href=\"#primer\">{}</a></p>",
+            inline(&read_readme(&md, &[]).title)
+        );
+    }
+    h += "<ol>\n";
+    for p in chapters {
         let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
         h += &format!(
             "<li><a href=\"#{p}\">{}</a></li>\n",
             inline(&read_readme(&md, &[]).title)
         );
     }
-    h += "</ol></nav>\n";
-    h += &format!(
-        "<section class=\"primer\" id=\"primer\">\n<h2>{}</h2>\n{}</section>\n",
-        inline(&primer.title),
-        markdown(
-            &fs::read_to_string(root.join(PRIMER))
-                .unwrap_or_default()
-                .lines()
-                .skip(1)
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    );
-    for p in catalog::chapters() {
-        h += &chapter(report, p, &root, &addrs);
-    }
-    h + &anatomy_appendix(report) + "</body>\n</html>\n"
+    h + "</ol></nav>\n"
 }
 
-/// Writes `out/handout.html` and the captures of the pairs and exercises
-/// into `out/pcaps/`; returns the handout's path.
+/// The primer, whole.
+fn primer_section(root: &Path) -> String {
+    let md = fs::read_to_string(root.join(PRIMER)).unwrap_or_default();
+    let title = read_readme(&md, &[]).title;
+    let body: Vec<&str> = md.lines().skip(1).collect();
+    format!(
+        "<section class=\"primer\" id=\"primer\">\n<h2>{}</h2>\n{}</section>\n",
+        inline(&title),
+        markdown(&body.join("\n"))
+    )
+}
+
+/// Writes the handouts into `out`: each lab's student and teacher
+/// editions (`lab1.html`, `lab1-teacher.html`, ...), all three in one
+/// file (`handout.html`, `handout-teacher.html`), and the captures and
+/// transcripts they point to; returns the combined student edition's path.
 pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     if let Some(qp) = same_qp_numbers(report) {
         return Err(format!(
@@ -686,9 +957,21 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
         }
     }
     write_transcripts(report, out)?;
-    let file = out.join("handout.html");
-    fs::write(&file, html(report)).map_err(|e| format!("{}: {e}", file.display()))?;
-    Ok(file)
+    let put = |name: String, text: String| -> Result<PathBuf, String> {
+        let file = out.join(name);
+        fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok(file)
+    };
+    for ed in [Edition::Student, Edition::Teacher] {
+        for lab in &LABS {
+            put(
+                ed.file(&format!("lab{}", lab.n)),
+                edition_html(report, ed, Some(lab)),
+            )?;
+        }
+        put(ed.file("handout"), edition_html(report, ed, None))?;
+    }
+    Ok(out.join(Edition::Student.file("handout")))
 }
 
 /// The QP number both hosts' ibv_sockets_pingpong printed (`qp num: N`),
@@ -721,11 +1004,9 @@ fn write_transcripts(report: &LabReport, out: &Path) -> Result<(), String> {
         .filter(|j| j.scenario.is_some())
         .map(|j| &j.outcome)
     {
+        // Every side, whole: the exercises' checks point to them.
         for (host, side) in [("hostA", &o.server), ("hostB", &o.client)] {
-            if let Some(side) = side
-                .as_ref()
-                .filter(|s| s.stdout.lines().count() > TRANSCRIPT_LINES)
-            {
+            if let Some(side) = side {
                 let file = out.join(whole_stdout(&o.scenario, host));
                 fs::write(&file, &side.stdout).map_err(|e| format!("{}: {e}", file.display()))?;
             }
@@ -762,21 +1043,68 @@ pub fn pdf(html: &Path, pdf: &Path) -> Result<(), String> {
 /// transcripts), a screenshot (a picture of the page, not a blank one) and
 /// a PDF print (a page per chapter at least). Every way it falls short.
 pub fn check_in_chromium(html: &Path) -> Vec<String> {
-    let mut failures = Vec::new();
     let dir = html.parent().unwrap_or(Path::new("."));
-    let pairs = catalog::all().iter().filter(|s| s.pair).count();
+    let mut failures = check_dom(html);
+    failures.extend(check_screenshot(html, dir));
+    failures.extend(check_print(html, dir));
+    failures.extend(check_teacher(dir));
+    failures.extend(check_labs(dir));
+    failures.extend(check_supplied(html, dir));
+    failures
+}
+
+/// Every capture and transcript the student's edition points to, there
+/// beside it.
+fn check_supplied(html: &Path, dir: &Path) -> Vec<String> {
+    let text = fs::read_to_string(html).unwrap_or_default();
+    supplied(&text)
+        .into_iter()
+        .filter(|f| !dir.join(f).is_file())
+        .map(|f| format!("the handout points to {f}, which is not beside it"))
+        .collect()
+}
+
+/// The files under `pcaps/` and `transcripts/` that `html` names.
+pub fn supplied(html: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for dir in ["pcaps/", "transcripts/"] {
+        for (at, _) in html.match_indices(dir) {
+            let name: String = html[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c))
+                .collect();
+            let name = name.trim_end_matches('.').to_string();
+            if name.len() > dir.len() && !found.contains(&name) {
+                found.push(name);
+            }
+        }
+    }
+    found
+}
+
+/// What Chromium rendered of the student's combined edition: its
+/// chapters and notes, no answer, its ladders and what every handout has.
+fn check_dom(html: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
+    let worked = |s: &&Scenario| !READING_NOTES.contains(&s.package);
+    let pairs = catalog::all()
+        .iter()
+        .filter(worked)
+        .filter(|s| s.pair)
+        .count();
+    let chapters_worked = catalog::chapters().len() - READING_NOTES.len();
     match crate::base::browser::chromium(html, &["--dump-dom".into()]) {
         Err(e) => failures.push(e),
         Ok(dom) => {
             let chapters = dom.matches("<section class=\"chapter\"").count();
-            if chapters != catalog::chapters().len() {
+            if chapters != chapters_worked {
                 failures.push(format!(
-                    "{chapters} chapters rendered, {} expected",
-                    catalog::chapters().len()
+                    "{chapters} chapters rendered, {chapters_worked} expected (and {} notes)",
+                    READING_NOTES.len()
                 ));
             }
-            if dom.contains("<details class=\"answer\" open") {
-                failures.push("an exercise's answer is open in the handout".into());
+            if dom.contains("class=\"answer\"") {
+                failures.push("an exercise's answer is in the student edition".into());
             }
             let ladders = dom.matches("<svg").count();
             if ladders < pairs {
@@ -788,7 +1116,8 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
                 "hostA$ rc_example",
                 "RC RDMA Read Request",
                 "Exercise 1.1",
-                "<details class=\"answer\"><summary>Answer</summary>",
+                "<b>Check it yourself:</b> ",
+                "Reading note: ",
                 "<table>",
             ] {
                 if !dom.contains(want) {
@@ -797,6 +1126,12 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
             }
         }
     }
+    failures
+}
+
+/// A screenshot of the page: a picture, not a blank one.
+fn check_screenshot(html: &Path, dir: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
     let png = dir.join("handout.png");
     match crate::base::browser::chromium(
         html,
@@ -828,6 +1163,13 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
             }
         }
     }
+    failures
+}
+
+/// The page printed to PDF: a title page and a page a chapter at least,
+/// the print's checks ([`check_pdf`]), and no answer in its text.
+fn check_print(html: &Path, dir: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
     let pdf_file = dir.join("handout.pdf");
     match pdf(html, &pdf_file) {
         Err(e) => failures.push(e),
@@ -842,9 +1184,152 @@ pub fn check_in_chromium(html: &Path) -> Vec<String> {
             }
             let html_text = fs::read_to_string(html).unwrap_or_default();
             failures.extend(check_pdf(&pdf_file, pages, &headings(&html_text)));
+            for answer in leaked(&pdf_text(&pdf_file), &answer_openings()) {
+                failures.push(format!("the student's PDF holds an answer: `{answer}`"));
+            }
         }
     }
     failures
+}
+
+/// The most pages a lab's student edition may print to: about twenty,
+/// for a lab of about two hours.
+pub const LAB_PAGES_MAX: usize = 26;
+
+/// Each lab's student edition printed (`labN.pdf`): at most
+/// [`LAB_PAGES_MAX`] pages, and the print's checks ([`check_pdf`]).
+fn check_labs(dir: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
+    for lab in &LABS {
+        let html = dir.join(Edition::Student.file(&format!("lab{}", lab.n)));
+        let pdf_file = dir.join(format!("lab{}.pdf", lab.n));
+        if let Err(e) = pdf(&html, &pdf_file) {
+            failures.push(e);
+            continue;
+        }
+        let pages = pdf_pages(&pdf_file);
+        println!("handout check: lab {} prints to {pages} pages", lab.n);
+        if pages > LAB_PAGES_MAX {
+            failures.push(format!(
+                "lab {} prints to {pages} pages, more than {LAB_PAGES_MAX}",
+                lab.n
+            ));
+        }
+        let html_text = fs::read_to_string(&html).unwrap_or_default();
+        failures.extend(
+            check_pdf(&pdf_file, pages, &headings(&html_text))
+                .into_iter()
+                .map(|f| format!("lab {}: {f}", lab.n)),
+        );
+    }
+    failures
+}
+
+/// The teacher's combined edition beside the student's: every worked
+/// exercise's answer open.
+fn check_teacher(dir: &Path) -> Vec<String> {
+    let file = dir.join(Edition::Teacher.file("handout"));
+    let text = fs::read_to_string(&file).unwrap_or_default();
+    let want = catalog::all()
+        .iter()
+        .filter(|s| !READING_NOTES.contains(&s.package) && s.exercise.is_some())
+        .count();
+    let open = text.matches("<details class=\"answer\" open>").count();
+    if open == want {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{}: {open} answers open, {want} expected",
+            file.display()
+        )]
+    }
+}
+
+/// The number of pages of a PDF.
+fn pdf_pages(pdf_file: &Path) -> usize {
+    let bytes = fs::read(pdf_file).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    text.matches("/Type /Page")
+        .count()
+        .saturating_sub(text.matches("/Type /Pages").count())
+}
+
+/// A PDF's text, as poppler's `pdftotext` reads it.
+fn pdf_text(pdf_file: &Path) -> String {
+    Command::new("pdftotext")
+        .arg(pdf_file)
+        .arg("-")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+/// The opening words of every answer of the worked chapters: each
+/// exercise's and each "check yourself" question's.
+pub fn answer_openings() -> Vec<String> {
+    let root = base::workspace::workspace_root();
+    let worked = catalog::all()
+        .iter()
+        .filter(|s| !READING_NOTES.contains(&s.package));
+    let mut answers: Vec<String> = worked
+        .filter_map(|s| s.exercise)
+        .map(|e| opening(&inline(e.explain)))
+        .collect();
+    for p in catalog::chapters()
+        .iter()
+        .filter(|p| !READING_NOTES.contains(p))
+    {
+        let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
+        let check = read_readme(&md, &[CHAPTER_SECTIONS[4]]);
+        for (_, body) in &check.sections {
+            for part in markdown(body).split("<details>").skip(1) {
+                let inside = part.split("</details>").next().unwrap_or("");
+                let answer = inside.split("</summary>").nth(1).unwrap_or(inside);
+                answers.push(opening(answer));
+            }
+        }
+    }
+    answers.retain(|a| a.split(' ').count() >= 4);
+    answers
+}
+
+/// The first eight words of `html`'s text, tags and entities gone.
+fn opening(html: &str) -> String {
+    let mut plain = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                plain.push(' ');
+            }
+            c if !in_tag => plain.push(c),
+            _ => {}
+        }
+    }
+    let plain = plain
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    plain
+        .split_whitespace()
+        .take(8)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The answers of `openings` that `text` (a student's PDF) holds, its
+/// lines joined as one.
+pub fn leaked(text: &str, openings: &[String]) -> Vec<String> {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    openings
+        .iter()
+        .filter(|o| flat.contains(o.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// The texts of a page's headings (`h2` to `h4`), tags and entities gone.

@@ -79,6 +79,11 @@ fn rendered() -> String {
     html(&rendered_report())
 }
 
+/// [`rendered`]'s teacher edition, all three labs in one file.
+fn teacher() -> String {
+    edition_html(&rendered_report(), Edition::Teacher, None)
+}
+
 /// A report of a run that captured rc_example only (the recorded
 /// fixture).
 fn rendered_report() -> LabReport {
@@ -111,7 +116,7 @@ fn rendered_report() -> LabReport {
 /// on the capture, so a student knows what to look for.
 #[test]
 fn each_wire_fact_is_said_in_words_with_its_verdict() {
-    let h = rendered();
+    let h = teacher();
     let facts = crate::catalog::find("rc_example").unwrap().wire;
     assert!(facts.len() >= 5, "{}", facts.len());
     for f in facts {
@@ -122,26 +127,53 @@ fn each_wire_fact_is_said_in_words_with_its_verdict() {
         assert!(h.contains(&li), "{li}");
     }
     assert!(!h.contains("<li class=\"fails\">"));
+    // The student's edition says what to look for, not that it holds.
+    assert!(!rendered().contains("<ul class=\"facts\">"));
 }
 
-/// Each exercise asks, leaves room for a prediction, and keeps its
-/// answer collapsed; the instructor's key has every answer open.
+/// Each exercise of a worked chapter asks, leaves room for a prediction
+/// and, in the student's edition, ends in a step to check it, with no
+/// answer anywhere, not even collapsed; the teacher's edition and the
+/// instructor's key have every answer open.
 #[test]
-fn exercises_hide_their_answers_and_the_key_shows_them() {
+fn the_student_edition_has_no_answers_and_the_teachers_has_them_all() {
     let h = rendered();
+    let worked = |s: &&crate::model::Scenario| !READING_NOTES.contains(&s.package);
     let n = catalog::all()
         .iter()
+        .filter(worked)
         .filter(|s| s.exercise.is_some())
         .count();
     assert!(n >= 6, "{n} exercises");
     assert_eq!(h.matches("<div class=\"exercise\">").count(), n);
     assert_eq!(h.matches("<div class=\"prediction\"></div>").count(), n);
-    assert_eq!(h.matches("<details class=\"answer\"><summary>").count(), n);
-    assert!(!h.contains("<details class=\"answer\" open>"));
+    assert_eq!(h.matches("<b>Check it yourself:</b> ").count(), n);
+    assert!(!h.contains("class=\"answer\""));
+    // No answer collapsed either: the only collapsed part is the ladder's
+    // table of headers, on screen (it prints open).
+    assert_eq!(
+        h.matches("<details").count(),
+        h.matches("<details class=\"anatomy screen\">").count(),
+        "no answer collapsed either"
+    );
     assert!(h.contains("<h4>Exercise 1.1</h4>"), "numbered per chapter");
+    for s in catalog::all().iter().filter(worked) {
+        if let Some(e) = s.exercise {
+            assert!(!h.contains(&inline(e.explain)), "{}'s answer", s.name);
+        }
+    }
+    // rc_example's captured exercise points to its capture, with tshark.
+    assert!(h.contains("<code>tshark -r pcaps/rc_example.pcap -Y infiniband"));
+    let t = teacher();
+    assert_eq!(t.matches("<details class=\"answer\" open>").count(), n);
+    assert!(!t.contains("Check it yourself"));
     let report = rendered_report();
     let key = key_html(&report);
-    assert_eq!(key.matches("<details class=\"answer\" open>").count(), n);
+    let all = catalog::all()
+        .iter()
+        .filter(|s| s.exercise.is_some())
+        .count();
+    assert_eq!(key.matches("<details class=\"answer\" open>").count(), all);
     for s in catalog::all() {
         if let Some(e) = s.exercise {
             assert!(key.contains(&inline(e.explain)), "{}", s.name);
@@ -214,7 +246,7 @@ fn a_stranded_heading_and_small_ladder_text_are_found() {
 /// and what the manual's program gets wrong last.
 #[test]
 fn the_handout_has_its_primer_and_each_chapter_its_frame() {
-    let h = rendered();
+    let h = teacher();
     let primer = h.find("<section class=\"primer\"").expect("a primer");
     let first = h.find("<section class=\"chapter\"").unwrap();
     assert!(primer < first);
@@ -224,7 +256,10 @@ fn the_handout_has_its_primer_and_each_chapter_its_frame() {
             "the primer covers {heading}"
         );
     }
-    for p in catalog::chapters() {
+    for p in catalog::chapters()
+        .iter()
+        .filter(|p| !READING_NOTES.contains(p))
+    {
         let at = h
             .find(&format!("<section class=\"chapter\" id=\"{p}\">"))
             .unwrap();
@@ -314,7 +349,7 @@ fn the_handout_ladder_says_what_a_read_request_asks_for_and_a_syn_ack() {
 
 #[test]
 fn the_handout_says_what_it_cannot_show() {
-    let h = rendered();
+    let h = teacher();
     // Timings of emulated hosts, where the ping-pong's appear.
     let pingpong = &h[h.find("id=\"ibv_sockets_pingpong\"").unwrap()..];
     let exercise = &pingpong[pingpong.find("Add -n 100").unwrap()..];
@@ -433,4 +468,122 @@ fn a_run_whose_hosts_numbered_their_qps_alike_is_refused() {
     assert!(e.contains("both hosts' QPs are numbered 19"), "{e}");
     report.outcomes = crate::capture::verdict::judge_all(vec![run(19, 22)], None, false);
     assert_eq!(same_qp_numbers(&report), None);
+}
+
+/// Three labs, every chapter in one of them, each a student's and a
+/// teacher's file; a lab without the primer sends its reader to lab 1;
+/// APM is a note to read, with no exercise and no run.
+#[test]
+fn three_labs_hold_every_chapter_once() {
+    let mut all: Vec<&str> = LABS
+        .iter()
+        .flat_map(|l| l.chapters.iter().copied())
+        .collect();
+    all.sort_unstable();
+    let mut want = catalog::chapters().to_vec();
+    want.sort_unstable();
+    assert_eq!(all, want);
+    let report = rendered_report();
+    for lab in &LABS {
+        let h = edition_html(&report, Edition::Student, Some(lab));
+        assert!(h.contains(&format!("<h1>rdma-examples, lab {}: ", lab.n)));
+        assert!(h.contains("About two hours. Goals: "));
+        assert_eq!(h.contains("<section class=\"primer\""), lab.primer);
+        assert_eq!(
+            !h.contains("The primer and its glossary open lab 1"),
+            lab.primer
+        );
+        for p in catalog::chapters() {
+            assert_eq!(
+                h.contains(&format!(" id=\"{p}\">")),
+                lab.chapters.contains(p),
+                "lab {}: {p}",
+                lab.n
+            );
+        }
+    }
+    let h = rendered();
+    let apm = &h[h
+        .find("<section class=\"chapter note\" id=\"apm\">")
+        .unwrap()..];
+    let apm = &apm[..apm.find("</section>").unwrap()];
+    assert!(apm.contains("<h2>Reading note: "));
+    assert!(!apm.contains("Exercise"));
+    assert!(!apm.contains("<svg"));
+    assert!(!apm.contains("<table>"), "a note of one page: prose only");
+    assert_eq!(Edition::Teacher.file("lab2"), "lab2-teacher.html");
+}
+
+/// The student's "check yourself" questions keep no answer.
+#[test]
+fn check_yourself_answers_are_cut_for_students_and_open_for_teachers() {
+    let body = "<ol><li>Why?</li></ol>\n<details><summary>Answer</summary>\n<p>Because.</p>\n</details>\n<p>Next.</p>\n";
+    assert_eq!(
+        check_yourself(body, Edition::Student),
+        "<ol><li>Why?</li></ol>\n\n<p>Next.</p>\n"
+    );
+    assert!(check_yourself(body, Edition::Teacher).contains("<details open><summary>"));
+}
+
+/// The check that finds an answer in a student's PDF: each answer's
+/// opening words, found in the text whatever its line breaks; none is in
+/// the student's edition, every one in the teacher's.
+#[test]
+fn an_answer_in_the_students_text_is_found() {
+    let openings = answer_openings();
+    assert!(openings.len() >= 20, "{}", openings.len());
+    assert_eq!(
+        opening("<p>A payload is <code>padded</code> to a multiple of 4 bytes, and more</p>"),
+        "A payload is padded to a multiple of"
+    );
+    let text = "blah A payload is padded to a\nmultiple of 4 bytes.\n";
+    let want = vec!["A payload is padded to a multiple of".to_string()];
+    assert_eq!(leaked(text, &want), want);
+    assert!(leaked("A payload is padded", &want).is_empty());
+    let flat = |html: String| {
+        let mut plain = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => {
+                    in_tag = false;
+                    plain.push(' ');
+                }
+                c if !in_tag => plain.push(c),
+                _ => {}
+            }
+        }
+        plain
+            .replace("&amp;", "&")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+    };
+    let student = flat(rendered());
+    assert_eq!(leaked(&student, &openings), Vec::<String>::new());
+    let teacher = flat(teacher());
+    assert_eq!(leaked(&teacher, &openings).len(), openings.len());
+}
+
+/// The files a handout points its reader to, for the check that each is
+/// beside it.
+#[test]
+fn the_files_a_handout_names_are_found() {
+    let h = "see <a href=\"pcaps/rc_example.pcap\">x</a>; in `transcripts/rc_example_rnr_nak.hostB.txt`. and pcaps/ alone";
+    assert_eq!(
+        supplied(h),
+        [
+            "pcaps/rc_example.pcap",
+            "transcripts/rc_example_rnr_nak.hostB.txt"
+        ]
+    );
+    let names = supplied(&rendered());
+    assert!(
+        names.contains(&"pcaps/rc_example.pcap".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|n| n.starts_with("transcripts/")),
+        "{names:?}"
+    );
 }
