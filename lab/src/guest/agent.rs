@@ -748,6 +748,16 @@ fn refusal(cfg: &AgentConfig, s: &Scenario) -> Option<String> {
     } else {
         crate::model::Mode::TwoHosts
     };
+    // A mesh's rail past 0 (its ports shifted) runs the measurements
+    // only, whatever the peer asks: the examples' fixed ports are rail 0's.
+    let measured = crate::catalog::perf_runs().iter().any(|p| p.name == s.name);
+    if cfg.params.tcp_shift > 0 && !measured {
+        return Some(
+            "the serving host refused it: past rail 0 a pair runs the probe and the \
+             measurements only"
+                .into(),
+        );
+    }
     let link_layer = fs::read_to_string(format!(
         "/sys/class/infiniband/{}/ports/{}/link_layer",
         cfg.params.dev, cfg.params.ib_port

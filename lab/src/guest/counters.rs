@@ -51,9 +51,12 @@ pub fn read_dir(dir: &Path) -> Vec<(String, u64)> {
     found
 }
 
-/// Every counter of `dev`'s port 1: its `hw_counters` and its `counters`.
-pub fn read(dev: &str) -> Vec<(String, u64)> {
-    let port = Path::new(hints::SYS_IB).join(dev).join("ports/1");
+/// Every counter of `dev`'s port `port`: its `hw_counters` and its
+/// `counters`.
+pub fn read(dev: &str, port: u32) -> Vec<(String, u64)> {
+    let port = Path::new(hints::SYS_IB)
+        .join(dev)
+        .join(format!("ports/{port}"));
     let mut all = read_dir(&port.join("hw_counters"));
     all.extend(read_dir(&port.join("counters")));
     all

@@ -345,6 +345,7 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         )
     });
     let host = MeshHostConfig {
+        ib_port: 1,
         rank: r.rank,
         coordinator: r.coordinator.clone(),
         port: opts.port,

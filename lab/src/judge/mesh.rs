@@ -104,14 +104,18 @@ pub struct Finding {
 /// none when everything passed. A host that fails on a rail past 0 and
 /// not on rail 0 is its NIC there, not the host.
 pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
-    let mut findings = diagnose_rail(&run.rail_view(0));
-    let first: Vec<usize> = findings
-        .iter()
-        .filter_map(|f| match f.kind {
-            FindingKind::HostFault { rank } | FindingKind::SlowHost { rank } => Some(rank),
-            _ => None,
-        })
-        .collect();
+    let first = run.rail_view(0);
+    let mut findings = diagnose_rail(&first);
+    // A host is well on rail 0 when each of its pairs there ran and
+    // passed, and no finding there names it.
+    let well = |rank: usize| {
+        let mine: Vec<&crate::model::mesh::PairCell> =
+            first.cells.iter().filter(|c| c.pair.has(rank)).collect();
+        !mine.is_empty()
+            && mine.iter().all(|c| c.verdict() == Verdict::Pass)
+            && !findings.iter().any(|f| f.kind.ranks().contains(&rank))
+    };
+    let well: Vec<bool> = (0..run.hosts.len()).map(well).collect();
     for rail in 1..run.rails.len() {
         let view = run.rail_view(rail);
         for f in diagnose_rail(&view) {
@@ -124,7 +128,7 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
             }
             let nic = match f.kind {
                 FindingKind::HostFault { rank } | FindingKind::SlowHost { rank }
-                    if !first.contains(&rank) =>
+                    if well.get(rank).copied().unwrap_or(false) =>
                 {
                     let stop = if f.text.ends_with('.') { "" } else { "." };
                     format!(

@@ -241,3 +241,24 @@ fn a_wire_fact_reads_as_a_sentence() {
         "in this order: the server's `RC Send Only`, then the client's `RC RDMA *`"
     );
 }
+
+/// A rail's checks take TCP ports of their own: `{tcp_port:N}` is `N`
+/// shifted by the rail's ten, and so is the server's readiness port.
+#[test]
+fn a_rails_ports_are_shifted_ten_a_rail() {
+    let p = Params {
+        tcp_shift: crate::model::params::rail_shift(2),
+        ..Params::default()
+    };
+    assert_eq!(substitute("{tcp_port:6543}", &p), "6563");
+    assert_eq!(substitute("{tcp_port:6543}", &Params::default()), "6543");
+    // Only a whole argument, and only a port.
+    assert_eq!(substitute("x{tcp_port:6543}", &p), "x{tcp_port:6543}");
+    assert_eq!(substitute("{tcp_port:70000}", &p), "{tcp_port:70000}");
+    assert_eq!(Ready::TcpListen(18516).shifted(20), Ready::TcpListen(18536));
+    assert_eq!(
+        Ready::RdmaCmListen(7471).shifted(20),
+        Ready::RdmaCmListen(7471)
+    );
+    assert_eq!(crate::model::params::rail_shift(15), 150);
+}

@@ -254,7 +254,8 @@ fn transcript(
         h += &match piece {
             Piece::Lines(text) => escape(&text),
             Piece::Gap(n) => format!(
-                "<span class=\"gap\">({n} more lines: all {all} in <a href=\"{link}\">{link}</a>)</span>\n"
+                "<span class=\"gap\">({n} more {}: all {all} in <a href=\"{link}\">{link}</a>)</span>\n",
+                if n == 1 { "line" } else { "lines" }
             ),
         };
     }
@@ -789,9 +790,12 @@ nav li { margin: .1em 0; }
 fn check_step(s: &Scenario, captured: bool) -> String {
     let mut ways = Vec::new();
     if captured {
+        // The AETH's syndrome tells a NAK from an ACK (same opcode), the
+        // RETH's address an RDMA target, the MAD's attribute a CM message.
         ways.push(format!(
             "list its packets, `tshark -r pcaps/{}.pcap -Y infiniband -T fields -e frame.number \
-             -e ip.src -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn`, \
+             -e ip.src -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
+             -e infiniband.aeth.syndrome -e infiniband.reth.va -e infiniband.mad.attributeid`, \
              and find the ones your prediction is about",
             s.name
         ));
@@ -800,19 +804,27 @@ fn check_step(s: &Scenario, captured: bool) -> String {
         ("hostB", &s.client_expect.stdout, s.client.is_some()),
         ("hostA", &s.server_expect.stdout, s.server.is_some()),
     ];
-    for (host, lines, runs) in sides {
-        if !runs {
-            continue;
-        }
-        let file = whole_stdout(&s.name, host);
-        ways.push(match expected_lines(lines).first() {
-            Some(line) => {
-                format!("in `{file}`, find the line `{line}` and read what comes before it")
-            }
-            None => format!("read `{file}`: what did it print, and how did it end?"),
-        });
-        break;
-    }
+    let files: Vec<String> = sides
+        .iter()
+        .filter(|x| x.2)
+        .map(|x| format!("`{}`", whole_stdout(&s.name, x.0)))
+        .collect();
+    let line = sides
+        .iter()
+        .filter(|x| x.2)
+        .find_map(|(host, lines, _)| Some((*host, expected_lines(lines).first()?.clone())));
+    ways.push(match line {
+        Some((host, line)) => format!(
+            "read each program's whole output, errors and exit status, {}: on {host}, the line \
+             `{line}` is a place to start",
+            files.join(" and ")
+        ),
+        None => format!(
+            "read each program's whole output, errors and exit status, {}: what did each print, \
+             and how did it end?",
+            files.join(" and ")
+        ),
+    });
     format!(
         "<p class=\"check\"><b>Check it yourself:</b> {}.</p>\n",
         inline(&ways.join("; then "))
@@ -1004,11 +1016,19 @@ fn write_transcripts(report: &LabReport, out: &Path) -> Result<(), String> {
         .filter(|j| j.scenario.is_some())
         .map(|j| &j.outcome)
     {
-        // Every side, whole: the exercises' checks point to them.
+        // Every side, whole, its errors and exit status after its
+        // output: the exercises' checks point to them.
         for (host, side) in [("hostA", &o.server), ("hostB", &o.client)] {
             if let Some(side) = side {
                 let file = out.join(whole_stdout(&o.scenario, host));
-                fs::write(&file, &side.stdout).map_err(|e| format!("{}: {e}", file.display()))?;
+                let exit = side
+                    .exit
+                    .map_or("no exit status".to_string(), |c| format!("exit {c}"));
+                let text = format!(
+                    "{}--- its errors (stderr) ---\n{}--- {exit} ---\n",
+                    side.stdout, side.stderr
+                );
+                fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
             }
         }
     }

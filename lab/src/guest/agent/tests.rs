@@ -125,3 +125,36 @@ fn a_device_or_address_that_is_not_one_is_refused() {
         ("mlx5_0", "fe80::1")
     );
 }
+
+/// A serving host on a mesh's rail past 0 (its ports shifted) runs the
+/// measurements only, whatever its peer asks for.
+#[test]
+fn a_rails_serving_host_refuses_what_is_not_a_measurement() {
+    let mut cfg = AgentConfig {
+        role: Role::Server,
+        ip: "198.51.100.1".into(),
+        net: Net::None,
+        out: "/nonexistent".into(),
+        bin_dir: "/nonexistent".into(),
+        params: Params {
+            tcp_shift: 10,
+            ..Params::default()
+        },
+        scenarios: Vec::new(),
+        wait_secs: 1,
+        port: 7473,
+        auto_gid: false,
+        secret_file: None,
+        secret: None,
+        allow: Vec::new(),
+        doctor_only: false,
+        queue: None,
+    };
+    let rc = crate::catalog::find("rc_example").unwrap();
+    let why = refusal(&cfg, rc).expect("refused past rail 0");
+    assert!(why.contains("past rail 0"), "{why}");
+    let bw = crate::catalog::find(crate::catalog::perf::WRITE_BW).unwrap();
+    assert!(refusal(&cfg, bw).map_or(true, |w| !w.contains("past rail 0")));
+    cfg.params.tcp_shift = 0;
+    assert!(refusal(&cfg, rc).map_or(true, |w| !w.contains("past rail 0")));
+}

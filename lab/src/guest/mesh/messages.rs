@@ -345,6 +345,15 @@ pub fn assignments_json(list: &[Assignment]) -> String {
     }
 }
 
+/// How many rails a round's assignments name, read or not: a list's
+/// length (at most [`RAILS_MAX`]), else one.
+pub fn assignments_count(bytes: &[u8]) -> usize {
+    match parse(bytes, "pair") {
+        Ok(Value::Array(list)) => list.len().clamp(1, RAILS_MAX),
+        _ => 1,
+    }
+}
+
 /// A round's assignments from the coordinator's JSON: an object, or a
 /// list of at most [`RAILS_MAX`], each on a rail of its own.
 pub fn assignments_from_json(bytes: &[u8]) -> Result<Vec<Assignment>, String> {
@@ -423,11 +432,16 @@ impl Assignment {
             client_ip: ip("client_ip")?,
             nonce: text(&v, "nonce"),
             scenarios,
-            rail: v
-                .get("rail")
-                .and_then(Value::as_u64)
-                .map_or(0, |r| r as usize)
-                .min(RAILS_MAX),
+            rail: match v.get("rail").and_then(Value::as_u64) {
+                None => 0,
+                Some(r) if r < RAILS_MAX as u64 => r as usize,
+                Some(r) => {
+                    return Err(format!(
+                        "mesh: a pair on rail {r}, past the last ({})",
+                        RAILS_MAX - 1
+                    ))
+                }
+            },
         })
     }
 }

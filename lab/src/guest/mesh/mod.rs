@@ -51,6 +51,8 @@ pub struct MeshHostConfig {
     pub ip: String,
     /// The RDMA device.
     pub dev: String,
+    /// Its port (1 but on a rail's second port of a dual-port HCA).
+    pub ib_port: u32,
     /// The GID index (`None`: the one the doctor finds).
     pub gid_idx: Option<u32>,
     /// The devices whose ports it reports for its rails (`--dev`, every
@@ -158,18 +160,19 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
             "idle" => c.send("idle")?,
             "pair" => {
                 // A message this host will not act on is the pair's
-                // failure, not the end of this host's run.
-                let dones = crate::guest::control::unhex(rest)
-                    .and_then(|b| messages::assignments_from_json(&b))
-                    .map_or_else(
-                        |e| {
-                            vec![messages::Done {
-                                results: vec![failed_session(&e)],
-                                counters: Vec::new(),
-                            }]
-                        },
-                        |list| play_rails(cfg, &list),
-                    );
+                // failure, not the end of this host's run: a `done` for
+                // each rail it names, as the coordinator waits for.
+                let bytes = crate::guest::control::unhex(rest).unwrap_or_default();
+                let dones = messages::assignments_from_json(&bytes).map_or_else(
+                    |e| {
+                        let failed = messages::Done {
+                            results: vec![failed_session(&e)],
+                            counters: Vec::new(),
+                        };
+                        vec![failed; messages::assignments_count(&bytes)]
+                    },
+                    |list| play_rails(cfg, &list),
+                );
                 for done in dones {
                     c.send_blob("done", messages::done_json(&done).as_bytes())?;
                 }
@@ -335,9 +338,9 @@ fn play_counted(cfg: &MeshHostConfig, a: &Assignment) -> messages::Done {
             }
         }
     };
-    let before = crate::guest::counters::read(&cfg.dev);
+    let before = crate::guest::counters::read(&cfg.dev, cfg.ib_port);
     let results = play(&cfg, a);
-    let after = crate::guest::counters::read(&cfg.dev);
+    let after = crate::guest::counters::read(&cfg.dev, cfg.ib_port);
     messages::Done {
         results,
         counters: crate::guest::counters::rose(&before, &after),
@@ -366,9 +369,20 @@ fn on_rail(cfg: &MeshHostConfig, a: &Assignment) -> Result<MeshHostConfig, Strin
                 a.rail, cfg.name
             )
         })?;
+    // Another address of rail 0's port is no NIC of its own: its counters
+    // and its faults are rail 0's.
+    if (port.dev.as_str(), port.port) == (cfg.dev.as_str(), cfg.ib_port) {
+        return Err(format!(
+            "mesh: rail {}'s address {own} is on {}'s rail 0 port ({} port {})",
+            a.rail, cfg.name, port.dev, port.port
+        ));
+    }
     Ok(MeshHostConfig {
         ip: own.clone(),
         dev: port.dev.clone(),
+        ib_port: port.port,
+        // The GID of this port's own address, which the doctor finds.
+        gid_idx: None,
         port: cfg
             .port
             .saturating_add(u16::try_from(a.rail).unwrap_or(u16::MAX)),
@@ -421,8 +435,8 @@ fn own_rules(
         role: crate::model::Local::Serve,
     };
     let link = fs::read_to_string(format!(
-        "/sys/class/infiniband/{}/ports/1/link_layer",
-        cfg.dev
+        "/sys/class/infiniband/{}/ports/{}/link_layer",
+        cfg.dev, cfg.ib_port
     ))
     .ok();
     let mut runs = Vec::new();
@@ -478,7 +492,7 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
             client_ip: a.client_ip.clone(),
             dev: cfg.dev.clone(),
             gid_idx: cfg.gid_idx.unwrap_or(0),
-            ib_port: 1,
+            ib_port: cfg.ib_port,
             tcp_shift: crate::model::params::rail_shift(a.rail),
         },
         scenarios: a.scenarios.clone(),

@@ -4,6 +4,7 @@ use std::net::TcpListener;
 
 fn host(port: u16, secret: &Secret) -> MeshHostConfig {
     MeshHostConfig {
+        ib_port: 1,
         rank: 1,
         coordinator: "coordinator.test".into(),
         port,

@@ -162,3 +162,46 @@ fn a_done_carries_its_counters_bounded_and_a_bare_list_still_reads() {
         .iter()
         .all(|(n, _)| n.chars().count() <= NAME_MAX + 1));
 }
+
+/// A round's assignments: one object or a list of rails, each rail once
+/// and below [`RAILS_MAX`], at most that many; a host that cannot read
+/// them still knows how many `done`s are waited for.
+#[test]
+fn a_rounds_rails_are_bounded_and_each_named_once() {
+    let one = |rail: usize| Assignment {
+        round: 2,
+        role: Role::Client,
+        server_ip: "198.51.100.1".into(),
+        client_ip: "198.51.100.2".into(),
+        nonce: "ab".into(),
+        scenarios: Vec::new(),
+        rail,
+    };
+    let list = vec![one(0), one(1), one(7)];
+    let json = assignments_json(&list);
+    assert_eq!(assignments_from_json(json.as_bytes()).unwrap(), list);
+    assert_eq!(assignments_count(json.as_bytes()), 3);
+    let single = assignments_json(&[one(0)]);
+    assert!(single.starts_with('{'), "one rail is an object: {single}");
+    assert_eq!(
+        assignments_from_json(single.as_bytes()).unwrap(),
+        vec![one(0)]
+    );
+    assert_eq!(assignments_count(single.as_bytes()), 1);
+    let twice = assignments_json(&[one(1), one(1)]);
+    assert!(assignments_from_json(twice.as_bytes())
+        .unwrap_err()
+        .contains("rail 1 handed out twice"));
+    let far = assignments_json(&[one(0), one(RAILS_MAX)]);
+    assert!(assignments_from_json(far.as_bytes())
+        .unwrap_err()
+        .contains("past the last (15)"));
+    assert_eq!(assignments_count(far.as_bytes()), 2, "counted all the same");
+    let many: Vec<Assignment> = (0..=RAILS_MAX).map(one).collect();
+    let many = assignments_json(&many);
+    assert!(assignments_from_json(many.as_bytes())
+        .unwrap_err()
+        .contains("more than 16"));
+    assert_eq!(assignments_count(many.as_bytes()), RAILS_MAX);
+    assert_eq!(assignments_count(b"not json"), 1);
+}
