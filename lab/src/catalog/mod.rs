@@ -50,7 +50,8 @@ pub const EXAMPLES: &[Example] = &[
     Example {
         krate: "apm",
         binaries: &["apm"],
-        chapter: 5,
+        // Last: the handout's reading note (RoCE shows no migration).
+        chapter: 6,
         scenarios: apm::scenarios,
         waiting: apm::waiting,
         kills: apm::kills,
@@ -68,7 +69,7 @@ pub const EXAMPLES: &[Example] = &[
     Example {
         krate: "mckey",
         binaries: &["mckey", "mc"],
-        chapter: 6,
+        chapter: 5,
         scenarios: mckey::scenarios,
         waiting: mckey::waiting,
         kills: mckey::kills,

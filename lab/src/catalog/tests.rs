@@ -46,8 +46,8 @@ fn the_chapters_and_the_binaries_follow_the_registry() {
             "ibv_sockets_pingpong",
             "rdmacm_client_server",
             "srq",
-            "apm",
-            "mckey"
+            "mckey",
+            "apm"
         ]
     );
     assert_eq!(
@@ -58,9 +58,9 @@ fn the_chapters_and_the_binaries_follow_the_registry() {
             "rdmacm_server",
             "rdmacm_client",
             "srq",
-            "apm",
             "mckey",
-            "mc"
+            "mc",
+            "apm"
         ]
     );
     // An example's table holds its own cells only.
