@@ -338,8 +338,11 @@ fn wire_part(s: &Scenario, j: Option<&Judged>, addrs: &Addrs, ed: Edition) -> St
 /// it is, what sent it, and each header decoded.
 fn anatomy(rungs: &[crate::capture::ladder::Rung]) -> String {
     let mut h = String::from(
-        "<table class=\"anatomy\"><tr><th>frames</th><th>time</th><th>from</th><th>arrow</th><th>sent by, and its headers</th></tr>\n",
+        "<table class=\"anatomy\"><thead><tr><th>frames</th><th>time</th><th>from</th><th>arrow</th><th>sent by, and its headers (an IPv4 or UDP line as the row's above is not repeated)</th></tr></thead>\n",
     );
+    // RoCE v2's IPv4 and UDP lines change little from arrow to arrow:
+    // each is shown where it first appears, not again.
+    let mut shown: Vec<&str> = Vec::new();
     for r in rungs {
         let Some(from) = r.from else { continue };
         // An arrow no cause names shows only its headers: never a
@@ -349,7 +352,14 @@ fn anatomy(rungs: &[crate::capture::ladder::Rung]) -> String {
             .map(|c| format!("<b>{}</b>", escape(c)))
             .into_iter()
             .collect();
-        about.extend(r.headers.iter().map(|l| escape(l)));
+        for l in &r.headers {
+            let carrier = l.starts_with("IPv4: ") || l.starts_with("UDP: ");
+            if carrier && shown.contains(&l.as_str()) {
+                continue;
+            }
+            shown.push(l);
+            about.push(escape(l));
+        }
         h += &format!(
             "<tr><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             r.frames_text(),

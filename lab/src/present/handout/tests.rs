@@ -587,3 +587,22 @@ fn the_files_a_handout_names_are_found() {
         "{names:?}"
     );
 }
+
+/// An arrow's IPv4 and UDP lines are shown where they first appear in
+/// its ladder's table, not on every row; the header row repeats on each
+/// printed page.
+#[test]
+fn a_ladders_table_says_ipv4_and_udp_once() {
+    let h = rendered();
+    let start = h.find("<table class=\"anatomy\"><thead>").expect("a table");
+    let table = &h[start..start + h[start..].find("</table>").unwrap()];
+    let rows = table.matches("<tr><td>").count();
+    assert!(rows >= 8, "{rows} rows");
+    let ipv4: Vec<&str> = table.split("IPv4: ").skip(1).collect();
+    assert!(
+        !ipv4.is_empty() && ipv4.len() <= 2,
+        "{} IPv4 lines",
+        ipv4.len()
+    );
+    assert!(table.matches("UDP: ").count() <= 4);
+}
