@@ -1311,28 +1311,29 @@ pub fn answer_openings() -> Vec<String> {
     answers
 }
 
-/// The first eight words of `html`'s text, tags and entities gone.
-fn opening(html: &str) -> String {
+/// The text of `html`: its tags gone, its entities read.
+pub fn plain_text(html: &str) -> String {
     let mut plain = String::new();
     let mut in_tag = false;
     for c in html.chars() {
         match c {
             '<' => in_tag = true,
-            '>' => {
-                in_tag = false;
-                plain.push(' ');
-            }
+            '>' => in_tag = false,
             c if !in_tag => plain.push(c),
             _ => {}
         }
     }
-    let plain = plain
+    plain
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
-        .replace("&amp;", "&");
-    plain
+        .replace("&amp;", "&")
+}
+
+/// The first eight words of `html`'s text.
+fn opening(html: &str) -> String {
+    plain_text(html)
         .split_whitespace()
         .take(8)
         .collect::<Vec<_>>()
@@ -1357,22 +1358,7 @@ fn headings(html: &str) -> Vec<String> {
         for part in html.split(level).skip(1) {
             let inner = part.split_once('>').map_or("", |(_, r)| r);
             let text = inner.split("</h").next().unwrap_or("");
-            let mut plain = String::new();
-            let mut in_tag = false;
-            for c in text.chars() {
-                match c {
-                    '<' => in_tag = true,
-                    '>' => in_tag = false,
-                    c if !in_tag => plain.push(c),
-                    _ => {}
-                }
-            }
-            let plain = plain
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&amp;", "&");
-            out.push(plain.trim().to_string());
+            out.push(plain_text(text).trim().to_string());
         }
     }
     out

@@ -540,28 +540,9 @@ fn an_answer_in_the_students_text_is_found() {
     let want = vec!["A payload is padded to a multiple of".to_string()];
     assert_eq!(leaked(text, &want), want);
     assert!(leaked("A payload is padded", &want).is_empty());
-    let flat = |html: String| {
-        let mut plain = String::new();
-        let mut in_tag = false;
-        for c in html.chars() {
-            match c {
-                '<' => in_tag = true,
-                '>' => {
-                    in_tag = false;
-                    plain.push(' ');
-                }
-                c if !in_tag => plain.push(c),
-                _ => {}
-            }
-        }
-        plain
-            .replace("&amp;", "&")
-            .replace("&quot;", "\"")
-            .replace("&#39;", "'")
-    };
-    let student = flat(rendered());
+    let student = plain_text(&rendered());
     assert_eq!(leaked(&student, &openings), Vec::<String>::new());
-    let teacher = flat(teacher());
+    let teacher = plain_text(&teacher());
     assert_eq!(leaked(&teacher, &openings).len(), openings.len());
 }
 
