@@ -110,19 +110,21 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
         .filter(|v| v["type"] == "link")
         .collect();
     assert_eq!(links.len(), 12, "{links:?}");
-    // perftest on a starved guest may measure nothing in its window, and
-    // again alone: one link of six a rail may lack a bandwidth.
+    // perftest on a starved guest (four TCG guests, two rails each, on two
+    // cores) may measure nothing in its window, and again alone: one link
+    // of six a rail may lack a bandwidth, and one a latency.
     for rail in [0, 1] {
         let on: Vec<&serde_json::Value> = links.iter().filter(|l| l["rail"] == rail).collect();
         assert_eq!(on.len(), 6, "{links:?}");
-        let with_bw = on
-            .iter()
-            .filter(|l| l["gbps"].as_f64().is_some_and(|g| g > 0.0))
-            .count();
-        assert!(with_bw >= 5, "rail {rail}: {on:?}");
+        for figure in ["gbps", "usec"] {
+            let with = on
+                .iter()
+                .filter(|l| l[figure].as_f64().is_some_and(|g| g > 0.0))
+                .count();
+            assert!(with >= 5, "rail {rail}, {figure}: {on:?}");
+        }
     }
     for l in &links {
-        assert!(l["usec"].as_f64().is_some_and(|u| u > 0.0), "{l}");
         assert!(
             l["counters"].as_array().is_some_and(|c| !c.is_empty()),
             "{l}"
