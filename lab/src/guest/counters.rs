@@ -51,14 +51,38 @@ pub fn read_dir(dir: &Path) -> Vec<(String, u64)> {
     found
 }
 
-/// Every counter of `dev`'s port `port`: its `hw_counters` and its
-/// `counters`.
+/// The counters of `rdma -j statistic show link DEV/PORT`'s output: each
+/// number-valued key but the port's, in name order; what is not
+/// that JSON gives none.
+pub fn parse_rdma_statistic(json: &str) -> Vec<(String, u64)> {
+    let Ok(serde_json::Value::Array(links)) = serde_json::from_str(json) else {
+        return Vec::new();
+    };
+    links
+        .iter()
+        .filter_map(|l| l.as_object())
+        .flat_map(|l| l.iter())
+        .filter(|(name, _)| !["port", "ifindex"].contains(&name.as_str()))
+        .filter_map(|(name, v)| Some((name.clone(), v.as_u64()?)))
+        .collect()
+}
+
+/// Every counter of `dev`'s port `port`: its sysfs `hw_counters` and
+/// `counters`, and those `rdma statistic show` adds (a driver's optional
+/// counters, which netlink shows and sysfs does not).
 pub fn read(dev: &str, port: u32) -> Vec<(String, u64)> {
-    let port = Path::new(hints::SYS_IB)
+    let dir = Path::new(hints::SYS_IB)
         .join(dev)
         .join(format!("ports/{port}"));
-    let mut all = read_dir(&port.join("hw_counters"));
-    all.extend(read_dir(&port.join("counters")));
+    let mut all = read_dir(&dir.join("hw_counters"));
+    all.extend(read_dir(&dir.join("counters")));
+    let link = format!("{dev}/{port}");
+    let netlink = super::doctor::output("rdma", &["-j", "statistic", "show", "link", &link]);
+    for (name, value) in parse_rdma_statistic(&netlink.unwrap_or_default()) {
+        if !all.iter().any(|(n, _)| *n == name) {
+            all.push((name, value));
+        }
+    }
     all
 }
 
