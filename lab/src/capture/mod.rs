@@ -411,6 +411,45 @@ pub fn expand_frame(pcap: &Path, frame: usize) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The values of `field` in each frame of `pcap` that `filter` (a
+/// Wireshark display filter) matches, one per frame (its first
+/// occurrence), as tshark prints them: what a handout's answer counts.
+pub fn field_values(pcap: &Path, filter: &str, field: &str) -> Result<Vec<String>, String> {
+    let mut cmd = tshark()?;
+    cmd.args(["-n", "-r"]).arg(pcap).args([
+        "-Y",
+        filter,
+        "-T",
+        "fields",
+        "-E",
+        "occurrence=f",
+        "-e",
+        field,
+    ]);
+    let prefs = no_prefs_dir()?;
+    let out = cmd
+        .env("WIRESHARK_CONFIG_DIR", prefs.path())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run tshark: {e}"))?;
+    if !out.status.success() {
+        let why: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.is_empty() && !l.contains("could be dangerous"))
+            .map(str::to_string)
+            .collect();
+        return Err(format!(
+            "tshark -r {} -Y '{filter}' -e {field} failed: {}",
+            pcap.display(),
+            why.join("; ")
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect())
+}
+
 /// Decodes a capture with tshark.
 pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
     let mut cmd = tshark()?;

@@ -351,13 +351,19 @@ const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
         The Middle crossed the wire but never reached the server's \
         transport, so when the next packet arrives one PSN past the one \
         it expects, the transport drops that one too and answers with a \
-        NAK whose AETH says PSN sequence error. The client's transport \
+        NAK whose AETH says PSN sequence error (this capture has \
+        {count:infiniband.aeth.syndrome.opcode==3} NAK, for PSN \
+        {first:infiniband.bth.psn:infiniband.aeth.syndrome.opcode==3}). \
+        The client's transport \
         goes back to the missing PSN and sends everything from there \
         again (go-back-N): the lost Middle, then the Middle and the \
         Last that it had sent already. The programs see nothing of it: \
         no completion fails, and both print the summary they print \
         without the loss; only the wire shows the NAK and the packets \
-        sent twice. The capture also shows whole messages sent again \
+        sent twice (the client's data packets number \
+        {count:ip.src==192.0.2.2 && infiniband.bth.opcode<=2}, for \
+        {distinct:infiniband.bth.psn:ip.src==192.0.2.2 && infiniband.bth.opcode<=2} \
+        PSNs). The capture also shows whole messages sent again \
         that nothing lost, with no NAK before them: the same PSNs again, \
         some milliseconds later. Those are the QP's ACK timeout running \
         out because the emulated peer acknowledged late, not the dropped \
@@ -436,13 +442,22 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
         packets does each side send in all?",
     explain: "A message longer than the path MTU goes as several packets with \
         consecutive PSNs: RC Send First, Middle, Middle and Last, 1024 \
-        bytes each. Each side sends 100 messages, so First and Last \
-        packets of 100 distinct PSNs each way (the ladder draws each \
-        message as one arrow, with its packets and PSNs). The capture \
-        may hold more packets than that: a message the QP sends again \
-        when its ACK timeout runs out, with no NAK (the emulated peer \
-        acknowledged late), carries the same PSNs again, and the ladder \
-        marks it (resent). The timings it prints are \
+        bytes each. Each side sends one message a round trip: the \
+        server's RC Send First packets carry \
+        {distinct:infiniband.bth.psn:ip.src==192.0.2.1 && infiniband.bth.opcode==0} \
+        distinct PSNs, the client's \
+        {distinct:infiniband.bth.psn:ip.src==192.0.2.2 && infiniband.bth.opcode==0} \
+        (the ladder draws each message as one arrow, with its packets and \
+        PSNs). The capture holds \
+        {count:ip.src==192.0.2.1 && infiniband.bth.opcode==0} Send First \
+        packets from the server and \
+        {count:ip.src==192.0.2.2 && infiniband.bth.opcode==0} from the \
+        client, the resends with them: a message the QP sends again \
+        when its ACK timeout runs out carries the same PSNs again, with \
+        no NAK before it (this capture has \
+        {count:infiniband.aeth.syndrome.opcode==3} NAKs): the emulated \
+        peer acknowledged late. The ladder marks such a message \
+        (resent). The timings it prints are \
         those of two emulated VMs whose NIC is software: they say \
         nothing about RDMA performance.",
 };

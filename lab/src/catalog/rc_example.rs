@@ -147,9 +147,10 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         field's 8 bytes as a little-endian number, keeps its low 32 bits \
         (the field's first 4 bytes on the wire) and swaps them. Against \
         this server, which sends all 64 bits big-endian, those first 4 \
-        bytes are `00 00 7f ..`, so the target would be 0x00007f.., the \
-        upper half of the address: the number in the capture's first 4 \
-        bytes, read in order. Its RDMA Read and Write would name an \
+        bytes are the upper half of the address, so the target would be \
+        {high32:infiniband.reth.va:infiniband.bth.opcode==12}, not the \
+        advertised {first:infiniband.reth.va:infiniband.bth.opcode==12}: \
+        the number in the capture's first 4 bytes, read in order. Its RDMA Read and Write would name an \
         address that is not the buffer's, and the responder refuses them \
         with a remote access error. This port sends all 64 bits, \
         and the wire shows it: the RETH of the client's Read and Write \
@@ -371,7 +372,12 @@ const RC_EXAMPLE_RNR_NAK_EXERCISE: Exercise = Exercise {
         the responder's `min_rnr_timer`: how long the requester should \
         wait before it tries again. How often it tries again is the \
         requester's `rnr_retry`; the manual sets 0, so there is no \
-        second try: the server's SEND completes at once with status \
+        second try (the capture has \
+        {count:ip.src==192.0.2.1 && infiniband.bth.opcode==4} RC Send \
+        Only from the server, and \
+        {count:infiniband.aeth.syndrome.opcode==1} RNR NAK, timer code \
+        {first:infiniband.aeth.syndrome.timer:infiniband.aeth.syndrome.opcode==1}): \
+        the server's SEND completes at once with status \
         0xd, IBV_WC_RNR_RETRY_EXC_ERR, its QP moves to the error state, \
         and the program fails in `poll_completion`. This is why the \
         manual's client posts its receive in `connect_qp` before the \

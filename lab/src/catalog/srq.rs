@@ -330,8 +330,11 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
         number of QPs draw from, and each completion says which QP its \
         message came in on (`qp_num`). With one connection there is one \
         QP: all 100 `recv count` lines name it, and the client's SENDs \
-        all go to one destination QP. With the default four connections \
-        the same pool serves four QPs, and the wire shows SENDs to four.",
+        go to \
+        {distinct:infiniband.bth.destqp:ip.src==192.0.2.2 && infiniband.bth.opcode<=2} \
+        destination QP. With the default four connections the same pool \
+        serves four QPs, and the wire shows the client's SENDs to \
+        {distinct@srq:infiniband.bth.destqp:ip.src==192.0.2.2 && infiniband.bth.opcode<=2}.",
 };
 
 fn srq_one_qp() -> Scenario {
@@ -364,7 +367,10 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
         takes 3 receives out of its SRQ, posts each again, and sends \
         one message, which tells the client it may send the next batch \
         (the last batch holds one message, so the server sends 4 in \
-        all, as `send count: 4` says). This is flow control by the \
+        all, as `send count: 4` says, and as the capture has it: the \
+        server's RC Send First packets carry \
+        {distinct:infiniband.bth.psn:ip.src==192.0.2.1 && infiniband.bth.opcode==0} \
+        distinct PSNs). This is flow control by the \
         application: the server's message is the credit, and the client \
         never has more messages in flight than the SRQ has receives. \
         The ladder shows it as three 100000-byte messages from the \
@@ -376,10 +382,13 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
         would show the NAKs and the waits. RC has credits of its own in \
         the AETH of each ACK, the count of receives the responder has \
         posted; a QP on a shared receive queue has no receives of its \
-        own to count, so it advertises none, and every ACK in this \
-        capture carries credit code 31, which says so (Soft-RoCE sends \
-        31 on every QP): only the program's batches keep the SRQ from \
-        running empty.",
+        own to count, so it gives no count: its ACKs carry credit code \
+        {first:infiniband.aeth.syndrome.credit_count:infiniband.aeth.syndrome.opcode==0}, \
+        which means \"no credit count given\", not zero credits (of \
+        this capture's {count:infiniband.aeth.syndrome.opcode==0} ACKs, \
+        {count:infiniband.aeth.syndrome.opcode==0 && infiniband.aeth.syndrome.credit_count!=31} \
+        carry another code; Soft-RoCE sends 31 on every QP): only the \
+        program's batches keep the SRQ from running empty.",
 };
 
 const SRQ_C10_W3_WIRE: &[PacketFact] = &[

@@ -646,7 +646,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
         h += &format!(
             "<h3>{}</h3>\n{}",
             escape(head),
-            check_yourself(&markdown(body), ed)
+            check_yourself(&markdown(&wire_numbers(report, package, body)), ed)
         );
     }
     if ed == Edition::Student {
@@ -720,7 +720,7 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
         }
         h += &format!(
             "<details class=\"answer\" open><summary>Answer</summary>\n<p>{}</p>\n",
-            inline(e.explain)
+            inline(&wire_numbers(report, &s.name, e.explain))
         );
         if s.pair {
             h += "<p>The run and its packets are in this chapter, above.</p>\n";
@@ -752,7 +752,8 @@ pub fn key_html(report: &LabReport) -> String {
         let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
         let check = read_readme(&md, &[CHAPTER_SECTIONS[4]]);
         if let Some((heading, body)) = check.sections.first() {
-            let open = markdown(body).replace("<details>", "<details open>");
+            let open =
+                markdown(&wire_numbers(report, p, body)).replace("<details>", "<details open>");
             h += &format!("<h3>{}</h3>\n{open}", escape(heading));
         }
         h += "</section>\n";
@@ -957,6 +958,7 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
              capture cannot tell which QP the server sends to"
         ));
     }
+    check_numbers(report)?;
     let pcaps = out.join("pcaps");
     fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
     for s in catalog::handout_scenarios() {
@@ -982,6 +984,95 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
         put(ed.file("handout"), edition_html(report, ed, None))?;
     }
     Ok(out.join(Edition::Student.file("handout")))
+}
+
+/// What a placeholder of [`numbers`] asks of the capture of `own` (or of
+/// the scenario it names) in `report`'s run: `None` when the run has no
+/// such capture, as a partial run may not.
+fn capture_number(
+    report: &LabReport,
+    own: &str,
+    q: &numbers::Query,
+) -> Option<Result<String, String>> {
+    let pcap = report
+        .dir
+        .join(format!("{}.pcap", q.scenario.unwrap_or(own)));
+    if !pcap.is_file() {
+        return None;
+    }
+    let values = |filter: &str| cached_values(&pcap, filter, q.field);
+    Some((|| {
+        let per = match q.per {
+            Some(f) => values(f)?,
+            None => Vec::new(),
+        };
+        numbers::value(q, &values(q.filter)?, &per)
+    })())
+}
+
+/// [`crate::capture::field_values`], each asked of tshark once: a handout
+/// fills the same answers for each lab, each edition and the check.
+fn cached_values(pcap: &Path, filter: &str, field: &str) -> Result<Vec<String>, String> {
+    type Asked = std::collections::HashMap<(PathBuf, String, String), Result<Vec<String>, String>>;
+    static ASKED: std::sync::OnceLock<std::sync::Mutex<Asked>> = std::sync::OnceLock::new();
+    let key = (pcap.to_path_buf(), filter.to_string(), field.to_string());
+    let asked = ASKED.get_or_init(Default::default);
+    if let Some(got) = asked.lock().map_err(|e| e.to_string())?.get(&key) {
+        return got.clone();
+    }
+    let got = crate::capture::field_values(pcap, filter, field);
+    asked
+        .lock()
+        .map_err(|e| e.to_string())?
+        .insert(key, got.clone());
+    got
+}
+
+/// `text` (an answer about `own`'s run, in Markdown) with its numbers from
+/// the captures; a number the run has no capture for, or a query that
+/// fails (which [`check_numbers`] turns into an error first), says so.
+fn wire_numbers(report: &LabReport, own: &str, text: &str) -> String {
+    let answer = |q: &numbers::Query| {
+        Ok(match capture_number(report, own, q) {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => format!("(not read from the capture: {e})"),
+            None => "(not captured in this run)".to_string(),
+        })
+    };
+    numbers::fill(text, &answer)
+        .unwrap_or_else(|e| format!("{text} (a number differs from the capture: {e})"))
+}
+
+/// Every answer's numbers (the exercises' and the READMEs' "check
+/// yourself") read from the captures `report`'s run has: the first that
+/// cannot be read, or a README's number its capture does not bear out.
+fn check_numbers(report: &LabReport) -> Result<(), String> {
+    let root = base::workspace::workspace_root();
+    let check = |own: &str, text: &str| {
+        let answer =
+            |q: &numbers::Query| capture_number(report, own, q).unwrap_or(Ok(String::new()));
+        let answer = |q: &numbers::Query| match (q.per, answer(q)) {
+            // Not captured: nothing to hold the number against.
+            (_, Ok(v)) if v.is_empty() => Err(String::new()),
+            (_, got) => got,
+        };
+        match numbers::fill(text, &answer) {
+            Err(e) if !e.is_empty() => Err(format!("handout: {own}'s answer: {e}")),
+            _ => Ok(()),
+        }
+    };
+    for s in catalog::handout_scenarios() {
+        if let Some(e) = s.exercise {
+            check(&s.name, e.explain)?;
+        }
+    }
+    for p in catalog::chapters() {
+        let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
+        for (_, body) in read_readme(&md, &[CHAPTER_SECTIONS[4]]).sections {
+            check(p, &body)?;
+        }
+    }
+    Ok(())
 }
 
 /// The QP number both hosts' ibv_sockets_pingpong printed (`qp num: N`),
@@ -1510,3 +1601,5 @@ pub fn smallest_ladder_text(bbox: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests;
+
+mod numbers;

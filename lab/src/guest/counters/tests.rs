@@ -72,17 +72,25 @@ fn a_counters_dir_reads_as_numbers() {
 fn rdma_statistic_reads_as_numbers() {
     // As rxe's `rdma -j statistic show link rxe0/1` printed it in a VM
     // (cut), with an mlx5 optional counter added.
-    let json = r#"[{"ifname":"rxe0","port":1,"sent_pkts":9,"rcvd_seq_err":3,"roce_adp_retrans":2}]"#;
+    let json =
+        r#"[{"ifname":"rxe0","port":1,"sent_pkts":9,"rcvd_seq_err":3,"roce_adp_retrans":2}]"#;
     let parsed = parse_rdma_statistic(json);
-    let named: Vec<(&str, u64)> = parsed
-        .iter()
-        .map(|(n, v)| (n.as_str(), *v))
-        .collect();
+    let named: Vec<(&str, u64)> = parsed.iter().map(|(n, v)| (n.as_str(), *v)).collect();
     assert_eq!(
         named,
-        [("rcvd_seq_err", 3), ("roce_adp_retrans", 2), ("sent_pkts", 9)]
+        [
+            ("rcvd_seq_err", 3),
+            ("roce_adp_retrans", 2),
+            ("sent_pkts", 9)
+        ]
     );
-    for not in ["", "Wrong device name", "[]", "{\"port\":1}", "[{\"port\":1}]"] {
+    for not in [
+        "",
+        "Wrong device name",
+        "[]",
+        "{\"port\":1}",
+        "[{\"port\":1}]",
+    ] {
         assert!(parse_rdma_statistic(not).is_empty(), "{not}");
     }
 }
