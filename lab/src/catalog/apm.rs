@@ -7,7 +7,7 @@ use super::cells::{
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 use crate::model::{
-    owned, Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
+    owned, Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
 
 /// The one line each side prints when the port cannot take an alternate path.
@@ -197,6 +197,12 @@ fn apm() -> Scenario {
                 state is armed; when the primary path fails, or the program \
                 asks for a migration, the QP moves to the alternate path and \
                 the program gets an `IBV_EVENT_PATH_MIG` event.",
+            check: Check {
+                filter: "infiniband.mad",
+                fields: &[],
+                line: "APM is not available",
+                look: "where in the run it is printed, and whether the messages flow after it",
+            },
         }),
         ..Scenario::BASE
     }

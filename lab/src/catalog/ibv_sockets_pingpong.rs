@@ -2,7 +2,7 @@
 
 use super::cells::{pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT};
 use crate::model::{
-    Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
+    Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
 
 pub(crate) fn server() -> Cmd {
@@ -368,6 +368,12 @@ const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
         some milliseconds later. Those are the QP's ACK timeout running \
         out because the emulated peer acknowledged late, not the dropped \
         packet: tell them apart by whether a NAK names the PSN first.",
+    check: Check {
+        filter: "infiniband.bth.opcode <= 2 || infiniband.aeth.syndrome.opcode == 3",
+        fields: &["infiniband.bth.psn", "infiniband.aeth.syndrome.opcode"],
+        line: "iters in",
+        look: "each side's summary, and whether either printed an error",
+    },
 };
 
 const IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE: &[PacketFact] = &[
@@ -460,6 +466,14 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
         (resent). The timings it prints are \
         those of two emulated VMs whose NIC is software: they say \
         nothing about RDMA performance.",
+    check: Check {
+        filter: "infiniband.bth.opcode == 0",
+        fields: &["infiniband.bth.psn"],
+        line: "iters in",
+        look: "how many round trips each side counts; on the packets, count each \
+            side's Send First packets (append `| cut -f2 | sort | uniq -c`) and \
+            the distinct PSNs among them (`| cut -f2,4 | sort -u | cut -f1 | uniq -c`)",
+    },
 };
 
 const IBV_SOCKETS_PINGPONG_N100_S4096_WIRE: &[PacketFact] = &[

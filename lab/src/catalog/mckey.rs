@@ -8,7 +8,7 @@
 
 use super::cells::{kill_then_handled, memlocked, refused, Kill, Sig, Waiting, MEMLOCKED};
 use crate::model::{
-    Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
+    Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
 
 /// rdma-core's mckey as the sender. It leaves the group and destroys its QP
@@ -642,6 +642,12 @@ fn mckey_size_above_mtu() -> Scenario {
                 mckey checks the size against the port's active MTU before it \
                 sends anything and refuses, with one error line; nothing of it \
                 reaches the wire.",
+            check: Check {
+                filter: "",
+                fields: &[],
+                line: "mtu",
+                look: "what the sender says, where its run stops, and its exit status",
+            },
         }),
         ..Scenario::BASE
     }

@@ -2,7 +2,7 @@
 
 use super::cells::{refused, Kill, SideChannel, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT};
 use crate::model::{
-    owned, Cause, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
+    owned, Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
 
 pub(crate) const RC_SERVER_STDOUT: &[&str] = &[
@@ -155,6 +155,13 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         with a remote access error. This port sends all 64 bits, \
         and the wire shows it: the RETH of the client's Read and Write \
         carries exactly the address the server advertised.",
+    check: Check {
+        filter: "tcp.len == 34 || infiniband.reth",
+        fields: &["tcp.payload", "infiniband.reth.va"],
+        line: "MR was registered with addr",
+        look: "the address the server registered its buffer at, beside the first 8 \
+            bytes of its `cm_con_data_t` and the address in the client's RETH",
+    },
 };
 
 const RC_EXAMPLE_CAUSES: &[Cause] = &[
@@ -348,6 +355,13 @@ fn rc_example_auto_gid() -> Scenario {
                 index was given: using GID index ...`); each side then prints \
                 the other's GID (`Remote GID`, ending in the peer's address) \
                 and the exchange runs as with -g.",
+            check: Check {
+                filter: "infiniband",
+                fields: &["ip.dst"],
+                line: "Remote GID",
+                look: "what each side says of the GID index it uses and the remote GID it \
+            prints; then whether RoCE packets crossed, and between which addresses",
+            },
         }),
         ..Scenario::BASE
     }
@@ -384,6 +398,16 @@ const RC_EXAMPLE_RNR_NAK_EXERCISE: Exercise = Exercise {
         sync byte Q: after Q the server may send at any moment. With \
         `rnr_retry = 7` (retry for ever), the requester would send the \
         message again after each RNR NAK until a receive appeared.",
+    check: Check {
+        filter: "infiniband.bth.opcode == 4 || infiniband.aeth",
+        fields: &[
+            "infiniband.bth.psn",
+            "infiniband.aeth.syndrome.opcode",
+            "infiniband.aeth.syndrome.timer",
+        ],
+        line: "completion was found in CQ with status",
+        look: "the status of the server's completion, and how its run ends",
+    },
 };
 
 const RC_EXAMPLE_RNR_NAK_CAUSES: &[Cause] = &[
@@ -485,6 +509,17 @@ const RC_EXAMPLE_WRONG_RKEY_EXERCISE: Exercise = Exercise {
         program, so a wrong key shows only on the requester's side and \
         on the wire. The same NAK is what the manual's 32-bit `htonl` \
         address would meet: an address outside the registered buffer.",
+    check: Check {
+        filter: "infiniband.reth || infiniband.aeth || infiniband.bth.opcode == 16",
+        fields: &[
+            "infiniband.reth.r_key",
+            "infiniband.aeth.syndrome.opcode",
+            "infiniband.aeth.syndrome.error_code",
+        ],
+        line: "Remote rkey",
+        look: "the rkey the client was given, then the status of each of its \
+            completions, and whether it posts its RDMA Write",
+    },
 };
 
 const RC_EXAMPLE_WRONG_RKEY_CAUSES: &[Cause] = &[

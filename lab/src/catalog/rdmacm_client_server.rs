@@ -2,8 +2,8 @@
 
 use super::cells::{memlocked, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED, SIGSTOP};
 use crate::model::{
-    owned, stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Ready, Scenario,
-    Side,
+    owned, stdout_of, Cause, Check, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Ready,
+    Scenario, Side,
 };
 
 /// Starts a client in the background, SIGKILLs it the moment it prints
@@ -289,6 +289,12 @@ fn rdmacm_nobody_listening() -> Scenario {
                 client's rdma_cm reports RDMA_CM_EVENT_REJECTED with the \
                 reject's reason as its status. The client learns it at once, \
                 not after a timeout.",
+            check: Check {
+                filter: "infiniband.mad",
+                fields: &[],
+                line: "on_event",
+                look: "which rdma_cm events the client got, in order, and its exit status",
+            },
         }),
         ..Scenario::BASE
     }

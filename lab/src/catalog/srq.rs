@@ -10,7 +10,7 @@ use super::cells::{
     MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
 };
 use crate::model::{
-    stdout_of, Cause, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Placement, Ready,
+    stdout_of, Cause, Check, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Placement, Ready,
     Scenario, Side,
 };
 
@@ -335,6 +335,13 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
         destination QP. With the default four connections the same pool \
         serves four QPs, and the wire shows the client's SENDs to \
         {distinct@srq:infiniband.bth.destqp:ip.src==192.0.2.2 && infiniband.bth.opcode<=2}.",
+    check: Check {
+        filter: "infiniband.bth.opcode == 0",
+        fields: &["infiniband.bth.destqp"],
+        line: "qp_num",
+        look: "the QP each message came in on, as the program prints it (in \
+            decimal; the capture shows QP numbers in hex)",
+    },
 };
 
 fn srq_one_qp() -> Scenario {
@@ -389,6 +396,15 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
         {count:infiniband.aeth.syndrome.opcode==0 && infiniband.aeth.syndrome.credit_count!=31} \
         carry another code; Soft-RoCE sends 31 on every QP): only the \
         program's batches keep the SRQ from running empty.",
+    check: Check {
+        filter: "infiniband.bth.opcode == 0 || infiniband.aeth",
+        fields: &[
+            "infiniband.bth.psn",
+            "infiniband.aeth.syndrome.credit_count",
+        ],
+        line: "recv count",
+        look: "the order of the server's `recv count` lines and the client's `send count` lines",
+    },
 };
 
 const SRQ_C10_W3_WIRE: &[PacketFact] = &[

@@ -79,8 +79,30 @@ pub struct Exercise {
     pub question: &'static str,
     /// What to predict before opening the answer.
     pub predict: &'static str,
-    /// Why the run did what it did: the answer's paragraph.
+    /// Why the run did what it did: the answer's paragraph. Its numbers
+    /// about the capture are placeholders the handout fills from it
+    /// (`{count:FILTER}`..., see `present::handout::numbers`).
     pub explain: &'static str,
+    /// How the student checks the prediction on the supplied files.
+    pub check: Check,
+}
+
+/// An exercise's "check it yourself" step: the packets to list, and the
+/// line of the programs' output to find, neither of them the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Check {
+    /// A Wireshark display filter for the packets the prediction is
+    /// about, on the exercise's capture; empty when nothing of the run
+    /// reaches the wire. The handout fails when it matches no frame.
+    pub filter: &'static str,
+    /// The fields to list beside the frame's number, source and summary
+    /// (`tshark -e`).
+    pub fields: &'static [&'static str],
+    /// Words of the line to find in the programs' output: the handout
+    /// fails when no transcript of the run has them.
+    pub line: &'static str,
+    /// What to read in and around that line.
+    pub look: &'static str,
 }
 
 /// What sent a kind of packet: the verb call (or the program's step, or

@@ -7,7 +7,7 @@
 
 use crate::capture::ladder::escape;
 use crate::model::{
-    glob_match, Addrs, Cmd, Exercise, Outcome, PacketFact, Params, Scenario, SideOutcome,
+    glob_match, Addrs, Check, Cmd, Exercise, Outcome, PacketFact, Params, Scenario, SideOutcome,
 };
 use crate::results::report::{Judged, LabReport};
 use crate::{base, catalog, model};
@@ -629,7 +629,8 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
             })
     };
     let mut h = format!(
-        "<section class=\"chapter\" id=\"{package}\">\n<h2>{}</h2>\n{}",
+        "<section class=\"chapter\" id=\"{package}\">\n<h2>{}. {}</h2>\n{}",
+        chapter_number(package),
         inline(&readme.title),
         markdown(&readme.intro)
     );
@@ -691,11 +692,7 @@ fn chapter_runs<'a>(
 /// teacher's the answer, open, with the run and packets behind it.
 fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> String {
     let find = |s: &Scenario| report.outcomes.iter().find(|j| j.name() == s.name);
-    let chapter = catalog::chapters()
-        .iter()
-        .position(|p| *p == package)
-        .unwrap_or(0)
-        + 1;
+    let chapter = chapter_number(package);
     let list: Vec<(&Scenario, Exercise)> = catalog::all()
         .iter()
         .filter(|s| s.package == package)
@@ -714,7 +711,7 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
         );
         let captured = |j: &Judged| j.outcome.capture.as_ref().is_some_and(|c| !c.is_empty());
         if ed == Edition::Student {
-            h += &check_step(s, find(s).is_some_and(captured));
+            h += &check_step(s, &e.check, find(s).is_some_and(captured));
             h += "</div>\n";
             continue;
         }
@@ -798,17 +795,16 @@ nav li { margin: .1em 0; }
 /// The step that checks an exercise's prediction on what the handout
 /// supplies: the capture, with the tshark command that lists its packets,
 /// and the transcript, with a line the run printed.
-fn check_step(s: &Scenario, captured: bool) -> String {
+fn check_step(s: &Scenario, c: &Check, captured: bool) -> String {
     let mut ways = Vec::new();
-    if captured {
-        // The AETH's syndrome tells a NAK from an ACK (same opcode), the
-        // RETH's address an RDMA target, the MAD's attribute a CM message.
+    if captured && !c.filter.is_empty() {
+        let fields: String = c.fields.iter().map(|f| format!(" -e {f}")).collect();
         ways.push(format!(
-            "list its packets, `tshark -r pcaps/{}.pcap -Y infiniband -T fields -e frame.number \
-             -e ip.src -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
-             -e infiniband.aeth.syndrome -e infiniband.reth.va -e infiniband.mad.attributeid`, \
-             and find the ones your prediction is about",
-            s.name
+            "list the packets, `tshark -r pcaps/{}.pcap -Y '{}' -T fields -e frame.number \
+             -e ip.src -e _ws.col.Info{fields}`{}",
+            s.name,
+            c.filter,
+            field_notes(c.fields)
         ));
     }
     let sides = [("hostB", s.client.is_some()), ("hostA", s.server.is_some())];
@@ -817,17 +813,95 @@ fn check_step(s: &Scenario, captured: bool) -> String {
         .filter(|x| x.1)
         .map(|x| format!("`{}`", whole_stdout(&s.name, x.0)))
         .collect();
-    // No line of theirs is quoted: the lines a run is checked by are
-    // often the answer.
+    let whose = if files.len() == 1 {
+        "the program's output"
+    } else {
+        "each program's output"
+    };
     ways.push(format!(
-        "read each program's whole output, errors and exit status, {}: what did each print, and \
-         how did it end?",
-        files.join(" and ")
+        "in {whose}, {}, find the line with `{}`: {}",
+        files.join(" and "),
+        c.line,
+        c.look
     ));
     format!(
-        "<p class=\"check\"><b>Check it yourself:</b> {}</p>\n",
-        inline(&ways.join("; then "))
+        "<p class=\"check\"><b>Check it yourself:</b> {}.</p>\n",
+        inline(&capitalised(&ways.join("; then ")))
     )
+}
+
+/// What the values of the fields a check step lists mean, where the
+/// primer does not say.
+const FIELD_NOTES: &[(&str, &str)] = &[
+    (
+        "infiniband.aeth.syndrome.opcode",
+        "the AETH's kind: 0 an ACK, 1 an RNR NAK, 3 a NAK",
+    ),
+    (
+        "infiniband.aeth.syndrome.error_code",
+        "a NAK's reason: 0 PSN sequence error, 1 invalid request, 2 remote access error, \
+         3 remote operational error",
+    ),
+    (
+        "infiniband.aeth.syndrome.timer",
+        "an RNR NAK's timer code (how long to wait before trying again)",
+    ),
+    (
+        "infiniband.aeth.syndrome.credit_count",
+        "an ACK's credit code",
+    ),
+];
+
+/// The notes of [`FIELD_NOTES`] for `fields`, as a parenthesis.
+fn field_notes(fields: &[&str]) -> String {
+    let notes: Vec<String> = fields
+        .iter()
+        .filter_map(|f| FIELD_NOTES.iter().find(|(n, _)| n == f))
+        .map(|(n, what)| format!("`{}` is {what}", n.rsplit('.').next().unwrap_or(n)))
+        .collect();
+    if notes.is_empty() {
+        return String::new();
+    }
+    format!(" ({})", notes.join("; "))
+}
+
+/// Every check step of the handout's exercises against `report`'s run:
+/// the first whose filter matches no frame of its capture, or whose line
+/// no transcript of the run has.
+fn check_steps(report: &LabReport) -> Result<(), String> {
+    for s in catalog::handout_scenarios() {
+        let (Some(e), Some(j)) = (
+            s.exercise,
+            report.outcomes.iter().find(|j| j.name() == s.name),
+        ) else {
+            continue;
+        };
+        let c = e.check;
+        let pcap = report.dir.join(format!("{}.pcap", s.name));
+        if !c.filter.is_empty() && pcap.is_file() {
+            let found = crate::capture::field_values(&pcap, c.filter, "frame.number")?;
+            if found.is_empty() {
+                return Err(format!(
+                    "handout: {}'s check step lists no packet: `{}` matches nothing in {}",
+                    s.name,
+                    c.filter,
+                    pcap.display()
+                ));
+            }
+        }
+        let printed = [&j.outcome.server, &j.outcome.client]
+            .iter()
+            .filter_map(|side| side.as_ref())
+            .any(|side| side.stdout.contains(c.line) || side.stderr.contains(c.line));
+        if !printed {
+            return Err(format!(
+                "handout: {}'s check step looks for a line with `{}`, which no program of the \
+                 run printed",
+                s.name, c.line
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A handout of `report` (a two-host run with capture of
@@ -915,6 +989,16 @@ fn labs_text(lab: Option<&Lab>) -> String {
 }
 
 /// The table of contents: the primer, then each chapter's title.
+/// A chapter's number in the whole handout, which each lab keeps, so that
+/// "Exercise 3.1" is the same exercise in every file.
+fn chapter_number(package: &str) -> usize {
+    catalog::chapters()
+        .iter()
+        .position(|p| *p == package)
+        .unwrap_or(0)
+        + 1
+}
+
 fn contents(root: &Path, chapters: &[&str], primer: bool) -> String {
     let mut h = String::from("<nav><h2>Contents</h2>");
     if primer {
@@ -927,8 +1011,10 @@ fn contents(root: &Path, chapters: &[&str], primer: bool) -> String {
     h += "<ol>\n";
     for p in chapters {
         let md = fs::read_to_string(root.join(p).join("README.md")).unwrap_or_default();
+        // Numbered as in the whole handout, as the exercises are.
         h += &format!(
-            "<li><a href=\"#{p}\">{}</a></li>\n",
+            "<li value=\"{}\"><a href=\"#{p}\">{}</a></li>\n",
+            chapter_number(p),
             inline(&read_readme(&md, &[]).title)
         );
     }
@@ -959,6 +1045,7 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
         ));
     }
     check_numbers(report)?;
+    check_steps(report)?;
     let pcaps = out.join("pcaps");
     fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
     for s in catalog::handout_scenarios() {

@@ -167,7 +167,18 @@ fn the_student_edition_has_no_answers_and_the_teachers_has_them_all() {
         }
     }
     // rc_example's captured exercise points to its capture, with tshark.
-    assert!(h.contains("<code>tshark -r pcaps/rc_example.pcap -Y infiniband"));
+    // with its own filter, and names the line to find.
+    let e = catalog::find("rc_example")
+        .and_then(|s| s.exercise)
+        .unwrap();
+    assert!(
+        h.contains(&format!(
+            "<code>tshark -r pcaps/rc_example.pcap -Y '{}'",
+            e.check.filter
+        )),
+        "{h}"
+    );
+    assert!(h.contains(&format!("find the line with <code>{}</code>", e.check.line)));
     let t = teacher();
     assert_eq!(t.matches("<details class=\"answer\" open>").count(), n);
     assert!(!t.contains("Check it yourself"));
@@ -620,4 +631,38 @@ fn no_answer_states_a_capture_number_by_hand() {
         }
     }
     assert!(by_hand.is_empty(), "{by_hand:#?}");
+}
+
+/// A check step that points at a line no program of the run printed
+/// gives no handout: the student would look for it in vain.
+#[test]
+fn a_check_step_whose_line_was_not_printed_is_refused() {
+    let e = catalog::find("rc_example_rnr_nak")
+        .and_then(|s| s.exercise)
+        .unwrap();
+    let side = |stdout: &str| SideOutcome {
+        exit: Some(1),
+        elapsed_ms: Some(1),
+        stdout: stdout.to_string(),
+        stderr: String::new(),
+    };
+    let mut report = rendered_report();
+    let run = |stdout: &str| Outcome {
+        scenario: "rc_example_rnr_nak".into(),
+        server: Some(side(stdout)),
+        client: Some(side("")),
+        leftover: String::new(),
+        capture: None,
+    };
+    report.outcomes =
+        crate::capture::verdict::judge_all(vec![run("test result is 1\n")], None, false);
+    let out = tempfile::tempdir().unwrap();
+    let err = write(&report, out.path()).unwrap_err();
+    assert!(err.contains(e.check.line), "{err}");
+    report.outcomes = crate::capture::verdict::judge_all(
+        vec![run(&format!("{} 0xd\n", e.check.line))],
+        None,
+        false,
+    );
+    write(&report, out.path()).unwrap();
 }
