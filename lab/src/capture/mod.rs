@@ -225,10 +225,8 @@ fn headers<'a>(get: &impl Fn(&str) -> &'a str, what: &str) -> Vec<String> {
         ),
     ] {
         if let (Some(q), Some(p)) = (num(qpn), num(start)) {
-            h.push(format!(
-                "CM {msg}: local QPN {q:#x}, starting PSN {p}: the destination QP and the first \
-                 PSN of the packets that come to this side"
-            ));
+            // What the two numbers are for is an exercise's question.
+            h.push(format!("CM {msg}: local QPN {q:#x}, starting PSN {p}"));
         }
     }
     h

@@ -549,9 +549,9 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 2,
         title: "The connection manager and a shared receive queue",
-        goals: "follow rdma_cm's events and its messages (ConnectRequest, Reply, \
-                ReadyToUse, the reject) on the wire; see what a shared receive queue \
-                changes and what an empty one does (RNR)",
+        goals: "follow rdma_cm's events and the CM messages behind them on the wire, \
+                when a connection is made and when it cannot be; see what a shared \
+                receive queue changes, and how a program keeps it from running empty",
         chapters: &["rdmacm_client_server", "srq"],
         primer: false,
     },
@@ -625,7 +625,11 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
             .iter()
             .find(|(h, _)| h.starts_with(name))
             .map_or(String::new(), |(h, body)| {
-                format!("<h3>{}</h3>\n{}", escape(h), markdown(body))
+                let html = match ed {
+                    Edition::Student => without_column(&markdown(&for_students(body)), "function"),
+                    Edition::Teacher => markdown(body),
+                };
+                format!("<h3>{}</h3>\n{html}", escape(h))
             })
     };
     let mut h = format!(
@@ -664,6 +668,82 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
         );
     }
     h + "</section>\n"
+}
+
+/// A README section for a student: without the paragraphs about this
+/// project's own lab tool (`cargo xtask`), which a lab sheet's reader
+/// does not run.
+fn for_students(md: &str) -> String {
+    md.split("\n\n")
+        .filter(|block| block.contains("```") || !block.contains("cargo xtask"))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// `html` with the column of each table whose header starts with `head`
+/// taken out: the Rust function beside the manual's step and its C
+/// calls, which a student reading the manual's C does not need.
+fn without_column(html: &str, head: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<table>") {
+        let end = rest[at..]
+            .find("</table>")
+            .map_or(rest.len(), |e| at + e + 8);
+        out += &rest[..at];
+        let table = &rest[at..end];
+        let cells = |row: &str| -> Vec<String> {
+            row.split("</th>")
+                .flat_map(|c| c.split("</td>"))
+                .map(str::to_string)
+                .collect()
+        };
+        let header = table.split("</tr>").next().unwrap_or("");
+        let column = cells(header)
+            .iter()
+            .position(|c| plain_text(c).trim_start().starts_with(head));
+        out += &match column {
+            Some(k) => drop_cell(table, k),
+            None => table.to_string(),
+        };
+        rest = &rest[end..];
+    }
+    out + rest
+}
+
+/// `table` with the `k`th cell of every row removed.
+fn drop_cell(table: &str, k: usize) -> String {
+    let opening = |s: &str| {
+        ["<td>", "<td ", "<th>", "<th "]
+            .iter()
+            .filter_map(|t| s.find(t))
+            .min()
+    };
+    table
+        .split_inclusive("</tr>")
+        .map(|row| {
+            let mut out = String::new();
+            let mut rest = row;
+            let mut i = 0;
+            while let Some(at) = opening(rest) {
+                let close = if rest[at..].starts_with("<td") {
+                    "</td>"
+                } else {
+                    "</th>"
+                };
+                let end = rest[at..]
+                    .find(close)
+                    .map_or(rest.len(), |e| at + e + close.len());
+                out += &rest[..at];
+                if i != k {
+                    out += &rest[at..end];
+                }
+                i += 1;
+                rest = &rest[end..];
+            }
+            out + rest
+        })
+        .collect()
 }
 
 /// The chapter's pairs as the lab ran them: both transcripts, the ladder
@@ -929,7 +1009,7 @@ pub fn edition_html(report: &LabReport, ed: Edition, lab: Option<&Lab>) -> Strin
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
         t = escape(&title)
     );
-    h += &intro(report);
+    h += &intro(report, ed);
     h += &labs_text(lab);
     h += &markdown(LEGEND);
     h += &contents(&root, &chapters, primer);
@@ -951,18 +1031,27 @@ pub fn html(report: &LabReport) -> String {
 }
 
 /// What the handout is and where its run came from.
-fn intro(report: &LabReport) -> String {
+fn intro(report: &LabReport, ed: Edition) -> String {
     let kernel = report
         .vms
         .as_ref()
         .map_or("this host's".to_string(), |v| v.kernel.clone());
-    markdown(&format!(
-        "This handout walks through the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and two classic tutorials, ported to Rust: what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n\
-Everything in it comes from one run of the lab: two throwaway VMs (kernel {kernel}), each with a Soft-RoCE device (`rdma_rxe`) on a virtual NIC, joined by one wire. Host A (192.0.2.1) runs the servers, host B (192.0.2.2) the clients, and the wire between them was recorded. All of it is real RoCE v2: UDP port 4791, the InfiniBand transport inside. The captures are in `pcaps/` and the programs' whole output in `transcripts/`, beside this file.\n\n\
+    let run = format!(
+        "Everything in it comes from one run of the lab: two throwaway virtual machines (kernel {kernel}), each with a Soft-RoCE device (`rdma_rxe`: software RoCE, the kernel doing an RDMA NIC's work) on a virtual NIC, joined by one wire. Host A (192.0.2.1) runs the servers, host B (192.0.2.2) the clients, and the wire between them was recorded. All of it is real RoCE v2: UDP port 4791, the InfiniBand transport inside. The captures are in `pcaps/` and the programs' whole output in `transcripts/`, beside this file.\n\n"
+    );
+    let text = match ed {
+        Edition::Student => format!(
+            "This lab uses the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and two classic tutorials, in a port that keeps each program's options, steps and printed lines (the manual's C programs, rewritten in Rust; each chapter's table names the manual's C calls beside each step): what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n{run}\
+Each exercise asks for a prediction: write it in its box first. Then check it as the exercise's last step says, with `tshark` (Wireshark's command-line tool) run in the directory of this file, and with the programs' output.\n"
+        ),
+        Edition::Teacher => format!(
+            "This handout walks through the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and two classic tutorials, ported to Rust: what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n{run}\
 To make it yourself, on a Debian or Ubuntu machine with this repository:\n\n\
 ```\ncargo xtask handout          # HTML, with the captures beside it\ncargo xtask handout --pdf    # and a PDF, printed by headless Chromium\n```\n\n\
 To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_example`. On two real hosts, each chapter says which commands to type.\n"
-    ))
+        ),
+    };
+    markdown(&text)
 }
 
 /// The lab's time and goals, or (the combined file) the three labs'.
@@ -988,7 +1077,6 @@ fn labs_text(lab: Option<&Lab>) -> String {
     }
 }
 
-/// The table of contents: the primer, then each chapter's title.
 /// A chapter's number in the whole handout, which each lab keeps, so that
 /// "Exercise 3.1" is the same exercise in every file.
 fn chapter_number(package: &str) -> usize {
@@ -999,6 +1087,7 @@ fn chapter_number(package: &str) -> usize {
         + 1
 }
 
+/// The table of contents: the primer, then each chapter's title.
 fn contents(root: &Path, chapters: &[&str], primer: bool) -> String {
     let mut h = String::from("<nav><h2>Contents</h2>");
     if primer {

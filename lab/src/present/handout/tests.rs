@@ -666,3 +666,35 @@ fn a_check_step_whose_line_was_not_printed_is_refused() {
     );
     write(&report, out.path()).unwrap();
 }
+
+/// The student's chapter shows the manual's step and its C calls, not
+/// the port's Rust function, and not the project's own lab tool.
+#[test]
+fn a_student_reads_the_steps_and_c_calls_without_the_rust() {
+    let md = "| step | function in `src/main.rs` | verbs |\n|---|---|---|\n\
+              | 7.1.4 resources_create | `common::x` | `ibv_open_device` |\n";
+    let html = without_column(&markdown(md), "function");
+    assert!(
+        html.contains("<th>step</th>") && html.contains("<th>verbs</th>"),
+        "{html}"
+    );
+    assert!(html.contains("<code>ibv_open_device</code>"), "{html}");
+    assert!(
+        !html.contains("function") && !html.contains("common::x"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<tr>").count(), 2, "{html}");
+    // A table without the column is left as it was.
+    assert_eq!(without_column(&markdown(md), "nothing"), markdown(md));
+    let running = "Build: `cargo build`.\n\n**Soft-RoCE:** `cargo xtask lab x` runs it.\n\n\
+                   ```\n$ cargo xtask lab x\n\n$ y\n```\n";
+    let kept = for_students(running);
+    assert!(
+        kept.contains("Build") && !kept.contains("Soft-RoCE:"),
+        "{kept}"
+    );
+    assert!(
+        kept.contains("$ cargo xtask lab x"),
+        "a code block is kept whole: {kept}"
+    );
+}
