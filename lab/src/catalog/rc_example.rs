@@ -372,7 +372,7 @@ fn rc_example_auto_gid() -> Scenario {
 // rnr_retry of 0 turns the one RNR NAK into a failed completion.
 const RC_EXAMPLE_RNR_NAK_EXERCISE: Exercise = Exercise {
     question: "A stand-in client (a short pyverbs program, \
-        `lab/standins/rc_example_peer.py`) connects its QP to the real \
+        `standins/rc_example_peer.py` beside this handout) connects its QP to the real \
         `rc_example -d rxe0 -g 1` server exactly as the manual's client \
         does, but never posts a receive. The server then posts its SEND.",
     predict: "What does the client's transport answer to the SEND? The \
@@ -487,7 +487,7 @@ fn rc_example_rnr_nak() -> Scenario {
 // meets the responder's NAK.
 const RC_EXAMPLE_WRONG_RKEY_EXERCISE: Exercise = Exercise {
     question: "A stand-in server (a short pyverbs program, \
-        `lab/standins/rc_example_peer.py`) serves the real `rc_example \
+        `standins/rc_example_peer.py` beside this handout) serves the real `rc_example \
         -d rxe0 -g 1 192.0.2.1` client as the manual's server does, but \
         the rkey in its `cm_con_data_t` is one more than its buffer's. \
         Compare the rkey the client prints as `Remote rkey` with the \

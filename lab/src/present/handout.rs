@@ -633,7 +633,7 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
             })
     };
     let mut h = format!(
-        "<section class=\"chapter\" id=\"{package}\">\n<h2>{}. {}</h2>\n{}",
+        "<section class=\"chapter\" id=\"{package}\">\n<h2>Chapter {}. {}</h2>\n{}",
         chapter_number(package),
         inline(&readme.title),
         markdown(&readme.intro)
@@ -867,7 +867,8 @@ nav li { margin: .1em 0; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
-  pre { break-inside: auto; }
+  pre { break-inside: auto; orphans: 3; widows: 3; }
+  tr { break-inside: avoid; } thead { display: table-header-group; }
   a { color: inherit; }
 }
 ";
@@ -1145,6 +1146,7 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
         }
     }
     write_transcripts(report, out)?;
+    write_standins(out)?;
     let put = |name: String, text: String| -> Result<PathBuf, String> {
         let file = out.join(name);
         fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -1270,6 +1272,27 @@ fn same_qp_numbers(report: &LabReport) -> Option<String> {
     (server == client).then_some(server)
 }
 
+/// Where a handout's exercises find the stand-in peers' scripts, beside
+/// it, as in the workspace's `lab/`.
+const STANDINS: &str = "standins/";
+
+/// Copies the stand-in peers' scripts (the pyverbs programs some
+/// exercises run against the real programs) beside the handout.
+fn write_standins(out: &Path) -> Result<(), String> {
+    let from = base::workspace::workspace_root().join("lab").join(STANDINS);
+    let to = out.join(STANDINS);
+    fs::create_dir_all(&to).map_err(|e| format!("{}: {e}", to.display()))?;
+    let entries = fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
+    for e in entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "py"))
+    {
+        fs::copy(e.path(), to.join(e.file_name()))
+            .map_err(|err| format!("{}: {err}", e.path().display()))?;
+    }
+    Ok(())
+}
+
 /// Writes each side's whole stdout where a shortened transcript links to it.
 fn write_transcripts(report: &LabReport, out: &Path) -> Result<(), String> {
     let dir = out.join("transcripts");
@@ -1349,10 +1372,11 @@ fn check_supplied(html: &Path, dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The files under `pcaps/` and `transcripts/` that `html` names.
+/// The files under `pcaps/`, `transcripts/` and `standins/` that `html`
+/// names.
 pub fn supplied(html: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for dir in ["pcaps/", "transcripts/"] {
+    for dir in ["pcaps/", "transcripts/", STANDINS] {
         for (at, _) in html.match_indices(dir) {
             let name: String = html[at..]
                 .chars()

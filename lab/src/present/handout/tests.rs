@@ -462,6 +462,10 @@ fn code_in_a_table_or_a_block_is_not_shrunk_twice() {
         .contains("code, pre { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; }"));
     assert!(STYLE.contains("pre code, td code, th code { font-size: 1em; }"));
     assert!(STYLE.contains("body { max-width: none; margin: 0; font-size: 10pt; }"));
+    // On paper a table splits between rows, with its header again, and a
+    // transcript leaves at least three lines on each side of a break.
+    assert!(STYLE.contains("tr { break-inside: avoid; } thead { display: table-header-group; }"));
+    assert!(STYLE.contains("pre { break-inside: auto; orphans: 3; widows: 3; }"));
 }
 
 /// A run whose two hosts numbered their QPs alike gives no handout: its
@@ -571,14 +575,19 @@ fn an_answer_in_the_students_text_is_found() {
 /// beside it.
 #[test]
 fn the_files_a_handout_names_are_found() {
-    let h = "see <a href=\"pcaps/rc_example.pcap\">x</a>; in `transcripts/rc_example_rnr_nak.hostB.txt`. and pcaps/ alone";
+    let h = "see <a href=\"pcaps/rc_example.pcap\">x</a>; in `transcripts/rc_example_rnr_nak.hostB.txt`. and pcaps/ alone, run `standins/rc_example_peer.py`";
     assert_eq!(
         supplied(h),
         [
             "pcaps/rc_example.pcap",
-            "transcripts/rc_example_rnr_nak.hostB.txt"
+            "transcripts/rc_example_rnr_nak.hostB.txt",
+            "standins/rc_example_peer.py"
         ]
     );
+    // What the exercises name is written beside the handout.
+    let out = tempfile::tempdir().unwrap();
+    write_standins(out.path()).unwrap();
+    assert!(out.path().join("standins/rc_example_peer.py").is_file());
     let names = supplied(&rendered());
     assert!(
         names.contains(&"pcaps/rc_example.pcap".to_string()),
