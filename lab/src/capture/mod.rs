@@ -394,19 +394,14 @@ pub fn expand_frame(pcap: &Path, frame: usize) -> Result<String, String> {
     cmd.args(["-n", "-r"])
         .arg(pcap)
         .args(["-Y", &format!("frame.number == {frame}"), "-V", "-x"]);
-    let prefs = no_prefs_dir()?;
-    let out = cmd
-        .env("WIRESHARK_CONFIG_DIR", prefs.path())
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run tshark: {e}"))?;
-    if !out.status.success() || out.stdout.is_empty() {
+    let text = run_tshark(cmd, pcap, &format!("frame {frame}"))?;
+    if text.is_empty() {
         return Err(format!(
             "tshark found no frame {frame} in {}",
             pcap.display()
         ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(text)
 }
 
 /// The values of `field` in each frame of `pcap` that `filter` (a
@@ -424,25 +419,8 @@ pub fn field_values(pcap: &Path, filter: &str, field: &str) -> Result<Vec<String
         "-e",
         field,
     ]);
-    let prefs = no_prefs_dir()?;
-    let out = cmd
-        .env("WIRESHARK_CONFIG_DIR", prefs.path())
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run tshark: {e}"))?;
-    if !out.status.success() {
-        let why: Vec<String> = String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .filter(|l| !l.is_empty() && !l.contains("could be dangerous"))
-            .map(str::to_string)
-            .collect();
-        return Err(format!(
-            "tshark -r {} -Y '{filter}' -e {field} failed: {}",
-            pcap.display(),
-            why.join("; ")
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
+    let what = format!("-Y '{filter}' -e {field}");
+    Ok(run_tshark(cmd, pcap, &what)?
         .lines()
         .map(str::to_string)
         .collect())
@@ -464,6 +442,12 @@ pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
     for f in FIELDS {
         cmd.args(["-e", f]);
     }
+    Ok(parse(&run_tshark(cmd, pcap, "")?))
+}
+
+/// Runs `cmd` (tshark on `pcap`, asked `what`) with no user's
+/// preferences: its output, or one line of tshark's own complaint.
+fn run_tshark(mut cmd: Command, pcap: &Path, what: &str) -> Result<String, String> {
     // Kept while tshark runs.
     let prefs = no_prefs_dir()?;
     let out = cmd
@@ -472,20 +456,19 @@ pub fn decode(pcap: &Path) -> Result<Vec<Packet>, String> {
         .output()
         .map_err(|e| format!("cannot run tshark: {e} (`cargo xtask lab --two-hosts --capture` installs it, as root)"))?;
     if !out.status.success() {
-        // One line: tshark's own complaint, without its warning about
-        // running as root.
+        // Without its warning about running as root.
         let why: Vec<String> = String::from_utf8_lossy(&out.stderr)
             .lines()
             .filter(|l| !l.is_empty() && !l.contains("could be dangerous"))
             .map(str::to_string)
             .collect();
         return Err(format!(
-            "tshark -r {} failed: {}",
+            "tshark -r {} {what} failed: {}",
             pcap.display(),
             why.join("; ")
         ));
     }
-    Ok(parse(&String::from_utf8_lossy(&out.stdout)))
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// One scenario's share of the capture.
