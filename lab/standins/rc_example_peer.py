@@ -3,14 +3,15 @@ program's side channel (the 34-byte cm_con_data_t, then the one-byte syncs
 'Q', 'R', 'W') with a real RC QP of its own (rdma-core's pyverbs), and does
 one thing wrong, so that the faithful program meets a fault of the wire:
 
-  python3 -c PEER rnr SERVER_IP DEV GID_IDX
+  python3 rc_example_peer.py rnr SERVER_IP DEV GID_IDX
       a client that connects its QP but posts no receive: the server's SEND
       meets an RNR NAK;
-  python3 -c PEER bad_rkey SERVER_IP DEV GID_IDX
+  python3 rc_example_peer.py bad_rkey SERVER_IP DEV GID_IDX
       a server that advertises an rkey one more than its buffer's: the
       client's RDMA Read meets a NAK, remote access error.
 
-Every wait is bounded (20 s), and it prints one line a step."""
+(The lab passes the script's text with `python3 -c`.) Every wait is
+bounded (20 s), and it prints one line a step."""
 import socket
 import struct
 import sys

@@ -842,7 +842,7 @@ const STYLE: &str = "
 body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; color: #222; }
 h1 { font-size: 1.8em; } h2 { border-bottom: 2px solid #1f4e9c; padding-bottom: .2em; }
 code, pre { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; }
-pre code, td code, th code { font-size: 1em; } /* already in a smaller box: 0.85 twice printed at 7.2 pt */
+pre code, td code, th code { font-size: 1em; } code.cmd span { white-space: nowrap; } /* already in a smaller box: 0.85 twice printed at 7.2 pt */
 pre { background: #f4f4f4; padding: .6em; white-space: pre-wrap; overflow-wrap: break-word; }
 .gap { font-style: italic; color: #555; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
@@ -878,13 +878,32 @@ nav li { margin: .1em 0; }
 /// and the transcript, with a line the run printed.
 fn check_step(s: &Scenario, c: &Check, captured: bool) -> String {
     let mut ways = Vec::new();
+    let mut command = String::new();
     if captured && !c.filter.is_empty() {
-        let fields: String = c.fields.iter().map(|f| format!(" -e {f}")).collect();
+        let mut words = vec![
+            "tshark".to_string(),
+            format!("-r pcaps/{}.pcap", s.name),
+            format!("-Y '{}'", c.filter),
+            "-T fields".to_string(),
+        ];
+        for f in ["frame.number", "ip.src", "_ws.col.Info"]
+            .iter()
+            .chain(c.fields)
+        {
+            words.push(format!("-e {f}"));
+        }
+        // Each option with its value unbroken: a printed line breaks only
+        // between them, never at a hyphen, so the command types as shown.
+        command = format!(
+            "<code class=\"cmd\">{}</code>",
+            words
+                .iter()
+                .map(|w| format!("<span>{}</span>", escape(w)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         ways.push(format!(
-            "list the packets, `tshark -r pcaps/{}.pcap -Y '{}' -T fields -e frame.number \
-             -e ip.src -e _ws.col.Info{fields}`{}",
-            s.name,
-            c.filter,
+            "list the packets, {COMMAND}{}",
             field_notes(c.fields)
         ));
     }
@@ -907,9 +926,13 @@ fn check_step(s: &Scenario, c: &Check, captured: bool) -> String {
     ));
     format!(
         "<p class=\"check\"><b>Check it yourself:</b> {}.</p>\n",
-        inline(&capitalised(&ways.join("; then ")))
+        inline(&capitalised(&ways.join("; then "))).replace(COMMAND, &command)
     )
 }
+
+/// Where a check step's tshark command goes in its Markdown, which the
+/// command's own HTML replaces.
+const COMMAND: &str = "TSHARK-COMMAND";
 
 /// What the values of the fields a check step lists mean, where the
 /// primer does not say.
@@ -1059,7 +1082,7 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
 fn labs_text(lab: Option<&Lab>) -> String {
     let one = |l: &Lab| {
         format!(
-            "<p class=\"lab\"><b>Lab {}: {}.</b> About two hours. Goals: {}.</p>\n",
+            "<p class=\"lab\"><b>Lab {}: {}.</b> About two hours and a quarter. Goals: {}.</p>\n",
             l.n,
             escape(l.title),
             escape(l.goals)
