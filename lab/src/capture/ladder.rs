@@ -368,6 +368,8 @@ fn repeat_rung(folded: &[Rung], k: usize, again: usize) -> Rung {
     };
     let psns = match (k, psn(&folded[0]), folded.last().and_then(psn)) {
         (1, Some(a), Some(b)) if a != b => format!(" (PSN {a} to {b})"),
+        // Its own PSN, not the one above: a resent Middle after a Middle.
+        (1, Some(a), _) => format!(" (PSN {a})"),
         _ => String::new(),
     };
     Rung {

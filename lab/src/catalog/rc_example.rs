@@ -342,8 +342,11 @@ fn rc_example_auto_gid() -> Scenario {
             question: "Leave out -g (and -d) on both sides, on a RoCE port: \
                 `rc_example` on the server, `rc_example 192.0.2.1` on the \
                 client.",
-            predict: "Do the QPs reach RTS? Which GID, if any, does each side put in \
-                the address handle it moves to RTR with?",
+            predict: "The manual's `connect_qp` sets `is_global = 0` when no GID index \
+                is given. Would the manual's QPs reach RTS on this RoCE port, and \
+                which step would refuse them? This port's do: which GID does each \
+                side put in the address handle it moves to RTR with, and how can \
+                you tell from the capture?",
             explain: "The manual's program sets `is_global = 0` when no GID index is \
                 given: its address handle has no GRH fields and no GID. \
                 InfiniBand can reach a peer in the same subnet by its LID \

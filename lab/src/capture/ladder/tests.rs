@@ -477,3 +477,27 @@ fn a_packet_sent_again_is_the_transports_never_the_programs_send() {
     let reject = cause(s, &rung("CM ConnectReject")).unwrap();
     assert!(reject.contains("CM"), "{reject}");
 }
+
+/// One resent Middle folded under the Middle above it says its own PSN:
+/// "once more" alone reads as the same packet again.
+#[test]
+fn a_folded_arrow_says_its_own_psn() {
+    let rung = |psn: u32| Rung {
+        time: 0.0,
+        from: Some(Side::Client),
+        label: format!("RC Send Middle QP 0x1c PSN {psn} 1024 B (resent)"),
+        note: String::new(),
+        count: 1,
+        frames: (18, 18),
+        headers: Vec::new(),
+        cause: None,
+    };
+    assert_eq!(
+        repeat_rung(&[rung(2)], 1, 1).label,
+        "the arrow above, once more (PSN 2)"
+    );
+    assert_eq!(
+        repeat_rung(&[rung(2), rung(3), rung(4)], 1, 3).label,
+        "the arrow above, 3 more times (PSN 2 to 4)"
+    );
+}
