@@ -150,7 +150,8 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         bytes are the upper half of the address, so the target would be \
         {high32:infiniband.reth.va:infiniband.bth.opcode==12}, not the \
         advertised {first:infiniband.reth.va:infiniband.bth.opcode==12}: \
-        the number in the capture's first 4 bytes, read in order. Its RDMA Read and Write would name an \
+        the number in the capture's first 4 bytes, read in order. Its \
+        RDMA Read and Write would name an \
         address that is not the buffer's, and the responder refuses them \
         with a remote access error. This port sends all 64 bits, \
         and the wire shows it: the RETH of the client's Read and Write \
