@@ -126,6 +126,18 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
             ) {
                 continue;
             }
+            // A host that fails on rail 0 too is named there, once: its
+            // other rails are a line of that finding, not findings of their
+            // own (the host, not each of its NICs).
+            if let FindingKind::HostFault { rank } = f.kind {
+                let on_rail_0 = findings
+                    .iter_mut()
+                    .find(|g| g.rail == 0 && g.kind == FindingKind::HostFault { rank });
+                if let Some(g) = on_rail_0 {
+                    g.text += &format!(" It fails on {} too.", run.rail_name(rail));
+                    continue;
+                }
+            }
             let nic = match f.kind {
                 FindingKind::HostFault { rank } | FindingKind::SlowHost { rank }
                     if well.get(rank).copied().unwrap_or(false) =>

@@ -1,6 +1,6 @@
 use super::*;
 use crate::model::mesh::testkit::{drop_host, result, run};
-use crate::model::mesh::{McastResult, Pattern};
+use crate::model::mesh::{McastResult, PairCell, Pattern};
 
 /// The findings' kinds, in order.
 fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
@@ -489,4 +489,39 @@ fn a_link_whose_counters_show_loss_is_named_lossy_though_it_passed() {
     }
     let f = diagnose(&r);
     assert!(f.is_empty(), "{f:?}");
+}
+
+/// A host that fails on every rail is one host fault, on rail 0, which
+/// names its other rails; a host that fails on rail 1 only is its NIC's.
+#[test]
+fn a_host_failing_on_every_rail_is_named_once() {
+    let second = |mut r: MeshRun, fails: fn(usize) -> bool| {
+        let net = crate::model::rails::Subnet::of("198.51.100.1".parse().unwrap(), 24);
+        r.rails = vec![None, Some(net)];
+        let mut rail1: Vec<PairCell> = r.cells.clone();
+        for c in &mut rail1 {
+            c.rail = 1;
+            let bad = fails(c.pair.server) || fails(c.pair.client);
+            for res in &mut c.results {
+                res.verdict = if bad { Verdict::Fail } else { Verdict::Pass };
+            }
+        }
+        r.cells.extend(rail1);
+        r
+    };
+    let everywhere = second(run(4, Pattern::AllPairs, |a, _| a == 2), |h| h == 2);
+    let findings = diagnose(&everywhere);
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 2 }]);
+    says(
+        &findings[0].text,
+        &[
+            "node2 fails with every one of its 3 peers",
+            "It fails on rail 1 (198.51.100.0/24) too.",
+        ],
+    );
+    let nic = second(run(4, Pattern::AllPairs, |_, _| false), |h| h == 2);
+    let findings = diagnose(&nic);
+    assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 2 }]);
+    assert_eq!(findings[0].rail, 1);
+    says(&findings[0].text, &["its NIC on rail 1"]);
 }
