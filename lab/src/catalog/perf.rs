@@ -71,6 +71,15 @@ pub fn scenarios() -> Vec<Scenario> {
     ]
 }
 
+/// The perftest program a measurement of [`scenarios`] runs, which its
+/// server's command names after `sh -c REPORTED sh`; `None` for any other
+/// scenario.
+pub fn program(s: &Scenario) -> Option<&str> {
+    let args = &s.server.as_ref()?.args;
+    let is_perf = super::perf_runs().iter().any(|p| p.name == s.name);
+    (is_perf && args.get(2)? == "sh").then(|| args.get(3).map(String::as_str))?
+}
+
 /// One perftest program between the pair, its figure in the client's
 /// report.
 fn measured(

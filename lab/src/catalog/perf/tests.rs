@@ -38,3 +38,14 @@ fn each_side_runs_perftest_with_values_as_arguments_not_in_the_script() {
         assert_eq!(s.packages, ["perftest"]);
     }
 }
+
+#[test]
+fn each_measurement_names_its_perftest_program() {
+    let programs: Vec<&str> = super::super::perf_runs()
+        .iter()
+        .filter_map(program)
+        .collect();
+    assert_eq!(programs, ["ib_write_bw", "ib_write_bw", "ib_send_lat"]);
+    let rc = super::super::find("rc_example").unwrap();
+    assert_eq!(program(rc), None);
+}

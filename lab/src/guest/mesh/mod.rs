@@ -466,10 +466,9 @@ fn own_rules(
 /// Why this host cannot run the measurement `s` (`mesh --perf`): its
 /// perftest program is on no directory of `path` (this host's `PATH`).
 fn missing_perftest(s: &Scenario, path: &std::ffi::OsStr) -> Option<&'static str> {
-    let program = s.server.as_ref()?.args.get(3)?;
-    let is_perf = catalog::perf_runs().iter().any(|p| p.name == s.name);
+    let program = catalog::perf::program(s)?;
     let found = std::env::split_paths(path).any(|d| d.join(program).is_file());
-    (is_perf && !found).then_some(
+    (!found).then_some(
         "perftest is not installed here (apt-get install --no-install-recommends perftest)",
     )
 }
