@@ -77,6 +77,12 @@ pub struct Medians {
     pub usec: Option<f64>,
 }
 
+/// The medians of `cells` as measured in their rounds (each beside its
+/// round's other pairs), which the diagnosis judges by.
+pub fn round_medians(cells: &[PairCell]) -> Medians {
+    medians(&cells.iter().map(in_round).collect::<Vec<_>>())
+}
+
 /// The medians of `links`, over those measured.
 pub fn medians(links: &[Figures]) -> Medians {
     let mut gbps: Vec<f64> = links.iter().filter_map(|f| f.gbps).collect();

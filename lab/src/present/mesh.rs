@@ -177,9 +177,7 @@ fn perf_text(run: &MeshRun) -> String {
         return String::new();
     }
     let links: Vec<perf::Figures> = run.cells.iter().map(perf::figures).collect();
-    // The rounds' medians, as the diagnosis judges by.
-    let round: Vec<perf::Figures> = run.cells.iter().map(perf::in_round).collect();
-    let m = perf::medians(&round);
+    let m = perf::round_medians(&run.cells);
     let measured = links.iter().filter(|f| f.gbps.is_some()).count();
     let alone = links.iter().filter(|f| f.alone).count();
     let none = || "none".to_string();
@@ -471,8 +469,7 @@ fn html_perf(run: &MeshRun) -> String {
         return String::new();
     };
     // The rounds' medians, and red for what the diagnosis names.
-    let round: Vec<perf::Figures> = run.cells.iter().map(perf::in_round).collect();
-    let m = perf::medians(&round);
+    let m = perf::round_medians(&run.cells);
     let (bw_named, lat_named) = perf::slow(&run.cells, &limits).named();
     let pairs = |list: Vec<usize>| -> std::collections::HashSet<(usize, usize)> {
         let p = |i: usize| run.cells[i].pair;
