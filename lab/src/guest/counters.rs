@@ -77,7 +77,7 @@ pub fn read(dev: &str, port: u32) -> Vec<(String, u64)> {
     let mut all = read_dir(&dir.join("hw_counters"));
     all.extend(read_dir(&dir.join("counters")));
     let link = format!("{dev}/{port}");
-    let netlink = super::doctor::output("rdma", &["-j", "statistic", "show", "link", &link]);
+    let netlink = super::sys::output("rdma", &["-j", "statistic", "show", "link", &link]);
     for (name, value) in parse_rdma_statistic(&netlink.unwrap_or_default()) {
         if !all.iter().any(|(n, _)| *n == name) {
             all.push((name, value));

@@ -8,6 +8,7 @@
 //! judged by its device node, which librdmacm has the kernel make on
 //! demand. What the doctor cannot be sure of is a note, not a finding.
 
+use super::sys::{devices, gid_rows, links, output, ports, read, GidRow, SYS_IB};
 pub use crate::results::HostCheck;
 use crate::results::HostInfo;
 use hints;
@@ -35,24 +36,6 @@ pub struct DoctorOpts {
     /// Where the examples' binaries are (rdma_cm's probe, [`CM_PROBE`]);
     /// `None`, or without it there: beside this binary, then on PATH.
     pub bin_dir: Option<PathBuf>,
-}
-
-const SYS_IB: &str = "/sys/class/infiniband";
-
-pub(super) fn read(path: impl AsRef<Path>) -> Option<String> {
-    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
-}
-
-pub(super) fn output(program: &str, args: &[&str]) -> Option<String> {
-    let o = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    o.status
-        .success()
-        .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
 /// The active and the max MTU, in bytes, of `ibv_devinfo` output
@@ -159,7 +142,7 @@ pub fn mcast_route(ip_route_get: &str) -> McastRoute {
 
 /// The doctor's judgement of the route to `group`, which the senders
 /// resolve without `-b`, given the RDMA netdev `netdev` (of device `dev`)
-/// and every RDMA port's netdev (`links`, as [`rdma_links`] gives them):
+/// and every RDMA port's netdev (`links`, as [`super::sys::rdma_links`] gives them):
 /// `Ok` with the line it prints, or `Err` with the finding.
 pub fn judge_mcast_route(
     group: &str,
@@ -192,64 +175,6 @@ pub fn judge_mcast_route(
         McastRoute::Unknown(text) => Ok(format!(
             "multicast {group}: `ip route get {group}` said \"{text}\", so its route is unknown"
         )),
-    }
-}
-
-/// (device, port, netdev) of each `rdma link show` line that names a netdev
-/// (`link rxe0/1 state ACTIVE physical_state LINK_UP netdev d0`).
-pub fn rdma_links(rdma_link: &str) -> Vec<(String, u32, String)> {
-    rdma_link
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let after = |k: &str| f.windows(2).find(|w| w[0] == k).map(|w| w[1]);
-            let (dev, port) = after("link")?.split_once('/')?;
-            Some((
-                dev.to_string(),
-                port.parse().ok()?,
-                after("netdev")?.to_string(),
-            ))
-        })
-        .collect()
-}
-
-/// One non-empty GID table entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GidRow {
-    /// Its index.
-    pub index: u32,
-    /// As sysfs spells it.
-    pub gid: String,
-    /// "RoCE v2", "IB/RoCE v1", or none (InfiniBand, old kernels).
-    pub kind: Option<String>,
-    /// Its netdev, on RoCE.
-    pub netdev: Option<String>,
-}
-
-impl GidRow {
-    /// The IPv4 address of an IPv4-mapped GID (`...:ffff:c000:0201`).
-    pub fn ipv4(&self) -> Option<String> {
-        let rest = self.gid.strip_prefix("0000:0000:0000:0000:0000:ffff:")?;
-        let v: Vec<u8> = rest
-            .split(':')
-            .flat_map(|w| {
-                let n = u16::from_str_radix(w, 16).unwrap_or(0);
-                [(n >> 8) as u8, n as u8]
-            })
-            .collect();
-        (v.len() == 4).then(|| format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3]))
-    }
-
-    fn v2(&self) -> bool {
-        self.kind.as_deref().is_some_and(|k| k.contains("v2"))
-    }
-
-    fn describe(&self) -> String {
-        let addr = self
-            .ipv4()
-            .map_or(self.gid.clone(), |a| format!("::ffff:{a}"));
-        let kind = self.kind.as_deref().unwrap_or("type unknown");
-        format!("{kind}, {addr}")
     }
 }
 
@@ -302,51 +227,6 @@ pub fn judge_gid(
         Some(_) => Vec::new(),
     };
     (Some(n), findings)
-}
-
-fn gid_rows(dev: &str, port: u32) -> Vec<GidRow> {
-    let base = format!("{SYS_IB}/{dev}/ports/{port}");
-    let mut rows = Vec::new();
-    let n = fs::read_dir(format!("{base}/gids")).map_or(0, |d| d.count());
-    for i in 0..n as u32 {
-        let Some(gid) = read(format!("{base}/gids/{i}")) else {
-            continue;
-        };
-        if gid.chars().all(|c| c == '0' || c == ':') {
-            continue;
-        }
-        rows.push(GidRow {
-            index: i,
-            gid,
-            kind: read(format!("{base}/gid_attrs/types/{i}")).filter(|s| !s.is_empty()),
-            netdev: read(format!("{base}/gid_attrs/ndevs/{i}")).filter(|s| !s.is_empty()),
-        });
-    }
-    rows
-}
-
-fn devices() -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(SYS_IB)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
-fn ports(dev: &str) -> Vec<u32> {
-    let mut v: Vec<u32> = fs::read_dir(format!("{SYS_IB}/{dev}/ports"))
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort_unstable();
-    v
 }
 
 /// [`check_host`], once per set of options in this process: a mesh host
@@ -719,22 +599,6 @@ fn check_mcast_route(c: &mut HostCheck, group: &str, netdev: &str, dev: &str) {
         Ok(line) => c.lines.push(line),
         Err(finding) => c.findings.push(finding),
     }
-}
-
-/// (device, port, netdev) of every RDMA port with a netdev: `rdma link`'s,
-/// and those that real HCAs name in their GID tables.
-pub fn links() -> Vec<(String, u32, String)> {
-    let mut links = rdma_links(&output("rdma", &["link", "show"]).unwrap_or_default());
-    for d in devices() {
-        for p in ports(&d) {
-            for r in gid_rows(&d, p) {
-                if let Some(n) = r.netdev {
-                    links.push((d.clone(), p, n));
-                }
-            }
-        }
-    }
-    links
 }
 
 /// Which netdev has `ip`, and which RDMA device serves that netdev: that

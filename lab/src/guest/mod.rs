@@ -9,3 +9,4 @@ pub mod doctor;
 pub mod gate;
 pub mod mesh;
 pub mod ports;
+pub mod sys;

@@ -54,7 +54,7 @@ pub fn rail_ports(
 
 /// This host's rail ports.
 pub fn this_host() -> Vec<Port> {
-    use super::doctor::{links, output, read};
+    use super::sys::{links, output, read};
     let ip = output("ip", &["-o", "-4", "addr", "show"]).unwrap_or_default();
     let sys = |dev: &str, port: u32, file: &str| {
         read(format!("{}/{dev}/ports/{port}/{file}", hints::SYS_IB))

@@ -200,7 +200,7 @@ pub fn listen_addr(name: &str, port: u16) -> Result<SocketAddr, String> {
 /// This host's RDMA device and address: `--dev`/`--ip`, else the first
 /// device and the IPv4 address of its netdev (or of `--netdev`).
 pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
-    let links = crate::guest::doctor::links();
+    let links = crate::guest::sys::links();
     let dev = match &opts.dev {
         Some(d) => d.clone(),
         None => links.first().map(|(d, _, _)| d.clone()).ok_or_else(|| {

@@ -1,4 +1,5 @@
 use crate::catalog::find;
+use crate::guest::sys::rdma_links;
 use crate::model::glob_match;
 /// The multicast route cells expect what the code says: each sender's
 /// line ends in the hint (and runs without -b), each doctor cell's
