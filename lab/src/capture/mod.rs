@@ -205,7 +205,8 @@ fn headers<'a>(get: &impl Fn(&str) -> &'a str, what: &str) -> Vec<String> {
     }
     if let Some(q_key) = num("infiniband.deth.q_key") {
         h.push(format!(
-            "DETH: Q_Key {q_key:#x}, source QP {}",
+            // 8 hex digits, as the manual and rdma_cm write Q_Keys.
+            "DETH: Q_Key {q_key:#010x}, source QP {}",
             get("infiniband.deth.srcqp")
         ));
     }

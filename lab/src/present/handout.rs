@@ -96,7 +96,40 @@ fn markdown(md: &str) -> String {
     use pulldown_cmark::{html, Options, Parser};
     let mut out = String::new();
     html::push_html(&mut out, Parser::new_ext(md, Options::ENABLE_TABLES));
-    out
+    local_links_as_text(&out)
+}
+
+/// `html` with each link to a file of the repository (a README's
+/// `README-mc.md`), which is not beside the handout, as its text alone:
+/// web links, anchors and what the handout supplies stay links.
+fn local_links_as_text(html: &str) -> String {
+    let kept = [
+        "http://",
+        "https://",
+        "#",
+        "pcaps/",
+        "transcripts/",
+        STANDINS,
+    ];
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<a href=\"") {
+        let target = &rest[at + 9..];
+        let Some(open_end) = rest[at..].find('>') else {
+            break;
+        };
+        let Some(close) = rest[at..].find("</a>") else {
+            break;
+        };
+        out += &rest[..at];
+        if kept.iter().any(|k| target.starts_with(k)) {
+            out += &rest[at..at + close + 4];
+        } else {
+            out += &rest[at + open_end + 1..at + close];
+        }
+        rest = &rest[at + close + 4..];
+    }
+    out + rest
 }
 
 /// One line of Markdown, without the paragraph around it.
@@ -527,6 +560,8 @@ pub struct Lab {
     pub n: usize,
     /// Its title.
     pub title: &'static str,
+    /// How long it takes, as trial readers took it.
+    pub time: &'static str,
     /// What the student comes away with.
     pub goals: &'static str,
     /// Its chapters (the examples' crates), in order.
@@ -540,6 +575,7 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 1,
         title: "Verbs over a TCP side channel",
+        time: "About two hours and a quarter",
         goals: "read an RDMA program's steps (device, PD, MR, CQ, QP, its moves to RTR and RTS) \
                 against its packets; tell a SEND from an RDMA Read and Write on the wire; follow \
                 PSNs, acknowledgements and resends",
@@ -549,6 +585,7 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 2,
         title: "The connection manager and a shared receive queue",
+        time: "About two hours and a quarter",
         goals: "follow rdma_cm's events and the CM messages behind them on the wire, \
                 when a connection is made and when it cannot be; see what a shared \
                 receive queue changes, and how a program keeps it from running empty",
@@ -558,6 +595,7 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 3,
         title: "UD multicast, and a note on path migration",
+        time: "About an hour and a half",
         goals: "join a multicast group with rdma_cm and send UD datagrams to it; read a \
                 datagram's headers (DETH, Q_Key) and the IGMP that joins it; know what \
                 automatic path migration needs, and why RoCE does not show it",
@@ -1082,9 +1120,10 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
 fn labs_text(lab: Option<&Lab>) -> String {
     let one = |l: &Lab| {
         format!(
-            "<p class=\"lab\"><b>Lab {}: {}.</b> About two hours and a quarter. Goals: {}.</p>\n",
+            "<p class=\"lab\"><b>Lab {}: {}.</b> {}. Goals: {}.</p>\n",
             l.n,
             escape(l.title),
+            l.time,
             escape(l.goals)
         )
     };

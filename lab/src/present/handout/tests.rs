@@ -514,7 +514,7 @@ fn three_labs_hold_every_chapter_once() {
     for lab in &LABS {
         let h = edition_html(&report, Edition::Student, Some(lab));
         assert!(h.contains(&format!("<h1>rdma-examples, lab {}: ", lab.n)));
-        assert!(h.contains("About two hours and a quarter. Goals: "));
+        assert!(h.contains(&format!("{}. Goals: ", lab.time)));
         assert_eq!(h.contains("<section class=\"primer\""), lab.primer);
         assert_eq!(
             !h.contains("The primer and its glossary open lab 1"),
@@ -708,4 +708,22 @@ fn a_student_reads_the_steps_and_c_calls_without_the_rust() {
         kept.contains("$ cargo xtask lab x"),
         "a code block is kept whole: {kept}"
     );
+}
+
+/// A README's link to another file of the repository is its text in the
+/// handout, where that file is not; what the handout supplies stays.
+#[test]
+fn links_to_the_repository_become_text() {
+    let html = markdown(
+        "[README-mc.md](README-mc.md), [the pcap](pcaps/mc.pcap), [rdma-core](https://github.com/linux-rdma/rdma-core), [up](#mckey)",
+    );
+    assert!(
+        html.contains("<p>README-mc.md, <a href=\"pcaps/mc.pcap\">the pcap</a>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a href=\"https://github.com/linux-rdma/rdma-core\">"),
+        "{html}"
+    );
+    assert!(html.contains("<a href=\"#mckey\">up</a>"), "{html}");
 }
