@@ -708,14 +708,63 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
     h + "</section>\n"
 }
 
-/// A README section for a student: without the paragraphs about this
+/// A README section for a student: without the sentences about this
 /// project's own lab tool (`cargo xtask`), which a lab sheet's reader
-/// does not run.
+/// does not run; code blocks are kept whole.
 fn for_students(md: &str) -> String {
-    md.split("\n\n")
-        .filter(|block| block.contains("```") || !block.contains("cargo xtask"))
-        .collect::<Vec<_>>()
-        .join("\n\n")
+    let mut out = Vec::new();
+    let mut fenced = false;
+    let mut paragraph: Vec<&str> = Vec::new();
+    let flush = |paragraph: &mut Vec<&str>, out: &mut Vec<String>| {
+        if !paragraph.is_empty() {
+            let kept = without_xtask(&paragraph.join("\n"));
+            if !kept.trim().is_empty() {
+                out.push(kept);
+            }
+            paragraph.clear();
+        }
+    };
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            flush(&mut paragraph, &mut out);
+            fenced = !fenced;
+            out.push(line.to_string());
+        } else if fenced {
+            out.push(line.to_string());
+        } else if line.trim().is_empty() {
+            flush(&mut paragraph, &mut out);
+            out.push(String::new());
+        } else {
+            paragraph.push(line);
+        }
+    }
+    flush(&mut paragraph, &mut out);
+    out.join("\n")
+}
+
+/// A paragraph without its sentences that name `cargo xtask`: a sentence
+/// ends at a full stop and a space or line end outside a code span.
+fn without_xtask(paragraph: &str) -> String {
+    let mut sentences = Vec::new();
+    let (mut start, mut code) = (0, false);
+    let bytes = paragraph.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'`' => code = !code,
+            b'.' if !code && bytes.get(i + 1).map_or(true, |n| n.is_ascii_whitespace()) => {
+                sentences.push(&paragraph[start..=i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    sentences.push(&paragraph[start..]);
+    sentences
+        .into_iter()
+        .filter(|s| !s.contains("cargo xtask"))
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// `html` with the column of each table whose header starts with `head`
@@ -1269,18 +1318,12 @@ fn cached_values(pcap: &Path, filter: &str, field: &str) -> Result<Vec<String>, 
 }
 
 /// `text` (an answer about `own`'s run, in Markdown) with its numbers from
-/// the captures; a number the run has no capture for, or a query that
-/// fails (which [`check_numbers`] turns into an error first), says so.
+/// the captures: a number the run has no capture for says so, and an
+/// answer whose numbers cannot be read (which [`check_numbers`] refuses
+/// first) shows its checked numbers as stated and nothing more.
 fn wire_numbers(report: &LabReport, own: &str, text: &str) -> String {
-    let answer = |q: &numbers::Query| {
-        Ok(match capture_number(report, own, q) {
-            Some(Ok(v)) => v,
-            Some(Err(e)) => format!("(not read from the capture: {e})"),
-            None => "(not captured in this run)".to_string(),
-        })
-    };
-    numbers::fill(text, &answer)
-        .unwrap_or_else(|e| format!("{text} (a number differs from the capture: {e})"))
+    let answer = |q: &numbers::Query| capture_number(report, own, q).transpose();
+    numbers::fill(text, &answer).unwrap_or_else(|_| numbers::unfilled(text))
 }
 
 /// Every answer's numbers (the exercises' and the READMEs' "check
@@ -1289,17 +1332,10 @@ fn wire_numbers(report: &LabReport, own: &str, text: &str) -> String {
 fn check_numbers(report: &LabReport) -> Result<(), String> {
     let root = base::workspace::workspace_root();
     let check = |own: &str, text: &str| {
-        let answer =
-            |q: &numbers::Query| capture_number(report, own, q).unwrap_or(Ok(String::new()));
-        let answer = |q: &numbers::Query| match (q.per, answer(q)) {
-            // Not captured: nothing to hold the number against.
-            (_, Ok(v)) if v.is_empty() => Err(String::new()),
-            (_, got) => got,
-        };
-        match numbers::fill(text, &answer) {
-            Err(e) if !e.is_empty() => Err(format!("handout: {own}'s answer: {e}")),
-            _ => Ok(()),
-        }
+        let answer = |q: &numbers::Query| capture_number(report, own, q).transpose();
+        numbers::fill(text, &answer)
+            .map(|_| ())
+            .map_err(|e| format!("handout: {own}'s answer: {e}"))
     };
     for s in catalog::handout_scenarios() {
         if let Some(e) = s.exercise {

@@ -11,7 +11,7 @@
 //! which people read as it is, keeps its number and says where it comes
 //! from in a comment, `98<!--{count:FILTER}-->`: the handout checks the
 //! number against the capture and fails when they differ. A filter holds
-//! no `}`.
+//! no `}`, and `per`'s first filter no `:` (a MAC address, a slice).
 
 /// What a placeholder asks of the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +91,10 @@ pub fn parse(spec: &str) -> Option<Result<Query<'_>, String>> {
 /// What `q` says of `values`, the field's values in the matching frames
 /// (and `per`, those in [`Query::per`]'s).
 pub fn value(q: &Query, values: &[String], per: &[String]) -> Result<String, String> {
+    // tshark prints an empty line for a matching frame without the field.
+    let values: Vec<String> = values.iter().filter(|v| !v.is_empty()).cloned().collect();
+    let per: Vec<String> = per.iter().filter(|v| !v.is_empty()).cloned().collect();
+    let (values, per) = (values.as_slice(), per.as_slice());
     let distinct = |values: &[String]| {
         let mut v: Vec<&String> = values.iter().collect();
         v.sort();
@@ -146,14 +150,19 @@ pub fn placeholders(text: &str) -> Vec<&str> {
     found
 }
 
+/// What a capture says for a query: `None` when the run has no such
+/// capture (a partial run), which leaves a checked number as stated and
+/// a placeholder as [`NOT_CAPTURED`].
+pub type Answer = Result<Option<String>, String>;
+
+/// What a placeholder says when its run has no capture to fill it from.
+pub const NOT_CAPTURED: &str = "(not captured in this run)";
+
 /// `text` with each placeholder replaced by what `answer` gives for it,
-/// and each checked number (`N<!--{spec}-->`) kept when its capture
-/// agrees; the first query that fails, or number that differs, is the
-/// error.
-pub fn fill(
-    text: &str,
-    answer: &dyn Fn(&Query) -> Result<String, String>,
-) -> Result<String, String> {
+/// and each checked number (`N<!--{spec}-->`) kept, when its capture
+/// agrees or there is none; the first query that fails, or number that
+/// differs, is the error.
+pub fn fill(text: &str, answer: &dyn Fn(&Query) -> Answer) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find('{') {
@@ -176,7 +185,11 @@ pub fn fill(
                         .trim_end_matches(|c: char| c.is_ascii_hexdigit() || c == 'x')
                         .len();
                 let stated = &text[text.len() - digits..];
-                if !stated.eq_ignore_ascii_case(&got) {
+                if got
+                    .as_ref()
+                    .is_some_and(|g| !stated.eq_ignore_ascii_case(g))
+                {
+                    let got = got.unwrap_or_default();
                     return Err(format!(
                         "the answer says {stated}, its capture {got}: {{{spec}}}"
                     ));
@@ -186,12 +199,18 @@ pub fn fill(
             }
             _ => {
                 out += before;
-                out += &got;
+                out += got.as_deref().unwrap_or(NOT_CAPTURED);
                 rest = after;
             }
         }
     }
     Ok(out + rest)
+}
+
+/// `text` as a reader sees it when its numbers could not be read: each
+/// checked number as stated, each placeholder [`NOT_CAPTURED`].
+pub fn unfilled(text: &str) -> String {
+    fill(text, &|_| Ok(None)).unwrap_or_else(|_| text.to_string())
 }
 
 /// Words after a number that make it a count of packets, and words

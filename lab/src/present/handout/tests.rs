@@ -698,16 +698,26 @@ fn a_student_reads_the_steps_and_c_calls_without_the_rust() {
     // A table without the column is left as it was.
     assert_eq!(without_column(&markdown(md), "nothing"), markdown(md));
     let running = "Build: `cargo build`.\n\n**Soft-RoCE:** `cargo xtask lab x` runs it.\n\n\
-                   ```\n$ cargo xtask lab x\n\n$ y\n```\n";
+                   ```\n$ a\n\n$ cargo xtask lab x\n\n$ b\n```\n\n\
+                   Give the address of the RDMA netdev (not `127.0.0.1`). Start the\n\
+                   receiver first. `cargo xtask doctor` checks\nthe route.\n";
     let kept = for_students(running);
     assert!(
         kept.contains("Build") && !kept.contains("Soft-RoCE:"),
         "{kept}"
     );
     assert!(
-        kept.contains("$ cargo xtask lab x"),
+        kept.contains("```\n$ a\n\n$ cargo xtask lab x\n\n$ b\n```"),
         "a code block is kept whole: {kept}"
     );
+    // Only the sentence about the lab's tool goes, not its paragraph.
+    assert!(
+        kept.contains(
+            "Give the address of the RDMA netdev (not `127.0.0.1`). Start the\nreceiver first."
+        ),
+        "{kept}"
+    );
+    assert!(!kept.contains("doctor"), "{kept}");
 }
 
 /// A README's link to another file of the repository is its text in the
@@ -726,4 +736,50 @@ fn links_to_the_repository_become_text() {
         "{html}"
     );
     assert!(html.contains("<a href=\"#mckey\">up</a>"), "{html}");
+}
+
+/// What the build's numbers and check steps name exists: a placeholder's
+/// other scenario is one the lab runs, and a check step's filter can be
+/// pasted between single quotes.
+#[test]
+fn the_answers_placeholders_and_check_steps_name_what_exists() {
+    let root = base::workspace::workspace_root();
+    let mut texts: Vec<String> = catalog::all()
+        .iter()
+        .filter_map(|s| s.exercise)
+        .map(|e| e.explain.to_string())
+        .collect();
+    for p in catalog::chapters() {
+        let md = fs::read_to_string(root.join(p).join("README.md")).unwrap();
+        texts.extend(
+            read_readme(&md, &[CHAPTER_SECTIONS[4]])
+                .sections
+                .into_iter()
+                .map(|s| s.1),
+        );
+    }
+    let mut found = 0;
+    for t in &texts {
+        for spec in numbers::placeholders(t) {
+            let q = numbers::parse(spec).unwrap().unwrap();
+            if let Some(other) = q.scenario {
+                assert!(
+                    catalog::find(other).is_some(),
+                    "{{{spec}}}: no scenario {other}"
+                );
+            }
+            found += 1;
+        }
+    }
+    assert!(found >= 20, "only {found} placeholders");
+    for s in catalog::all() {
+        if let Some(e) = s.exercise {
+            assert!(
+                !e.check.filter.contains('\''),
+                "{}: {}",
+                s.name,
+                e.check.filter
+            );
+        }
+    }
 }

@@ -5,14 +5,16 @@ fn values(v: &[&str]) -> Vec<String> {
 }
 
 /// Answers as a capture would: the filter's name stands for its values.
-fn capture(q: &Query) -> Result<String, String> {
+fn capture(q: &Query) -> Answer {
     let frames = match q.filter {
         "sends" => values(&["0x13", "0x13", "0x32"]),
         "reth" => values(&["0x00007f8844df6000"]),
-        "none" => Vec::new(),
+        // A frame the filter matches without the field: no value.
+        "none" => values(&[""]),
+        "uncaptured" => return Ok(None),
         other => return Err(format!("no such filter: {other}")),
     };
-    value(q, &frames, &values(&["0x13"]))
+    value(q, &frames, &values(&["0x13"])).map(Some)
 }
 
 #[test]
@@ -35,6 +37,20 @@ fn a_checked_number_stays_when_its_capture_agrees_and_fails_when_not() {
     );
     let err = fill("It takes 98<!--{count:sends}--> packets.", &capture).unwrap_err();
     assert!(err.contains("says 98, its capture 3"), "{err}");
+    // A run without that capture: the number as stated, a placeholder
+    // saying so, and nothing of the comment.
+    assert_eq!(
+        fill(
+            "98<!--{count:uncaptured}--> packets, {count:uncaptured} NAKs",
+            &capture
+        )
+        .unwrap(),
+        format!("98 packets, {NOT_CAPTURED} NAKs")
+    );
+    assert_eq!(
+        unfilled("PSN 0<!--{first:f:x}-->, {count:y} frames"),
+        format!("PSN 0, {NOT_CAPTURED} frames")
+    );
 }
 
 #[test]
@@ -44,6 +60,7 @@ fn other_braces_stay_text_and_bad_placeholders_fail() {
     assert!(fill("{distinct:sends}", &capture).is_err());
     assert!(fill("{count:bogus}", &capture).is_err());
     assert!(fill("{per:f:sends}", &capture).is_err());
+    assert!(fill("{distinct:f:none}", &capture).unwrap() == "0");
     // 3 frames, 2 values, for 1 value: whole; 2 for 0 is not.
     assert!(fill("{per:f:none:x}", &capture).unwrap() == "0");
     assert_eq!(
