@@ -408,18 +408,17 @@ pub fn expand_frame(pcap: &Path, frame: usize) -> Result<String, String> {
 /// The values of `field` in each frame of `pcap` that `filter` (a
 /// Wireshark display filter) matches, one per frame (its first
 /// occurrence), as tshark prints them: what a handout's answer counts.
+/// Fields joined by commas (`infiniband.bth.destqp,infiniband.bth.psn`)
+/// give each frame's values in one line, tab-separated: a PSN keyed by
+/// its QP, since two QPs' PSNs may meet.
 pub fn field_values(pcap: &Path, filter: &str, field: &str) -> Result<Vec<String>, String> {
     let mut cmd = tshark()?;
-    cmd.args(["-n", "-r"]).arg(pcap).args([
-        "-Y",
-        filter,
-        "-T",
-        "fields",
-        "-E",
-        "occurrence=f",
-        "-e",
-        field,
-    ]);
+    cmd.args(["-n", "-r"])
+        .arg(pcap)
+        .args(["-Y", filter, "-T", "fields", "-E", "occurrence=f"]);
+    for f in field.split(',') {
+        cmd.args(["-e", f]);
+    }
     let what = format!("-Y '{filter}' -e {field}");
     Ok(run_tshark(cmd, pcap, &what)?
         .lines()

@@ -197,6 +197,7 @@ fn lab_params() -> Params {
         gid_idx: 1,
         ib_port: 1,
         tcp_shift: 0,
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     }
 }
 
@@ -632,7 +633,8 @@ fn reading_note(package: &str, root: &Path) -> String {
 }
 
 /// The "check yourself" questions of a README section as `ed` prints
-/// them: the student's without their answers, the teacher's open.
+/// them: the student's with room to write each answer in place of it,
+/// the teacher's open.
 fn check_yourself(body_html: &str, ed: Edition) -> String {
     match ed {
         Edition::Teacher => body_html.replace("<details>", "<details open>"),
@@ -641,6 +643,7 @@ fn check_yourself(body_html: &str, ed: Edition) -> String {
             let mut rest = body_html;
             while let Some(at) = rest.find("<details>") {
                 out += &rest[..at];
+                out += ANSWER_ROOM;
                 rest = rest[at..]
                     .find("</details>")
                     .map_or("", |end| &rest[at + end + "</details>".len()..]);
@@ -664,7 +667,9 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
             .find(|(h, _)| h.starts_with(name))
             .map_or(String::new(), |(h, body)| {
                 let html = match ed {
-                    Edition::Student => without_column(&markdown(&for_students(body)), "function"),
+                    Edition::Student => {
+                        without_answers(&without_column(&markdown(&for_students(body)), "function"))
+                    }
                     Edition::Teacher => markdown(body),
                 };
                 format!("<h3>{}</h3>\n{html}", escape(h))
@@ -765,6 +770,22 @@ fn without_xtask(paragraph: &str) -> String {
         .collect::<String>()
         .trim()
         .to_string()
+}
+
+/// `html` without what a README marks `<span class="answer">`: a detail
+/// of a step (a C call's argument) that answers one of the chapter's
+/// questions, which the student's edition leaves to the student.
+fn without_answers(html: &str) -> String {
+    const OPEN: &str = "<span class=\"answer\">";
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(at) = rest.find(OPEN) {
+        out += &rest[..at];
+        rest = rest[at..]
+            .find("</span>")
+            .map_or("", |end| &rest[at + end + "</span>".len()..]);
+    }
+    out + rest
 }
 
 /// `html` with the column of each table whose header starts with `head`
@@ -871,7 +892,7 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
     let mut h = String::from("<h3>Exercises</h3>\n");
     for (n, (s, e)) in list.into_iter().enumerate() {
         h += &format!(
-            "<div class=\"exercise\">\n<h4>Exercise {chapter}.{}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n<div class=\"prediction\"></div>\n",
+            "<div class=\"exercise\">\n<h4>Exercise {chapter}.{}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n{ROOM}\n",
             n + 1,
             inline(e.question),
             inline(e.predict),
@@ -925,6 +946,12 @@ pub fn key_html(report: &LabReport) -> String {
     h + "</body>\n</html>\n"
 }
 
+/// Ruled room for a student's prediction.
+const ROOM: &str = "<div class=\"prediction\"></div>";
+
+/// Ruled room for a student's answer to a question.
+const ANSWER_ROOM: &str = "<div class=\"room\"></div>";
+
 const STYLE: &str = "
 body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; color: #222; }
 h1 { font-size: 1.8em; } h2 { border-bottom: 2px solid #1f4e9c; padding-bottom: .2em; }
@@ -937,7 +964,7 @@ td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
 figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
 .exercise { border-left: 3px solid #1f4e9c; padding-left: .8em; margin: 1em 0; }
-.prediction { height: 4.5em; border-bottom: 1px dotted #999; background: repeating-linear-gradient(transparent, transparent 1.45em, #ddd 1.5em); }
+.prediction, .room { height: 7.5em; border-bottom: 1px dotted #999; background: repeating-linear-gradient(transparent, transparent 1.45em, #ddd 1.5em); }
 details.answer > summary { cursor: pointer; color: #1f4e9c; }
 table.anatomy { font-size: 0.8em; break-inside: auto; } table.anatomy td:nth-child(5) { font-family: 'DejaVu Sans Mono', monospace; }
 .anatomy.print { display: none; }
@@ -950,12 +977,12 @@ nav li { margin: .1em 0; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
-  figure, .keep, .exercise, .prediction, nav { break-inside: avoid; }
+  figure, .keep, .exercise, .prediction, .room, nav { break-inside: avoid; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
   pre { break-inside: auto; orphans: 3; widows: 3; }
-  tr { break-inside: avoid; } thead { display: table-header-group; }
+  tr, tbody.lead { break-inside: avoid; } thead { display: table-header-group; }
   a { color: inherit; }
 }
 ";
@@ -1133,7 +1160,43 @@ pub fn edition_html(report: &LabReport, ed: Edition, lab: Option<&Lab>) -> Strin
     if ed == Edition::Teacher {
         h += &anatomy_appendix(report);
     }
-    h + "</body>\n</html>\n"
+    first_rows_kept(&h) + "</body>\n</html>\n"
+}
+
+/// The rows a table may not leave alone at a page's foot: its first two
+/// go in a body of their own that print keeps whole (`tbody.lead`).
+const LEAD_ROWS: usize = 2;
+
+/// `html` with the first [`LEAD_ROWS`] rows of each table body longer
+/// than that in a `tbody.lead` of their own, so that a printed table
+/// never starts with a lone row under its header at a page's foot:
+/// Chromium keeps the lead body whole and moves it to the next page.
+fn first_rows_kept(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<tbody>") {
+        let body_at = at + "<tbody>".len();
+        let end = rest[body_at..]
+            .find("</tbody>")
+            .map_or(rest.len(), |e| body_at + e);
+        let body = &rest[body_at..end];
+        let lead_end = body
+            .match_indices("</tr>")
+            .nth(LEAD_ROWS - 1)
+            .map(|(i, m)| i + m.len())
+            .filter(|_| body.matches("<tr").count() > LEAD_ROWS);
+        out += &rest[..at];
+        out += &match lead_end {
+            Some(split) => format!(
+                "<tbody class=\"lead\">{}</tbody>\n<tbody>{}",
+                &body[..split],
+                &body[split..]
+            ),
+            None => format!("<tbody>{body}"),
+        };
+        rest = &rest[end..];
+    }
+    out + rest
 }
 
 /// The combined student edition: every lab in one file.

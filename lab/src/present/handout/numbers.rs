@@ -6,7 +6,8 @@
 //! `{high32:FIELD:FILTER}` (that value's upper 32 bits) or
 //! `{per:FIELD:FILTER:PER}` (how many values FIELD takes in FILTER's
 //! frames for each it takes in PER's: a PSN's packets per message, which
-//! resends do not change), each on its own
+//! resends do not change; FIELD may name several, `a,b`, to key each
+//! value by another, a PSN by its QP), each on its own
 //! scenario's capture or, as `KIND@SCENARIO:...`, on another's. A README,
 //! which people read as it is, keeps its number and says where it comes
 //! from in a comment, `98<!--{count:FILTER}-->`: the handout checks the
@@ -91,9 +92,11 @@ pub fn parse(spec: &str) -> Option<Result<Query<'_>, String>> {
 /// What `q` says of `values`, the field's values in the matching frames
 /// (and `per`, those in [`Query::per`]'s).
 pub fn value(q: &Query, values: &[String], per: &[String]) -> Result<String, String> {
-    // tshark prints an empty line for a matching frame without the field.
-    let values: Vec<String> = values.iter().filter(|v| !v.is_empty()).cloned().collect();
-    let per: Vec<String> = per.iter().filter(|v| !v.is_empty()).cloned().collect();
+    // tshark prints an empty line (or only tabs, for several fields) for a
+    // matching frame without the field.
+    let present = |v: &&String| !v.trim_matches('\t').is_empty();
+    let values: Vec<String> = values.iter().filter(present).cloned().collect();
+    let per: Vec<String> = per.iter().filter(present).cloned().collect();
     let (values, per) = (values.as_slice(), per.as_slice());
     let distinct = |values: &[String]| {
         let mut v: Vec<&String> = values.iter().collect();

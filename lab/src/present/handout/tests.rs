@@ -466,7 +466,9 @@ fn code_in_a_table_or_a_block_is_not_shrunk_twice() {
     assert!(STYLE.contains("body { max-width: none; margin: 0; font-size: 10pt; }"));
     // On paper a table splits between rows, with its header again, and a
     // transcript leaves at least three lines on each side of a break.
-    assert!(STYLE.contains("tr { break-inside: avoid; } thead { display: table-header-group; }"));
+    assert!(STYLE.contains(
+        "tr, tbody.lead { break-inside: avoid; } thead { display: table-header-group; }"
+    ));
     assert!(STYLE.contains("pre { break-inside: auto; orphans: 3; widows: 3; }"));
 }
 
@@ -547,7 +549,7 @@ fn check_yourself_answers_are_cut_for_students_and_open_for_teachers() {
     let body = "<ol><li>Why?</li></ol>\n<details><summary>Answer</summary>\n<p>Because.</p>\n</details>\n<p>Next.</p>\n";
     assert_eq!(
         check_yourself(body, Edition::Student),
-        "<ol><li>Why?</li></ol>\n\n<p>Next.</p>\n"
+        format!("<ol><li>Why?</li></ol>\n{ANSWER_ROOM}\n<p>Next.</p>\n")
     );
     assert!(check_yourself(body, Edition::Teacher).contains("<details open><summary>"));
 }
@@ -697,6 +699,12 @@ fn a_student_reads_the_steps_and_c_calls_without_the_rust() {
     assert_eq!(html.matches("<tr>").count(), 2, "{html}");
     // A table without the column is left as it was.
     assert_eq!(without_column(&markdown(md), "nothing"), markdown(md));
+    // A step's detail that answers a question is the teacher's alone.
+    let detail = "| step | calls |\n|---|---|\n\
+                  | post_sends | `ibv_post_send`: SEND_WITH_IMM<span class=\"answer\">, imm = `htonl(qp_num)`</span>, UD AH |\n";
+    let cut = without_answers(&markdown(detail));
+    assert!(cut.contains("SEND_WITH_IMM, UD AH</td>"), "{cut}");
+    assert!(!cut.contains("htonl") && !cut.contains("answer"), "{cut}");
     let running = "Build: `cargo build`.\n\n**Soft-RoCE:** `cargo xtask lab x` runs it.\n\n\
                    ```\n$ a\n\n$ cargo xtask lab x\n\n$ b\n```\n\n\
                    Give the address of the RDMA netdev (not `127.0.0.1`). Start the\n\
@@ -782,4 +790,27 @@ fn the_answers_placeholders_and_check_steps_name_what_exists() {
             );
         }
     }
+}
+
+/// A table's first two rows print together: a body of their own that
+/// print keeps whole; a table of two rows or fewer is left as it is.
+#[test]
+fn a_tables_first_rows_are_kept_together() {
+    let md = "| a | b |\n|---|---|\n| 1 | x |\n| 2 | y |\n| 3 | z |\n";
+    let kept = first_rows_kept(&markdown(md));
+    let lead = kept.split("<tbody class=\"lead\">").nth(1).unwrap();
+    let (lead, after) = lead.split_once("</tbody>").unwrap();
+    assert_eq!(lead.matches("<tr>").count(), 2, "{kept}");
+    assert!(
+        lead.contains("<td>1</td>") && lead.contains("<td>2</td>"),
+        "{kept}"
+    );
+    assert!(
+        after.contains("<tbody><tr>\n<td>3</td>") || after.contains("<td>3</td>"),
+        "{kept}"
+    );
+    assert_eq!(kept.matches("<tbody").count(), 2, "{kept}");
+    assert_eq!(kept.matches("</tbody>").count(), 2, "{kept}");
+    let short = markdown("| a |\n|---|\n| 1 |\n| 2 |\n");
+    assert_eq!(first_rows_kept(&short), short);
 }

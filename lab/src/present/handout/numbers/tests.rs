@@ -102,3 +102,21 @@ fn hand_written_counts_are_found() {
         assert_eq!(hand_written(fine), Vec::<String>::new(), "{fine}");
     }
 }
+
+#[test]
+fn a_psn_keyed_by_its_qp_counts_apart_from_another_qps() {
+    let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // Two QPs' messages of 2 packets each, PSN 5-6 and 6-7: by PSN alone,
+    // 3 values for 2 firsts (not a whole number each); keyed, 4 for 2.
+    let keyed = parse("per:infiniband.bth.destqp,infiniband.bth.psn:sends:firsts")
+        .unwrap()
+        .unwrap();
+    let sends = lines(&["0x12\t5", "0x12\t6", "0x13\t6", "0x13\t7", "\t"]);
+    let firsts = lines(&["0x12\t5", "0x13\t6"]);
+    assert_eq!(value(&keyed, &sends, &firsts).unwrap(), "2");
+    let alone = parse("per:infiniband.bth.psn:sends:firsts")
+        .unwrap()
+        .unwrap();
+    let err = value(&alone, &lines(&["5", "6", "6", "7"]), &lines(&["5", "6"])).unwrap_err();
+    assert!(err.contains("not a whole number"), "{err}");
+}
