@@ -110,18 +110,19 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
         .filter(|v| v["type"] == "link")
         .collect();
     assert_eq!(links.len(), 12, "{links:?}");
-    // perftest on a starved guest (four TCG guests, two rails each, on two
-    // cores) may measure nothing in its window, and again alone: one link
-    // of six a rail may lack a bandwidth, and one a latency.
+    // Every link has a bandwidth: the messages it completed in its 2 s.
+    // A latency is perftest's own timing, which an emulated CPU's clock
+    // may throw off (four TCG guests, two rails each, on two cores): one
+    // link of six a rail may lack one.
     for rail in [0, 1] {
         let on: Vec<&serde_json::Value> = links.iter().filter(|l| l["rail"] == rail).collect();
         assert_eq!(on.len(), 6, "{links:?}");
-        for figure in ["gbps", "usec"] {
+        for (figure, least) in [("gbps", 6), ("usec", 5)] {
             let with = on
                 .iter()
                 .filter(|l| l[figure].as_f64().is_some_and(|g| g > 0.0))
                 .count();
-            assert!(with >= 5, "rail {rail}, {figure}: {on:?}");
+            assert!(with >= least, "rail {rail}, {figure}: {on:?}");
         }
     }
     for l in &links {
@@ -130,8 +131,8 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
             "{l}"
         );
     }
-    // node2's second NIC holds each packet it sends 50 ms: on the ring,
-    // named on rail 1 as the NIC with its numbers, and nothing else on
+    // node2's second NIC sends 2 Mbit/s: on the ring, named on rail 1 as
+    // the NIC with its bandwidth against the median, and nothing else on
     // either rail.
     says(
         d,
@@ -140,9 +141,7 @@ fn four_nodes_under_slurm_and_ssh_and_a_host_that_drops_roce() {
         &[
             "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
              peers (node1 rxe1: ",
-            // Its latency, or its bandwidth, which a 50 ms delay also
-            // cuts on a busy emulated host: either with its numbers.
-            ", median ",
+            " Gb/s, median ",
             "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
         ],
     );
@@ -241,7 +240,7 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
         "lossy",
         1,
         &[
-            "node1 - node2: ",
+            "node1 - node3: ",
             "packets lost of",
             "while their pair ran",
             "a lossy link between them",
@@ -253,7 +252,7 @@ fn four_nodes_and_the_faults_the_diagnosis_names() {
         let blamed = findings(d, "lossy.json", kind);
         assert!(blamed.is_empty(), "a host was blamed: {blamed:?}");
     }
-    assert_eq!(lossy[0]["ranks"], serde_json::json!([1, 2]));
+    assert_eq!(lossy[0]["ranks"], serde_json::json!([1, 3]));
 }
 
 /// The findings of `kind` in the JSON Lines file `name` of node0's dir.

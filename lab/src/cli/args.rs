@@ -58,7 +58,7 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
        [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV...]
        [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
        [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]
-        [--min-rate-ratio R]] [--rails]
+        [--min-rate-ratio R] [--qp-timeout T]] [--rails]
        [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
@@ -81,6 +81,8 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             alone, and names a link slow under R (0.5) of the median
             bandwidth or G Gb/s, or over R (2) times the median latency,
             or (--min-rate-ratio R) under R of its ports' link rate;
+            --qp-timeout T measures with the QP timeout your jobs use
+            (perftest's -u, 4.096 usec x 2^T; perftest's 14 otherwise);
             --rails also runs each pair on every other rail (subnet) both
             hosts have a port on, all rails at once: the probe and
             --perf's measurements, each rail judged on its own and a

@@ -34,6 +34,7 @@ pub(super) fn mesh_getopts() -> getopts::Options {
         "min-gbps",
         "max-lat-ratio",
         "min-rate-ratio",
+        "qp-timeout",
     ] {
         opts.optopt("", value, "", "");
     }
@@ -149,8 +150,9 @@ pub(super) fn mesh_options(
 }
 
 /// `--perf`'s limits: `--min-bw-ratio` (a share of the median, above 0
-/// and below 1), `--min-gbps` (above 0), `--max-lat-ratio` (above 1);
-/// each needs `--perf`.
+/// and below 1), `--min-gbps` (above 0), `--max-lat-ratio` (above 1),
+/// and how the links are measured, `--qp-timeout` (1 to 31); each needs
+/// `--perf`.
 pub(super) fn perf_limits(
     m: &getopts::Matches,
 ) -> Result<Option<crate::model::mesh::PerfLimits>, String> {
@@ -170,12 +172,22 @@ pub(super) fn perf_limits(
         &|x| x > 0.0 && x <= 1.0,
         "above 0, at most 1",
     )?;
+    let qp_timeout = m
+        .opt_str("qp-timeout")
+        .map(|v| match v.parse::<u8>() {
+            Ok(t @ 1..=31) => Ok(t),
+            _ => Err(format!(
+                "--qp-timeout {v}: give a whole number from 1 to 31"
+            )),
+        })
+        .transpose()?;
     if !m.opt_present("perf") {
         if let Some(k) = [
             "min-bw-ratio",
             "min-gbps",
             "max-lat-ratio",
             "min-rate-ratio",
+            "qp-timeout",
         ]
         .iter()
         .find(|k| m.opt_present(k))
@@ -190,6 +202,7 @@ pub(super) fn perf_limits(
         min_gbps: gbps,
         max_lat_ratio: lat.unwrap_or(d.max_lat_ratio),
         min_rate_ratio: rate,
+        qp_timeout,
     }))
 }
 

@@ -71,9 +71,10 @@ fn version_and_help_of_one_command_answer() {
     assert!(options_of("mesh").contains(&"--coordinator".to_string()));
 }
 
-#[test]
-fn mesh_options_are_checked_in_one_line_before_anything_runs() {
-    let ranked = [
+/// Asserts that `mesh` as rank 0 of 4 with `extra` is refused with one
+/// line that says `says`.
+fn mesh_refuses(extra: &[&str], says: &str) {
+    let mut a = vec![
         "mesh",
         "--rank",
         "0",
@@ -82,6 +83,33 @@ fn mesh_options_are_checked_in_one_line_before_anything_runs() {
         "--coordinator",
         "node0",
     ];
+    a.extend(extra);
+    let e = real_main(&args(&a)).unwrap_err();
+    assert!(e.contains(says) && !e.contains('\n'), "{a:?}: {e}");
+}
+
+#[test]
+fn mesh_perf_options_are_checked_and_need_perf() {
+    for (extra, says) in [
+        (&["--min-gbps", "1"][..], "--min-gbps needs --perf"),
+        (
+            &["--min-rate-ratio", "0.5"],
+            "--min-rate-ratio needs --perf",
+        ),
+        (&["--perf", "--min-rate-ratio", "2"], "--min-rate-ratio 2"),
+        (&["--perf", "--min-bw-ratio", "1.5"], "--min-bw-ratio 1.5"),
+        (&["--perf", "--max-lat-ratio", "0.5"], "--max-lat-ratio 0.5"),
+        (&["--perf", "--min-gbps", "NaN"], "--min-gbps NaN"),
+        (&["--qp-timeout", "20"], "--qp-timeout needs --perf"),
+        (&["--perf", "--qp-timeout", "0"], "--qp-timeout 0"),
+        (&["--perf", "--qp-timeout", "32"], "--qp-timeout 32"),
+    ] {
+        mesh_refuses(extra, says);
+    }
+}
+
+#[test]
+fn mesh_options_are_checked_in_one_line_before_anything_runs() {
     for (extra, says) in [
         (&["--dev", "x;reboot"][..], "--dev"),
         (&["--ip", "1.2.3.4 x"], "--ip"),
@@ -91,20 +119,8 @@ fn mesh_options_are_checked_in_one_line_before_anything_runs() {
         (&["--star", "nowhere"], "--star nowhere"),
         (&["--port", "65535"], "--port 65535"),
         (&["--wait", "18446744073709551615"], "--wait"),
-        (&["--min-gbps", "1"], "--min-gbps needs --perf"),
-        (
-            &["--min-rate-ratio", "0.5"],
-            "--min-rate-ratio needs --perf",
-        ),
-        (&["--perf", "--min-rate-ratio", "2"], "--min-rate-ratio 2"),
-        (&["--perf", "--min-bw-ratio", "1.5"], "--min-bw-ratio 1.5"),
-        (&["--perf", "--max-lat-ratio", "0.5"], "--max-lat-ratio 0.5"),
-        (&["--perf", "--min-gbps", "NaN"], "--min-gbps NaN"),
     ] {
-        let mut a = ranked.to_vec();
-        a.extend(extra);
-        let e = real_main(&args(&a)).unwrap_err();
-        assert!(e.contains(says) && !e.contains('\n'), "{a:?}: {e}");
+        mesh_refuses(extra, says);
     }
     for (bad, says) in [
         (

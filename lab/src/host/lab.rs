@@ -668,6 +668,7 @@ fn run_local(
         gid_idx: gid_idx.unwrap_or(0),
         ib_port: 1,
         tcp_shift: 0,
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     };
     let mut cfg = ctx.agent(agent_role, ip, Net::None, ctx.dir.clone(), params);
     cfg.auto_gid = gid_idx.is_none();
@@ -1067,6 +1068,7 @@ fn doctor_agent(
             gid_idx: req.gid_idx.unwrap_or(0),
             ib_port: 1,
             tcp_shift: 0,
+            qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         },
         scenarios: Vec::new(),
         wait_secs: req.wait_secs,

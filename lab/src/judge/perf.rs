@@ -5,7 +5,7 @@
 //! and under emulation, where the absolute numbers mean nothing.
 
 use crate::base::stats::median;
-use crate::catalog::perf::{figure, BW_KEY, LAT_KEY, SEND_LAT, WRITE_BW, WRITE_BW_BACK};
+use crate::catalog::perf::{bandwidth, figure, LAT_KEY, SEND_LAT, WRITE_BW, WRITE_BW_BACK};
 use crate::model::mesh::{PairCell, PerfLimits, ScenarioResult};
 
 /// What perftest measured of one link.
@@ -25,23 +25,21 @@ pub struct Figures {
 /// The figures in `results`: the clients' reports, the lesser bandwidth
 /// of the two ways.
 fn read(results: &[ScenarioResult]) -> (Option<f64>, Option<f64>) {
-    let of = |name: &str, key: &str| {
+    let log = |name: &str| {
         results
             .iter()
             .find(|r| r.scenario == name)
             .and_then(|r| r.client_log.as_deref())
-            .and_then(|log| figure(log, key))
     };
-    // perftest's duration mode reports 0 when no completion fell inside
-    // its measuring window (a starved emulated host): no figure, not a
-    // dead link, whose programs would have failed.
-    let ways = [of(WRITE_BW, BW_KEY), of(WRITE_BW_BACK, BW_KEY)];
+    // A way with no message completed has no figure: a dead link's
+    // programs would have failed.
+    let ways = [log(WRITE_BW), log(WRITE_BW_BACK)];
     let gbps = ways
         .into_iter()
         .flatten()
-        .filter(|g| *g > 0.0)
+        .filter_map(bandwidth)
         .min_by(f64::total_cmp);
-    (gbps, of(SEND_LAT, LAT_KEY))
+    (gbps, log(SEND_LAT).and_then(|l| figure(l, LAT_KEY)))
 }
 
 /// A pair's figures in its round, beside the round's other pairs.

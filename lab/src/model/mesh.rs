@@ -444,6 +444,9 @@ pub struct PerfLimits {
     /// The least share of the ports' own link rate (`--min-rate-ratio`),
     /// when given.
     pub min_rate_ratio: Option<f64>,
+    /// The QP timeout every measurement runs with (`--qp-timeout`,
+    /// perftest's `-u`: 4.096 usec x 2^T), when not perftest's own 14.
+    pub qp_timeout: Option<u8>,
 }
 
 impl Default for PerfLimits {
@@ -453,6 +456,7 @@ impl Default for PerfLimits {
             min_gbps: None,
             max_lat_ratio: 2.0,
             min_rate_ratio: None,
+            qp_timeout: None,
         }
     }
 }

@@ -22,6 +22,17 @@ pub struct Params {
     /// ([`rail_shift`]); 0 everywhere else.
     #[serde(default)]
     pub tcp_shift: u16,
+    /// `{qp_timeout}`: the QP timeout of `mesh --perf`'s measurements
+    /// (perftest's `-u`).
+    #[serde(default = "perftest_qp_timeout")]
+    pub qp_timeout: u8,
+}
+
+/// perftest's own QP timeout (`-u`): 4.096 usec x 2^14, about 67 ms.
+pub const PERFTEST_QP_TIMEOUT: u8 = 14;
+
+fn perftest_qp_timeout() -> u8 {
+    PERFTEST_QP_TIMEOUT
 }
 
 /// The TCP port shift of rail `rail`'s checks (`mesh` with rails): rail 0
@@ -39,6 +50,7 @@ impl Default for Params {
             gid_idx: 1,
             ib_port: 1,
             tcp_shift: 0,
+            qp_timeout: PERFTEST_QP_TIMEOUT,
         }
     }
 }
@@ -81,6 +93,7 @@ pub fn substitute(arg: &str, p: &Params) -> String {
         .replace("{dev}", &p.dev)
         .replace("{gid_idx}", &p.gid_idx.to_string())
         .replace("{ib_port}", &p.ib_port.to_string())
+        .replace("{qp_timeout}", &p.qp_timeout.to_string())
 }
 
 /// Each placeholder and the environment variable that carries its value
@@ -91,6 +104,7 @@ pub const PLACEHOLDER_VARS: &[(&str, &str)] = &[
     ("{dev}", "LAB_DEV"),
     ("{gid_idx}", "LAB_GID_IDX"),
     ("{ib_port}", "LAB_IB_PORT"),
+    ("{qp_timeout}", "LAB_QP_TIMEOUT"),
 ];
 
 impl Params {

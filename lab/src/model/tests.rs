@@ -77,6 +77,7 @@ fn a_script_reads_the_values_from_the_environment_and_means_the_same() {
         gid_idx: 3,
         ib_port: 2,
         tcp_shift: 0,
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     };
     // Each quoting a placeholder meets in the scenarios' scripts.
     for (program, script) in [
@@ -126,6 +127,7 @@ fn a_hostile_value_is_never_shell_code() {
         gid_idx: 0,
         ib_port: 1,
         tcp_shift: 0,
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     };
     let cmd = Cmd::new(
         "sh",
@@ -164,6 +166,7 @@ fn a_wrapped_shells_script_never_holds_a_value() {
         gid_idx: 1,
         ib_port: 1,
         tcp_shift: 0,
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     };
     for wrapped in [
         Cmd::new(
@@ -196,6 +199,7 @@ fn placeholders() {
         gid_idx: 3,
         ib_port: 2,
         tcp_shift: 0,
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     };
     assert_eq!(
         Cmd::new(
@@ -248,6 +252,7 @@ fn a_wire_fact_reads_as_a_sentence() {
 fn a_rails_ports_are_shifted_ten_a_rail() {
     let p = Params {
         tcp_shift: crate::model::params::rail_shift(2),
+        qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         ..Params::default()
     };
     assert_eq!(substitute("{tcp_port:6543}", &p), "6563");

@@ -36,6 +36,21 @@ fn each_side_runs_perftest_with_values_as_arguments_not_in_the_script() {
             .args
             .contains(&"{server_ip}".into()));
         assert_eq!(s.packages, ["perftest"]);
+        // Every measurement runs with the mesh's QP timeout, perftest's
+        // own unless `--qp-timeout` gives one.
+        let args = crate::model::params::Params {
+            qp_timeout: 20,
+            ..Default::default()
+        };
+        let line: Vec<String> = s
+            .client
+            .as_ref()
+            .unwrap()
+            .args
+            .iter()
+            .map(|a| crate::model::params::substitute(a, &args))
+            .collect();
+        assert!(line.windows(2).any(|w| w == ["-u", "20"]), "{line:?}");
     }
 }
 
@@ -48,4 +63,26 @@ fn each_measurement_names_its_perftest_program() {
     assert_eq!(programs, ["ib_write_bw", "ib_write_bw", "ib_send_lat"]);
     let rc = super::super::find("rc_example").unwrap();
     assert_eq!(program(rc), None);
+}
+
+/// A bandwidth is the messages' bytes over the run's duration, which
+/// holds where perftest's own timing does not: it reported 0 in the
+/// fabric test when its estimate of an emulated CPU's clock failed.
+#[test]
+fn a_bandwidth_is_the_bytes_completed_over_the_duration() {
+    let untimed = "results: {\nMsgSize: 65536,\nn_iterations: 7,\nBW_peak: 0.000000,\n\
+                   BW_average: 0.000000,\nMsgRate: 0.000000,\n}\n";
+    let g = bandwidth(untimed).unwrap();
+    assert!((g - 0.001835).abs() < 1e-6, "{g}");
+    // 3700 messages of 64 KiB in 2 s; perftest's figure where the report
+    // has no count.
+    let g = bandwidth(REPORT).unwrap();
+    assert!((g - 0.969933).abs() < 1e-6, "{g}");
+    assert_eq!(bandwidth("BW_average: 0.24,\n"), Some(0.24));
+    // No message completed, or no count: no figure.
+    assert_eq!(
+        bandwidth(&untimed.replace("n_iterations: 7", "n_iterations: 0")),
+        None
+    );
+    assert_eq!(bandwidth("BW_average: 0.000000,\n"), None);
 }

@@ -64,6 +64,7 @@ fn config_round_trips() {
             gid_idx: 3,
             ib_port: 2,
             tcp_shift: 0,
+            qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         },
         scenarios: vec!["a".into(), "--b".into()],
         wait_secs: 7,
@@ -138,6 +139,7 @@ fn a_rails_serving_host_refuses_what_is_not_a_measurement() {
         bin_dir: "/nonexistent".into(),
         params: Params {
             tcp_shift: 10,
+            qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
             ..Params::default()
         },
         scenarios: Vec::new(),

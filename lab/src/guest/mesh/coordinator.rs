@@ -328,7 +328,7 @@ fn run_round(
     let mut live = Vec::new();
     for &p in round {
         let on = pair_rails(p, members, cfg, rails, only);
-        match hand_out(r, p, &on, members) {
+        match hand_out(r, p, &on, cfg, members) {
             Ok(()) => live.push((p, on)),
             Err(why) => cells.extend(on.iter().map(|l| not_run(r, p, l.rail, &why))),
         }
@@ -475,7 +475,13 @@ fn left(deadline: Instant) -> Duration {
 
 /// Sends each host of `p` its side on each of its rails (`on`) at once,
 /// or says why the pair cannot run.
-fn hand_out(r: usize, p: Pair, on: &[Leg], members: &mut [Member]) -> Result<(), String> {
+fn hand_out(
+    r: usize,
+    p: Pair,
+    on: &[Leg],
+    cfg: &CoordConfig,
+    members: &mut [Member],
+) -> Result<(), String> {
     for rank in [p.server, p.client] {
         if members[rank].control.is_none() {
             return Err(absence(&members[rank].host));
@@ -497,6 +503,7 @@ fn hand_out(r: usize, p: Pair, on: &[Leg], members: &mut [Member]) -> Result<(),
                 nonce: nonce.clone(),
                 scenarios: l.scenarios.clone(),
                 rail: l.rail,
+                qp_timeout: cfg.perf.and_then(|p| p.qp_timeout),
             })
             .collect();
         let json = messages::assignments_json(&list);

@@ -325,7 +325,14 @@ pub struct Assignment {
     /// The rail it runs on: 0 for the hosts' RDMA addresses, `k` for the
     /// run's rail `k` (the addresses are then each host's port on it).
     pub rail: usize,
+    /// The measurements' QP timeout (`mesh --qp-timeout`), when given.
+    pub qp_timeout: Option<u8>,
 }
+
+/// The QP timeouts a pair takes: a QP's 5-bit field, without 0 (none).
+pub const QP_TIMEOUTS_LOW: u64 = 1;
+/// See [`QP_TIMEOUTS_LOW`].
+pub const QP_TIMEOUTS_HIGH: u64 = 31;
 
 /// The most rails a round hands one pair: more than a node has NICs.
 pub const RAILS_MAX: usize = 16;
@@ -393,7 +400,7 @@ impl Assignment {
         json!({
             "round": self.round, "role": self.role.as_str(), "server_ip": self.server_ip,
             "client_ip": self.client_ip, "nonce": self.nonce, "scenarios": self.scenarios,
-            "rail": self.rail,
+            "rail": self.rail, "qp_timeout": self.qp_timeout,
         })
         .to_string()
     }
@@ -441,6 +448,13 @@ impl Assignment {
                         RAILS_MAX - 1
                     ))
                 }
+            },
+            qp_timeout: match v.get("qp_timeout") {
+                None | Some(Value::Null) => None,
+                Some(t) => match t.as_u64() {
+                    Some(t @ QP_TIMEOUTS_LOW..=QP_TIMEOUTS_HIGH) => Some(t as u8),
+                    _ => return Err(format!("mesh: a pair with the QP timeout {t}, not 1 to 31")),
+                },
             },
         })
     }

@@ -275,6 +275,7 @@ fn mcast_side(
         nonce: String::new(),
         scenarios: Vec::new(),
         rail: 0,
+        qp_timeout: None,
     };
     Ok((s, pair_agent(cfg, &a, out)))
 }
@@ -493,6 +494,9 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
             gid_idx: cfg.gid_idx.unwrap_or(0),
             ib_port: cfg.ib_port,
             tcp_shift: crate::model::params::rail_shift(a.rail),
+            qp_timeout: a
+                .qp_timeout
+                .unwrap_or(crate::model::params::PERFTEST_QP_TIMEOUT),
         },
         scenarios: a.scenarios.clone(),
         wait_secs: PAIR_WAIT_SECS,

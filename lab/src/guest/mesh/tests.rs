@@ -41,6 +41,7 @@ fn a_pair_port_held_by_another_process_is_its_own_verdict() {
         client_ip: "127.0.0.2".into(),
         nonce: "ab".into(),
         scenarios: vec!["rc_example".into()],
+        qp_timeout: None,
     };
     let results = play(&cfg, &a);
     let want = format!(

@@ -44,8 +44,22 @@ fn messages_round_trip() {
         client_ip: "192.0.2.4".into(),
         nonce: "ab".into(),
         scenarios: vec!["rc_example".into()],
+        qp_timeout: None,
     };
     assert_eq!(Assignment::from_json(a.to_json().as_bytes()).unwrap(), a);
+    let a = Assignment {
+        qp_timeout: Some(20),
+        ..a
+    };
+    assert_eq!(Assignment::from_json(a.to_json().as_bytes()).unwrap(), a);
+    // A QP timeout reaches perftest's command line: only a QP's 1 to 31.
+    for bad in ["0", "32", "-1", "\"20\"", "2.5"] {
+        let json = a
+            .to_json()
+            .replace("\"qp_timeout\":20", &format!("\"qp_timeout\":{bad}"));
+        let e = Assignment::from_json(json.as_bytes()).unwrap_err();
+        assert!(e.contains("QP timeout"), "{bad}: {e}");
+    }
     let r = vec![ScenarioResult {
         scenario: "rc_example".into(),
         verdict: Verdict::NotRun("gone".into()),
@@ -176,6 +190,7 @@ fn a_rounds_rails_are_bounded_and_each_named_once() {
         nonce: "ab".into(),
         scenarios: Vec::new(),
         rail,
+        qp_timeout: None,
     };
     let list = vec![one(0), one(1), one(7)];
     let json = assignments_json(&list);
