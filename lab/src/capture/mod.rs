@@ -415,11 +415,12 @@ pub fn field_values(pcap: &Path, filter: &str, field: &str) -> Result<Vec<String
     let mut cmd = tshark()?;
     cmd.args(["-n", "-r"])
         .arg(pcap)
-        .args(["-Y", filter, "-T", "fields", "-E", "occurrence=f"]);
+        .args(["-Y", filter, "-T", "fields", "-E", "occurrence=f"])
+        .args(["-E", "separator=/t"]);
     for f in field.split(',') {
         cmd.args(["-e", f]);
     }
-    let what = format!("-Y '{filter}' -e {field}");
+    let what = format!("-Y '{filter}' -e {}", field.replace(',', " -e "));
     Ok(run_tshark(cmd, pcap, &what)?
         .lines()
         .map(str::to_string)

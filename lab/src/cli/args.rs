@@ -81,8 +81,9 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             alone, and names a link slow under R (0.5) of the median
             bandwidth or G Gb/s, or over R (2) times the median latency,
             or (--min-rate-ratio R) under R of its ports' link rate;
-            --qp-timeout T measures with the QP timeout your jobs use
-            (perftest's -u, 4.096 usec x 2^T; perftest's 14 otherwise);
+            --qp-timeout T (1 to 31) measures bandwidth with the QP
+            timeout your jobs use (perftest's -u, 4.096 usec x 2^T;
+            perftest's 14 otherwise);
             --rails also runs each pair on every other rail (subnet) both
             hosts have a port on, all rails at once: the probe and
             --perf's measurements, each rail judged on its own and a

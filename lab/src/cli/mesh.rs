@@ -177,7 +177,8 @@ pub(super) fn perf_limits(
         .map(|v| match v.parse::<u8>() {
             Ok(t @ 1..=31) => Ok(t),
             _ => Err(format!(
-                "--qp-timeout {v}: give a whole number from 1 to 31"
+                "--qp-timeout {}: give a whole number from 1 to 31",
+                crate::base::text::shown(&v)
             )),
         })
         .transpose()?;

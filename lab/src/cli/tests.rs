@@ -103,6 +103,7 @@ fn mesh_perf_options_are_checked_and_need_perf() {
         (&["--qp-timeout", "20"], "--qp-timeout needs --perf"),
         (&["--perf", "--qp-timeout", "0"], "--qp-timeout 0"),
         (&["--perf", "--qp-timeout", "32"], "--qp-timeout 32"),
+        (&["--perf", "--qp-timeout", "2\n0"], "--qp-timeout 2\\n0"),
     ] {
         mesh_refuses(extra, says);
     }
@@ -237,4 +238,17 @@ fn a_directory_without_a_capture_is_refused_in_one_line() {
         e.contains("not the result dir of a two-host run with --capture"),
         "{e}"
     );
+}
+
+#[test]
+fn a_qp_timeout_is_read_with_perf() {
+    let limits = |a: &[&str]| {
+        let m = super::mesh::mesh_getopts().parse(a).unwrap();
+        super::mesh::perf_limits(&m).unwrap().unwrap()
+    };
+    assert_eq!(
+        limits(&["--perf", "--qp-timeout", "20"]).qp_timeout,
+        Some(20)
+    );
+    assert_eq!(limits(&["--perf"]).qp_timeout, None);
 }

@@ -128,8 +128,9 @@ impl AgentConfig {
         serde_json::to_string_pretty(self).expect("an agent's configuration serializes")
     }
 
-    /// Reads what [`AgentConfig::to_json`] wrote, and refuses a device or
-    /// an address that is not one: they reach the scenarios' command lines.
+    /// Reads what [`AgentConfig::to_json`] wrote, and refuses a device, an
+    /// address or a QP timeout that is not one: they reach the scenarios'
+    /// command lines.
     pub fn from_json(text: &str) -> Result<AgentConfig, String> {
         let cfg: AgentConfig =
             serde_json::from_str(text).map_err(|e| format!("agent configuration: {e}"))?;
@@ -141,6 +142,12 @@ impl AgentConfig {
             model::check_ip(opt, ip)?;
         }
         model::check_dev("--dev", &cfg.params.dev)?;
+        if !(1..=31).contains(&cfg.params.qp_timeout) {
+            return Err(format!(
+                "agent configuration: QP timeout {}, not 1 to 31",
+                cfg.params.qp_timeout
+            ));
+        }
         if cfg.out.as_os_str().is_empty() {
             return Err("agent configuration: no result dir (out)".into());
         }

@@ -5,8 +5,8 @@
 //! Loss is judged as a share of the packets sent, against the run's own
 //! usual share: a real fabric's healthy links lose none, and an emulated
 //! one's lose a few under load on every link alike, so a link is lossy
-//! when it loses several times what the median link beside it does (and
-//! at least [`RATE_FLOOR`] of what it sent). The links beside it are
+//! when it loses twice what the median link beside it does (and at
+//! least [`RATE_FLOOR`] of what it sent). The links beside it are
 //! those that share no host with it, so that one bad NIC, which makes all
 //! of its host's links lossy, does not raise its own yardstick.
 
@@ -25,6 +25,11 @@ pub const RATE_FLOOR: f64 = 0.005;
 /// and a link dropping 3% or 5% of its packets showed 1.2%, 2.6 to 5.5
 /// times a healthy link's: twice is the line between.
 pub const TIMES_USUAL: f64 = 2.0;
+
+/// How many times the usual count a link must lose where the ports count
+/// no packets sent: with no share, no [`RATE_FLOOR`] guards it, so a few
+/// stray gaps must stand out further.
+pub const TIMES_USUAL_COUNT: f64 = 3.0;
 
 /// The counters of packets a port sent: rxe's `sent_pkts`, the IB port
 /// counters' `port_xmit_packets`.
@@ -98,7 +103,7 @@ pub fn stands_out(link: &Tally, usual: &Usual) -> bool {
     }
     match (link.rate(), usual.rate) {
         (Some(r), Some(m)) => r >= RATE_FLOOR && r >= TIMES_USUAL * m,
-        _ => link.lost as f64 >= TIMES_USUAL * usual.lost,
+        _ => link.lost as f64 >= TIMES_USUAL_COUNT * usual.lost,
     }
 }
 

@@ -11,8 +11,8 @@ use crate::model::mesh::{PairCell, PerfLimits, ScenarioResult};
 /// What perftest measured of one link.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Figures {
-    /// `ib_write_bw`'s average bandwidth, in Gb/s: the lesser of the two
-    /// ways where both were measured.
+    /// `ib_write_bw`'s bandwidth, in Gb/s (its bytes completed over its
+    /// duration): the lesser of the two ways where both were measured.
     pub gbps: Option<f64>,
     /// `ib_send_lat`'s typical latency, in usec.
     pub usec: Option<f64>,
@@ -31,8 +31,6 @@ fn read(results: &[ScenarioResult]) -> (Option<f64>, Option<f64>) {
             .find(|r| r.scenario == name)
             .and_then(|r| r.client_log.as_deref())
     };
-    // A way with no message completed has no figure: a dead link's
-    // programs would have failed.
     let ways = [log(WRITE_BW), log(WRITE_BW_BACK)];
     let gbps = ways
         .into_iter()

@@ -675,11 +675,14 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
                 format!("<h3>{}</h3>\n{html}", escape(h))
             })
     };
+    let intro = match ed {
+        Edition::Student => without_answers(&markdown(&readme.intro)),
+        Edition::Teacher => markdown(&readme.intro),
+    };
     let mut h = format!(
-        "<section class=\"chapter\" id=\"{package}\">\n<h2>Chapter {}. {}</h2>\n{}",
+        "<section class=\"chapter\" id=\"{package}\">\n<h2>Chapter {}. {}</h2>\n{intro}",
         chapter_number(package),
         inline(&readme.title),
-        markdown(&readme.intro)
     );
     for name in &CHAPTER_SECTIONS[..4] {
         h += &section(name);
@@ -781,9 +784,23 @@ fn without_answers(html: &str) -> String {
     let mut rest = html;
     while let Some(at) = rest.find(OPEN) {
         out += &rest[..at];
-        rest = rest[at..]
-            .find("</span>")
-            .map_or("", |end| &rest[at + end + "</span>".len()..]);
+        rest = &rest[at..];
+        // To the span's own end, past any span inside it; all of the
+        // rest when it has none.
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (i, _) in rest.match_indices('<') {
+            if rest[i..].starts_with("<span") {
+                depth += 1;
+            } else if rest[i..].starts_with("</span>") {
+                depth -= 1;
+                if depth == 0 {
+                    end = i + "</span>".len();
+                    break;
+                }
+            }
+        }
+        rest = &rest[end..];
     }
     out + rest
 }

@@ -18,8 +18,8 @@ step udp_blocked srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
 fault node2
 
 # 4. node2's second NIC (rail 1) is slow: netem lets it send 2 Mbit/s,
-#    a tenth to a fifth of what a healthy emulated link moves here (0.01
-#    to 0.03 Gb/s, eight TCG guests on two cores). With both its peers on
+#    about a tenth of what a healthy emulated link moves here (0.01 to
+#    0.03 Gb/s, eight TCG guests on two cores). With both its peers on
 #    the ring, its bandwidth on rail 1 is that share of the links'
 #    without node2, and node2 rxe1 is named on rail 1 only, as the NIC,
 #    with its numbers: rail 0 is clean. One pair at a time (--serial),

@@ -101,7 +101,13 @@ fn a_device_or_address_that_is_not_one_is_refused() {
     )
     .unwrap();
     type Spoil = fn(&mut AgentConfig);
-    let bad: [(&str, Spoil); 5] = [
+    let bad: [(&str, Spoil); 7] = [
+        ("agent configuration: QP timeout", |c| {
+            c.params.qp_timeout = 0
+        }),
+        ("agent configuration: QP timeout", |c| {
+            c.params.qp_timeout = 32
+        }),
         ("--dev", |c| c.params.dev = "x;touch F;:".into()),
         ("--dev", |c| c.params.dev = String::new()),
         ("--ip", |c| c.ip = "1.2.3.4 x".into()),

@@ -2,6 +2,33 @@ use super::*;
 use std::io::{BufRead, Write};
 use std::net::TcpListener;
 
+/// The QP timeout the coordinator hands a pair reaches the pair's
+/// programs; without one, perftest's own.
+#[test]
+fn a_pairs_qp_timeout_reaches_its_agent() {
+    let cfg = host(7471, &Secret::generate().unwrap());
+    let a = Assignment {
+        round: 0,
+        role: Role::Client,
+        server_ip: "10.0.0.1".into(),
+        client_ip: "10.0.0.2".into(),
+        nonce: "ab".into(),
+        scenarios: Vec::new(),
+        rail: 0,
+        qp_timeout: Some(20),
+    };
+    let out = PathBuf::from("/nonexistent");
+    assert_eq!(pair_agent(&cfg, &a, out.clone()).params.qp_timeout, 20);
+    let a = Assignment {
+        qp_timeout: None,
+        ..a
+    };
+    assert_eq!(
+        pair_agent(&cfg, &a, out).params.qp_timeout,
+        crate::model::params::PERFTEST_QP_TIMEOUT
+    );
+}
+
 fn host(port: u16, secret: &Secret) -> MeshHostConfig {
     MeshHostConfig {
         ib_port: 1,

@@ -62,6 +62,9 @@ fn without_packet_counts_the_loss_is_compared_as_counts() {
     assert_eq!(u.rate, None);
     assert!(stands_out(&links[3], &u));
     assert!(!stands_out(&links[1], &u));
+    // With no share to floor it, twice the usual count is not enough.
+    assert!(!stands_out(&t(6, 0), &u));
+    assert!(stands_out(&t(8, 0), &u));
     assert_eq!(
         compared(&links[3], &u),
         "20 packets lost (the other links lose 2.5 at the median)"

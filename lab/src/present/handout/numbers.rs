@@ -80,6 +80,14 @@ pub fn parse(spec: &str) -> Option<Result<Query<'_>, String>> {
     {
         return Some(Err(format!("{{{spec}}}: an empty field or filter")));
     }
+    if field
+        .split(',')
+        .any(|f| f.is_empty() || f.contains(char::is_whitespace))
+    {
+        return Some(Err(format!(
+            "{{{spec}}}: a field list `{field}` with an empty or spaced name"
+        )));
+    }
     Some(Ok(Query {
         kind,
         scenario,
@@ -92,9 +100,9 @@ pub fn parse(spec: &str) -> Option<Result<Query<'_>, String>> {
 /// What `q` says of `values`, the field's values in the matching frames
 /// (and `per`, those in [`Query::per`]'s).
 pub fn value(q: &Query, values: &[String], per: &[String]) -> Result<String, String> {
-    // tshark prints an empty line (or only tabs, for several fields) for a
-    // matching frame without the field.
-    let present = |v: &&String| !v.trim_matches('\t').is_empty();
+    // tshark prints an empty value for a matching frame without the
+    // field: a frame counts only with every field it is asked for.
+    let present = |v: &&String| v.split('\t').all(|f| !f.is_empty());
     let values: Vec<String> = values.iter().filter(present).cloned().collect();
     let per: Vec<String> = per.iter().filter(present).cloned().collect();
     let (values, per) = (values.as_slice(), per.as_slice());

@@ -705,6 +705,9 @@ fn a_student_reads_the_steps_and_c_calls_without_the_rust() {
     let cut = without_answers(&markdown(detail));
     assert!(cut.contains("SEND_WITH_IMM, UD AH</td>"), "{cut}");
     assert!(!cut.contains("htonl") && !cut.contains("answer"), "{cut}");
+    // A span inside the marked one is cut with it.
+    let nested = "a<span class=\"answer\">b<span>c</span>d</span>e <span>f</span>";
+    assert_eq!(without_answers(nested), "ae <span>f</span>");
     let running = "Build: `cargo build`.\n\n**Soft-RoCE:** `cargo xtask lab x` runs it.\n\n\
                    ```\n$ a\n\n$ cargo xtask lab x\n\n$ b\n```\n\n\
                    Give the address of the RDMA netdev (not `127.0.0.1`). Start the\n\
