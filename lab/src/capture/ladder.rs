@@ -648,8 +648,9 @@ fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize
         Some(Side::Server) => (x_server, x_client),
         Some(Side::Client) => (x_client, x_server),
         None => {
-            // A note in up to two lines; the whole in its hover text.
-            let lines = wrapped(&format!("({})", r.label), (560.0 / 6.6) as usize, 2);
+            // A note in up to three lines, which a rung's height holds (a
+            // printed page has no hover text); the whole in its hover text.
+            let lines = wrapped(&format!("({})", r.label), (560.0 / 6.6) as usize, 3);
             let spans: String = lines
                 .iter()
                 .enumerate()
@@ -658,7 +659,12 @@ fn svg_rung(r: &Rung, y: usize, (x_server, x_client): (usize, usize), mid: usize
                     format!("<tspan x=\"{mid}\" dy=\"{dy}\">{}</tspan>", escape(l))
                 })
                 .collect();
-            let y0 = if lines.len() > 1 { y - 2 } else { y + 4 };
+            // The lines centred on the rung.
+            let y0 = match lines.len() {
+                1 => y + 4,
+                2 => y - 2,
+                _ => y - 9,
+            };
             return format!(
                 "<text x=\"{mid}\" y=\"{y0}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"#555\" font-size=\"11\"><title>{}</title>{spans}</text>\n",
                 escape(&r.label)

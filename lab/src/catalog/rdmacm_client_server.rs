@@ -278,7 +278,7 @@ fn rdmacm_nobody_listening() -> Scenario {
         exercise: Some(Exercise {
             question: "Start the client when no server listens on its port: \
                 `rdmacm_client 192.0.2.1 12399`.",
-            predict: "Address and route resolution need no server: do they succeed? \
+            predict: "Do address and route resolution succeed without a server? \
                 What does the client's connect request get back, and which \
                 event does the client see?",
             explain: "Resolving the address and the route uses only this host's \

@@ -231,8 +231,8 @@ fn srq() -> Scenario {
             Cause {
                 from: Side::Server,
                 label: "RC Send*",
-                call: "send_and_wait on the first connection: the server answers once \
-                    max_wr messages came",
+                call: "send_and_wait: the server's answer to a batch of max_wr messages, \
+                    or to the last, partial one",
             },
         ],
         pair: true,
@@ -339,8 +339,9 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
         filter: "infiniband.bth.opcode == 0",
         fields: &["infiniband.bth.destqp"],
         line: "qp_num",
-        look: "the QP each message came in on, as the program prints it (in \
-            decimal; the capture shows QP numbers in hex)",
+        look: "on the server, the QP each message came in on; on the client, \
+            the QP each was sent from (both in decimal; the capture shows QP \
+            numbers in hex)",
     },
 };
 

@@ -995,6 +995,7 @@ nav li { margin: .1em 0; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
   figure, .keep, .exercise, .prediction, .room, nav { break-inside: avoid; }
+  ol:has(+ .room), p:has(+ .room) { break-after: avoid; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
