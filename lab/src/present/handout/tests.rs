@@ -450,6 +450,10 @@ fn the_primer_defines_its_words_before_it_uses_them() {
         "Q_Key",
         "RNR",
         "go-back-N",
+        "SGE",
+        "event channel",
+        "service ID",
+        "TCG",
     ] {
         assert!(rows.contains(&format!("| **{word}** |")), "{word}");
     }
