@@ -1350,15 +1350,7 @@ impl KernelObjects {
 
 /// `rdma res show`: one line of counts per device.
 fn rdma_res_counts() -> Option<String> {
-    let out = Command::new("rdma")
-        .args(["res", "show"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    super::sys::output("rdma", &["res", "show"])
 }
 
 /// What user processes left in the kernel's RDMA resource tracking: the

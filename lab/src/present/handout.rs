@@ -638,18 +638,7 @@ fn reading_note(package: &str, root: &Path) -> String {
 fn check_yourself(body_html: &str, ed: Edition) -> String {
     match ed {
         Edition::Teacher => body_html.replace("<details>", "<details open>"),
-        Edition::Student => {
-            let mut out = String::new();
-            let mut rest = body_html;
-            while let Some(at) = rest.find("<details>") {
-                out += &rest[..at];
-                out += ANSWER_ROOM;
-                rest = rest[at..]
-                    .find("</details>")
-                    .map_or("", |end| &rest[at + end + "</details>".len()..]);
-            }
-            out + rest
-        }
+        Edition::Student => replaced(body_html, "<details>", "details", ANSWER_ROOM),
     }
 }
 
@@ -779,23 +768,29 @@ fn without_xtask(paragraph: &str) -> String {
 /// of a step (a C call's argument) that answers one of the chapter's
 /// questions, which the student's edition leaves to the student.
 fn without_answers(html: &str) -> String {
-    const OPEN: &str = "<span class=\"answer\">";
+    replaced(html, "<span class=\"answer\">", "span", "")
+}
+
+/// `html` with each element that starts with `open` (a `tag` element)
+/// replaced by `with`, to its own end past any `tag` inside it; all of
+/// the rest when it has none.
+fn replaced(html: &str, open: &str, tag: &str, with: &str) -> String {
+    let (start, close) = (format!("<{tag}"), format!("</{tag}>"));
     let mut out = String::new();
     let mut rest = html;
-    while let Some(at) = rest.find(OPEN) {
+    while let Some(at) = rest.find(open) {
         out += &rest[..at];
+        out += with;
         rest = &rest[at..];
-        // To the span's own end, past any span inside it; all of the
-        // rest when it has none.
         let mut depth = 0usize;
         let mut end = rest.len();
         for (i, _) in rest.match_indices('<') {
-            if rest[i..].starts_with("<span") {
+            if rest[i..].starts_with(&start) {
                 depth += 1;
-            } else if rest[i..].starts_with("</span>") {
+            } else if rest[i..].starts_with(&close) {
                 depth -= 1;
                 if depth == 0 {
-                    end = i + "</span>".len();
+                    end = i + close.len();
                     break;
                 }
             }
@@ -1370,14 +1365,16 @@ fn capture_number(
     if !pcap.is_file() {
         return None;
     }
-    let values = |filter: &str| cached_values(&pcap, filter, q.field);
-    Some((|| {
-        let per = match q.per {
-            Some(f) => values(f)?,
-            None => Vec::new(),
-        };
-        numbers::value(q, &values(q.filter)?, &per)
-    })())
+    Some(pcap_number(&pcap, q))
+}
+
+/// What `q` says of the capture `pcap`.
+fn pcap_number(pcap: &Path, q: &numbers::Query) -> Result<String, String> {
+    let per = match q.per {
+        Some(f) => cached_values(pcap, f, q.field)?,
+        None => Vec::new(),
+    };
+    numbers::value(q, &cached_values(pcap, q.filter, q.field)?, &per)
 }
 
 /// [`crate::capture::field_values`], each asked of tshark once: a handout
