@@ -659,6 +659,7 @@ fn write_times(results: &[(Mode, usize, Option<LabReport>)], tests: &[TestTime])
                 name: format!("Soft-RoCE suite, {}: {vms} VMs side by side", mode.label()),
                 boot_secs: r.vms.as_ref().map_or(0.0, |v| v.boot.as_secs_f64()),
                 secs: r.elapsed.as_secs_f64(),
+                cpu_secs: r.vms.as_ref().and_then(|v| v.cpu_secs),
             })
         })
         .collect();

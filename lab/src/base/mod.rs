@@ -7,6 +7,7 @@
 pub mod out;
 
 pub mod browser;
+pub mod cpu;
 pub mod fsafe;
 pub mod netstat;
 pub mod stats;

@@ -13,6 +13,7 @@ pub mod cells;
 mod apm;
 pub mod bench;
 mod doctor;
+pub mod fabric;
 mod ibv_sockets_pingpong;
 mod lab;
 mod mckey;

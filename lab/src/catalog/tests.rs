@@ -14,7 +14,7 @@ fn every_scenario_file_is_declared_with_its_tables() {
         // Not a table: the registry, the generated cells, these tests, the
         // bench's runs and the mesh's measurements (chained after every
         // other table).
-        let tables = |n: &&str| !["mod", "cells", "tests", "bench", "perf"].contains(n);
+        let tables = |n: &&str| !["mod", "cells", "tests", "bench", "perf", "fabric"].contains(n);
         let Some(name) = file.strip_suffix(".rs").filter(tables) else {
             continue;
         };

@@ -59,7 +59,8 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
        [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
        [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]
         [--min-rate-ratio R] [--qp-timeout T]] [--rails]
-       [--out DIR] [--junit FILE] [--json FILE] [--html FILE]",
+       [--out DIR] [--junit FILE] [--json FILE] [--html FILE] [--record FILE]
+  or:  mesh --replay FILE [--junit FILE] [--json FILE] [--html FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
             NAMEs) in parallel rounds, then an N x N matrix and a
@@ -87,7 +88,9 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             --rails also runs each pair on every other rail (subnet) both
             hosts have a port on, all rails at once: the probe and
             --perf's measurements, each rail judged on its own and a
-            fault named with its device (node2 rxe1, rail 1)",
+            fault named with its device (node2 rxe1, rail 1); --record
+            FILE keeps every host's report as the judge took it, which
+            --replay FILE judges and shows again without a host",
     ),
     (
         "keygen",
@@ -135,6 +138,14 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
         "test",
         "test",
         "setup, fmt, clippy, host tests, then the Soft-RoCE test suite",
+    ),
+    (
+        "fabric-record",
+        "fabric-record",
+        "run the fabric's record scripts (lab/fabric/record-*.sh: one
+            fault a mesh run, on two fabrics of four VMs) and keep each
+            run's record in lab/tests/data/fabric/, which the host tests
+            replay (mesh --replay) against what catalog::fabric declares",
     ),
     (
         "bench",

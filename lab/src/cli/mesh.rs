@@ -3,39 +3,51 @@
 use super::args::*;
 use crate::{guest, host, model};
 
+/// `mesh`'s flags.
+const MESH_FLAGS: &[&str] = &["ring", "secret-stdin", "serial", "perf", "rails"];
+
+/// `mesh`'s options that may be given again.
+const MESH_MULTI: &[&str] = &["allow", "dev"];
+
+/// `mesh`'s options that take one value.
+const MESH_VALUES: &[&str] = &[
+    "star",
+    "mcast-senders",
+    "ssh",
+    "remote-dir",
+    "rank",
+    "size",
+    "coordinator",
+    "port",
+    "wait",
+    "ip",
+    "netdev",
+    "gid-idx",
+    "bin-dir",
+    "secret-file",
+    "out",
+    "junit",
+    "json",
+    "html",
+    "min-bw-ratio",
+    "min-gbps",
+    "max-lat-ratio",
+    "min-rate-ratio",
+    "qp-timeout",
+    "record",
+    "replay",
+];
+
 /// `mesh`'s options.
 pub(super) fn mesh_getopts() -> getopts::Options {
     let mut opts = getopts::Options::new();
-    for flag in ["ring", "secret-stdin", "serial", "perf", "rails"] {
+    for flag in MESH_FLAGS {
         opts.optflag("", flag, "");
     }
-    opts.optmulti("", "allow", "", "");
-    opts.optmulti("", "dev", "", "");
-    for value in [
-        "star",
-        "mcast-senders",
-        "ssh",
-        "remote-dir",
-        "rank",
-        "size",
-        "coordinator",
-        "port",
-        "wait",
-        "ip",
-        "netdev",
-        "gid-idx",
-        "bin-dir",
-        "secret-file",
-        "out",
-        "junit",
-        "json",
-        "html",
-        "min-bw-ratio",
-        "min-gbps",
-        "max-lat-ratio",
-        "min-rate-ratio",
-        "qp-timeout",
-    ] {
+    for multi in MESH_MULTI {
+        opts.optmulti("", multi, "", "");
+    }
+    for value in MESH_VALUES {
         opts.optopt("", value, "", "");
     }
     opts
@@ -213,6 +225,9 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
     let Some(m) = parse("mesh", mesh_getopts(), args)? else {
         return Ok(true);
     };
+    if let Some(file) = m.opt_str("replay") {
+        return replay(&m, std::path::Path::new(&file));
+    }
     let ssh_hosts: Vec<String> = m
         .opt_str("ssh")
         .map(|l| {
@@ -243,12 +258,35 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?)
     };
     let Some(run) = run else { return Ok(true) };
-    crate::present::mesh::report(
-        &run,
-        &crate::present::mesh::ReportFiles {
-            junit: m.opt_str("junit").map(Into::into),
-            json: m.opt_str("json").map(Into::into),
-            html: m.opt_str("html").map(Into::into),
-        },
-    )
+    if let Some(file) = m.opt_str("record") {
+        crate::results::record::write(std::path::Path::new(&file), &run)?;
+    }
+    crate::present::mesh::report(&run, &report_files(&m))
+}
+
+/// Where `--junit`, `--json` and `--html` ask the reports to go.
+fn report_files(m: &getopts::Matches) -> crate::present::mesh::ReportFiles {
+    crate::present::mesh::ReportFiles {
+        junit: m.opt_str("junit").map(Into::into),
+        json: m.opt_str("json").map(Into::into),
+        html: m.opt_str("html").map(Into::into),
+    }
+}
+
+/// `mesh --replay FILE`: a recorded run judged and shown again, as rank 0
+/// showed it, with no host; only the reports' options go with it.
+fn replay(m: &getopts::Matches, file: &std::path::Path) -> Result<bool, String> {
+    const WITH: &[&str] = &["replay", "junit", "json", "html"];
+    let all = MESH_FLAGS.iter().chain(MESH_MULTI).chain(MESH_VALUES);
+    if let Some(other) = all.filter(|o| !WITH.contains(o)).find(|o| m.opt_present(o)) {
+        return Err(format!("--replay: --{other} is for a run on hosts"));
+    }
+    if let Some(name) = m.free.first() {
+        return Err(format!(
+            "--replay: {} is for a run on hosts",
+            crate::base::text::shown(name)
+        ));
+    }
+    let run = crate::results::record::read(file).map_err(|e| format!("--replay {e}"))?;
+    crate::present::mesh::report(&run, &report_files(m))
 }

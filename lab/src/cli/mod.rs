@@ -43,7 +43,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "list" => list::list_cmd(rest),
         "mesh" => mesh::mesh_cmd(rest),
         "keygen" => keygen::keygen_cmd(rest),
-        "fmt" | "test" if !crate::base::workspace::source_tree() => Err(format!(
+        "fmt" | "test" | "fabric-record" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),
         "fmt" => {
@@ -73,6 +73,18 @@ fn real_main(args: &[String]) -> Result<bool, String> {
                 println!("failed steps:\n  {}", failed.join("\n  "));
             }
             Ok(failed.is_empty())
+        }
+        "fabric-record" => {
+            if !no_args("fabric-record", rest)? {
+                return Ok(true);
+            }
+            let names = host::fabric_run::record()?;
+            println!(
+                "fabric-record: {} records in {}",
+                names.len(),
+                host::fabric_run::records_dir().display()
+            );
+            Ok(true)
         }
         "bench" => bench::bench_cmd(rest),
         "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?).map(|()| true),

@@ -11,7 +11,7 @@ use crate::base::workspace::{cargo, target_dir};
 use crate::results::times::{self, Step, Times};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// `cargo fmt --all [--check]`: every file is in a module tree it walks.
@@ -99,16 +99,21 @@ impl Job {
     /// Runs it; its step.
     fn run(&self) -> Step {
         let started = Instant::now();
-        let mut cmd = if self.nice {
-            let mut c = std::process::Command::new("nice");
-            c.args(["-n", "19"])
-                .arg(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-                .current_dir(crate::base::workspace::workspace_root());
-            c
-        } else {
-            cargo()
-        };
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let cpu = tempfile::NamedTempFile::new().ok();
+        let mut cmd = under_times(
+            cpu.as_ref(),
+            if self.nice {
+                "nice".into()
+            } else {
+                cargo.clone()
+            },
+        );
+        if self.nice {
+            cmd.args(["-n", "19"]).arg(cargo);
+        }
         cmd.args(&self.args)
+            .current_dir(crate::base::workspace::workspace_root())
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         if let Some(log) = &self.log {
@@ -123,9 +128,33 @@ impl Job {
         Step {
             name: self.line(),
             secs: started.elapsed().as_secs_f64(),
+            cpu_secs: cpu_of(cpu),
             ok,
         }
     }
+}
+
+/// `program`, to be given its arguments, run under `sh`, whose `times`
+/// then writes to `file` the CPU time of every process the program
+/// started and waited for (its compilers, its VMs' QEMU); the program
+/// alone without a file.
+fn under_times(file: Option<&tempfile::NamedTempFile>, program: std::ffi::OsString) -> Command {
+    let Some(file) = file else {
+        return Command::new(program);
+    };
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(r#"f=$1; shift; "$@"; s=$?; times >"$f"; exit $s"#)
+        .arg("sh")
+        .arg(file.path())
+        .arg(program);
+    sh
+}
+
+/// The CPU time [`under_times`] left in `file`.
+fn cpu_of(file: Option<tempfile::NamedTempFile>) -> Option<f64> {
+    let text = std::fs::read_to_string(file?.path()).ok()?;
+    times::children_cpu(&text)
 }
 
 /// Runs setup and every step, even after a failure (CI gets the whole
@@ -147,6 +176,7 @@ pub fn run() -> (Vec<String>, Times) {
     times.steps.push(Step {
         name: "cargo xtask setup".into(),
         secs: setup.elapsed().as_secs_f64(),
+        cpu_secs: None,
         ok: true,
     });
     let env = default_env();
@@ -268,7 +298,8 @@ struct TestExe {
 impl TestExe {
     fn run(&self) -> Step {
         let started = Instant::now();
-        let mut cmd = std::process::Command::new(&self.path);
+        let cpu = tempfile::NamedTempFile::new().ok();
+        let mut cmd = under_times(cpu.as_ref(), self.path.clone().into_os_string());
         cmd.arg("--ignored")
             .current_dir(&self.cwd)
             .stdin(Stdio::null());
@@ -281,6 +312,7 @@ impl TestExe {
         Step {
             name: format!("the {} tests: {} --ignored", self.name, self.path.display()),
             secs: started.elapsed().as_secs_f64(),
+            cpu_secs: cpu_of(cpu),
             ok,
         }
     }
@@ -292,12 +324,17 @@ fn vm_test_binaries(env: &[(String, String)], logs: &Path) -> (Step, Vec<TestExe
     let started = Instant::now();
     let job = Job::new(VM_TESTS, env);
     println!("$ {}", job.line());
-    let out = cargo()
-        .args(VM_TESTS)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output();
+    let cpu = tempfile::NamedTempFile::new().ok();
+    let out = under_times(
+        cpu.as_ref(),
+        std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
+    )
+    .current_dir(crate::base::workspace::workspace_root())
+    .args(VM_TESTS)
+    .envs(env.iter().map(|(k, v)| (k, v)))
+    .stdin(Stdio::null())
+    .stderr(Stdio::inherit())
+    .output();
     let (ok, stdout) = match out {
         Ok(o) => (
             o.status.success(),
@@ -331,6 +368,7 @@ fn vm_test_binaries(env: &[(String, String)], logs: &Path) -> (Step, Vec<TestExe
     let step = Step {
         name: job.line(),
         secs: started.elapsed().as_secs_f64(),
+        cpu_secs: cpu_of(cpu),
         ok: ok && exes.len() == 2,
     };
     (step, exes)

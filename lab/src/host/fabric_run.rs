@@ -16,6 +16,83 @@ use std::path::PathBuf;
 const MCAST_ROUTE: &str = "ip route add 224.0.0.0/4 dev \"$(ip -o -4 addr show | \
      awk '$4 ~ /^192\\.0\\.2\\./ { print $2; exit }')\"";
 
+/// The fabric test's script on node0 (`lab/fabric/test.sh` after
+/// `common.sh`).
+pub const TEST_SCRIPT: &str = concat!(
+    include_str!("../../fabric/common.sh"),
+    "\n",
+    include_str!("../../fabric/test.sh")
+);
+
+/// The record scripts (`lab/fabric/record-*.sh` after `common.sh`), each
+/// on a fabric of its own: one fault a mesh run, each run's record kept.
+pub const RECORD_SCRIPTS: [&str; 2] = [
+    concat!(
+        include_str!("../../fabric/common.sh"),
+        "\n",
+        include_str!("../../fabric/record-healthy.sh")
+    ),
+    concat!(
+        include_str!("../../fabric/common.sh"),
+        "\n",
+        include_str!("../../fabric/record-faults.sh")
+    ),
+];
+
+/// Where the records are kept in the source tree.
+pub fn records_dir() -> PathBuf {
+    crate::base::workspace::workspace_root().join("lab/tests/data/fabric")
+}
+
+/// `cargo xtask fabric-record`: the record scripts on two fabrics of four
+/// VMs side by side, then every step's record (`NAME.record.json`) copied
+/// into [`records_dir`]; the names of those copied. Fails, copying
+/// nothing, when a node or a step of [`crate::catalog::fabric::RECORDED`]
+/// left no record.
+pub fn record() -> Result<Vec<String>, String> {
+    let runs: Vec<Result<FabricRun, String>> = std::thread::scope(|scope| {
+        let started: Vec<_> = RECORD_SCRIPTS
+            .iter()
+            .map(|script| scope.spawn(move || run_script(4, 2, script, 2400)))
+            .collect();
+        started
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|_| Err("a fabric failed".into())))
+            .collect()
+    });
+    let mut found = Vec::new();
+    for run in runs {
+        let run = run?;
+        if let Some(n) = run.nodes.iter().find(|n| !n.ok()) {
+            return Err(format!(
+                "{}: {:?}; see {}",
+                n.name,
+                n.error,
+                n.console.display()
+            ));
+        }
+        for step in crate::catalog::fabric::RECORDED {
+            let file = run.node0.join(format!("{}.record.json", step.name));
+            if file.is_file() {
+                found.push((step.name, file));
+            }
+        }
+    }
+    if let Some(missing) = crate::catalog::fabric::RECORDED
+        .iter()
+        .find(|s| !found.iter().any(|(n, _)| *n == s.name))
+    {
+        return Err(format!("{}: no record was written", missing.name));
+    }
+    let dir = records_dir();
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (name, file) in &found {
+        let to = dir.join(format!("{name}.record.json"));
+        fs::copy(file, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    Ok(found.iter().map(|(n, _)| n.to_string()).collect())
+}
+
 /// What a fabric run left.
 #[derive(Debug)]
 pub struct FabricRun {

@@ -886,6 +886,8 @@ fn vm_info(
         kernel: t.kernel.version,
         boot,
         phases,
+        // This thread booted and waited for them: what they used.
+        cpu_secs: Some(crate::base::cpu::take_ended()),
     });
     if let Some(v) = &vms {
         let _ = fs::write(dir.join(KERNEL_FILE), &v.kernel);
@@ -1163,6 +1165,7 @@ pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabRe
             kernel: kernel.trim().to_string(),
             boot: Duration::ZERO,
             phases: None,
+            cpu_secs: None,
         }),
         addrs,
         captured: true,

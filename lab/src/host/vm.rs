@@ -244,6 +244,8 @@ pub struct Vm {
     accel: Accel,
     /// Where the console (vng's stdout and stderr) goes.
     pub console: PathBuf,
+    /// The CPU its processes (vng, QEMU) used, in milliseconds, sampled.
+    cpu: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// The vng command line for `spec`.
@@ -316,6 +318,7 @@ impl Vm {
         GUESTS.fetch_add(1, Ordering::SeqCst);
         Ok(Vm {
             name: spec.name.clone(),
+            cpu: crate::base::cpu::sample_group(child.id()),
             child,
             started: Instant::now(),
             accel: accel.clone(),
@@ -416,6 +419,7 @@ impl Drop for Vm {
             self.kill();
         }
         GUESTS.fetch_sub(1, Ordering::SeqCst);
+        crate::base::cpu::add_ended(self.cpu.load(Ordering::Relaxed) as f64 / 1000.0);
     }
 }
 

@@ -46,7 +46,9 @@ impl Pattern {
 
 /// Two hosts that run the lockstep together: `server` is the serving
 /// agent (it runs each scenario's server side), `client` the peer agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Pair {
     /// The rank of the serving agent's host.
     pub server: usize,
@@ -231,7 +233,7 @@ pub fn mcast_rounds(n: usize, all_senders: bool) -> Vec<Mcast> {
 }
 
 /// Whether a host took part in the run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Joined {
     /// It joined and stayed to the end.
     Joined,
@@ -254,7 +256,7 @@ pub enum Joined {
 }
 
 /// One host of a mesh run, as its agent and its doctor described it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MeshHost {
     /// Its rank, `0..n`, its index in [`MeshRun::hosts`].
     pub rank: usize,
@@ -280,7 +282,7 @@ pub struct MeshHost {
 }
 
 /// What a scenario of a pair (or a multicast receiver) came to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     /// It ran and met its expectations.
     Pass,
@@ -300,7 +302,7 @@ impl Verdict {
 }
 
 /// One scenario of a pair's lockstep.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ScenarioResult {
     /// The scenario's name in the catalog.
     pub scenario: String,
@@ -338,7 +340,7 @@ impl ScenarioResult {
 }
 
 /// A pair of a round and its scenarios' results.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PairCell {
     /// The two hosts.
     pub pair: Pair,
@@ -398,7 +400,7 @@ impl PairCell {
 }
 
 /// A multicast round's outcome at each receiver.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct McastResult {
     /// The rank of the sending host.
     pub sender: usize,
@@ -410,7 +412,7 @@ pub struct McastResult {
 }
 
 /// A whole mesh run: what the judge diagnoses and the presenter draws.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MeshRun {
     /// Every host, in rank order (`hosts[i].rank == i`).
     pub hosts: Vec<MeshHost>,
@@ -433,7 +435,7 @@ pub struct MeshRun {
 /// What makes a link slow, against the run's other links: bandwidth
 /// below a share of the median, or below a floor; latency above a
 /// multiple of the median.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PerfLimits {
     /// The least share of the median bandwidth (`--min-bw-ratio`).
     pub min_bw_ratio: f64,

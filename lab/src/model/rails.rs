@@ -6,7 +6,7 @@
 use std::net::Ipv4Addr;
 
 /// An active RDMA port with an IPv4 address on its netdev.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Port {
     /// The device, as `rdma link` names it (`mlx5_0`, `rxe1`).
     pub dev: String,
@@ -40,7 +40,9 @@ impl Port {
 }
 
 /// An IPv4 subnet: a network address and a prefix length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Subnet {
     /// The network address (host bits zero).
     pub net: Ipv4Addr,

@@ -8,6 +8,11 @@ use std::fmt::Write as _;
 /// How many of the slowest tests the table lists.
 pub const SLOWEST: usize = 20;
 
+/// A CPU time as `m:ss`, or `-` when not measured.
+fn cpu(secs: Option<f64>) -> String {
+    secs.map_or_else(|| "-".into(), clock)
+}
+
 /// Seconds as `m:ss`.
 fn clock(secs: f64) -> String {
     let s = secs.round() as u64;
@@ -19,12 +24,18 @@ pub fn table(t: &Times) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nWhere the time went ({} in all):",
+        "\nWhere the time went ({} in all; wall, then CPU):",
         clock(t.total_secs)
     );
     for s in &t.steps {
         let verdict = if s.ok { "" } else { "  FAILED" };
-        let _ = writeln!(out, "  {:>6}  {}{verdict}", clock(s.secs), s.name);
+        let _ = writeln!(
+            out,
+            "  {:>6} {:>6}  {}{verdict}",
+            clock(s.secs),
+            cpu(s.cpu_secs),
+            s.name
+        );
     }
     if let Some(c) = &t.cpu {
         let _ = writeln!(
@@ -43,8 +54,9 @@ pub fn table(t: &Times) -> String {
     for b in &t.batches {
         let _ = writeln!(
             out,
-            "  {:>6}  {} (boot {:.1} s)",
+            "  {:>6} {:>6}  {} (boot {:.1} s)",
             clock(b.secs),
+            cpu(b.cpu_secs),
             b.name,
             b.boot_secs
         );

@@ -3,6 +3,7 @@
 //! files there, and the host reads them back into outcomes.
 
 pub mod bench;
+pub mod record;
 pub mod report;
 pub mod times;
 

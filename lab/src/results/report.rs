@@ -37,6 +37,8 @@ pub struct VmInfo {
     pub boot: Duration,
     /// Where the first VM's boot and set-up went, as its agent said.
     pub phases: Option<BootPhases>,
+    /// The CPU seconds its VMs' processes (QEMU's) used, sampled.
+    pub cpu_secs: Option<f64>,
 }
 
 impl VmInfo {

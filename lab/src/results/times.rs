@@ -25,6 +25,9 @@ pub struct Step {
     pub name: String,
     /// Its wall time.
     pub secs: f64,
+    /// The CPU time, user and system, of it and every process it started
+    /// and waited for (QEMU's included), when measured.
+    pub cpu_secs: Option<f64>,
     /// Whether it passed.
     pub ok: bool,
 }
@@ -38,6 +41,8 @@ pub struct Batch {
     pub boot_secs: f64,
     /// Boot and run, all of its VMs.
     pub secs: f64,
+    /// The CPU time its VMs' processes used (QEMU's), when measured.
+    pub cpu_secs: Option<f64>,
 }
 
 /// One test of the Soft-RoCE suite: a scenario in a mode.
@@ -92,6 +97,20 @@ pub struct Cpu {
     pub cores: usize,
 }
 
+/// The CPU time, user and system, that `sh`'s `times` gives its children
+/// (its second line: `1m2.5s 0m3.25s`, or with more decimals), in
+/// seconds; `None` when `text` is not that.
+pub fn children_cpu(text: &str) -> Option<f64> {
+    let line = text.lines().nth(1)?;
+    let secs = |t: &str| -> Option<f64> {
+        let (m, s) = t.strip_suffix('s')?.split_once('m')?;
+        Some(m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?)
+    };
+    let mut words = line.split_whitespace();
+    let (user, sys) = (secs(words.next()?)?, secs(words.next()?)?);
+    words.next().is_none().then_some(user + sys)
+}
+
 impl Cpu {
     /// The least wall time this CPU work takes on these cores.
     pub fn floor_secs(&self) -> f64 {
@@ -129,10 +148,11 @@ impl Times {
                 "user_secs": c.user_secs, "sys_secs": c.sys_secs, "cores": c.cores,
             })),
             "steps": self.steps.iter().map(|s| json!({
-                "name": s.name, "secs": s.secs, "ok": s.ok,
+                "name": s.name, "secs": s.secs, "cpu_secs": s.cpu_secs, "ok": s.ok,
             })).collect::<Vec<_>>(),
             "batches": self.batches.iter().map(|b| json!({
                 "name": b.name, "boot_secs": b.boot_secs, "secs": b.secs,
+                "cpu_secs": b.cpu_secs,
             })).collect::<Vec<_>>(),
             "tests": self.tests.iter().map(|t| json!({
                 "test": t.test, "secs": t.secs, "bound_secs": t.bound_secs,
@@ -159,6 +179,7 @@ impl Times {
                 .map(|s| Step {
                     name: text(&s["name"]),
                     secs: num(&s["secs"]),
+                    cpu_secs: s["cpu_secs"].as_f64(),
                     ok: s["ok"].as_bool().unwrap_or(false),
                 })
                 .collect(),
@@ -168,6 +189,7 @@ impl Times {
                     name: text(&b["name"]),
                     boot_secs: num(&b["boot_secs"]),
                     secs: num(&b["secs"]),
+                    cpu_secs: b["cpu_secs"].as_f64(),
                 })
                 .collect(),
             tests: list("tests")

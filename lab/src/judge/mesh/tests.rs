@@ -525,3 +525,20 @@ fn a_host_failing_on_every_rail_is_named_once() {
     assert_eq!(findings[0].rail, 1);
     says(&findings[0].text, &["its NIC on rail 1"]);
 }
+
+/// The fabric test's combined run: one host without a device and a link
+/// blocked between two others are two findings, each of its own kind.
+#[test]
+fn a_host_that_cannot_take_part_and_a_blocked_link_are_each_named() {
+    let mut mesh = run(4, Pattern::AllPairs, |a, b| (a, b) == (1, 3));
+    let why = "no RDMA device on this host".to_string();
+    drop_host(&mut mesh, 2, Joined::CannotRun { why });
+    let findings = diagnose(&mesh);
+    assert_eq!(
+        kinds(&findings),
+        vec![
+            FindingKind::CannotTakePart { rank: 2 },
+            FindingKind::LinkFault { a: 1, b: 3 }
+        ]
+    );
+}

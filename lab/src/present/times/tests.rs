@@ -8,11 +8,13 @@ fn names_every_step_batch_and_slow_test() {
             Step {
                 name: "cargo clippy".into(),
                 secs: 61.0,
+                cpu_secs: Some(110.0),
                 ok: true,
             },
             Step {
                 name: "fabric".into(),
                 secs: 5.0,
+                cpu_secs: None,
                 ok: false,
             },
         ],
@@ -20,6 +22,7 @@ fn names_every_step_batch_and_slow_test() {
             name: "one host, 3 VMs".into(),
             boot_secs: 20.5,
             secs: 300.0,
+            cpu_secs: Some(500.0),
         }],
         tests: vec![TestTime {
             test: "x_single_host".into(),
@@ -37,10 +40,10 @@ fn names_every_step_batch_and_slow_test() {
     };
     let text = table(&t);
     for want in [
-        "(12:05 in all)",
-        "1:01  cargo clippy",
-        "0:05  fabric  FAILED",
-        "5:00  one host, 3 VMs (boot 20.5 s)",
+        "(12:05 in all; wall, then CPU)",
+        "1:01   1:50  cargo clippy",
+        "0:05      -  fabric  FAILED",
+        "5:00   8:20  one host, 3 VMs (boot 20.5 s)",
         "60.0 s    90 s   75%  x_single_host",
         "rather than computing: 75%",
         "VMs: TCG (--tcg)",

@@ -1,8 +1,10 @@
-# The fabric test's scripts on node0 of four VMs (lab/tests/fabric.rs):
-# this part, then `healthy.sh` or `faults.sh`. They run the mesh as an
-# administrator would, under Slurm and over ssh, and make one fault at a
-# time on another node (over ssh, as root there) and run it again. Each
-# step's output and exit status go to OUT:
+# The fabric's scripts on node0 of four VMs: this part, then `test.sh`
+# (the fabric test, lab/tests/fabric.rs) or `record-healthy.sh` and
+# `record-faults.sh` (`cargo xtask fabric-record`, which keeps each mesh
+# run's record in lab/tests/data/fabric/). They run the mesh as an
+# administrator would, under Slurm and over ssh, and make faults on
+# nodes (over ssh, as root there) and run it again. Each step's output,
+# exit status and the mesh's record go to OUT:
 #
 #   sh SCRIPT OUT BIN
 #
@@ -24,6 +26,14 @@ step() {
 	echo "fabric test: $name"
 	timeout 900 "$@" >"$out/$name.out" 2>&1
 	echo $? >"$out/$name.status"
+}
+
+# mesh_step NAME CMD...: `step`, with the mesh's record of the run (rank
+# 0's: every host's report, as the judge took it) in OUT/NAME.record.json.
+mesh_step() {
+	name=$1
+	shift
+	step "$name" "$@" --record "$out/$name.record.json"
 }
 
 # fault NODE RULE: node NODE drops what RULE (an nftables match) names on

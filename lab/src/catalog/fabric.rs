@@ -1,0 +1,290 @@
+//! The fabric's mesh runs as data: each step of node0's scripts on four
+//! VMs (`lab/fabric/`), the faults it makes and what its diagnosis must
+//! say. Declared once: the fabric test (`lab/tests/fabric.rs`) checks the
+//! steps of `test.sh` on a fresh fabric, and the recorded test
+//! (`lab/tests/recorded.rs`) replays every step of the record scripts from
+//! its record in `lab/tests/data/fabric/` (`cargo xtask fabric-record`
+//! records them afresh).
+
+/// A finding a step's diagnosis must have: its kind as the JSON report
+/// names it, its ranks and its rail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Named {
+    /// The kind (`host_fault`, `link_fault`, `lossy`, `slow_host`, ...).
+    pub kind: &'static str,
+    /// The hosts it names, by rank.
+    pub ranks: &'static [usize],
+    /// The rail it is on.
+    pub rail: usize,
+}
+
+/// One mesh run of the fabric's scripts.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    /// Its name in the scripts: `NAME.out`, `NAME.status`,
+    /// `NAME.record.json` in node0's dir.
+    pub name: &'static str,
+    /// The faults made for it, in words.
+    pub faults: &'static str,
+    /// Its exit status.
+    pub status: i32,
+    /// What its matrix and diagnosis print, each part somewhere.
+    pub says: &'static [&'static str],
+    /// What they must not print.
+    pub never_says: &'static [&'static str],
+    /// What only the live run prints (the coordinator's lines as it runs),
+    /// which a replay does not.
+    pub live_says: &'static [&'static str],
+    /// The diagnosis's findings, every one of them: no other is named.
+    pub findings: &'static [Named],
+    /// Links measured a rail (`--perf`): each with its bandwidth, all but
+    /// one with its latency, and with its counters; 0 when not measured.
+    pub links_a_rail: usize,
+}
+
+/// A step with nothing said beyond its name, faults and status.
+const STEP: Step = Step {
+    name: "",
+    faults: "",
+    status: 0,
+    says: &[],
+    never_says: &[],
+    live_says: &[],
+    findings: &[],
+    links_a_rail: 0,
+};
+
+/// The healthy fabric under Slurm, every link of both rails measured.
+const SRUN: Step = Step {
+    name: "srun",
+    faults: "none: the README's line under srun, --perf --rails",
+    says: &[
+        "node0",
+        "node3",
+        "every pair passed",
+        "multicast",
+        "Measured: ",
+        " links of 6, median ",
+        "\nRail 1 (198.51.100.0/24):\n",
+    ],
+    live_says: &["mesh: 2 rails: rail 0 (the hosts' RDMA addresses) and 198.51.100.0/24"],
+    links_a_rail: 6,
+    ..STEP
+};
+
+/// node2's rail-1 NIC throttled to 2 Mbit/s, on the ring.
+const SLOW_HOST: Step = Step {
+    name: "slow_host",
+    faults: "node2's rail-1 NIC sends 2 Mbit/s (netem rate)",
+    status: 1,
+    says: &[
+        "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
+         peers (node1 rxe1: ",
+        " Gb/s, median ",
+        "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
+    ],
+    findings: &[Named {
+        kind: "slow_host",
+        ranks: &[2],
+        rail: 1,
+    }],
+    ..STEP
+};
+
+/// The lossy link's finding, node1 - node3 on rail 0.
+const LOSSY: Named = Named {
+    kind: "lossy",
+    ranks: &[1, 3],
+    rail: 0,
+};
+
+/// What the lossy link's diagnosis says.
+const LOSSY_SAYS: &[&str] = &[
+    "node1 - node3: ",
+    "packets lost of",
+    "while their pair ran",
+    "a lossy link between them",
+];
+
+/// The NIC on the wrong subnet's finding: node3's, on rail 0's report.
+const STRAY: Named = Named {
+    kind: "rail",
+    ranks: &[3],
+    rail: 0,
+};
+
+/// What the NIC on the wrong subnet's diagnosis says.
+const STRAY_SAYS: &str = "node3 rxe1 is on 203.0.113.0/24, not on rail 198.51.100.0/24 as \
+                          every other host's port: a NIC on the wrong subnet";
+
+/// The blocked link's finding, node1 - node3.
+const BLOCKED: Named = Named {
+    kind: "link_fault",
+    ranks: &[1, 3],
+    rail: 0,
+};
+
+/// The host without a device's finding, node2.
+const NO_DEVICE: Named = Named {
+    kind: "cannot_take_part",
+    ranks: &[2],
+    rail: 0,
+};
+
+/// What the host without a device's diagnosis says.
+const NO_DEVICE_SAYS: &str = "node2 cannot take part: no RDMA device on this host";
+
+/// The steps of `lab/fabric/test.sh`, the fabric test's: what only VMs
+/// show, several faults a run.
+pub const TEST: &[Step] = &[
+    SRUN,
+    SLOW_HOST,
+    Step {
+        name: "lossy_and_stray",
+        faults: "node1 and node3 drop 3% of each other's RoCE on rail 0 (nftables); \
+                 node3's rail-1 NIC on 203.0.113.0/24",
+        status: 1,
+        says: &[
+            "node1 - node3: ",
+            "packets lost of",
+            "while their pair ran",
+            "a lossy link between them",
+            STRAY_SAYS,
+        ],
+        findings: &[STRAY, LOSSY],
+        ..STEP
+    },
+    Step {
+        name: "blocked_and_missing",
+        faults: "node1 drops node3's RoCE (nftables); node2's devices deleted; over ssh",
+        status: 1,
+        says: &[
+            NO_DEVICE_SAYS,
+            "the link between",
+            "node1",
+            "node3",
+            "nothing the doctor sees differs",
+        ],
+        never_says: &["never joined"],
+        findings: &[NO_DEVICE, BLOCKED],
+        ..STEP
+    },
+];
+
+/// The steps of `lab/fabric/record-healthy.sh` and `record-faults.sh`:
+/// one fault a run, each kept as a record and replayed in the host tests.
+pub const RECORDED: &[Step] = &[
+    SRUN,
+    Step {
+        name: "ssh",
+        faults: "none: the ssh launcher",
+        says: &["every pair passed"],
+        ..STEP
+    },
+    Step {
+        name: "udp_blocked",
+        faults: "node2 drops every RoCE v2 packet (nftables)",
+        status: 1,
+        says: &["node2 fails with every one of its 3 peers"],
+        findings: &[Named {
+            kind: "host_fault",
+            ranks: &[2],
+            rail: 0,
+        }],
+        ..STEP
+    },
+    SLOW_HOST,
+    Step {
+        name: "link_blocked",
+        faults: "node1 drops node3's RoCE (nftables)",
+        status: 1,
+        says: &[
+            "the link between",
+            "node1",
+            "node3",
+            "nothing the doctor sees differs",
+        ],
+        findings: &[BLOCKED],
+        ..STEP
+    },
+    Step {
+        name: "mtu",
+        faults: "node3's netdev at MTU 9000",
+        status: 1,
+        says: &[
+            "node3 fails with",
+            "its MTU is 9000, every other host's 1500",
+        ],
+        findings: &[Named {
+            kind: "host_fault",
+            ranks: &[3],
+            rail: 0,
+        }],
+        ..STEP
+    },
+    Step {
+        name: "never_started",
+        faults: "rank 3 never starts",
+        status: 1,
+        says: &["rank 3 never joined (waited 30 s for it)"],
+        findings: &[Named {
+            kind: "missing",
+            ranks: &[3],
+            rail: 0,
+        }],
+        ..STEP
+    },
+    Step {
+        name: "doctor_only",
+        faults: "node1 under ulimit -l 64 without CAP_IPC_LOCK; node0's rail-1 NIC down",
+        status: 1,
+        says: &[
+            "6 pairs, 0 failing, 0 not run",
+            "node1's doctor found: `ulimit -l` is 64 KiB",
+            "(its 3 pairs passed anyway)",
+            "node0 has no port on rail 198.51.100.0/24, which every other host is on",
+        ],
+        never_says: &["every pair passed"],
+        findings: &[
+            Named {
+                kind: "rail",
+                ranks: &[0],
+                rail: 0,
+            },
+            Named {
+                kind: "doctor",
+                ranks: &[1],
+                rail: 0,
+            },
+        ],
+        ..STEP
+    },
+    Step {
+        name: "no_device",
+        faults: "node2's devices deleted",
+        status: 1,
+        says: &[NO_DEVICE_SAYS],
+        never_says: &["never joined"],
+        findings: &[NO_DEVICE],
+        ..STEP
+    },
+    Step {
+        name: "stray_rail",
+        faults: "node3's rail-1 NIC on 203.0.113.0/24",
+        status: 1,
+        says: &["6 pairs, 0 failing, 0 not run", STRAY_SAYS],
+        findings: &[STRAY],
+        ..STEP
+    },
+    Step {
+        name: "lossy",
+        faults: "node1 and node3 drop 3% of each other's RoCE (nftables)",
+        status: 1,
+        says: LOSSY_SAYS,
+        findings: &[LOSSY],
+        ..STEP
+    },
+];
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,97 @@
+//! A mesh run as recorded: every host's report, as the coordinator put it
+//! together for the judge (`mesh --record FILE`). `mesh --replay FILE`
+//! judges and shows it again without a host, and the fabric test's real
+//! runs are kept in this form (`lab/tests/data/fabric/`), so that a change
+//! to the diagnosis is checked against what real runs produced.
+
+use crate::model::mesh::MeshRun;
+use std::path::Path;
+
+/// The first line's `format`: a record of another layout is refused, not
+/// misread.
+pub const FORMAT: &str = "rdma-lab mesh record 1";
+
+/// The largest record read: a mesh of 256 hosts with every transcript
+/// fits many times over.
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// A recorded run and the format it was written in.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The run, as the judge took it.
+    pub run: MeshRun,
+}
+
+/// The run as a record's text (pretty JSON: a fixture reads in a diff).
+pub fn to_text(run: &MeshRun) -> String {
+    let record = Record {
+        format: FORMAT.into(),
+        run: run.clone(),
+    };
+    serde_json::to_string_pretty(&record).unwrap_or_default() + "\n"
+}
+
+/// Writes the run to `path` as a new file, never through a link there.
+pub fn write(path: &Path, run: &MeshRun) -> Result<(), String> {
+    crate::base::fsafe::replace_file(path, to_text(run).as_bytes())
+        .map_err(|e| format!("--record {}: {e}", path.display()))
+}
+
+/// A record's run from its text; one line on what is wrong.
+pub fn from_text(text: &str) -> Result<MeshRun, String> {
+    let record: Record =
+        serde_json::from_str(text).map_err(|e| format!("not a mesh record: {e}"))?;
+    if record.format != FORMAT {
+        return Err(format!(
+            "a record of format {:?}: this rdma-lab reads {FORMAT:?}",
+            crate::base::text::shown(&record.format)
+        ));
+    }
+    check(&record.run)?;
+    Ok(record.run)
+}
+
+/// The run's indices agree with its hosts and rails, so that judging it
+/// cannot index past them.
+fn check(run: &MeshRun) -> Result<(), String> {
+    let n = run.hosts.len();
+    if run.hosts.iter().enumerate().any(|(i, h)| h.rank != i) {
+        return Err("a host's rank is not its place in the list".into());
+    }
+    let bad_cell = run.cells.iter().any(|c| {
+        c.pair.server >= n
+            || c.pair.client >= n
+            || c.pair.server == c.pair.client
+            || c.rail >= run.rails.len().max(1)
+            || c.counters.iter().any(|(r, _, _)| *r >= n)
+    });
+    let bad_mcast = run
+        .mcast
+        .iter()
+        .any(|m| m.sender >= n || m.receivers.iter().any(|(r, _)| *r >= n));
+    if bad_cell || bad_mcast {
+        return Err(format!("a pair or a receiver names a rank past {n} hosts"));
+    }
+    Ok(())
+}
+
+/// Reads the record at `path`, at most [`MAX_BYTES`].
+pub fn read(path: &Path) -> Result<MeshRun, String> {
+    use std::io::Read as _;
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut text = String::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if text.len() as u64 > MAX_BYTES {
+        return Err(format!("{shown}: larger than {} MiB", MAX_BYTES >> 20));
+    }
+    from_text(&text).map_err(|e| format!("{shown}: {e}"))
+}
+
+#[cfg(test)]
+mod tests;

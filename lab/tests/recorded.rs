@@ -1,0 +1,69 @@
+//! The mesh's diagnosis on recorded runs: every mesh run of the fabric's
+//! record scripts on four VMs (`lab/fabric/record-*.sh`, one fault a run,
+//! the healthy fabric included) is kept as the record rank 0 wrote
+//! (`lab/tests/data/fabric/NAME.record.json`), and replayed here through
+//! the real binary (`rdma-lab mesh --replay`): each must print, exit and
+//! report what `catalog::fabric::RECORDED` declares of it, as the live run
+//! did. A change to a judge is checked against what real runs produced, in
+//! seconds. `cargo xtask fabric-record` records them afresh.
+
+mod fabric_steps;
+
+use fabric_steps::{replay, shortfalls};
+use rdma_lab::catalog::fabric::RECORDED;
+use std::path::{Path, PathBuf};
+
+/// Where the records are kept.
+fn records() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fabric")
+}
+
+#[test]
+fn every_recorded_fault_is_diagnosed_as_declared() {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut bad = Vec::new();
+    for step in RECORDED {
+        let record = records().join(format!("{}.record.json", step.name));
+        assert!(record.is_file(), "{}: no record", record.display());
+        let shown = replay(&record, scratch.path());
+        bad.extend(shortfalls(step, &shown, false));
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The replay can fail: the lossy link's record with its loss counters
+/// gone names no lossy link, and the slow NIC's with its figures evened
+/// names no slow one.
+#[test]
+fn a_record_whose_fault_is_taken_out_fails_its_declaration() {
+    let scratch = tempfile::tempdir().unwrap();
+    for (name, fix) in [
+        (
+            "lossy",
+            &(|run: &mut serde_json::Value| {
+                for c in run["cells"].as_array_mut().unwrap() {
+                    c["counters"] = serde_json::json!([]);
+                }
+            }) as &dyn Fn(&mut serde_json::Value),
+        ),
+        ("link_blocked", &|run: &mut serde_json::Value| {
+            for c in run["cells"].as_array_mut().unwrap() {
+                for r in c["results"].as_array_mut().unwrap() {
+                    r["verdict"] = serde_json::json!("Pass");
+                    r["detail"] = serde_json::json!("");
+                }
+            }
+        }),
+    ] {
+        let step = RECORDED.iter().find(|s| s.name == name).unwrap();
+        let path = records().join(format!("{name}.record.json"));
+        let mut record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        fix(&mut record["run"]);
+        let altered = scratch.path().join(format!("{name}.record.json"));
+        std::fs::write(&altered, record.to_string()).unwrap();
+        let shown = replay(&altered, scratch.path());
+        let bad = shortfalls(step, &shown, false);
+        assert!(!bad.is_empty(), "{name}: passed without its fault");
+    }
+}
