@@ -12,8 +12,10 @@ mesh_step mtu srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
 timeout 30 ssh node3 ip link set dev "$n3" mtu 1500
 
 # 6. Four ranks, and the fourth never starts (a launcher of its own, by
-#    flags): reported at the 30 s deadline, the three others complete.
-flags="--size 4 --coordinator node0 --wait 30 --out /tmp/mesh-flags"
+#    flags): reported at the 180 s deadline (an ssh session to a node
+#    of an emulated fabric under load can take a minute to start), the
+#    three others complete.
+flags="--size 4 --coordinator node0 --wait 180 --out /tmp/mesh-flags"
 for r in 1 2; do
 	# shellcheck disable=SC2086 # $flags is several words on purpose.
 	printf '%s\n' "$RDMA_LAB_SECRET" |
@@ -31,7 +33,7 @@ wait
 #    rails name node0 as missing from rail 198.51.100.0/24.
 n0=$(nic node0 1)
 ip link set "$n0" down
-flags="--size 4 --coordinator node0 --wait 60 --out /tmp/mesh-doctor"
+flags="--size 4 --coordinator node0 --wait 180 --out /tmp/mesh-doctor"
 for r in 1 2 3; do
 	limit=""
 	if [ "$r" = 1 ]; then

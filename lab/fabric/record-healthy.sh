@@ -10,7 +10,8 @@ mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf --ra
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
 # 2. The ssh launcher, from a private copy of the binaries on each node.
-mesh_step ssh "$lab" mesh --ssh node0,node1,node2,node3 rc_example --html "$out/ssh.html"
+mesh_step ssh "$lab" mesh --ssh node0,node1,node2,node3 --wait 300 rc_example \
+	--html "$out/ssh.html" --out "$out/ssh"
 
 # 3. node2 drops every RoCE v2 packet: the matrix names node2.
 fault node2 'udp dport 4791'

@@ -43,6 +43,8 @@ mesh_step lossy_and_stray srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf perf_
 	--json "$out/lossy_and_stray.json"
 fault node1
 fault node3
+timeout 30 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
+timeout 30 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
 
 # 4. Two faults at once, over the ssh launcher from a private copy of the
 #    binaries on each node: node1 drops every RoCE v2 packet of node3's
@@ -54,6 +56,6 @@ timeout 60 ssh node2 rdma link delete rxe0
 timeout 60 ssh node2 rdma link delete rxe1
 began=$(date +%s)
 mesh_step blocked_and_missing "$lab" mesh --ssh node0,node1,node2,node3 --wait 600 rc_example \
-	--html "$out/blocked_and_missing.html"
+	--html "$out/blocked_and_missing.html" --out "$out/blocked_and_missing"
 echo "took $(($(date +%s) - began)) s" >>"$out/blocked_and_missing.out"
 echo "fabric test: done"

@@ -226,7 +226,7 @@ pub const RECORDED: &[Step] = &[
         name: "never_started",
         faults: "rank 3 never starts",
         status: 1,
-        says: &["rank 3 never joined (waited 30 s for it)"],
+        says: &["rank 3 never joined (waited 180 s for it)"],
         findings: &[Named {
             kind: "missing",
             ranks: &[3],

@@ -141,11 +141,12 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "fabric-record",
-        "fabric-record",
-        "run the fabric's record scripts (lab/fabric/record-*.sh: one
-            fault a mesh run, on two fabrics of four VMs) and keep each
-            run's record in lab/tests/data/fabric/, which the host tests
-            replay (mesh --replay) against what catalog::fabric declares",
+        "fabric-record [healthy] [faults]",
+        "run the fabric's record scripts (lab/fabric/record-NAME.sh, all
+            by default: one fault a mesh run, each on a fabric of four
+            VMs, side by side) and keep the record of each run that exited
+            as catalog::fabric declares in lab/tests/data/fabric/, which
+            the host tests replay (mesh --replay)",
     ),
     (
         "bench",

@@ -75,16 +75,16 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             Ok(failed.is_empty())
         }
         "fabric-record" => {
-            if !no_args("fabric-record", rest)? {
-                return Ok(true);
-            }
-            let names = host::fabric_run::record()?;
+            let (kept, not) = host::fabric_run::record(rest)?;
             println!(
-                "fabric-record: {} records in {}",
-                names.len(),
+                "fabric-record: kept {} in {}",
+                kept.join(", "),
                 host::fabric_run::records_dir().display()
             );
-            Ok(true)
+            for n in &not {
+                println!("fabric-record: {n}");
+            }
+            Ok(not.is_empty())
         }
         "bench" => bench::bench_cmd(rest),
         "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?).map(|()| true),

@@ -36,9 +36,13 @@ pub fn fmt(check: bool) -> bool {
 pub const VM_BUILD: &[&str] = &["build", "--release", "--workspace", "--bins"];
 
 /// The VM tests' own binaries (their harnesses and the lab they run as
-/// the VMs' agent), built at full speed, their paths read from cargo.
+/// the VMs' agent), built at full speed, their paths read from cargo: in
+/// the release profile, whose dependencies and libraries [`VM_BUILD`] has
+/// just built (the test command compiles the workspace once for the VMs
+/// and the tests, once for clippy).
 pub const VM_TESTS: &[&str] = &[
     "test",
+    "--release",
     "-p",
     "rdma-lab",
     "--test",
@@ -65,8 +69,8 @@ pub const BESIDE: &[(&[&str], bool)] = &[
         ],
         true,
     ),
-    (&["test", "--workspace", "--no-run"], true),
-    (&["test", "--workspace"], false),
+    (&["test", "--release", "--workspace", "--no-run"], true),
+    (&["test", "--release", "--workspace"], false),
 ];
 
 /// A cargo command line, the environment it runs with, and where its

@@ -8,7 +8,7 @@ use crate::base::workspace::{cargo, target_dir};
 use crate::host::fabric::{boot_fabric, FabricSpec, NodeOutcome};
 use crate::host::{lab, setup, vm};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Each node's first step: the examples' multicast leaves through the
 /// fabric's NIC (the doctor checks this route, and the lab's own VMs set
@@ -24,18 +24,25 @@ pub const TEST_SCRIPT: &str = concat!(
     include_str!("../../fabric/test.sh")
 );
 
-/// The record scripts (`lab/fabric/record-*.sh` after `common.sh`), each
-/// on a fabric of its own: one fault a mesh run, each run's record kept.
-pub const RECORD_SCRIPTS: [&str; 2] = [
-    concat!(
-        include_str!("../../fabric/common.sh"),
-        "\n",
-        include_str!("../../fabric/record-healthy.sh")
+/// The record scripts by name (`lab/fabric/record-NAME.sh`, after
+/// `common.sh`), each on a fabric of its own: one fault a mesh run, each
+/// run's record kept.
+pub const RECORD_SCRIPTS: [(&str, &str); 2] = [
+    (
+        "healthy",
+        concat!(
+            include_str!("../../fabric/common.sh"),
+            "\n",
+            include_str!("../../fabric/record-healthy.sh")
+        ),
     ),
-    concat!(
-        include_str!("../../fabric/common.sh"),
-        "\n",
-        include_str!("../../fabric/record-faults.sh")
+    (
+        "faults",
+        concat!(
+            include_str!("../../fabric/common.sh"),
+            "\n",
+            include_str!("../../fabric/record-faults.sh")
+        ),
     ),
 ];
 
@@ -44,53 +51,80 @@ pub fn records_dir() -> PathBuf {
     crate::base::workspace::workspace_root().join("lab/tests/data/fabric")
 }
 
-/// `cargo xtask fabric-record`: the record scripts on two fabrics of four
-/// VMs side by side, then every step's record (`NAME.record.json`) copied
-/// into [`records_dir`]; the names of those copied. Fails, copying
-/// nothing, when a node or a step of [`crate::catalog::fabric::RECORDED`]
-/// left no record.
-pub fn record() -> Result<Vec<String>, String> {
+/// `cargo xtask fabric-record [NAME...]`: the record scripts NAMEd (all
+/// by default) on fabrics of four VMs side by side, then the record
+/// (`STEP.record.json`) of each step that exited as
+/// [`crate::catalog::fabric::RECORDED`] declares copied into
+/// [`records_dir`]; the steps kept, and those not kept with why.
+pub fn record(names: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
+    let scripts: Vec<&(&str, &str)> = RECORD_SCRIPTS
+        .iter()
+        .filter(|(n, _)| names.is_empty() || names.iter().any(|m| m == n))
+        .collect();
+    if let Some(bad) = names
+        .iter()
+        .find(|m| !RECORD_SCRIPTS.iter().any(|(n, _)| n == m))
+    {
+        return Err(format!(
+            "fabric-record: no script {bad}: give healthy or faults"
+        ));
+    }
     let runs: Vec<Result<FabricRun, String>> = std::thread::scope(|scope| {
-        let started: Vec<_> = RECORD_SCRIPTS
+        let started: Vec<_> = scripts
             .iter()
-            .map(|script| scope.spawn(move || run_script(4, 2, script, 2400)))
+            .map(|(_, script)| scope.spawn(move || run_script(4, 2, script, 2400)))
             .collect();
         started
             .into_iter()
             .map(|t| t.join().unwrap_or_else(|_| Err("a fabric failed".into())))
             .collect()
     });
-    let mut found = Vec::new();
+    let dir = records_dir();
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (mut kept, mut not) = (Vec::new(), Vec::new());
     for run in runs {
         let run = run?;
         if let Some(n) = run.nodes.iter().find(|n| !n.ok()) {
-            return Err(format!(
+            not.push(format!(
                 "{}: {:?}; see {}",
                 n.name,
                 n.error,
                 n.console.display()
             ));
+            continue;
         }
         for step in crate::catalog::fabric::RECORDED {
-            let file = run.node0.join(format!("{}.record.json", step.name));
-            if file.is_file() {
-                found.push((step.name, file));
+            match keep(&run.node0, step, &dir) {
+                Ok(true) => kept.push(step.name.to_string()),
+                Ok(false) => {}
+                Err(e) => not.push(e),
             }
         }
     }
-    if let Some(missing) = crate::catalog::fabric::RECORDED
-        .iter()
-        .find(|s| !found.iter().any(|(n, _)| *n == s.name))
-    {
-        return Err(format!("{}: no record was written", missing.name));
+    Ok((kept, not))
+}
+
+/// Copies `step`'s record from `node0` into `dir` when the step ran
+/// there and exited as declared; whether it did.
+fn keep(node0: &Path, step: &crate::catalog::fabric::Step, dir: &Path) -> Result<bool, String> {
+    let record = node0.join(format!("{}.record.json", step.name));
+    let status = node0.join(format!("{}.status", step.name));
+    let Ok(status) = fs::read_to_string(&status) else {
+        return Ok(false);
+    };
+    let code: Option<i32> = status.trim().parse().ok();
+    if code != Some(step.status) {
+        return Err(format!(
+            "{}: exited {}, declared {}: not kept (see {})",
+            step.name,
+            status.trim(),
+            step.status,
+            node0.join(format!("{}.out", step.name)).display()
+        ));
     }
-    let dir = records_dir();
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for (name, file) in &found {
-        let to = dir.join(format!("{name}.record.json"));
-        fs::copy(file, &to).map_err(|e| format!("{}: {e}", to.display()))?;
-    }
-    Ok(found.iter().map(|(n, _)| n.to_string()).collect())
+    let to = dir.join(format!("{}.record.json", step.name));
+    fs::copy(&record, &to).map_err(|e| format!("{}: {e}", record.display()))?;
+    Ok(true)
 }
 
 /// What a fabric run left.
