@@ -9,7 +9,8 @@
 #   sh SCRIPT OUT BIN
 #
 # OUT is node0's rwdir, BIN a copy of rdma-lab and the example binaries.
-# Every program is bounded by `timeout`.
+# Every program is bounded by `timeout`; an ssh session into an emulated
+# node under load can take a minute to start, so each has two.
 set -u
 out=$1 bin=$2
 lab=$bin/rdma-lab
@@ -37,13 +38,14 @@ mesh_step() {
 }
 
 # fault NODE RULE: node NODE drops what RULE (an nftables match) names on
-# its way in; `fault NODE` removes it.
+# its way in; `fault NODE` removes it. A fault not made is a line in
+# node0's output (the step's diagnosis then misses it).
 fault() {
 	if [ $# -eq 2 ]; then
 		printf 'table inet fabric_fault {\n chain input {\n  type filter hook input priority 0; policy accept;\n  %s drop\n }\n}\n' "$2" |
-			timeout 30 ssh "$1" nft -f -
+			timeout 120 ssh "$1" nft -f - || echo "fabric test: fault on $1 not made" >&2
 	else
-		timeout 30 ssh "$1" nft delete table inet fabric_fault
+		timeout 120 ssh "$1" nft delete table inet fabric_fault
 	fi
 }
 
@@ -54,7 +56,7 @@ nic() {
 	net='192\.0\.2\.'
 	[ "${2:-0}" = 1 ] && net='198\.51\.100\.'
 	# shellcheck disable=SC2016 # awk's own $2 and $4.
-	found=$(timeout 30 ssh "$1" ip -o -4 addr show | awk -v net="^$net" '$4 ~ net { print $2; exit }')
+	found=$(timeout 120 ssh "$1" ip -o -4 addr show | awk -v net="^$net" '$4 ~ net { print $2; exit }')
 	[ -n "$found" ] || echo "fabric test: no netdev on rail ${2:-0} found on $1" >&2
 	echo "$found"
 }
@@ -62,6 +64,6 @@ nic() {
 # Waits until node $1's device $2 is ACTIVE again (after its link came up).
 active() {
 	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
-	timeout 60 ssh "$1" sh -c 'until rdma link show "$1/1" | grep -q "state ACTIVE"; do sleep 1; done' sh "$2"
+	timeout 120 ssh "$1" sh -c 'until rdma link show "$1/1" | grep -q "state ACTIVE"; do sleep 1; done' sh "$2"
 }
 

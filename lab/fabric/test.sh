@@ -22,10 +22,10 @@ mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf --ra
 #    resend it until the pair failed rather than measure it slow. node2
 #    rxe1 is named on rail 1 as the NIC; rail 0 is clean.
 n2=$(nic node2 1)
-timeout 30 ssh node2 tc qdisc add dev "$n2" root netem rate 2mbit
+timeout 120 ssh node2 tc qdisc add dev "$n2" root netem rate 2mbit
 mesh_step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --json "$out/slow_host.json"
-timeout 30 ssh node2 tc qdisc del dev "$n2" root
+timeout 120 ssh node2 tc qdisc del dev "$n2" root
 
 # 3. Two faults at once: a lossy link (node1 and node3 each drop 3% of
 #    the other's RoCE v2 packets on rail 0, at random, while perftest
@@ -37,14 +37,14 @@ timeout 30 ssh node2 tc qdisc del dev "$n2" root
 fault node1 'ip saddr 192.0.2.4 udp dport 4791 numgen random mod 100 lt 3'
 fault node3 'ip saddr 192.0.2.2 udp dport 4791 numgen random mod 100 lt 3'
 n3=$(nic node3 1)
-timeout 30 ssh node3 ip addr del 198.51.100.4/24 dev "$n3"
-timeout 30 ssh node3 ip addr add 203.0.113.4/24 dev "$n3"
+timeout 120 ssh node3 ip addr del 198.51.100.4/24 dev "$n3"
+timeout 120 ssh node3 ip addr add 203.0.113.4/24 dev "$n3"
 mesh_step lossy_and_stray srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf perf_write_bw \
 	--json "$out/lossy_and_stray.json"
 fault node1
 fault node3
-timeout 30 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
-timeout 30 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
+timeout 120 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
+timeout 120 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
 
 # 4. Two faults at once, over the ssh launcher from a private copy of the
 #    binaries on each node: node1 drops every RoCE v2 packet of node3's
@@ -52,8 +52,8 @@ timeout 30 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
 #    joins to say so, and is named at once, without waiting out --wait:
 #    600 s here, the step's time shows it did not).
 fault node1 'ip saddr 192.0.2.4 udp dport 4791'
-timeout 60 ssh node2 rdma link delete rxe0
-timeout 60 ssh node2 rdma link delete rxe1
+timeout 120 ssh node2 rdma link delete rxe0
+timeout 120 ssh node2 rdma link delete rxe1
 began=$(date +%s)
 mesh_step blocked_and_missing "$lab" mesh --ssh node0,node1,node2,node3 --wait 600 rc_example \
 	--html "$out/blocked_and_missing.html" --out "$out/blocked_and_missing"

@@ -24,7 +24,10 @@ fn every_recorded_fault_is_diagnosed_as_declared() {
     let mut bad = Vec::new();
     for step in RECORDED {
         let record = records().join(format!("{}.record.json", step.name));
-        assert!(record.is_file(), "{}: no record", record.display());
+        if !record.is_file() {
+            bad.push(format!("{}: no record", record.display()));
+            continue;
+        }
         let shown = replay(&record, scratch.path());
         bad.extend(shortfalls(step, &shown, false));
     }

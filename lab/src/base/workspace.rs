@@ -66,9 +66,15 @@ pub fn results_dir(kind: &str) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// The cargo that runs this (`CARGO`, as cargo sets it for what it
+/// runs), else the one on PATH.
+pub fn cargo_program() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
 /// `cargo`, as cargo itself told us when it ran us.
 pub fn cargo() -> Command {
-    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let mut c = Command::new(cargo_program());
     c.current_dir(workspace_root());
     c
 }

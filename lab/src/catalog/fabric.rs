@@ -35,8 +35,13 @@ pub struct Step {
     /// What only the live run prints (the coordinator's lines as it runs),
     /// which a replay does not.
     pub live_says: &'static [&'static str],
-    /// The diagnosis's findings, every one of them: no other is named.
+    /// The diagnosis's findings, every one of them: no other is named
+    /// but those of [`Step::may_also`].
     pub findings: &'static [Named],
+    /// Findings a run may have beside them, and need not: what the fault
+    /// can also honestly cause (a link that loses packets may measure
+    /// slow too).
+    pub may_also: &'static [Named],
     /// Links measured a rail (`--perf`): each with its bandwidth, all but
     /// one with its latency, and with its counters; 0 when not measured.
     pub links_a_rail: usize,
@@ -51,6 +56,7 @@ const STEP: Step = Step {
     never_says: &[],
     live_says: &[],
     findings: &[],
+    may_also: &[],
     links_a_rail: 0,
 };
 
@@ -94,6 +100,13 @@ const SLOW_HOST: Step = Step {
 /// The lossy link's finding, node1 - node3 on rail 0.
 const LOSSY: Named = Named {
     kind: "lossy",
+    ranks: &[1, 3],
+    rail: 0,
+};
+
+/// The lossy link measured slow as well, which it may be.
+const LOSSY_SLOW: Named = Named {
+    kind: "slow",
     ranks: &[1, 3],
     rail: 0,
 };
@@ -152,6 +165,7 @@ pub const TEST: &[Step] = &[
             STRAY_SAYS,
         ],
         findings: &[STRAY, LOSSY],
+        may_also: &[LOSSY_SLOW],
         ..STEP
     },
     Step {
@@ -282,6 +296,7 @@ pub const RECORDED: &[Step] = &[
         status: 1,
         says: LOSSY_SAYS,
         findings: &[LOSSY],
+        may_also: &[LOSSY_SLOW],
         ..STEP
     },
 ];

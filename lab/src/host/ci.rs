@@ -7,7 +7,7 @@
 //! bounds, which the rest fills. Each step's wall time goes into the run's
 //! [`Times`].
 
-use crate::base::workspace::{cargo, target_dir};
+use crate::base::workspace::{cargo, cargo_program, target_dir};
 use crate::results::times::{self, Step, Times};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -103,7 +103,7 @@ impl Job {
     /// Runs it; its step.
     fn run(&self) -> Step {
         let started = Instant::now();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let cargo = cargo_program();
         let cpu = tempfile::NamedTempFile::new().ok();
         let mut cmd = under_times(
             cpu.as_ref(),
@@ -329,16 +329,13 @@ fn vm_test_binaries(env: &[(String, String)], logs: &Path) -> (Step, Vec<TestExe
     let job = Job::new(VM_TESTS, env);
     println!("$ {}", job.line());
     let cpu = tempfile::NamedTempFile::new().ok();
-    let out = under_times(
-        cpu.as_ref(),
-        std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
-    )
-    .current_dir(crate::base::workspace::workspace_root())
-    .args(VM_TESTS)
-    .envs(env.iter().map(|(k, v)| (k, v)))
-    .stdin(Stdio::null())
-    .stderr(Stdio::inherit())
-    .output();
+    let out = under_times(cpu.as_ref(), cargo_program())
+        .current_dir(crate::base::workspace::workspace_root())
+        .args(VM_TESTS)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output();
     let (ok, stdout) = match out {
         Ok(o) => (
             o.status.success(),
