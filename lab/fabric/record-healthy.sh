@@ -1,5 +1,6 @@
-# The healthy fabric, under Slurm and over ssh, then one host whose RoCE
-# traffic is dropped (after common.sh; `cargo xtask fabric-record`).
+# The healthy fabric under Slurm, then one host whose RoCE traffic is
+# dropped and one slow NIC (after common.sh; `cargo xtask fabric-record`).
+# The ssh launcher's run is the fabric test's own (test.sh, step 4).
 
 # 1. The README's line, under Slurm: rc_example between every pair, and
 #    mckey in pairs and in the multicast round, every link of both rails
@@ -9,16 +10,12 @@
 mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
-# 2. The ssh launcher, from a private copy of the binaries on each node.
-mesh_step ssh "$lab" mesh --ssh node0,node1,node2,node3 --wait 300 rc_example \
-	--html "$out/ssh.html" --out "$out/ssh"
-
-# 3. node2 drops every RoCE v2 packet: the matrix names node2.
+# 2. node2 drops every RoCE v2 packet: the matrix names node2.
 fault node2 'udp dport 4791'
 mesh_step udp_blocked srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
 fault node2
 
-# 4. node2's second NIC (rail 1) is slow: netem lets it send 2 Mbit/s,
+# 3. node2's second NIC (rail 1) is slow: netem lets it send 2 Mbit/s,
 #    about a tenth of what a healthy emulated link moves here (0.01 to
 #    0.03 Gb/s, eight TCG guests on two cores). With both its peers on
 #    the ring, its bandwidth on rail 1 is that share of the links'

@@ -46,7 +46,7 @@ pub fn group_secs(pgid: u32) -> Option<(usize, f64)> {
     Some((ticks.len(), ticks.iter().sum::<u64>() as f64 / ticks_a_sec))
 }
 
-/// Samples group `pgid`'s CPU every half second, in a thread of its own,
+/// Samples group `pgid`'s CPU every two seconds, in a thread of its own,
 /// until the group has no process left; the most seen, in milliseconds
 /// (a process's time is its own until its parent waits for it, then its
 /// parent's: the group's total only grows).
@@ -60,7 +60,7 @@ pub fn sample_group(pgid: u32) -> std::sync::Arc<std::sync::atomic::AtomicU64> {
                 break;
             }
             seen.fetch_max((secs * 1000.0) as u64, Ordering::Relaxed);
-            std::thread::sleep(std::time::Duration::from_millis(500));
+            std::thread::sleep(std::time::Duration::from_secs(2));
         }
     });
     most

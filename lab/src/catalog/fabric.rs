@@ -190,12 +190,6 @@ pub const TEST: &[Step] = &[
 pub const RECORDED: &[Step] = &[
     SRUN,
     Step {
-        name: "ssh",
-        faults: "none: the ssh launcher",
-        says: &["every pair passed"],
-        ..STEP
-    },
-    Step {
         name: "udp_blocked",
         faults: "node2 drops every RoCE v2 packet (nftables)",
         status: 1,
