@@ -68,7 +68,8 @@ const SRUN: Step = Step {
         "node0",
         "node3",
         "every pair passed",
-        "multicast",
+        "Multicast (one host sends, every other receives at once):\n  mckey from node0: \
+         node1 ., node2 ., node3 .",
         "Measured: ",
         " links of 6, median ",
         "\nRail 1 (198.51.100.0/24):\n",
