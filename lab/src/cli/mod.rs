@@ -74,18 +74,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             }
             Ok(failed.is_empty())
         }
-        "fabric-record" => {
-            let (kept, not) = host::fabric_run::record(rest)?;
-            println!(
-                "fabric-record: kept {} in {}",
-                kept.join(", "),
-                host::fabric_run::records_dir().display()
-            );
-            for n in &not {
-                println!("fabric-record: {n}");
-            }
-            Ok(not.is_empty())
-        }
+        "fabric-record" => fabric_record_cmd(rest),
         "bench" => bench::bench_cmd(rest),
         "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?).map(|()| true),
         "help" | "-h" | "--help" => help::help_cmd(rest),
@@ -124,6 +113,24 @@ pub fn main(name: &'static str) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `fabric-record [NAME...]`: the record scripts NAMEd (all by default),
+/// each step's record kept as its declaration says; whether all were.
+fn fabric_record_cmd(rest: &[String]) -> Result<bool, String> {
+    let Some(m) = parse("fabric-record", getopts::Options::new(), rest)? else {
+        return Ok(true);
+    };
+    let (kept, not) = host::fabric_run::record(&m.free)?;
+    println!(
+        "fabric-record: kept {} in {}",
+        kept.join(", "),
+        host::fabric_run::records_dir().display()
+    );
+    for n in &not {
+        println!("fabric-record: {n}");
+    }
+    Ok(not.is_empty())
 }
 
 #[cfg(test)]
