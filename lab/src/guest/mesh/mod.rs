@@ -14,6 +14,7 @@
 
 pub mod coordinator;
 pub mod messages;
+pub mod side;
 
 use crate::catalog;
 use crate::guest::agent::{self, AgentConfig, Net, Role, SideRun};
@@ -164,13 +165,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                 // each rail it names, as the coordinator waits for.
                 let bytes = crate::guest::control::unhex(rest).unwrap_or_default();
                 let dones = messages::assignments_from_json(&bytes).map_or_else(
-                    |e| {
-                        let failed = messages::Done {
-                            results: vec![failed_session(&e)],
-                            counters: Vec::new(),
-                        };
-                        vec![failed; messages::assignments_count(&bytes)]
-                    },
+                    |e| vec![messages::Done::failed(&e); messages::assignments_count(&bytes)],
                     |list| play_rails(cfg, &list),
                 );
                 for done in dones {
@@ -317,9 +312,8 @@ fn play_rails(cfg: &MeshHostConfig, list: &[Assignment]) -> Vec<messages::Done> 
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| messages::Done {
-                    results: vec![failed_session("mesh: the rail's pair ended in a panic")],
-                    counters: Vec::new(),
+                h.join().unwrap_or_else(|_| {
+                    messages::Done::failed("mesh: the rail's pair ended in a panic")
                 })
             })
             .collect()
@@ -327,25 +321,29 @@ fn play_rails(cfg: &MeshHostConfig, list: &[Assignment]) -> Vec<messages::Done> 
 }
 
 /// One pair on its rail, with what its port's loss counters did
-/// meanwhile: this host is in one pair a round on each rail, so what
-/// they did is that pair's.
+/// meanwhile (this host is in one pair a round on each rail, so what
+/// they did is that pair's) and its own side of each measurement.
 fn play_counted(cfg: &MeshHostConfig, a: &Assignment) -> messages::Done {
     let cfg = match on_rail(cfg, a) {
         Ok(cfg) => cfg,
-        Err(why) => {
-            return messages::Done {
-                results: vec![failed_session(&why)],
-                counters: Vec::new(),
-            }
-        }
+        Err(why) => return messages::Done::failed(&why),
     };
+    let began = Instant::now();
     let before = crate::guest::counters::read(&cfg.dev, cfg.ib_port);
     let results = play(&cfg, a);
     let after = crate::guest::counters::read(&cfg.dev, cfg.ib_port);
     messages::Done {
         results,
         counters: crate::guest::counters::rose(&before, &after),
+        side: Some(side::own(&cfg, a, &pair_dir(&cfg, a), began.elapsed())),
     }
+}
+
+/// This host's result dir of pair `a` (a rail's `cfg.out` is its own
+/// dir already).
+fn pair_dir(cfg: &MeshHostConfig, a: &Assignment) -> PathBuf {
+    cfg.out
+        .join(format!("round{}-{}", a.round, a.role.as_str()))
 }
 
 /// This host as it plays `a`: on rail 0 as it joined; on rail `k` as its
@@ -395,10 +393,7 @@ fn on_rail(cfg: &MeshHostConfig, a: &Assignment) -> Result<MeshHostConfig, Strin
 /// One pair's session, on the side `a` gives this host; the peer side's
 /// verdicts (the serving side's are the peer's to judge).
 fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
-    // A rail's cfg.out is its own dir already.
-    let out = cfg
-        .out
-        .join(format!("round{}-{}", a.round, a.role.as_str()));
+    let out = pair_dir(cfg, a);
     let _ = fs::remove_dir_all(&out);
     if let Err(e) = fs::create_dir_all(&out) {
         return vec![failed_session(&format!("{}: {e}", out.display()))];
