@@ -763,6 +763,9 @@ fn mckey_bad_input() -> Scenario {
             ("*panicked*", 0),
         ]),
         client_expect: Expect::NOTHING,
+        // Eight programs one after another: under TCG beside other VMs
+        // each takes a few seconds to start.
+        timeout_secs: 60,
         fault: Some(Fault::CommandLine),
         ..Scenario::BASE
     }
@@ -792,6 +795,9 @@ fn mc_bad_input() -> Scenario {
             ("*panicked*", 0),
         ]),
         client_expect: Expect::NOTHING,
+        // Six programs one after another: under TCG beside other VMs
+        // each takes a few seconds to start.
+        timeout_secs: 60,
         fault: Some(Fault::CommandLine),
         ..Scenario::BASE
     }

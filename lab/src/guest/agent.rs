@@ -1008,6 +1008,12 @@ fn probe_cannot_start(cfg: &AgentConfig) -> Option<(&'static str, String)> {
     })
 }
 
+/// The finding of a probe that did not run because the `who` host cannot
+/// start its side, for `why`.
+fn not_run(who: &str, why: &str) -> String {
+    format!("the doctor's RC probe did not run, since the {who} host cannot start its side: {why}")
+}
+
 /// The finding of a failed probe, or `None` when its RC message arrived,
 /// judged on what this host ran and saw: a serving host judges its own
 /// side, whatever the peer may claim; the peer, both sides' files.
@@ -1021,9 +1027,7 @@ fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> 
         return None;
     }
     if let Some((who, why)) = probe_cannot_start(cfg) {
-        return Some(format!(
-            "the doctor's RC probe did not run, since the {who} host cannot start its side: {why}"
-        ));
+        return Some(not_run(who, &why));
     }
     // A side that never started: the probe did not run, and says nothing
     // of the path.
@@ -1064,8 +1068,16 @@ fn probe_path(
     log: &mut Log,
 ) -> Result<(), String> {
     let probe = catalog::find(catalog::PROBE).expect("the probe is in the table");
-    run_all(cfg, &[probe], Some(c), log)?;
-    let finding = probe_finding(cfg, probe).unwrap_or_default();
+    // Both hosts hold both findings by now: when one side cannot start,
+    // neither runs the probe, so no server waits out its bound for a
+    // client that will never come.
+    let finding = match probe_cannot_start(cfg) {
+        Some((who, why)) => not_run(who, &why),
+        None => {
+            run_all(cfg, &[probe], Some(c), log)?;
+            probe_finding(cfg, probe).unwrap_or_default()
+        }
+    };
     if finding.is_empty() {
         log.say("doctor: one RC message crossed to the peer and back");
     }
