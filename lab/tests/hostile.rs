@@ -486,6 +486,29 @@ fn keygen_writes_a_key_only_its_owner_reads() {
     assert_eq!(std::fs::read_to_string(&key).unwrap(), text);
 }
 
+/// The real binary as the peer ([`peer_of`], waiting 20 s), and this test
+/// as its serving host, holding the secret: the peer, its dir and the
+/// session, the handshake done.
+fn serving_the_peer() -> (std::process::Child, tempfile::TempDir, Control) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let (peer, dir) = peer_of(&port, "20");
+    let mut c = Control::new(accept_within(&l, 10)).unwrap();
+    c.authenticate_server(&Secret::from_text(SECRET, "test").unwrap())
+        .unwrap();
+    (peer, dir, c)
+}
+
+/// Waits for `peer` to end, for at most `secs`, then ends it.
+fn end_of(mut peer: std::process::Child, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while peer.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = peer.kill();
+    let _ = peer.wait();
+}
+
 /// A serving host (here a stand-in that holds the secret) refuses the
 /// peer's scenario with escape sequences and a direction override in its
 /// reason, and "refuses" names the peer never asked for: the peer keeps
@@ -494,25 +517,16 @@ fn keygen_writes_a_key_only_its_owner_reads() {
 /// name).
 #[test]
 fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port().to_string();
-    let (mut peer, dir) = peer_of(&port, "20");
-    let mut c = Control::new(accept_within(&l, 10)).unwrap();
-    c.authenticate_server(&Secret::from_text(SECRET, "test").unwrap())
-        .unwrap();
+    let (peer, dir, mut c) = serving_the_peer();
     let asked = c.expect_blob("scenarios", Duration::from_secs(10)).unwrap();
     assert_eq!(asked, b"rc_example");
     let evil = "rc_example\tVMs only\x1b]0;owned\x07 \u{202e}txt.exe\u{2066}\n\
                 \x1b[2Jstranger\u{200b}\tnot asked\nsrq\tnot asked either\n";
     c.send_blob("accepted", evil.as_bytes()).unwrap();
     drop(c);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while peer.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = peer.kill();
-    let _ = peer.wait();
-    let skips = rdma_lab::results::read_refused(&dir.path().join("out"));
+    end_of(peer, 20);
+    let out = rdma_lab::base::rundir::Dir::open(&dir.path().join("out")).unwrap();
+    let skips = rdma_lab::results::read_refused(&out);
     let names: Vec<&str> = skips.iter().map(|s| s.scenario.as_str()).collect();
     assert_eq!(names, ["rc_example"], "{skips:?}");
     let why = &skips[0].reason;
@@ -522,6 +536,56 @@ fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
         "{why:?}"
     );
     assert!(why.contains("\\u{202e}"), "{why}");
+}
+
+/// What a hostile serving host puts in everything it sends: a window
+/// title, a screen clear, a red "ALL PASSED", a direction override, an
+/// 8-bit CSI that is no UTF-8.
+const EVIL: &[u8] =
+    b"\x1b]0;owned\x07\x1b[2J\x1b[31mALL PASSED\x1b[0m \xe2\x80\xaetxt.exe \x9b31m\n";
+
+/// One scenario of the lockstep, as a serving host plays it with the
+/// real peer: its side's result files are `EVIL`.
+fn serve_evil(c: &mut Control, name: &str) {
+    let step = Duration::from_secs(120);
+    c.send(&format!("begin {name}")).unwrap();
+    c.send(&format!("ready {name}")).unwrap();
+    c.expect(&format!("done {name}"), step).unwrap();
+    c.send(&format!("end {name}")).unwrap();
+    for ext in ["stdout", "stderr", "status", "leftover"] {
+        c.send_blob(&format!("file {ext}"), EVIL).unwrap();
+    }
+    c.send(&format!("sent {name}")).unwrap();
+}
+
+/// A serving host that holds the secret sends its doctor's findings, its
+/// device and its result files full of escape sequences: no file of the
+/// peer's result dir holds a raw byte of them (before, each was written
+/// as sent, and a `cat` of a transcript obeyed them).
+#[test]
+fn a_serving_hosts_escape_sequences_reach_no_file_of_the_peers() {
+    let (peer, dir, mut c) = serving_the_peer();
+    let step = Duration::from_secs(60);
+    c.expect_blob("scenarios", step).unwrap();
+    c.send_blob("accepted", b"").unwrap();
+    c.send_blob("findings", EVIL).unwrap();
+    c.send_blob("host", EVIL).unwrap();
+    c.expect_blob("findings", step).unwrap();
+    c.expect_blob("host", step).unwrap();
+    serve_evil(&mut c, "doctor_rc_probe");
+    serve_evil(&mut c, "rc_example");
+    end_of(peer, 60);
+    let out = dir.path().join("out");
+    let written = std::fs::read(out.join("rc_example.server.stdout")).unwrap();
+    assert!(String::from_utf8_lossy(&written).contains("\\x1b]0;owned"));
+    for e in std::fs::read_dir(&out).unwrap().flatten() {
+        let bytes = std::fs::read(e.path()).unwrap();
+        let text = std::str::from_utf8(&bytes).unwrap_or_else(|_| panic!("{:?}", e.path()));
+        let raw = text.chars().find(|&c| {
+            (c.is_control() && c != '\n' && c != '\t') || rdma_lab::base::text::is_invisible(c)
+        });
+        assert_eq!(raw, None, "{:?}", e.path());
+    }
 }
 
 /// Another user (nobody) made the default result dirs first, both the
@@ -551,24 +615,12 @@ fn a_result_dir_another_user_made_first_is_refused() {
             std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
         }
     }
-    let key = t.path().join("key");
-    std::fs::write(&key, SECRET).unwrap();
-    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
-        .args([
-            "mesh",
-            "--rank",
-            "1",
-            "--size",
-            "2",
-            "--coordinator",
-            "127.0.0.1",
-        ])
-        .args(["--port", "1", "--wait", "1", "--secret-file"])
+    let key = key_file(t.path(), SECRET);
+    let out = mesh_rank1(1)
+        .args(["--wait", "1", "--secret-file"])
         .arg(&key)
         .current_dir(t.path())
         .env("CARGO_TARGET_DIR", &target)
-        .env_remove(rdma_lab::guest::control::SECRET_ENV)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

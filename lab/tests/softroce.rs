@@ -15,6 +15,7 @@
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
 
+use rdma_lab::base::rundir::Dir;
 use rdma_lab::catalog;
 use rdma_lab::host::lab::{LabOptions, LabReport, Progress};
 use rdma_lab::model::{Mode, Scenario};
@@ -201,7 +202,7 @@ fn progress(mode: &Mode, tests: &[&Test], counter: &Arc<Mutex<Counter>>) -> Prog
     let names: Vec<(String, &'static Scenario)> =
         tests.iter().map(|t| (t.name.clone(), t.scenario)).collect();
     let (mode, counter) = (mode.clone(), Arc::clone(counter));
-    Progress(Arc::new(move |dir: &std::path::Path, t: &ScenarioTime| {
+    Progress(Arc::new(move |dir: &Dir, t: &ScenarioTime| {
         let Some((test, s)) = names.iter().find(|(_, s)| s.name == t.name) else {
             return;
         };
@@ -231,9 +232,11 @@ fn agent_exe() -> PathBuf {
     COPY.get_or_init(|| {
         let built = PathBuf::from(env!("CARGO_BIN_EXE_rdma-lab"));
         let copy = || -> Result<PathBuf, String> {
-            let dir = rdma_lab::base::workspace::results_dir("lab")?
-                .join(format!("agent-{}", std::process::id()));
-            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let root = rdma_lab::base::workspace::results_root("lab")?;
+            let name = format!("agent-{}", std::process::id());
+            let dir = root
+                .fresh_dir(&name)
+                .map_err(|e| format!("{}: {e}", root.join(&name).display()))?;
             let to = dir.join("rdma-lab");
             std::fs::copy(&built, &to).map_err(|e| format!("{}: {e}", to.display()))?;
             Ok(to)

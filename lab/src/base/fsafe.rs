@@ -1,9 +1,12 @@
 //! Files and dirs on a host that other users share: a secret file must be
 //! this user's own, and what the lab writes must not go through a dir or a
-//! link another user planted.
+//! link another user planted: its result roots are opened once and
+//! checked, each run's dir is fresh and private ([`super::rundir::Dir`]).
 
+use super::rundir::{mode_of, Dir};
 use std::fs::{File, Metadata};
 use std::io;
+use std::os::fd::AsFd as _;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -61,46 +64,154 @@ pub fn own_private_file(meta: &Metadata) -> Result<(), String> {
     Ok(())
 }
 
-/// Makes `dir` (mode 0700) if it is missing; else it must be a dir, not a
-/// link, that this user owns and no one else may write. What a run then
-/// makes under it (a fresh dir of its own, created exclusively) cannot be
-/// swapped for a link or read by another user; a dir another user made
-/// first is refused in one line naming it and its owner.
-pub fn own_dir(dir: &Path) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt;
-    let shown = dir.display();
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => return Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+/// What a refused result dir is told: where the results may go instead.
+const ELSEWHERE: &str = "the lab writes its results only into a dir of yours that no one else \
+                         may write: remove it, or give the results another place (--out, \
+                         CARGO_TARGET_DIR)";
+
+/// Whether `mode` lets a user other than the owner add or remove entries
+/// that are not their own: group or others may write, without the sticky
+/// bit (which leaves each entry to its owner, as in /tmp).
+fn others_may_swap(mode: u32) -> bool {
+    mode & 0o022 != 0 && mode & 0o1000 == 0
+}
+
+/// The dir `name` in `parent`, made (mode 0700) if it is missing, else
+/// opened without following a link: it must be a dir this user owns that
+/// no one else may write. A dir another user made first, or a link, is
+/// refused in one line naming it and its owner. Checked on the dir
+/// opened, not on its path again: nothing can swap it in between.
+pub fn own_dir(parent: &Dir, name: &str) -> Result<Dir, String> {
+    let path = parent.join(name);
+    let shown = path.display();
+    let made = parent.make_dir(name);
+    let owner_of = |at: &Dir| -> String {
+        nix::sys::stat::fstatat(at.as_fd(), name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+            .map_or_else(|_| "someone".into(), |st| user_name(st.st_uid))
+    };
+    let dir = match made {
+        Ok(d) => d,
+        Err(e) if e.to_string() == "it is a symbolic link" => {
+            let owner = owner_of(parent);
+            return Err(format!(
+                "{shown} is a symbolic link, made by {owner}: {ELSEWHERE}"
+            ));
+        }
+        Err(e) if e.raw_os_error() == Some(nix::errno::Errno::ENOTDIR as i32) => {
+            let owner = owner_of(parent);
+            return Err(format!(
+                "{shown} is not a dir (its owner: {owner}): {ELSEWHERE}"
+            ));
+        }
         Err(e) => return Err(format!("{shown}: {e}")),
-    }
-    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{shown}: {e}"))?;
-    let owner = user_name(meta.uid());
-    let elsewhere = "the lab writes its results only into a dir of yours that no one else may \
-                     write: remove it, or give the results another place (--out, CARGO_TARGET_DIR)";
-    if meta.file_type().is_symlink() {
+    };
+    let st = dir.stat().map_err(|e| format!("{shown}: {e}"))?;
+    let owner = user_name(st.st_uid);
+    if st.st_uid != euid() {
         return Err(format!(
-            "{shown} is a symbolic link, made by {owner}: {elsewhere}"
-        ));
-    }
-    if !meta.is_dir() {
-        return Err(format!(
-            "{shown} is not a dir (its owner: {owner}): {elsewhere}"
-        ));
-    }
-    if meta.uid() != euid() {
-        return Err(format!(
-            "{shown} belongs to {owner}, not to you ({}): {elsewhere}",
+            "{shown} belongs to {owner}, not to you ({}): {ELSEWHERE}",
             user_name(euid())
         ));
     }
-    let mode = meta.mode() & 0o7777;
+    let mode = mode_of(&st);
     if mode & 0o022 != 0 {
         return Err(format!(
             "{shown} (owned by {owner}) is writable by other users (mode {mode:o}): chmod go-w it"
         ));
     }
+    Ok(dir)
+}
+
+/// The working directory as the root of the default result dirs
+/// (`./rdma-lab/` beside a copy): refused, in one line, when other users
+/// may write it without the sticky bit, since any of them could rename
+/// what the lab makes there and plant a link in its place.
+pub fn shared_cwd_refused(cwd: &Dir) -> Result<(), String> {
+    let st = cwd
+        .stat()
+        .map_err(|e| format!("{}: {e}", cwd.path().display()))?;
+    let mode = mode_of(&st);
+    if others_may_swap(mode) {
+        return Err(format!(
+            "the working directory {} is writable by other users without the sticky bit (mode \
+             {mode:o}), who could swap the lab's results for links: pass --out DIR, a dir of \
+             yours, or run from one",
+            cwd.path().display()
+        ));
+    }
     Ok(())
+}
+
+/// A result root you named (`--out DIR`, `CARGO_TARGET_DIR`), made (mode
+/// 0700) when missing and opened once, by `follow`ing a link in its last
+/// part or not: the dir opened must be yours or root's, and no one else
+/// may add to it or take from it unless it has the sticky bit (as /tmp).
+pub fn open_root(path: &Path, what: &str, follow: bool) -> Result<Dir, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let shown = path.display();
+    let failed = |e: &dyn std::fmt::Display| format!("{what}{shown}: {e}");
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|e| failed(&e))?;
+    let dir = if follow {
+        Dir::open_followed(path)
+    } else {
+        Dir::open(path)
+    }
+    .map_err(|e| failed(&e))?;
+    let st = dir.stat().map_err(|e| failed(&e))?;
+    if !trusted_owner(st.st_uid) {
+        return Err(failed(&format!(
+            "it belongs to {}, not to you ({}) or root: give a dir of yours",
+            user_name(st.st_uid),
+            user_name(euid())
+        )));
+    }
+    let mode = mode_of(&st);
+    if others_may_swap(mode) {
+        return Err(failed(&format!(
+            "writable by other users without the sticky bit (mode {mode:o}): give a dir only \
+             you may write, or chmod go-w it"
+        )));
+    }
+    Ok(dir)
+}
+
+/// A dir this process just made for itself (a private temporary dir),
+/// opened without following a link and checked on what was opened: this
+/// user's, open to no one else.
+pub fn open_private(path: &Path) -> Result<Dir, String> {
+    let shown = path.display();
+    let dir = Dir::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let st = dir.stat().map_err(|e| format!("{shown}: {e}"))?;
+    if st.st_uid != euid() || mode_of(&st) & 0o077 != 0 {
+        return Err(format!(
+            "{shown}: not a private dir of yours (owner {}, mode {:o})",
+            user_name(st.st_uid),
+            mode_of(&st)
+        ));
+    }
+    Ok(dir)
+}
+
+/// A fresh run dir in `root`: mode 0700, its name `prefix`, the time and
+/// eight random letters or digits, made only if nothing is there.
+pub fn fresh_run(root: &Dir, prefix: &str) -> Result<Dir, String> {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness from the OS: {e}"))?;
+    const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let tail: String = bytes
+        .iter()
+        .map(|b| char::from(ALNUM[usize::from(*b) % ALNUM.len()]))
+        .collect();
+    let name = format!("{prefix}{secs}-{tail}");
+    root.fresh_dir(&name)
+        .map_err(|e| format!("{}: {e}", root.join(&name).display()))
 }
 
 /// Writes `bytes` to `path` as a new file, replacing what is there

@@ -1,6 +1,7 @@
 //! What every stage may use and that knows nothing of the lab: its own
 //! `println!`, text escaping, private temporary directories, files and
-//! dirs safe from other users, the source tree, the TCP listeners of this
+//! dirs safe from other users (a run's dir held open, everything in it
+//! made through the handle), the source tree, the TCP listeners of this
 //! host.
 
 #[macro_use]
@@ -10,6 +11,7 @@ pub mod browser;
 pub mod cpu;
 pub mod fsafe;
 pub mod netstat;
+pub mod rundir;
 pub mod stats;
 pub mod text;
 pub mod tmp;

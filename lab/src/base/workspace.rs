@@ -1,6 +1,8 @@
 //! Where the workspace and its build are, and the cargo that ran us: what
 //! setup, the build and the tests all need, below every stage.
 
+use crate::base::fsafe;
+use crate::base::rundir::Dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,7 +34,7 @@ pub fn exe_dir() -> Option<PathBuf> {
 /// The cargo target dir; without the source tree (a copied `rdma-lab`),
 /// `rdma-lab/` in the current directory, where its results go.
 pub fn target_dir() -> PathBuf {
-    if std::env::var_os("CARGO_TARGET_DIR").is_none() && !source_tree() {
+    if beside_a_copy() {
         return std::env::current_dir()
             .unwrap_or_else(|_| PathBuf::from("."))
             .join("rdma-lab");
@@ -50,20 +52,34 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
-/// The default result dir of `kind` (`lab`, `mesh`) under
-/// [`target_dir`]: made if missing, refused when another user could
-/// redirect what the runs write there ([`crate::base::fsafe::own_dir`]):
-/// `./rdma-lab/` beside a copy is checked too, cargo's `target/` is not.
-pub fn results_dir(kind: &str) -> Result<PathBuf, String> {
-    let root = target_dir();
-    if std::env::var_os("CARGO_TARGET_DIR").is_none() && !source_tree() {
-        crate::base::fsafe::own_dir(&root)?;
-    } else {
-        std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+/// Whether the default result dirs are `./rdma-lab/` in the working
+/// directory: a copied `rdma-lab`, without the source tree or
+/// `CARGO_TARGET_DIR`.
+fn beside_a_copy() -> bool {
+    std::env::var_os("CARGO_TARGET_DIR").is_none() && !source_tree()
+}
+
+/// The default result root of `kind` (`lab`, `mesh`), opened once:
+/// `./rdma-lab/KIND` beside a copy (refused when the working directory is
+/// open to other users without the sticky bit, [`fsafe::shared_cwd_refused`]),
+/// else `KIND` in the build's target dir (cargo's, which may be a link of
+/// yours, or `CARGO_TARGET_DIR`); each dir made if missing and refused
+/// when another user could redirect what the runs write there
+/// ([`fsafe::own_dir`], [`fsafe::open_root`]). A run makes its own fresh
+/// dir inside ([`fsafe::fresh_run`]).
+pub fn results_root(kind: &str) -> Result<Dir, String> {
+    if beside_a_copy() {
+        return copy_root(kind);
     }
-    let dir = root.join(kind);
-    crate::base::fsafe::own_dir(&dir)?;
-    Ok(dir)
+    fsafe::own_dir(&fsafe::open_root(&target_dir(), "", true)?, kind)
+}
+
+/// `./rdma-lab/KIND` in the working directory, as [`results_root`] opens
+/// it beside a copy.
+pub fn copy_root(kind: &str) -> Result<Dir, String> {
+    let cwd = Dir::cwd().map_err(|e| format!("the working directory: {e}"))?;
+    fsafe::shared_cwd_refused(&cwd)?;
+    fsafe::own_dir(&fsafe::own_dir(&cwd, "rdma-lab")?, kind)
 }
 
 /// The cargo that runs this (`CARGO`, as cargo sets it for what it

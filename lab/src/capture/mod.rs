@@ -8,6 +8,7 @@
 pub mod ladder;
 pub mod verdict;
 
+use crate::base::rundir::Dir;
 use crate::model::{Kind, Packet, Reth, CONTROL_PORT};
 use std::fs;
 use std::path::Path;
@@ -558,10 +559,10 @@ fn drop_leftovers(packets: &mut Vec<Packet>) {
     });
 }
 
-/// Writes the frames `keep` (frame numbers, ascending) of a classic pcap
-/// file to `out`: a capture's records are copied whole, nothing in them is
-/// read.
-pub fn write_frames(pcap: &[u8], keep: &[u32], out: &Path) -> Result<(), String> {
+/// The frames `keep` (frame numbers, ascending) of a classic pcap file,
+/// as a pcap file of their own: a capture's records are copied whole,
+/// nothing in them is read.
+pub fn frames(pcap: &[u8], keep: &[u32]) -> Result<Vec<u8>, String> {
     const HEADER: usize = 24;
     if pcap.len() < HEADER {
         return Err("the capture has no pcap header".into());
@@ -593,25 +594,34 @@ pub fn write_frames(pcap: &[u8], keep: &[u32], out: &Path) -> Result<(), String>
         at = end;
         frame += 1;
     }
+    Ok(data)
+}
+
+/// [`frames`] written to a new file at `out`.
+pub fn write_frames(pcap: &[u8], keep: &[u32], out: &Path) -> Result<(), String> {
+    let data = frames(pcap, keep)?;
     fs::write(out, data).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// Decodes `dir/wire.pcap`, writes `dir/<scenario>.pcap` for each
 /// scenario and returns the cut.
-pub fn split(dir: &Path) -> Result<Vec<Capture>, String> {
+pub fn split(dir: &Dir) -> Result<Vec<Capture>, String> {
     let pcap = dir.join(WIRE_PCAP);
-    if !pcap.is_file() {
-        return Err(format!(
+    let bytes = dir.read(WIRE_PCAP).map_err(|_| {
+        format!(
             "{} is not the result dir of a two-host run with --capture (no {WIRE_PCAP})",
-            dir.display()
-        ));
-    }
-    let frames = decode(&pcap)?;
-    let captures = cut(&frames);
-    let bytes = fs::read(&pcap).map_err(|e| format!("{}: {e}", pcap.display()))?;
+            dir.path().display()
+        )
+    })?;
+    // tshark reads the recording by its path; the cut is written through
+    // the dir's handle.
+    let decoded = decode(&pcap)?;
+    let captures = cut(&decoded);
     for c in &captures {
         let keep: Vec<u32> = c.packets.iter().map(|p| p.frame).collect();
-        write_frames(&bytes, &keep, &dir.join(format!("{}.pcap", c.scenario)))?;
+        let name = format!("{}.pcap", c.scenario);
+        dir.write(&name, frames(&bytes, &keep)?)
+            .map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;
     }
     Ok(captures)
 }

@@ -16,7 +16,7 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
         "lab [NAME...] [--faults] [--two-hosts [--capture]] [--kernel IMAGE] [--keep] [--tcg]
        [--local [--dev DEV] [--ip ADDR] [--gid-idx N] [--serve | --peer ADDR]
         [--port N] [--wait SECS] [--bin-dir DIR] [--secret-file F] [--allow ADDR...]]
-       [--junit FILE] [--json FILE]",
+       [--out DIR] [--junit FILE] [--json FILE]",
         "run scenarios (default: every example pair; --faults: the fault
             matrix, of every example or of those NAMEd) in a Soft-RoCE VM,
             in two VMs (--two-hosts) or on this host's RDMA device (--local);
@@ -32,7 +32,9 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             first and its findings are printed; --junit and --json write
             the reports CI systems read; --kernel boots that image (its
             modules in /lib/modules) instead of the default; results go to
-            target/lab/<run>/, kept on failure or with --keep; the VMs use
+            a fresh private dir, target/lab/<run>/ (./rdma-lab/lab/<run>/
+            beside a copy, DIR/<run>/ with --out DIR), kept on failure or
+            with --keep; the VMs use
             KVM where the CPU offers it, --tcg (or XTASK_TCG=1) forces
             emulation",
     ),
@@ -88,9 +90,13 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             --rails also runs each pair on every other rail (subnet) both
             hosts have a port on, all rails at once: the probe and
             --perf's measurements, each rail judged on its own and a
-            fault named with its device (node2 rxe1, rail 1); --record
-            FILE keeps every host's report as the judge took it, which
-            --replay FILE judges and shows again without a host",
+            fault named with its device (node2 rxe1, rail 1); each
+            rank's results go to a fresh private dir in --out DIR
+            (./rdma-lab/mesh beside a copy, else target/mesh), rank 0's
+            with the pairs' transcripts, which --html's page links to;
+            --record FILE keeps every host's report as the judge took
+            it, which --replay FILE judges and shows again without a
+            host",
     ),
     (
         "keygen",

@@ -58,7 +58,10 @@ pub(super) fn lab_getopts() -> getopts::Options {
     ] {
         opts.optflag("", flag, "");
     }
-    for value in TWO_HOST_VALUES.iter().chain(&["junit", "json", "kernel"]) {
+    for value in TWO_HOST_VALUES
+        .iter()
+        .chain(&["junit", "json", "kernel", "out"])
+    {
         opts.optopt("", value, "", "");
     }
     opts.optmulti("", "allow", "", "");
@@ -147,6 +150,7 @@ pub(super) fn lab_options(m: &getopts::Matches, role: &model::Local) -> Result<L
         port: num_opt(m, "port", model::CONTROL_PORT)?,
         secret_file: m.opt_str("secret-file").map(std::path::PathBuf::from),
         allow: allow_list(m)?,
+        out: m.opt_str("out").map(std::path::PathBuf::from),
         ..LabOptions::new(mode, agent_exe)
     })
 }

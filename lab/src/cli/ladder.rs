@@ -17,7 +17,10 @@ pub(super) fn ladder_cmd(args: &[String]) -> Result<bool, String> {
     let addrs = Mode::TwoHosts
         .addrs()
         .expect("the two-host lab has addresses");
-    let captures = crate::capture::split(std::path::Path::new(dir))?;
+    let run = crate::base::rundir::Dir::open(std::path::Path::new(dir)).map_err(|e| {
+        format!("{dir} is not the result dir of a two-host run with --capture ({e})")
+    })?;
+    let captures = crate::capture::split(&run)?;
     if let Some(n) = names
         .iter()
         .find(|n| !captures.iter().any(|c| &c.scenario == *n))

@@ -135,11 +135,7 @@ pub(super) fn mesh_options(
     } else {
         mesh_secret(m)?
     };
-    let out = match m.opt_str("out") {
-        Some(o) => std::path::PathBuf::from(o),
-        None => host::mesh::default_out()?,
-    };
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let out = host::mesh::run_dir(m.opt_str("out").as_deref().map(std::path::Path::new))?;
     Ok(host::mesh::MeshOptions {
         names: m.free.clone(),
         pattern,
@@ -237,7 +233,7 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
                 .collect()
         })
         .unwrap_or_default();
-    let run = if ssh_hosts.is_empty() {
+    let (run, dir) = if ssh_hosts.is_empty() {
         let num = |k: &str| {
             m.opt_str(k)
                 .map(|v| v.parse::<usize>().map_err(|e| format!("--{k} {v}: {e}")))
@@ -245,7 +241,7 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         };
         let ranked = host::mesh::ranked(num("rank")?, num("size")?, m.opt_str("coordinator"))?;
         let opts = mesh_options(&m, &ranked.names)?;
-        host::mesh::run_ranked(&opts, &ranked)?
+        (host::mesh::run_ranked(&opts, &ranked)?, opts.out)
     } else {
         host::ssh::check_hosts(&ssh_hosts)?;
         let opts = mesh_options(&m, &ssh_hosts)?;
@@ -255,13 +251,20 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
             coordinator: m.opt_str("coordinator"),
         };
         let bin_dir = host::mesh::bin_dir(&opts, &host::mesh::scenario_names(&opts.names)?)?;
-        Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?)
+        (
+            Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?),
+            opts.out,
+        )
     };
     let Some(run) = run else { return Ok(true) };
     if let Some(file) = m.opt_str("record") {
         crate::results::record::write(std::path::Path::new(&file), &run)?;
     }
-    crate::present::mesh::report(&run, &report_files(&m))
+    let files = crate::present::mesh::ReportFiles {
+        transcripts: Some(dir.path().to_path_buf()),
+        ..report_files(&m)
+    };
+    crate::present::mesh::report(&run, &files)
 }
 
 /// Where `--junit`, `--json` and `--html` ask the reports to go.
@@ -270,6 +273,7 @@ fn report_files(m: &getopts::Matches) -> crate::present::mesh::ReportFiles {
         junit: m.opt_str("junit").map(Into::into),
         json: m.opt_str("json").map(Into::into),
         html: m.opt_str("html").map(Into::into),
+        transcripts: None,
     }
 }
 

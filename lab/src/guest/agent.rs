@@ -21,14 +21,15 @@
 //! how a capture of the whole run is cut per scenario ([`crate::model`]).
 
 use crate::base::netstat::tcp_listening;
+use crate::base::rundir::Dir;
 use crate::guest::control::{Control, HandshakeError, Secret};
 use crate::model::{Params, Ready, Scenario};
 use crate::results::{
-    boot_file, findings_file, host_file, host_record, parse_host_record, refused_file, result_file,
-    times_file, BootPhases,
+    boot_file, findings_file, host_file, host_record, parse_host_record, read_in, result_file,
+    times_file, BootPhases, REFUSED_FILE,
 };
 use crate::{catalog, judge, model};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -120,6 +121,12 @@ pub struct AgentConfig {
     /// Alone, beside other VMs: the queue dir they share (see [`queue_entry`]);
     /// this agent runs the scenarios it claims there, not its whole list.
     pub queue: Option<PathBuf>,
+    /// `out` as its maker opened it, when this process made it: every
+    /// file of the run is made and read through this handle, never by
+    /// `out`'s path again ([`run`] opens `out` when it is `None`, as in a
+    /// VM, whose agent reads its configuration from a file).
+    #[serde(skip)]
+    pub dir: Option<Dir>,
 }
 
 impl AgentConfig {
@@ -186,12 +193,8 @@ pub fn set_quiet(quiet: bool) {
 }
 
 impl Log {
-    fn new(out: &Path, tag: &str) -> Log {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(out.join(LOG_FILE))
-            .ok();
+    fn new(out: &Dir, tag: &str) -> Log {
+        let file = out.append(LOG_FILE).ok();
         Log {
             file,
             start: Instant::now(),
@@ -238,7 +241,7 @@ pub fn ipv4_mapped_gid(ip: &str) -> Option<String> {
     ))
 }
 
-fn is_ready(ready: Ready, stdout_path: &Path) -> bool {
+fn is_ready(ready: Ready, out: &Dir, stdout: &str) -> bool {
     match ready {
         Ready::None => true,
         Ready::TcpListen(port) => ["/proc/net/tcp", "/proc/net/tcp6"]
@@ -250,9 +253,7 @@ fn is_ready(ready: Ready, stdout_path: &Path) -> bool {
             .stderr(Stdio::null())
             .output()
             .is_ok_and(|o| cm_listening(&String::from_utf8_lossy(&o.stdout), port)),
-        Ready::Line(pattern) => {
-            fs::read_to_string(stdout_path).is_ok_and(|t| model::has_line(&t, pattern))
-        }
+        Ready::Line(pattern) => read_in(out, stdout).is_some_and(|t| model::has_line(&t, pattern)),
     }
 }
 
@@ -290,16 +291,19 @@ fn program_path(cfg: &AgentConfig, program: &str) -> std::ffi::OsString {
 struct Running {
     child: Option<Child>,
     started: Instant,
-    status: PathBuf,
-    stdout: PathBuf,
+    /// The result dir, and the side's files in it without their extension.
+    out: Dir,
+    base: String,
 }
 
 impl Running {
     fn start(cfg: &AgentConfig, s: &Scenario, side: &str, cmd: &model::Cmd) -> Running {
-        let base = |ext: &str| result_file(&cfg.out, &s.name, side, ext);
+        let out = out(cfg).clone();
+        let base = |ext: &str| result_file(&s.name, side, ext);
         let program = program_path(cfg, cmd.program);
-        let files =
-            File::create(base("stdout")).and_then(|o| Ok((o, File::create(base("stderr"))?)));
+        let files = out
+            .create(&base("stdout"))
+            .and_then(|o| Ok((o, out.create(&base("stderr"))?)));
         let child = files.and_then(|(o, e)| {
             Command::new("timeout")
                 .args(["-k", "5", &s.timeout_secs.to_string()])
@@ -317,8 +321,8 @@ impl Running {
         let child = match child {
             Ok(c) => Some(c),
             Err(e) => {
-                let _ = fs::write(
-                    base("stderr"),
+                let _ = out.write(
+                    &base("stderr"),
                     format!("agent: cannot start {}: {e}\n", cmd.program),
                 );
                 None
@@ -327,9 +331,14 @@ impl Running {
         Running {
             child,
             started: Instant::now(),
-            status: base("status"),
-            stdout: base("stdout"),
+            out,
+            base: result_file(&s.name, side, ""),
         }
+    }
+
+    /// The side's file with `ext`.
+    fn file(&self, ext: &str) -> String {
+        format!("{}{ext}", self.base)
     }
 
     /// SIGTERM to `timeout`, which passes it on to the command. The shell's
@@ -363,15 +372,19 @@ impl Running {
         }
     }
 
-    /// Waits (bounded by `timeout -k`) and writes the status file.
+    /// Waits (bounded by `timeout -k`), escapes what the side wrote (a
+    /// program prints what its peer sent it) and writes the status file.
     fn finish(mut self) -> i32 {
         use std::os::unix::process::ExitStatusExt;
         let code = match self.child.as_mut().map(|c| c.wait()) {
             Some(Ok(st)) => st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
             _ => 127,
         };
-        let _ = fs::write(
-            &self.status,
+        for ext in ["stdout", "stderr"] {
+            escape_file(&self.out, &self.file(ext));
+        }
+        let _ = self.out.write(
+            &self.file("status"),
             format!(
                 "exit={code}\nelapsed_ms={}\n",
                 self.started.elapsed().as_millis()
@@ -399,7 +412,7 @@ impl SideRun {
 
     /// Waits, bounded by `s`'s time limit, until it is ready by `s.ready`.
     pub fn wait_ready(&mut self, cfg: &AgentConfig, s: &Scenario) {
-        let mut log = Log::new(&cfg.out, "mcast");
+        let mut log = Log::new(out(cfg), "mcast");
         wait_ready(s, cfg.params.tcp_shift, &mut self.0, &mut log);
     }
 
@@ -411,9 +424,9 @@ impl SideRun {
 
 fn wait_ready(s: &Scenario, shift: u16, server: &mut Running, log: &mut Log) {
     let deadline = Instant::now() + Duration::from_secs(s.timeout_secs.into());
-    let stdout = server.stdout.clone();
+    let stdout = server.file("stdout");
     loop {
-        if is_ready(s.ready.shifted(shift), &stdout) {
+        if is_ready(s.ready.shifted(shift), &server.out, &stdout) {
             log.say(&format!(
                 "{}: server ready after {} ms",
                 s.name,
@@ -489,8 +502,11 @@ fn gid_index(dev: &str, port: u32, gid: &str) -> Option<u32> {
 /// Creates rxe0 on the requested netdev and finds the GID index of our IPv4
 /// address (1 on a fresh rxe, but derived rather than assumed).
 fn setup_rxe(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
-    let path = cfg.out.join(format!("setup.{}.log", cfg.role.as_str()));
-    let mut f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = format!("setup.{}.log", cfg.role.as_str());
+    let path = out(cfg).join(&name);
+    let mut f = out(cfg)
+        .create(&name)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let run = |f: &mut File, line: &str| {
         let v: Vec<&str> = line.split_whitespace().collect();
         run_cmd_logged(f, v[0], &v[1..])
@@ -850,7 +866,7 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
             theirs += &format!("{n}\t{}\n", crate::base::text::escaped(why, 300));
         }
     }
-    let _ = fs::write(refused_file(&cfg.out), mine.clone() + &theirs);
+    let _ = out(cfg).write(REFUSED_FILE, mine.clone() + &theirs);
     Ok(list
         .into_iter()
         .filter(|s| !refused.contains(&s.name.as_str()))
@@ -935,8 +951,8 @@ fn doctor_here(cfg: &mut AgentConfig, list: &[&Scenario], log: &mut Log) -> (Str
     let findings: String = check.findings.iter().map(|f| format!("{f}\n")).collect();
     let host = host_record(&info) + "\n";
     let who = cfg.role.as_str();
-    let _ = fs::write(findings_file(&cfg.out, who), &findings);
-    let _ = fs::write(host_file(&cfg.out, who), &host);
+    let _ = out(cfg).write(&findings_file(who), &findings);
+    let _ = out(cfg).write(&host_file(who), &host);
     (findings, host)
 }
 
@@ -954,7 +970,7 @@ fn exchange_doctors(
     if let Some(f) = probe_unstartable(cfg) {
         log.say(&format!("doctor finds: {f}"));
         findings += &format!("{f}\n");
-        let _ = fs::write(findings_file(&cfg.out, cfg.role.as_str()), &findings);
+        let _ = out(cfg).write(&findings_file(cfg.role.as_str()), &findings);
     }
     c.send_blob("findings", findings.as_bytes())?;
     c.send_blob("host", host.as_bytes())?;
@@ -962,13 +978,14 @@ fn exchange_doctors(
         Role::Server => "client",
         _ => "server",
     };
-    let theirs = c.expect_blob("findings", SETUP_STEP)?;
-    let their_host = c.expect_blob("host", SETUP_STEP)?;
-    let _ = fs::write(findings_file(&cfg.out, peer), theirs);
-    let _ = fs::write(host_file(&cfg.out, peer), &their_host);
+    // The peer's words, escaped before they reach a file.
+    let theirs = escaped_bytes(&c.expect_blob("findings", SETUP_STEP)?);
+    let their_host = escaped_bytes(&c.expect_blob("host", SETUP_STEP)?);
+    let _ = out(cfg).write(&findings_file(peer), theirs);
+    let _ = out(cfg).write(&host_file(peer), &their_host);
     // Both sides judge the two MTUs alike, so each says the same.
     let mtu = parse_host_record(&host)
-        .zip(parse_host_record(&String::from_utf8_lossy(&their_host)))
+        .zip(parse_host_record(&their_host))
         .and_then(|(mine, theirs)| crate::guest::doctor::mtu_finding(&mine, &theirs));
     Ok(mtu)
 }
@@ -1000,7 +1017,7 @@ fn probe_unstartable(cfg: &AgentConfig) -> Option<String> {
 /// the probe cannot start: which host, and why.
 fn probe_cannot_start(cfg: &AgentConfig) -> Option<(&'static str, String)> {
     ["server", "client"].into_iter().find_map(|who| {
-        let text = fs::read_to_string(findings_file(&cfg.out, who)).ok()?;
+        let text = read_in(out(cfg), &findings_file(who))?;
         let why = text
             .lines()
             .find_map(|l| l.strip_prefix(PROBE_CANNOT_START))?;
@@ -1018,7 +1035,7 @@ fn not_run(who: &str, why: &str) -> String {
 /// judged on what this host ran and saw: a serving host judges its own
 /// side, whatever the peer may claim; the peer, both sides' files.
 fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
-    let outcome = crate::results::collect(&[probe], &cfg.out, &cfg.out).pop()?;
+    let outcome = crate::results::collect(&[probe], out(cfg), out(cfg)).pop()?;
     let mut failures = judge::check(probe, &outcome, None);
     if cfg.role == Role::Server {
         failures.retain(|f| f.starts_with("server"));
@@ -1089,7 +1106,7 @@ fn probe_path(
         log.say(&format!("doctor finds: {f}"));
     }
     let text: String = found.iter().map(|f| format!("{f}\n")).collect();
-    let _ = fs::write(findings_file(&cfg.out, "path"), text);
+    let _ = out(cfg).write(&findings_file("path"), text);
     Ok(())
 }
 
@@ -1100,7 +1117,7 @@ const RESULT_EXTS: &[&str] = &["stdout", "stderr", "status", "leftover"];
 fn send_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(), String> {
     use crate::guest::control::RESULT_MAX;
     for ext in RESULT_EXTS {
-        if let Ok(mut bytes) = fs::read(result_file(&cfg.out, name, "server", ext)) {
+        if let Ok(mut bytes) = out(cfg).read(&result_file(name, "server", ext)) {
             if bytes.len() > RESULT_MAX {
                 let note = format!("\n[cut at {} MiB by the serving host]\n", RESULT_MAX >> 20);
                 bytes.truncate(RESULT_MAX - note.len());
@@ -1124,9 +1141,12 @@ fn receive_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Result<(),
         let mut words = line.splitn(3, ' ');
         match (words.next(), words.next(), words.next()) {
             (Some("file"), Some(ext), Some(h)) if RESULT_EXTS.contains(&ext) => {
-                let path = result_file(&cfg.out, name, "server", ext);
-                let bytes = crate::guest::control::unhex(h)?;
-                fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                let file = result_file(name, "server", ext);
+                // The serving host's bytes, escaped before they reach a file.
+                let text = escaped_bytes(&crate::guest::control::unhex(h)?);
+                out(cfg)
+                    .write(&file, text)
+                    .map_err(|e| format!("{}: {e}", out(cfg).join(&file).display()))?;
             }
             _ => break,
         }
@@ -1224,10 +1244,7 @@ fn run_one(
         if !left.is_empty() {
             log.say(&format!("{name}: left in the kernel:\n{left}"));
         }
-        let _ = fs::write(
-            result_file(&cfg.out, name, cfg.role.as_str(), "leftover"),
-            left,
-        );
+        let _ = out(cfg).write(&result_file(name, cfg.role.as_str(), "leftover"), left);
     }
     mark("end", Role::Server)?;
     match (control, cfg.role) {
@@ -1306,8 +1323,7 @@ impl ScenarioClock {
             _ => "-".into(),
         };
         let line = format!("{name}\t{wall_ms}\t{busy_ms}\n");
-        let path = times_file(&cfg.out, cfg.role.as_str());
-        let file = OpenOptions::new().create(true).append(true).open(&path);
+        let file = out(cfg).append(&times_file(cfg.role.as_str()));
         let _ = file.and_then(|mut f| f.write_all(line.as_bytes()));
     }
 }
@@ -1394,10 +1410,7 @@ fn save_dmesg(cfg: &AgentConfig) {
         let text = String::from_utf8_lossy(&o.stdout);
         let lines: Vec<&str> = text.lines().collect();
         let tail = lines[lines.len().saturating_sub(200)..].join("\n");
-        let _ = fs::write(
-            cfg.out.join(format!("dmesg.{}.txt", cfg.role.as_str())),
-            tail + "\n",
-        );
+        let _ = out(cfg).write(&format!("dmesg.{}.txt", cfg.role.as_str()), tail + "\n");
     }
 }
 
@@ -1468,14 +1481,24 @@ fn record_boot(cfg: &AgentConfig, phases: Option<BootPhases>, doctor: Instant, l
     };
     p.doctor_secs = doctor.elapsed().as_secs_f64();
     log.say(&format!("boot: {p}"));
-    let _ = fs::write(boot_file(&cfg.out, cfg.role.as_str()), p.record());
+    let _ = out(cfg).write(&boot_file(cfg.role.as_str()), p.record());
 }
 
 /// Runs the agent; the result files and `agent.<role>.status` ("ok" or the
-/// error) are left in `cfg.out`.
+/// error) are left in `cfg.out`, made (mode 0700) when missing and then
+/// held open ([`AgentConfig::dir`]).
 pub fn run(mut cfg: AgentConfig) -> Result<(), String> {
-    fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    let mut log = Log::new(&cfg.out, cfg.role.as_str());
+    if cfg.dir.is_none() {
+        use std::os::unix::fs::DirBuilderExt;
+        let failed = |e: std::io::Error| format!("{}: {e}", cfg.out.display());
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&cfg.out)
+            .map_err(failed)?;
+        cfg.dir = Some(Dir::open(&cfg.out).map_err(failed)?);
+    }
+    let mut log = Log::new(out(&cfg), cfg.role.as_str());
     let result = session(&mut cfg, &mut log);
     if cfg.net != Net::None {
         save_dmesg(&cfg);
@@ -1485,11 +1508,43 @@ pub fn run(mut cfg: AgentConfig) -> Result<(), String> {
         Err(e) => format!("error: {e}"),
     };
     log.say(&status);
-    let _ = fs::write(
-        cfg.out.join(format!("agent.{}.status", cfg.role.as_str())),
+    let _ = out(&cfg).write(
+        &format!("agent.{}.status", cfg.role.as_str()),
         status + "\n",
     );
     result
+}
+
+/// The run's result dir, as [`run`] holds it open.
+fn out(cfg: &AgentConfig) -> &Dir {
+    cfg.dir
+        .as_ref()
+        .expect("run() opens the result dir before anything uses it")
+}
+
+/// Bytes from a peer or a program as the text a result file keeps: every
+/// control and format character escaped but newlines and tabs
+/// ([`crate::base::text::escape_controls`]), bytes that are not UTF-8 as
+/// U+FFFD, so that a `cat` of the file obeys no escape sequence of theirs.
+fn escaped_bytes(bytes: &[u8]) -> String {
+    crate::base::text::escape_controls(&String::from_utf8_lossy(bytes))
+}
+
+/// The file `name` in `out`, rewritten escaped ([`escaped_bytes`]) when
+/// it holds anything to escape, and cut at what a result file may hold
+/// ([`crate::guest::control::RESULT_MAX`]: a program that wrote more costs
+/// this host no more memory than one that wrote that much).
+fn escape_file(out: &Dir, name: &str) {
+    use crate::guest::control::RESULT_MAX;
+    if let Ok((bytes, more)) = out.read_at_most(name, RESULT_MAX as u64) {
+        let mut text = escaped_bytes(&bytes);
+        if more {
+            text += &format!("\n[cut at {} MiB by this host]\n", RESULT_MAX >> 20);
+        }
+        if text.as_bytes() != bytes.as_slice() {
+            let _ = out.write(name, text);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! route that the examples' multicast takes, node0 running the script.
 //! The fabric's test and its benchmark are both such a run.
 
+use crate::base::rundir::Dir;
 use crate::base::workspace::{cargo, target_dir};
 use crate::host::fabric::{boot_fabric, FabricSpec, NodeOutcome};
 use crate::host::{lab, setup, vm};
@@ -138,7 +139,7 @@ pub struct FabricRun {
 
 /// The release binaries a node needs, built and copied into `dir/bin`:
 /// the eight examples and `rdma-lab`.
-fn binaries(dir: &std::path::Path) -> Result<PathBuf, String> {
+fn binaries(dir: &Dir) -> Result<PathBuf, String> {
     let pairs: Vec<_> = crate::catalog::pairs().collect();
     lab::build(&pairs)?;
     let built = cargo()
@@ -149,29 +150,21 @@ fn binaries(dir: &std::path::Path) -> Result<PathBuf, String> {
         return Err("cargo build --release -p rdma-lab failed".into());
     }
     let release = target_dir().join("release");
-    let bin = lab::copy_binaries(&release, &dir.join("bin"))?;
-    fs::copy(release.join("rdma-lab"), bin.join("rdma-lab"))
+    let bin = dir
+        .make_dir("bin")
+        .map_err(|e| format!("{}: {e}", dir.join("bin").display()))?;
+    lab::copy_binaries(&release, &bin)?;
+    bin.copy_from(&release.join("rdma-lab"), "rdma-lab")
         .map_err(|e| format!("copying rdma-lab: {e}"))?;
-    Ok(bin)
+    Ok(bin.path().to_path_buf())
 }
 
-/// A fresh private run dir under the build's `lab/`.
-fn run_dir() -> Result<PathBuf, String> {
-    use std::os::unix::fs::DirBuilderExt;
-    let parent = crate::base::workspace::results_dir("lab")?;
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    // Fabrics of one process side by side (the fabric tests) each get
-    // their own.
-    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = parent.join(format!("fabric-{secs}-{}-{n}", std::process::id()));
-    fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(dir)
+/// A fresh private run dir under the build's `lab/` (fabrics of one
+/// process side by side, the fabric tests, each get their own). The
+/// fabric's VMs are handed its path: they write their nodes' files there.
+fn run_dir() -> Result<Dir, String> {
+    let root = crate::base::workspace::results_root("lab")?;
+    crate::base::fsafe::fresh_run(&root, "fabric-")
 }
 
 /// Boots `n` nodes with Slurm and sshd; node0 runs `script` as
@@ -185,13 +178,14 @@ pub fn run_script(
     let tools = setup::ensure()?;
     let accel = vm::Accel::detect(std::env::var_os("XTASK_TCG").is_some(), &tools);
     setup::ensure_package("nftables", "for the fabric's faults")?;
-    let dir = run_dir()?;
-    let bin = binaries(&dir)?;
-    let script_file = dir.join("node0-script.sh");
-    fs::write(&script_file, script).map_err(|e| format!("{}: {e}", script_file.display()))?;
+    let run = run_dir()?;
+    let bin = binaries(&run)?;
+    let script_file = run.join("node0-script.sh");
+    run.write("node0-script.sh", script)
+        .map_err(|e| format!("{}: {e}", script_file.display()))?;
     let spec = FabricSpec {
         n,
-        dir: dir.clone(),
+        dir: run.path().to_path_buf(),
         exec: Vec::new(),
         slurm: true,
         ssh: true,

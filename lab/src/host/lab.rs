@@ -1,5 +1,7 @@
 //! The host side of a lab run: setup, build, boot, collect.
 
+use crate::base::fsafe;
+use crate::base::rundir::Dir;
 use crate::base::workspace::{cargo, target_dir};
 use crate::catalog::skip_reason;
 use crate::guest::agent::{AgentConfig, Net, Role};
@@ -8,14 +10,13 @@ use crate::model::{Local, Mode, Outcome, Params, Scenario, Skip, CLIENT_IP, SERV
 pub use crate::results::report::{LabReport, VmInfo};
 use crate::results::HostCheck;
 use crate::results::{
-    agent_note, collect, read_doctor, read_refused, read_times, result_file, times_file,
-    ScenarioTime,
+    agent_note, collect, read_doctor, read_in, read_refused, read_times, result_file, ScenarioTime,
 };
 use crate::{catalog, host};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// How to run the lab.
 #[derive(Debug, Clone)]
@@ -54,6 +55,9 @@ pub struct LabOptions {
     /// One host in VMs: how many VMs run the list side by side, each
     /// taking the next scenario from a queue they share (at least one).
     pub lanes: usize,
+    /// `--out DIR`: the root in which the run makes its dir (else the
+    /// default, [`crate::base::workspace::results_root`]).
+    pub out: Option<PathBuf>,
 }
 
 /// Told of each scenario of a VM run as it ends, with the result dir that
@@ -63,7 +67,7 @@ pub struct LabOptions {
 pub struct Progress(pub std::sync::Arc<OnScenario>);
 
 /// What a [`Progress`] calls: the result dir and the scenario's time.
-pub type OnScenario = dyn Fn(&Path, &ScenarioTime) + Send + Sync;
+pub type OnScenario = dyn Fn(&Dir, &ScenarioTime) + Send + Sync;
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,14 +75,14 @@ impl std::fmt::Debug for Progress {
     }
 }
 
-/// Reads the report dir's [`times_file`] as the agent adds to it, and
-/// tells `progress` of each new line, until `done`; then once more.
-fn watch(progress: &Progress, dir: &Path, role: &str, done: &std::sync::atomic::AtomicBool) {
-    let file = times_file(dir, role);
+/// Reads the report dir's [`crate::results::times_file`] as the agent adds
+/// to it, and tells `progress` of each new line, until `done`; then once
+/// more.
+fn watch(progress: &Progress, dir: &Dir, role: &str, done: &std::sync::atomic::AtomicBool) {
     let mut told = 0;
     loop {
         let last = done.load(std::sync::atomic::Ordering::Acquire);
-        let times = read_times(&file);
+        let times = read_times(dir, role);
         for t in times.iter().skip(told) {
             (progress.0)(dir, t);
         }
@@ -107,6 +111,7 @@ impl LabOptions {
             allow: Vec::new(),
             progress: None,
             lanes: 1,
+            out: None,
         }
     }
 }
@@ -145,30 +150,18 @@ pub fn build(list: &[&Scenario]) -> Result<(), String> {
     }
 }
 
-fn new_run_dir() -> Result<PathBuf, String> {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let lab = crate::base::workspace::results_dir("lab")?;
-    // Runs of one process side by side (the Soft-RoCE suite's batches)
-    // each get their own.
-    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = lab.join(format!("{secs}-{}-{n}", std::process::id()));
-    create_private_dir(&dir)?;
-    Ok(dir)
-}
-
-/// Creates `dir`, mode 0700: an error if it exists (as a directory or a
-/// symlink someone planted), so a run never writes into one it did not
-/// make, and no other user reads what the runs leave.
-fn create_private_dir(dir: &Path) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))
+/// The run's root (`--out`, else the default) opened once, and the run's
+/// own dir in it: fresh, mode 0700, unpredictably named, so a run never
+/// writes into one it did not make, and no other user reads what the
+/// runs leave. Runs of one process side by side (the Soft-RoCE suite's
+/// batches) each get their own.
+fn new_run_dir(opts: &LabOptions) -> Result<(Dir, Dir), String> {
+    let root = match &opts.out {
+        Some(o) => fsafe::open_root(o, "--out ", false)?,
+        None => crate::base::workspace::results_root("lab")?,
+    };
+    let dir = fsafe::fresh_run(&root, "")?;
+    Ok((root, dir))
 }
 
 /// The doctor's result dir for a run with a peer: fresh, mode 0700, under
@@ -265,7 +258,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     let done = std::sync::atomic::AtomicBool::new(false);
     let (report_dirs, boot) = std::thread::scope(|scope| {
         if let Some(p) = &opts.progress {
-            for (dir, role) in ctx.report_dirs() {
+            for (dir, role) in ctx.report_dirs()? {
                 let done = &done;
                 scope.spawn(move || watch(p, &dir, role, done));
             }
@@ -289,14 +282,14 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     }
     let (findings, hosts) = read_doctors(&report_dirs);
     let elapsed = ctx.started.elapsed();
-    let phases = ctx.report_dirs().first().and_then(|(dir, role)| {
-        let text = fs::read_to_string(crate::results::boot_file(dir, role)).ok()?;
+    let phases = ctx.report_dirs()?.first().and_then(|(dir, role)| {
+        let text = read_in(dir, &crate::results::boot_file(role))?;
         crate::results::BootPhases::parse(&text)
     });
     let vms = vm_info(tools, accel, (boot, phases), &ctx.dir);
     let addrs = opts.mode.addrs();
     let report = LabReport {
-        dir: ctx.dir,
+        dir: ctx.dir.path().to_path_buf(),
         outcomes: crate::capture::verdict::judge_all(outcomes, addrs.as_ref(), captured),
         notes,
         elapsed,
@@ -308,17 +301,17 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
         findings,
         hosts,
     };
-    clean_up(&report, opts.keep);
+    clean_up(&report, opts.keep, &ctx.root);
     Ok(report)
 }
 
 /// Each scenario's outcome, from the dir of the lane that ran it (the
 /// first lane's, where none did, which then says what is missing).
-fn collect_lanes(list: &[&'static Scenario], dirs: &[PathBuf]) -> Vec<Outcome> {
-    let ran_in = |s: &Scenario, d: &Path| {
+fn collect_lanes(list: &[&'static Scenario], dirs: &[Dir]) -> Vec<Outcome> {
+    let ran_in = |s: &Scenario, d: &Dir| {
         ["both", "server", "client"]
             .iter()
-            .any(|side| result_file(d, &s.name, side, "status").exists())
+            .any(|side| d.exists(&result_file(&s.name, side, "status")))
     };
     list.iter()
         .flat_map(|s| {
@@ -330,7 +323,7 @@ fn collect_lanes(list: &[&'static Scenario], dirs: &[PathBuf]) -> Vec<Outcome> {
 
 /// The doctor's findings and hosts of every lane, each told once (the
 /// lanes' VMs are alike).
-fn read_doctors(dirs: &[PathBuf]) -> (Vec<String>, Vec<crate::results::HostInfo>) {
+fn read_doctors(dirs: &[Dir]) -> (Vec<String>, Vec<crate::results::HostInfo>) {
     let (mut findings, mut hosts) = (Vec::new(), Vec::new());
     for d in dirs {
         let (f, h) = read_doctor(d);
@@ -356,7 +349,7 @@ fn boot_and_run(
     accel: &host::vm::Accel,
     local_dev: Option<String>,
     notes: &mut Vec<String>,
-) -> Result<(Vec<PathBuf>, Duration), String> {
+) -> Result<(Vec<Dir>, Duration), String> {
     match &ctx.opts.mode {
         Mode::Local {
             ip, gid_idx, role, ..
@@ -467,7 +460,13 @@ fn local_device(mode: &Mode) -> Result<Option<String>, String> {
 
 /// That the VMs see the agent and the build, which virtme-ng would hide.
 fn check_guest_paths(opts: &LabOptions) -> Result<(), String> {
-    for p in [opts.agent_exe.as_path(), target_dir().as_path()] {
+    let target = target_dir();
+    let seen = [
+        Some(opts.agent_exe.as_path()),
+        Some(target.as_path()),
+        opts.out.as_deref(),
+    ];
+    for p in seen.into_iter().flatten() {
         if !guest_can_see(p) {
             return Err(format!(
                 "the VMs cannot see {}: virtme-ng mounts a fresh tmpfs over it; build the workspace elsewhere",
@@ -525,8 +524,9 @@ struct RunCtx<'a> {
     names: Vec<String>,
     /// Whether the sides run in VMs.
     vms: bool,
-    /// The run's result dir.
-    dir: PathBuf,
+    /// The root the run's dir is in, and the run's dir, held open.
+    root: Dir,
+    dir: Dir,
     /// When the run started (after the build).
     started: Instant,
     /// The boot and the scenarios' time bound.
@@ -540,7 +540,7 @@ impl<'a> RunCtx<'a> {
         bin_dir: PathBuf,
         list: &[&Scenario],
     ) -> Result<RunCtx<'a>, String> {
-        let dir = new_run_dir()?;
+        let (root, dir) = new_run_dir(opts)?;
         let names = list.iter().map(|s| s.name.to_string()).collect();
         let started = Instant::now();
         Ok(RunCtx {
@@ -548,6 +548,7 @@ impl<'a> RunCtx<'a> {
             bin_dir,
             names,
             vms: !matches!(opts.mode, Mode::Local { .. }),
+            root,
             dir,
             started,
             budget: Duration::from_secs(host::vm::BOOT_SECS + run_budget(list)),
@@ -557,24 +558,47 @@ impl<'a> RunCtx<'a> {
     /// In the VMs, the dirs that will hold both sides' result files and
     /// the role whose times file is there (VM B's client, or each lane's
     /// both).
-    fn report_dirs(&self) -> Vec<(PathBuf, &'static str)> {
-        match self.opts.mode {
+    fn report_dirs(&self) -> Result<Vec<(Dir, &'static str)>, String> {
+        Ok(match self.opts.mode {
             Mode::SingleHost => self
-                .lane_dirs()
+                .lane_dirs()?
                 .into_iter()
                 .map(|d| (d, Role::Both.as_str()))
                 .collect(),
-            Mode::TwoHosts => vec![(self.dir.join("b"), Role::Client.as_str())],
+            Mode::TwoHosts => vec![(self.sub("b")?, Role::Client.as_str())],
             Mode::Local { .. } => Vec::new(),
-        }
+        })
+    }
+
+    /// Boots `spec`, its console in the run's dir as `console`.
+    fn boot(
+        &self,
+        tools: &host::setup::Tools,
+        accel: &host::vm::Accel,
+        spec: &VmSpec,
+        console: &str,
+    ) -> Result<Vm, String> {
+        let path = self.dir.join(console);
+        let log = self
+            .dir
+            .create(console)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Vm::boot_to(tools, accel, spec, &path, log)
+    }
+
+    /// The dir `name` in the run's, made when missing, held open.
+    fn sub(&self, name: &str) -> Result<Dir, String> {
+        self.dir
+            .make_dir(name)
+            .map_err(|e| format!("{}: {e}", self.dir.join(name).display()))
     }
 
     /// One host in VMs: each lane's result dir, `a` then `a2`, `a3`...
-    fn lane_dirs(&self) -> Vec<PathBuf> {
+    fn lane_dirs(&self) -> Result<Vec<Dir>, String> {
         (1..=self.opts.lanes.max(1))
             .map(|i| match i {
-                1 => self.dir.join("a"),
-                i => self.dir.join(format!("a{i}")),
+                1 => self.sub("a"),
+                i => self.sub(&format!("a{i}")),
             })
             .collect()
     }
@@ -585,24 +609,25 @@ impl<'a> RunCtx<'a> {
         if self.opts.lanes <= 1 {
             return Ok(None);
         }
-        let q = self.dir.join("queue");
-        fs::create_dir(&q).map_err(|e| format!("{}: {e}", q.display()))?;
+        let failed = |e: std::io::Error| format!("{}: {e}", self.dir.join("queue").display());
+        let q = self.dir.fresh_dir("queue").map_err(failed)?;
         for (i, name) in self.names.iter().enumerate() {
-            let entry = q.join(crate::guest::agent::queue_entry(i, name));
-            fs::write(&entry, "").map_err(|e| format!("{}: {e}", entry.display()))?;
+            q.write(&crate::guest::agent::queue_entry(i, name), "")
+                .map_err(failed)?;
         }
-        Ok(Some(q))
+        Ok(Some(q.path().to_path_buf()))
     }
 
     /// An agent's configuration: `role` at `ip` on `net`, its results in
     /// `out`.
-    fn agent(&self, role: Role, ip: &str, net: Net, out: PathBuf, params: Params) -> AgentConfig {
+    fn agent(&self, role: Role, ip: &str, net: Net, out: &Dir, params: Params) -> AgentConfig {
         let opts = self.opts;
         AgentConfig {
             role,
             ip: ip.to_string(),
             net,
-            out,
+            out: out.path().to_path_buf(),
+            dir: Some(out.clone()),
             bin_dir: self.bin_dir.clone(),
             params,
             // The server learns the list from the client.
@@ -630,9 +655,11 @@ impl<'a> RunCtx<'a> {
     /// in its result dir, written now. On the kernel command line, which vng
     /// uses to pass --exec, a long scenario list would be cut at 2 KiB and
     /// the guest would hang at boot.
-    fn exec(&self, cfg: &AgentConfig) -> Result<String, String> {
-        let file = cfg.out.join(crate::guest::agent::CONFIG_FILE);
-        fs::write(&file, cfg.to_json()).map_err(|e| format!("{}: {e}", file.display()))?;
+    fn exec(&self, cfg: &AgentConfig, out: &Dir) -> Result<String, String> {
+        let name = crate::guest::agent::CONFIG_FILE;
+        let file = out.join(name);
+        out.write(name, cfg.to_json())
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok([
             self.opts.agent_exe.to_string_lossy().into_owned(),
             "agent".into(),
@@ -655,7 +682,7 @@ fn run_local(
     gid_idx: Option<u32>,
     role: &Local,
     notes: &mut Vec<String>,
-) -> Result<PathBuf, String> {
+) -> Result<Dir, String> {
     let (agent_role, server_ip) = match role {
         Local::Alone => (Role::Both, ip.to_string()),
         Local::Serve => (Role::Server, ip.to_string()),
@@ -670,7 +697,7 @@ fn run_local(
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
     };
-    let mut cfg = ctx.agent(agent_role, ip, Net::None, ctx.dir.clone(), params);
+    let mut cfg = ctx.agent(agent_role, ip, Net::None, &ctx.dir, params);
     cfg.auto_gid = gid_idx.is_none();
     if agent_role == Role::Server {
         cfg.secret = serving_secret(ctx.opts, ip)?;
@@ -689,32 +716,24 @@ fn boot_one_vm(
     tools: &host::setup::Tools,
     accel: &host::vm::Accel,
     notes: &mut Vec<String>,
-) -> Result<(Vec<PathBuf>, Duration), String> {
+) -> Result<(Vec<Dir>, Duration), String> {
     let queue = ctx.queue()?;
-    let lanes = ctx.lane_dirs();
+    let lanes = ctx.lane_dirs()?;
     let mut vms = Vec::new();
     for out in &lanes {
-        fs::create_dir_all(out).map_err(|e| e.to_string())?;
-        let mut cfg = ctx.agent(
-            Role::Both,
-            SERVER_IP,
-            Net::Dummy,
-            out.clone(),
-            Params::default(),
-        );
+        let mut cfg = ctx.agent(Role::Both, SERVER_IP, Net::Dummy, out, Params::default());
         cfg.queue.clone_from(&queue);
-        let lane = out.file_name().unwrap_or_default().to_string_lossy();
+        let lane = out.path().file_name().unwrap_or_default().to_string_lossy();
         let spec = VmSpec {
             name: lane.to_uppercase(),
-            exec: ctx.exec(&cfg)?,
-            rwdir: out.clone(),
+            exec: ctx.exec(&cfg, out)?,
+            rwdir: out.path().to_path_buf(),
             shared: queue.clone(),
             qemu_opts: None,
             cpus: 2,
             memory: host::vm::VM_MEMORY.into(),
         };
-        let console = ctx.dir.join(format!("vm-{lane}.console"));
-        vms.push(Vm::boot(tools, accel, &spec, &console)?);
+        vms.push(ctx.boot(tools, accel, &spec, &format!("vm-{lane}.console"))?);
     }
     let mut boot = Duration::ZERO;
     let mut booted = Vec::new();
@@ -747,17 +766,14 @@ fn boot_two_vms(
     tools: &host::setup::Tools,
     accel: &host::vm::Accel,
     notes: &mut Vec<String>,
-) -> Result<(PathBuf, Duration), String> {
-    let (a, b) = (ctx.dir.join("a"), ctx.dir.join("b"));
-    for d in [&a, &b] {
-        fs::create_dir_all(d).map_err(|e| e.to_string())?;
-    }
+) -> Result<(Dir, Duration), String> {
+    let (a, b) = (ctx.sub("a")?, ctx.sub("b")?);
     let port = host::vm::free_port()?;
     let (spec_a, spec_b) = two_vm_specs(ctx, &a, &b, port)?;
-    let mut vm_a = Vm::boot(tools, accel, &spec_a, &ctx.dir.join("vm-a.console"))?;
+    let mut vm_a = ctx.boot(tools, accel, &spec_a, "vm-a.console")?;
     // QEMU's connect side fails at once if the listen side is not up.
     host::vm::wait_host_listen(port, &mut vm_a, 60)?;
-    let mut vm_b = Vm::boot(tools, accel, &spec_b, &ctx.dir.join("vm-b.console"))?;
+    let mut vm_b = ctx.boot(tools, accel, &spec_b, "vm-b.console")?;
     let booted = vm_a
         .wait_for_boot(&a.join(crate::guest::agent::LOG_FILE))
         .and_then(|ta| Ok(ta.max(vm_b.wait_for_boot(&b.join(crate::guest::agent::LOG_FILE))?)));
@@ -783,7 +799,7 @@ fn boot_two_vms(
 
 /// The two VMs' specs, their agents' files written: A serves from
 /// `a`, B runs the client sides from `b`, joined on 127.0.0.1:`port`.
-fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, VmSpec), String> {
+fn two_vm_specs(ctx: &RunCtx, a: &Dir, b: &Dir, port: u16) -> Result<(VmSpec, VmSpec), String> {
     let dump = wire_dump(ctx.opts, &ctx.dir);
     // The two VMs are two hosts: A serves, B runs the client sides
     // from a copy of the binaries, as a host without the source
@@ -796,34 +812,37 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
         Role::Server,
         SERVER_IP,
         Net::Mac(host::vm::MAC_A.into()),
-        a.to_path_buf(),
+        a,
         params.clone(),
     );
     let mut cfg_b = ctx.agent(
         Role::Client,
         CLIENT_IP,
         Net::Mac(host::vm::MAC_B.into()),
-        b.to_path_buf(),
+        b,
         params,
     );
-    cfg_b.bin_dir = copy_binaries(&ctx.bin_dir, &b.join("bin"))?;
+    let bin = b
+        .make_dir("bin")
+        .map_err(|e| format!("{}: {e}", b.join("bin").display()))?;
+    cfg_b.bin_dir = copy_binaries(&ctx.bin_dir, &bin)?;
     // The lab itself too, as a host without the source tree gets it.
     if let Some(lab) = ctx.opts.agent_exe.parent().map(|d| d.join("rdma-lab")) {
-        fs::copy(&lab, cfg_b.bin_dir.join("rdma-lab"))
+        bin.copy_from(&lab, "rdma-lab")
             .map_err(|e| format!("copying {}: {e}", lab.display()))?;
     }
     // A secret of this run's own, in a file each VM's agent reads.
     let secret = crate::guest::control::Secret::generate()?;
-    for cfg in [&mut cfg_a, &mut cfg_b] {
-        let file = cfg.out.join("secret");
-        crate::guest::control::write_secret(&file, &secret)?;
-        cfg.secret_file = Some(file);
+    for (cfg, dir) in [(&mut cfg_a, a), (&mut cfg_b, b)] {
+        dir.write("secret", format!("{}\n", secret.text()))
+            .map_err(|e| format!("{}: {e}", dir.join("secret").display()))?;
+        cfg.secret_file = Some(dir.join("secret"));
     }
     // One vCPU each: two TCG guests share this host's cores.
     let spec_a = VmSpec {
         name: "A".into(),
-        exec: ctx.exec(&cfg_a)?,
-        rwdir: a.to_path_buf(),
+        exec: ctx.exec(&cfg_a, a)?,
+        rwdir: a.path().to_path_buf(),
         shared: None,
         qemu_opts: Some(qemu_nic("listen", port, host::vm::MAC_A) + &dump),
         cpus: 1,
@@ -831,8 +850,8 @@ fn two_vm_specs(ctx: &RunCtx, a: &Path, b: &Path, port: u16) -> Result<(VmSpec, 
     };
     let spec_b = VmSpec {
         name: "B".into(),
-        exec: ctx.exec(&cfg_b)?,
-        rwdir: b.to_path_buf(),
+        exec: ctx.exec(&cfg_b, b)?,
+        rwdir: b.path().to_path_buf(),
         shared: None,
         qemu_opts: Some(qemu_nic("connect", port, host::vm::MAC_B)),
         cpus: 1,
@@ -851,7 +870,8 @@ fn qemu_nic(side: &str, port: u16, mac: &str) -> String {
 
 /// With `--capture`, QEMU's option that records both directions of A's end
 /// of the wire, which is everything between the two hosts; else empty.
-fn wire_dump(opts: &LabOptions, dir: &Path) -> String {
+/// QEMU is given a path: the run's dir, fresh and private.
+fn wire_dump(opts: &LabOptions, dir: &Dir) -> String {
     if opts.capture {
         format!(
             " -object filter-dump,id=f0,netdev=s0,file={}",
@@ -864,7 +884,7 @@ fn wire_dump(opts: &LabOptions, dir: &Path) -> String {
 
 /// What the serving host refused by its own rules: taken out of `list`,
 /// printed, and returned to be reported as skipped, with why.
-fn take_refused(report_dir: &Path, list: &mut Vec<&'static Scenario>) -> Vec<Skip> {
+fn take_refused(report_dir: &Dir, list: &mut Vec<&'static Scenario>) -> Vec<Skip> {
     let refused = read_refused(report_dir);
     list.retain(|s| !refused.iter().any(|r| r.scenario == s.name));
     for r in &refused {
@@ -879,7 +899,7 @@ fn vm_info(
     tools: Option<host::setup::Tools>,
     accel: host::vm::Accel,
     (boot, phases): (Duration, Option<crate::results::BootPhases>),
-    dir: &Path,
+    dir: &Dir,
 ) -> Option<VmInfo> {
     let vms = tools.map(|t| VmInfo {
         accel,
@@ -890,18 +910,21 @@ fn vm_info(
         cpu_secs: Some(crate::base::cpu::take_ended()),
     });
     if let Some(v) = &vms {
-        let _ = fs::write(dir.join(KERNEL_FILE), &v.kernel);
+        let _ = dir.write(KERNEL_FILE, &v.kernel);
     }
     vms
 }
 
 /// Cleanup: the result dir goes when everything passed, unless `keep` or
-/// a capture (it is what was asked for) keeps it.
-fn clean_up(report: &LabReport, keep: bool) {
+/// a capture (it is what was asked for) keeps it; removed through the
+/// root's handle, never by its path again.
+fn clean_up(report: &LabReport, keep: bool, root: &Dir) {
     let all_pass = report.notes.is_empty() && report.findings.is_empty() && report.failed() == 0;
     // A capture is kept: it is what was asked for.
     if all_pass && !keep && !report.captured {
-        let _ = fs::remove_dir_all(&report.dir);
+        if let Some(name) = report.dir.file_name().and_then(|n| n.to_str()) {
+            let _ = root.remove_tree(name);
+        }
     }
 }
 
@@ -977,8 +1000,8 @@ pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
     let bin_dir = probe_bin_dir(req)?;
     // Kept until the findings are read.
     let out_dir = doctor_dir()?;
-    let out = out_dir.path().to_path_buf();
-    let cfg = doctor_agent(req, serves, &ip, peer, &dev, out.clone(), bin_dir);
+    let out = fsafe::open_private(out_dir.path())?;
+    let cfg = doctor_agent(req, serves, &ip, peer, &dev, &out, bin_dir);
     let result = crate::guest::agent::run(cfg);
     let (mut findings, _) = read_doctor(&out);
     drop(out_dir);
@@ -1049,7 +1072,7 @@ fn doctor_agent(
     ip: &str,
     peer: &str,
     dev: &str,
-    out: PathBuf,
+    out: &Dir,
     bin_dir: PathBuf,
 ) -> AgentConfig {
     let (server_ip, client_ip) = if serves {
@@ -1061,7 +1084,8 @@ fn doctor_agent(
         role: if serves { Role::Server } else { Role::Client },
         ip: ip.to_string(),
         net: Net::None,
-        out,
+        out: out.path().to_path_buf(),
+        dir: Some(out.clone()),
         bin_dir,
         params: Params {
             server_ip,
@@ -1085,23 +1109,24 @@ fn doctor_agent(
 }
 
 /// Copies the example binaries of `from` (a build's `target/release`)
-/// into `to`, and nothing else: what a host without the source tree gets.
-pub fn copy_binaries(from: &Path, to: &Path) -> Result<PathBuf, String> {
-    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+/// into `to`, and nothing else: what a host without the source tree gets;
+/// `to`'s path, for the VM that runs them.
+pub fn copy_binaries(from: &Path, to: &Dir) -> Result<PathBuf, String> {
     for b in crate::catalog::binaries() {
         let src = from.join(b);
         if src.is_file() {
-            fs::copy(&src, to.join(b)).map_err(|e| format!("copying {}: {e}", src.display()))?;
+            to.copy_from(&src, b)
+                .map_err(|e| format!("copying {}: {e}", src.display()))?;
         }
     }
-    Ok(to.to_path_buf())
+    Ok(to.path().to_path_buf())
 }
 
 /// The file in a VM run's result dir that names the kernel it booted.
 const KERNEL_FILE: &str = "kernel";
 
 /// Cuts `dir/wire.pcap` per scenario and gives each outcome its packets.
-fn attach_captures(dir: &Path, outcomes: &mut [Outcome]) -> Result<(), String> {
+fn attach_captures(dir: &Dir, outcomes: &mut [Outcome]) -> Result<(), String> {
     for c in crate::capture::split(dir)? {
         if let Some(o) = outcomes.iter_mut().find(|o| o.scenario == c.scenario) {
             o.capture = Some(c.packets);
@@ -1132,31 +1157,38 @@ pub fn handout_run(from: Option<&Path>, tcg: bool) -> Result<LabReport, String> 
 
 /// The report of a kept two-host run with capture (its result dir), for
 /// the scenarios of `list` that it ran.
-pub fn load_two_host_run(dir: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {
-    let (a, b) = (dir.join("a"), dir.join("b"));
-    if !dir.join(crate::capture::WIRE_PCAP).exists() {
-        return Err(format!(
+pub fn load_two_host_run(path: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {
+    let not_one = || {
+        format!(
             "{} is not the result dir of a two-host run with --capture (no {})",
-            dir.display(),
+            path.display(),
             crate::capture::WIRE_PCAP
-        ));
+        )
+    };
+    let dir = Dir::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !dir.exists(crate::capture::WIRE_PCAP) {
+        return Err(not_one());
     }
+    let (a, b) = (
+        dir.dir("a").map_err(|_| not_one())?,
+        dir.dir("b").map_err(|_| not_one())?,
+    );
     let ran: Vec<&Scenario> = list
         .iter()
         .copied()
         .filter(|s| {
             ["server", "client"].iter().any(|side| {
                 let d = if *side == "server" { &a } else { &b };
-                crate::results::result_file(d, &s.name, side, "status").exists()
+                d.exists(&result_file(&s.name, side, "status"))
             })
         })
         .collect();
     let mut outcomes = collect(&ran, &a, &b);
-    attach_captures(dir, &mut outcomes)?;
-    let kernel = fs::read_to_string(dir.join(KERNEL_FILE)).unwrap_or_default();
+    attach_captures(&dir, &mut outcomes)?;
+    let kernel = read_in(&dir, KERNEL_FILE).unwrap_or_default();
     let addrs = Mode::TwoHosts.addrs();
     Ok(LabReport {
-        dir: dir.to_path_buf(),
+        dir: path.to_path_buf(),
         outcomes: crate::capture::verdict::judge_all(outcomes, addrs.as_ref(), true),
         notes: Vec::new(),
         elapsed: Duration::ZERO,

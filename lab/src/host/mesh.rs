@@ -9,6 +9,7 @@
 //! `--ssh HOSTS` this process is the launcher: it coordinates and starts
 //! one rank on each host with the user's own ssh ([`crate::host::ssh`]).
 
+use crate::base::rundir::Dir;
 use crate::guest::control::Secret;
 use crate::guest::mesh::coordinator::{coordinate, CoordConfig};
 use crate::guest::mesh::{run_host, run_unable, MeshHostConfig};
@@ -54,8 +55,8 @@ pub struct MeshOptions {
     pub gid_idx: Option<u32>,
     /// Where the example binaries are (else beside this binary, or built).
     pub bin_dir: Option<PathBuf>,
-    /// The result dir.
-    pub out: PathBuf,
+    /// This run's dir, fresh, private and held open ([`run_dir`]).
+    pub out: Dir,
     /// The mesh's secret.
     pub secret: Secret,
     /// `--mcast-senders all`: every host sends in a multicast round.
@@ -261,22 +262,19 @@ pub fn copy_dir() -> Option<PathBuf> {
     copy.then_some(exe)
 }
 
-/// Where a mesh's results go without `--out`: `./rdma-lab/mesh` beside a
-/// copy, else the build's `target/mesh`; each made, or refused when
-/// another user could redirect it ([`crate::base::fsafe::own_dir`]).
-pub fn default_out() -> Result<PathBuf, String> {
-    match copy_dir() {
-        Some(_) => {
-            let root = std::env::current_dir()
-                .unwrap_or_else(|_| PathBuf::from("."))
-                .join("rdma-lab");
-            crate::base::fsafe::own_dir(&root)?;
-            let out = root.join("mesh");
-            crate::base::fsafe::own_dir(&out)?;
-            Ok(out)
-        }
-        None => crate::base::workspace::results_dir("mesh"),
-    }
+/// This process's run dir: a fresh private dir (mode 0700, its name
+/// unpredictable, [`crate::base::fsafe::fresh_run`]) in `--out DIR`, or
+/// without it in `./rdma-lab/mesh` beside a copy, else in the build's
+/// `target/mesh`; the root opened once and refused when another user could
+/// redirect what is written there ([`crate::base::fsafe::open_root`],
+/// [`crate::base::workspace::copy_root`]).
+pub fn run_dir(out: Option<&std::path::Path>) -> Result<Dir, String> {
+    let root = match (out, copy_dir()) {
+        (Some(o), _) => crate::base::fsafe::open_root(o, "--out ", false)?,
+        (None, Some(_)) => crate::base::workspace::copy_root("mesh")?,
+        (None, None) => crate::base::workspace::results_root("mesh")?,
+    };
+    crate::base::fsafe::fresh_run(&root, "")
 }
 
 /// The example binaries for `names`: `--bin-dir`, else beside this binary
@@ -355,7 +353,15 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         gid_idx: opts.gid_idx,
         rail_devs: opts.rail_devs.clone(),
         bin_dir: bin_dir(opts, &names)?,
-        out: opts.out.join(format!("rank{}", r.rank)),
+        out: opts
+            .out
+            .fresh_dir(&format!("rank{}", r.rank))
+            .map_err(|e| {
+                format!(
+                    "{}: {e}",
+                    opts.out.join(&format!("rank{}", r.rank)).display()
+                )
+            })?,
         wait_secs: opts.wait_secs,
         secret: opts.secret.clone(),
     };

@@ -293,10 +293,9 @@ fn start(s: &mut Started, opts: &MeshOptions, rank: usize, size: usize, coordina
         // transcripts are the coordinator's by then.
         words.extend(["--out".to_string(), format!("{}/out", s.dir)]);
     }
-    let log = opts.out.join(format!("ssh-{rank}.log"));
     let mut c = ssh(&s.host, &words);
     c.stdin(Stdio::piped());
-    if let Ok(f) = std::fs::File::create(&log) {
+    if let Ok(f) = opts.out.create(&format!("ssh-{rank}.log")) {
         if let Ok(g) = f.try_clone() {
             c.stdout(f).stderr(g);
         }

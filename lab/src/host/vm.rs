@@ -285,8 +285,20 @@ impl Vm {
     /// Starts vng in its own process group, so that a hung VM can be killed
     /// with everything it spawned.
     pub fn boot(tools: &Tools, accel: &Accel, spec: &VmSpec, console: &Path) -> Result<Vm, String> {
-        use std::os::unix::process::CommandExt;
         let log = File::create(console).map_err(|e| format!("{}: {e}", console.display()))?;
+        Vm::boot_to(tools, accel, spec, console, log)
+    }
+
+    /// [`Vm::boot`] with its console going to `log`, already made (at
+    /// `console`, which the VM's errors name).
+    pub fn boot_to(
+        tools: &Tools,
+        accel: &Accel,
+        spec: &VmSpec,
+        console: &Path,
+        log: File,
+    ) -> Result<Vm, String> {
+        use std::os::unix::process::CommandExt;
         let log2 = log.try_clone().map_err(|e| e.to_string())?;
         let mut path = std::env::var_os("PATH").unwrap_or_default();
         if let Some(dir) = tools.vng.parent() {

@@ -65,6 +65,9 @@ pub struct ReportFiles {
     pub json: Option<std::path::PathBuf>,
     /// `--html FILE`.
     pub html: Option<std::path::PathBuf>,
+    /// The run's dir, which holds the transcripts (`pairs/`): the page
+    /// links to them from wherever it is written; `None`, beside it.
+    pub transcripts: Option<std::path::PathBuf>,
 }
 
 /// The run diagnosed, its matrix and diagnosis printed, its reports
@@ -80,7 +83,11 @@ pub fn report(run: &MeshRun, files: &ReportFiles) -> Result<bool, String> {
     };
     write(&files.junit, junit(run, &findings))?;
     write(&files.json, json_lines(run, &findings))?;
-    write(&files.html, html(run, &findings))?;
+    let prefix = match (&files.html, &files.transcripts) {
+        (Some(page), Some(dir)) => link_prefix(page, dir),
+        _ => String::new(),
+    };
+    write(&files.html, html_linked(run, &findings, &prefix))?;
     let all_passed = run.cells.iter().all(|c| c.verdict() != Verdict::Fail)
         && run
             .mcast
@@ -353,6 +360,44 @@ pre { white-space: pre-wrap; }
 /// [`transcript_path`] (relative links: the coordinator writes the
 /// transcripts there, beside the page), the multicast rounds and the hosts.
 pub fn html(run: &MeshRun, findings: &[Finding]) -> String {
+    html_linked(run, findings, "")
+}
+
+/// The run's dir as a page at `page` links to it: the relative path from
+/// the page's dir, ending in `/` (empty when the page is in it), both
+/// taken from the working directory, as the command line gave them.
+pub fn link_prefix(page: &std::path::Path, dir: &std::path::Path) -> String {
+    use std::path::Component;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let parts = |p: &std::path::Path| {
+        let mut v: Vec<std::ffi::OsString> = Vec::new();
+        for c in cwd.join(p).components() {
+            match c {
+                Component::ParentDir => {
+                    v.pop();
+                }
+                Component::Normal(n) => v.push(n.to_os_string()),
+                _ => {}
+            }
+        }
+        v
+    };
+    let mut from = parts(page);
+    from.pop();
+    let to = parts(dir);
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut rel: Vec<String> = vec!["..".to_string(); from.len() - common];
+    rel.extend(
+        to[common..]
+            .iter()
+            .map(|n| n.to_string_lossy().into_owned()),
+    );
+    rel.iter().map(|r| format!("{r}/")).collect()
+}
+
+/// [`html`], its links to the transcripts starting with `prefix` (the
+/// run's dir as the page sees it, [`link_prefix`]).
+pub fn html_linked(run: &MeshRun, findings: &[Finding], prefix: &str) -> String {
     let title = format!(
         "rdma-lab mesh: {} ({})",
         plural(run.hosts.len(), "host"),
@@ -382,7 +427,7 @@ pub fn html(run: &MeshRun, findings: &[Finding]) -> String {
     let first = run.rail_view(0);
     h += &html_matrix(&first);
     h += &html_perf(&first);
-    h += &html_scenarios(&first);
+    h += &html_scenarios(&first, prefix);
     for rail in 1..run.rails.len() {
         let view = run.rail_view(rail);
         let _ = writeln!(
@@ -392,7 +437,7 @@ pub fn html(run: &MeshRun, findings: &[Finding]) -> String {
         );
         h += &html_matrix(&view);
         h += &html_perf(&view);
-        h += &html_scenarios(&view);
+        h += &html_scenarios(&view, prefix);
         h += "</section>\n";
     }
     h += &html_mcast(&first);
@@ -530,7 +575,7 @@ fn scenario_names(run: &MeshRun) -> Vec<&str> {
 
 /// The heatmap of pairs by scenario: a row a pair, a column a scenario,
 /// each cell linking to both sides' transcripts, its detail as tooltip.
-fn html_scenarios(run: &MeshRun) -> String {
+fn html_scenarios(run: &MeshRun, prefix: &str) -> String {
     let names = scenario_names(run);
     let mut h = String::from(
         "<h2>Pairs by scenario</h2>\n<table class=\"scenarios\">\n<tr><th>server - client</th>",
@@ -561,8 +606,8 @@ fn html_scenarios(run: &MeshRun) -> String {
                 "<td class=\"{}\" title=\"{}\"><a href=\"{}\">server</a> <a href=\"{}\">client</a></td>",
                 class(&r.verdict),
                 xml_escape(&tip),
-                xml_escape(&transcript_path(c.pair, c.rail, s, "server")),
-                xml_escape(&transcript_path(c.pair, c.rail, s, "client"))
+                xml_escape(&format!("{prefix}{}", transcript_path(c.pair, c.rail, s, "server"))),
+                xml_escape(&format!("{prefix}{}", transcript_path(c.pair, c.rail, s, "client")))
             );
         }
         h += "</tr>\n";

@@ -63,27 +63,29 @@ impl std::fmt::Display for HostInfo {
     }
 }
 
+use crate::base::rundir::Dir;
 use crate::model::{Outcome, Scenario, SideOutcome, Skip};
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// `<dir>/<scenario>.<side>.<ext>`: the result files the host reads.
-pub fn result_file(dir: &Path, scenario: &str, side: &str, ext: &str) -> PathBuf {
-    dir.join(format!("{scenario}.{side}.{ext}"))
+/// `<scenario>.<side>.<ext>`: the result files the host reads, in the
+/// result dir.
+pub fn result_file(scenario: &str, side: &str, ext: &str) -> String {
+    format!("{scenario}.{side}.{ext}")
 }
 
 /// The file in a result dir where an agent in role `role` adds a line as
 /// each scenario ends: `NAME<TAB>wall ms<TAB>busy CPU ms` (`-` where the
 /// host does not say).
-pub fn times_file(dir: &Path, role: &str) -> PathBuf {
-    dir.join(format!("times.{role}.tsv"))
+pub fn times_file(role: &str) -> String {
+    format!("times.{role}.tsv")
 }
 
 /// The file in a result dir where an agent in a VM says where its boot
 /// and set-up went ([`BootPhases`]).
-pub fn boot_file(dir: &Path, role: &str) -> PathBuf {
-    dir.join(format!("boot.{role}"))
+pub fn boot_file(role: &str) -> String {
+    format!("boot.{role}")
 }
 
 /// Where a VM's boot and the agent's set-up went, as the guest saw it;
@@ -167,10 +169,10 @@ pub struct ScenarioTime {
     pub busy_ms: Option<u64>,
 }
 
-/// The lines of a [`times_file`] (none when it is not there yet); a line
-/// still being written is left for the next read.
-pub fn read_times(path: &Path) -> Vec<ScenarioTime> {
-    let text = fs::read_to_string(path).unwrap_or_default();
+/// The lines of a [`times_file`] in `dir` (none when it is not there
+/// yet); a line still being written is left for the next read.
+pub fn read_times(dir: &Dir, role: &str) -> Vec<ScenarioTime> {
+    let text = read_in(dir, &times_file(role)).unwrap_or_default();
     text.split_inclusive('\n')
         .filter(|l| l.ends_with('\n'))
         .filter_map(|l| {
@@ -189,19 +191,17 @@ pub fn read_times(path: &Path) -> Vec<ScenarioTime> {
 
 /// The file in the peer's result dir with the scenarios the serving host
 /// refused: a line each, `NAME<TAB>why`.
-pub fn refused_file(dir: &Path) -> PathBuf {
-    dir.join("session.refused")
-}
+pub const REFUSED_FILE: &str = "session.refused";
 
 /// The file in a result dir with the doctor's findings on `who` ("server",
 /// "client", "both", or "path" for the probe between the hosts).
-pub fn findings_file(dir: &Path, who: &str) -> PathBuf {
-    dir.join(format!("doctor.{who}.findings"))
+pub fn findings_file(who: &str) -> String {
+    format!("doctor.{who}.findings")
 }
 
 /// The file in a result dir with the device the doctor found on `who`.
-pub fn host_file(dir: &Path, who: &str) -> PathBuf {
-    dir.join(format!("doctor.{who}.host"))
+pub fn host_file(who: &str) -> String {
+    format!("doctor.{who}.host")
 }
 
 /// A [`HostInfo`] as the result dir holds it: one tab-separated record
@@ -238,17 +238,25 @@ pub fn parse_host_record(line: &str) -> Option<HostInfo> {
     })
 }
 
-/// A result file's text, `None` when it cannot be read. Lossy: a program's
-/// output is whatever bytes it wrote, and one byte that is not UTF-8 must
-/// not drop the whole transcript from the report.
+/// A file's text (a sysfs attribute), `None` when it cannot be read.
+/// Lossy: one byte that is not UTF-8 must not drop the whole text.
 pub fn read_text(path: &Path) -> Option<String> {
     fs::read(path)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
-    let read = |ext: &str| read_text(&result_file(dir, name, side, ext));
+/// The text of the result file `name` in `dir`, read through the dir's
+/// handle, `None` when it cannot be read. Lossy, as [`read_text`]: a
+/// program's output is whatever bytes it wrote.
+pub fn read_in(dir: &Dir, name: &str) -> Option<String> {
+    dir.read(name)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+fn read_side(dir: &Dir, name: &str, side: &str) -> Option<SideOutcome> {
+    let read = |ext: &str| read_in(dir, &result_file(name, side, ext));
     let stdout = read("stdout");
     let status = read("status");
     if stdout.is_none() && status.is_none() {
@@ -270,7 +278,7 @@ fn read_side(dir: &Path, name: &str, side: &str) -> Option<SideOutcome> {
 }
 
 /// Reads the agents' result files (server side from `server_dir`).
-pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<Outcome> {
+pub fn collect(list: &[&Scenario], server_dir: &Dir, client_dir: &Dir) -> Vec<Outcome> {
     list.iter()
         .map(|s| Outcome {
             scenario: s.name.to_string(),
@@ -288,7 +296,7 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
                 (client_dir, "client"),
             ]
             .iter()
-            .filter_map(|(dir, role)| read_text(&result_file(dir, &s.name, role, "leftover")))
+            .filter_map(|(dir, role)| read_in(dir, &result_file(&s.name, role, "leftover")))
             .collect(),
             capture: None,
         })
@@ -297,21 +305,21 @@ pub fn collect(list: &[&Scenario], server_dir: &Path, client_dir: &Path) -> Vec<
 
 /// Adds a note for the agent of `role` that did not end well, or left no
 /// status at all.
-pub fn agent_note(dir: &Path, role: &str, notes: &mut Vec<String>) {
-    match read_text(&dir.join(format!("agent.{role}.status"))) {
+pub fn agent_note(dir: &Dir, role: &str, notes: &mut Vec<String>) {
+    match read_in(dir, &format!("agent.{role}.status")) {
         Some(s) if s.trim() == "ok" => {}
         Some(s) => notes.push(format!("{role} agent: {}", s.trim())),
         None => notes.push(format!(
             "{role} agent left no status (it did not start or the VM died); see {}",
-            dir.display()
+            dir.path().display()
         )),
     }
 }
 
 /// The scenarios a serving host refused, from a peer's result dir.
-pub fn read_refused(dir: &Path) -> Vec<Skip> {
-    let text = fs::read(refused_file(dir)).unwrap_or_default();
-    String::from_utf8_lossy(&text)
+pub fn read_refused(dir: &Dir) -> Vec<Skip> {
+    read_in(dir, REFUSED_FILE)
+        .unwrap_or_default()
         .lines()
         .filter_map(|l| l.split_once('\t'))
         .map(|(name, why)| Skip {
@@ -323,7 +331,7 @@ pub fn read_refused(dir: &Path) -> Vec<Skip> {
 
 /// The doctor's findings and hosts that an agent's result dir holds: on
 /// this host, or on both hosts of a session and the path between them.
-pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<HostInfo>) {
+pub fn read_doctor(dir: &Dir) -> (Vec<String>, Vec<HostInfo>) {
     let mut findings = Vec::new();
     let mut hosts = Vec::new();
     for (who, label) in [
@@ -332,14 +340,14 @@ pub fn read_doctor(dir: &Path) -> (Vec<String>, Vec<HostInfo>) {
         ("client", "client host"),
         ("path", "between the hosts"),
     ] {
-        if let Some(text) = read_text(&findings_file(dir, who)) {
+        if let Some(text) = read_in(dir, &findings_file(who)) {
             findings.extend(
                 text.lines()
                     .filter(|l| !l.is_empty())
                     .map(|l| format!("{label}: {l}")),
             );
         }
-        if let Some(text) = read_text(&host_file(dir, who)) {
+        if let Some(text) = read_in(dir, &host_file(who)) {
             hosts.extend(text.lines().filter_map(parse_host_record));
         }
     }

@@ -52,9 +52,12 @@ fn boot_phases_round_trip_and_a_times_file_reads_its_whole_lines() {
     };
     assert!(odd.to_string().contains("systemd-tmpfiles 0.0 s"), "{odd}");
     let dir = tempfile::tempdir().expect("a temp dir");
-    let file = times_file(dir.path(), "both");
-    fs::write(&file, "a\t3100\t900\nb\t60000\t-\nc\t12").expect("written");
-    let t = read_times(&file);
+    fs::write(
+        dir.path().join(times_file("both")),
+        "a\t3100\t900\nb\t60000\t-\nc\t12",
+    )
+    .expect("written");
+    let t = read_times(&Dir::open(dir.path()).expect("opened"), "both");
     assert_eq!(t.len(), 2, "{t:?}: c is still being written");
     assert_eq!((t[0].wall_ms, t[0].busy_ms), (3100, Some(900)));
     assert_eq!((t[1].name.as_str(), t[1].busy_ms), ("b", None));

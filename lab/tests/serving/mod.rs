@@ -45,6 +45,7 @@ pub fn loopback_agent(
         allow: Vec::new(),
         doctor_only: false,
         queue: None,
+        dir: None,
     }
 }
 
@@ -210,4 +211,25 @@ pub fn try_connect_from(from: std::net::Ipv4Addr, port: u16) -> Option<TcpStream
     let to = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
     connect(fd.as_raw_fd(), &SockaddrIn::from(to)).ok()?;
     Some(TcpStream::from(fd))
+}
+
+/// A new key file `key` in `dir` holding `text`, mode 600, as `rdma-lab
+/// keygen` writes one.
+pub fn key_file(dir: &std::path::Path, text: &str) -> PathBuf {
+    let key = dir.join("key");
+    let _ = std::fs::remove_file(&key);
+    std::fs::write(&key, format!("{}\n", text.trim())).unwrap();
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    key
+}
+
+/// The real binary as rank 1 of a mesh of two, its coordinator on
+/// 127.0.0.1:`port`, no secret from the environment: the rest of its
+/// command line is the caller's.
+pub fn mesh_rank1(port: u16) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rdma-lab"));
+    c.args(["mesh", "--rank", "1", "--size", "2", "--coordinator"])
+        .args(["127.0.0.1", "--port", &port.to_string()])
+        .env_remove(rdma_lab::guest::control::SECRET_ENV);
+    c
 }

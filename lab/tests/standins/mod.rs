@@ -61,7 +61,16 @@ pub enum Behaviour {
     SlowNic,
     /// Plays, and every pair on its second NIC fails (`--rails`).
     BadNic,
+    /// Plays, and its transcripts are full of escape sequences (a window
+    /// title, a screen clear, a red "ALL PASSED") and direction overrides
+    /// ([`ESCAPES`]).
+    Escapes,
 }
+
+/// What an [`Behaviour::Escapes`] host puts in each of its transcripts.
+pub const ESCAPES: &str =
+    "\x1b]0;owned\x07\x1b[2J\x1b[31mALL PASSED\x1b[0m \u{202e}txt.exe\u{2066} \
+                           \u{9b}31m\u{200b}\r\n";
 
 /// A stand-in's address on 198.51.100.0/24, its second NIC's.
 pub fn second_nic(rank: usize) -> String {
@@ -310,7 +319,15 @@ fn answer(
                 Instant::now(),
             ));
         }
-        recorded(a, faults)
+        let mut results = recorded(a, faults);
+        if how == Behaviour::Escapes {
+            for r in &mut results {
+                for log in [&mut r.server_log, &mut r.client_log] {
+                    *log = Some(format!("{ESCAPES}{}", log.take().unwrap_or_default()));
+                }
+            }
+        }
+        results
     } else {
         Vec::new()
     };
@@ -354,7 +371,7 @@ pub fn mesh(
         scenarios: vec!["rc_example".into()],
         wait_secs: if absent.is_empty() { 120 } else { 5 },
         secret: secret.clone(),
-        out: out.path().to_path_buf(),
+        out: rdma_lab::base::rundir::Dir::open(out.path()).unwrap(),
         mcast_all: false,
         serial: false,
         rails,
@@ -560,4 +577,36 @@ pub fn flood(port: u16, stop: Arc<std::sync::atomic::AtomicBool>) -> thread::Joi
             let _ = t.join();
         }
     })
+}
+
+impl Faults {
+    /// No fault: every pair passes.
+    pub fn none() -> Faults {
+        Faults {
+            bad: String::new(),
+            held: None,
+            slow: None,
+            bad_nic: None,
+        }
+    }
+}
+
+/// The stand-ins of `ranks`, joining the coordinator at `addr` with
+/// `secret`, each behaving as `how` says of its rank, no fault anywhere,
+/// each holding its pairs `hold`.
+pub fn stand_ins(
+    addr: SocketAddr,
+    secret: &Secret,
+    ranks: std::ops::RangeInclusive<usize>,
+    how: impl Fn(usize) -> Behaviour,
+    hold: Duration,
+) -> Vec<thread::JoinHandle<()>> {
+    ranks
+        .map(|r| {
+            let (secret, how) = (secret.clone(), how(r));
+            thread::spawn(move || {
+                stand_in(r, addr, secret, how, Faults::none(), Seen::default(), hold)
+            })
+        })
+        .collect()
 }

@@ -1,24 +1,28 @@
 use super::*;
 use std::os::unix::fs::PermissionsExt;
 
+fn chmod(p: &Path, mode: u32) {
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
 #[test]
 fn a_dir_of_another_user_or_open_to_others_or_a_link_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    let mine = t.path().join("mine");
-    own_dir(&mine).unwrap();
-    assert_eq!(std::fs::metadata(&mine).unwrap().mode() & 0o777, 0o700);
-    own_dir(&mine).unwrap();
-    std::fs::set_permissions(&mine, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let e = own_dir(&mine).unwrap_err();
+    let top = Dir::open(t.path()).unwrap();
+    let mine = own_dir(&top, "mine").unwrap();
+    assert_eq!(mode_of(&mine.stat().unwrap()), 0o700);
+    own_dir(&top, "mine").unwrap();
+    chmod(mine.path(), 0o777);
+    let e = own_dir(&top, "mine").unwrap_err();
     assert!(e.contains("writable by other users (mode 777)"), "{e}");
-    let link = t.path().join("link");
-    std::os::unix::fs::symlink(&mine, &link).unwrap();
-    assert!(own_dir(&link).unwrap_err().contains("symbolic link"));
+    std::os::unix::fs::symlink(mine.path(), t.path().join("link")).unwrap();
+    let e = own_dir(&top, "link").unwrap_err();
+    assert!(e.contains("symbolic link"), "{e}");
     if euid() == 0 {
         let theirs = t.path().join("theirs");
         std::fs::create_dir(&theirs).unwrap();
         std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
-        let e = own_dir(&theirs).unwrap_err();
+        let e = own_dir(&top, "theirs").unwrap_err();
         assert!(e.contains("belongs to nobody, not to you (root)"), "{e}");
         assert_eq!(e.lines().count(), 1);
     }
@@ -37,4 +41,60 @@ fn a_file_is_replaced_never_written_through_a_link() {
     assert_eq!(std::fs::read(&path).unwrap(), b"new");
     replace_file(&path, b"again").unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"again");
+}
+
+/// A root others may add to or take from is refused, unless it has the
+/// sticky bit (as /tmp); a link given as the root is refused too, unless
+/// it is followed on purpose (cargo's target dir).
+#[test]
+fn a_root_others_could_swap_entries_in_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("root");
+    let made = open_root(&root, "--out ", false).unwrap();
+    assert_eq!(mode_of(&made.stat().unwrap()), 0o700, "made private");
+    chmod(&root, 0o777);
+    let e = open_root(&root, "--out ", false).unwrap_err();
+    assert!(
+        e.starts_with("--out ") && e.contains("without the sticky bit (mode 777)"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1);
+    chmod(&root, 0o1777);
+    open_root(&root, "--out ", false).unwrap();
+    let link = t.path().join("link");
+    std::os::unix::fs::symlink(&root, &link).unwrap();
+    let e = open_root(&link, "--out ", false).unwrap_err();
+    assert!(e.contains("symbolic link"), "{e}");
+    assert_eq!(open_root(&link, "", true).unwrap(), made);
+}
+
+#[test]
+fn a_shared_working_directory_is_refused_in_one_line_naming_out() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = Dir::open(t.path()).unwrap();
+    shared_cwd_refused(&dir).unwrap();
+    chmod(t.path(), 0o777);
+    let e = shared_cwd_refused(&dir).unwrap_err();
+    assert!(
+        e.contains("pass --out DIR") && e.contains("mode 777"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1);
+    chmod(t.path(), 0o1777);
+    shared_cwd_refused(&dir).unwrap();
+    chmod(t.path(), 0o700);
+}
+
+#[test]
+fn each_run_gets_a_fresh_private_dir_of_its_own() {
+    let t = tempfile::tempdir().unwrap();
+    let root = Dir::open(t.path()).unwrap();
+    let a = fresh_run(&root, "x-").unwrap();
+    let b = fresh_run(&root, "x-").unwrap();
+    assert_ne!(a, b);
+    for d in [&a, &b] {
+        assert_eq!(mode_of(&d.stat().unwrap()), 0o700);
+        let name = d.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("x-"), "{name}");
+    }
 }

@@ -75,6 +75,7 @@ fn config_round_trips() {
         allow: vec!["192.0.2.2".parse().unwrap(), "::1".parse().unwrap()],
         doctor_only: true,
         queue: None,
+        dir: None,
     };
     assert_eq!(AgentConfig::from_json(&cfg.to_json()).unwrap(), cfg);
     let bogus = cfg.to_json().replacen('{', "{\"bogus\": 1,", 1);
@@ -157,6 +158,7 @@ fn a_rails_serving_host_refuses_what_is_not_a_measurement() {
         allow: Vec::new(),
         doctor_only: false,
         queue: None,
+        dir: None,
     };
     let rc = crate::catalog::find("rc_example").unwrap();
     let why = refusal(&cfg, rc).expect("refused past rail 0");
@@ -165,4 +167,33 @@ fn a_rails_serving_host_refuses_what_is_not_a_measurement() {
     assert!(refusal(&cfg, bw).map_or(true, |w| !w.contains("past rail 0")));
     cfg.params.tcp_shift = 0;
     assert!(refusal(&cfg, rc).map_or(true, |w| !w.contains("past rail 0")));
+}
+
+/// What a side wrote (a program prints what its peer sent it) is kept
+/// escaped once it ended, and cut at a result file's size: a `cat` of it
+/// obeys no escape sequence, and a flood of output costs no more memory.
+#[test]
+fn a_sides_output_is_escaped_and_bounded_once_it_ended() {
+    use crate::guest::control::RESULT_MAX;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Dir::open(tmp.path()).unwrap();
+    out.write(
+        "a.stdout",
+        b"Message is: \x1b]0;owned\x07 \xe2\x80\xae \x9b!\n\tok\n",
+    )
+    .unwrap();
+    escape_file(&out, "a.stdout");
+    let text = String::from_utf8(out.read("a.stdout").unwrap()).unwrap();
+    assert_eq!(
+        text,
+        "Message is: \\x1b]0;owned\\x07 \\u{202e} \u{fffd}!\n\tok\n"
+    );
+    out.write("b.stdout", vec![b'x'; RESULT_MAX + 10]).unwrap();
+    escape_file(&out, "b.stdout");
+    let cut = out.read("b.stdout").unwrap();
+    assert!(cut.len() < RESULT_MAX + 64, "{}", cut.len());
+    assert!(String::from_utf8_lossy(&cut).ends_with("[cut at 4 MiB by this host]\n"));
+    out.write("c.stdout", "plain\n").unwrap();
+    escape_file(&out, "c.stdout");
+    assert_eq!(out.read("c.stdout").unwrap(), b"plain\n");
 }

@@ -6,6 +6,7 @@
 //! still completes.
 
 use super::messages::{self, Assignment, Hello, Plan};
+use crate::base::rundir::Dir;
 use crate::base::text::shown;
 use crate::catalog;
 use crate::guest::agent::Role;
@@ -17,9 +18,7 @@ use crate::model::mesh::{
 };
 use crate::model::rails::{Port, Subnet};
 use crate::model::Scenario;
-use std::fs;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// What the coordinator needs.
@@ -40,8 +39,9 @@ pub struct CoordConfig {
     pub wait_secs: u64,
     /// The mesh's secret.
     pub secret: Secret,
-    /// Where it writes the pairs' transcripts (`pairs/...`).
-    pub out: PathBuf,
+    /// The run's dir, held open, where it writes the pairs' transcripts
+    /// (`pairs/...`).
+    pub out: Dir,
     /// Every host sends in a multicast round of its own (else host 0 only).
     pub mcast_all: bool,
     /// One pair at a time, whatever the schedule allows: the benchmark's
@@ -701,7 +701,8 @@ fn port_held(r: &ScenarioResult) -> bool {
 }
 
 /// Writes each pair's transcripts where the page links to them, each a
-/// new file.
+/// new file in the run's dir, escaped again (what a host sent was escaped
+/// as it came: a transcript file must hold no byte a terminal obeys).
 fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
     for cell in cells {
         // A measurement taken again alone beside its round's, as
@@ -711,15 +712,11 @@ fn write_transcripts(cfg: &CoordConfig, cells: &[PairCell]) {
             let name = format!("{}{suffix}", res.scenario);
             for (side, log) in [("server", &res.server_log), ("client", &res.client_log)] {
                 if let Some(text) = log {
-                    let path = cfg
-                        .out
-                        .join(transcript_path(cell.pair, cell.rail, &name, side));
-                    if let Some(dir) = path.parent() {
-                        let _ = fs::create_dir_all(dir);
-                    }
+                    let rel = transcript_path(cell.pair, cell.rail, &name, side);
                     // A link planted where a transcript goes is replaced,
                     // never written through.
-                    let _ = crate::base::fsafe::replace_file(&path, text.as_bytes());
+                    let text = crate::base::text::escape_controls(text);
+                    let _ = cfg.out.write_deep(&rel, text);
                 }
             }
         }

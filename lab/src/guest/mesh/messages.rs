@@ -3,12 +3,13 @@
 //! turns its result dir into the verdicts it sends.
 
 use super::MeshHostConfig;
+use crate::base::rundir::Dir;
 use crate::catalog;
 use crate::guest::agent::Role;
 use crate::model::mesh::{ScenarioResult, Verdict};
 use crate::model::rails::Port;
 use crate::model::{Addrs, Scenario};
-use crate::results::{collect, findings_file, read_refused, read_text, side_transcript};
+use crate::results::{collect, findings_file, read_in, read_refused, read_text, side_transcript};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
@@ -554,16 +555,19 @@ fn results_of(v: &Value) -> Result<Vec<ScenarioResult>, String> {
                 _ => Verdict::NotRun(text(r, "why")),
             },
             detail: text(r, "detail"),
-            server_log: r
-                .get("server_log")
-                .and_then(Value::as_str)
-                .map(|t| bounded(t.to_string())),
-            client_log: r
-                .get("client_log")
-                .and_then(Value::as_str)
-                .map(|t| bounded(t.to_string())),
+            server_log: r.get("server_log").and_then(Value::as_str).map(transcript),
+            client_log: r.get("client_log").and_then(Value::as_str).map(transcript),
         })
         .collect())
+}
+
+/// A transcript from a host as the coordinator keeps it: every control
+/// and format character escaped but newlines and tabs (a `cat` of the
+/// file it is written to must obey no escape sequence of the host's), at
+/// most [`TRANSCRIPT_MAX`] bytes once escaped (cut first, so that
+/// escaping a long one costs no more than a short one's).
+pub fn transcript(t: &str) -> String {
+    bounded(crate::base::text::escape_controls(&bounded(t.to_string())))
 }
 
 /// At most [`TRANSCRIPT_MAX`] bytes of a transcript, cut at a character.
@@ -580,8 +584,8 @@ pub fn bounded(mut t: String) -> String {
 }
 
 /// The probe's result: what the pair's path finding says, once it ran.
-fn probe_result(out: &Path) -> Option<ScenarioResult> {
-    let text = read_text(&findings_file(out, "path"))?;
+fn probe_result(out: &Dir) -> Option<ScenarioResult> {
+    let text = read_in(out, &findings_file("path"))?;
     let finding = text.lines().find(|l| !l.is_empty());
     Some(ScenarioResult {
         scenario: PROBE.into(),
@@ -599,7 +603,7 @@ fn probe_result(out: &Path) -> Option<ScenarioResult> {
 /// The verdicts of a pair from the peer's result dir `out` (which holds
 /// both sides' files): the probe, then each scenario judged as the lab
 /// judges it, the serving host's refusals as skipped.
-pub fn judge_pair(names: &[String], out: &Path, addrs: &Addrs) -> Vec<ScenarioResult> {
+pub fn judge_pair(names: &[String], out: &Dir, addrs: &Addrs) -> Vec<ScenarioResult> {
     let refused = read_refused(out);
     let mut results: Vec<ScenarioResult> = probe_result(out).into_iter().collect();
     let list: Vec<&Scenario> = names
@@ -614,10 +618,10 @@ pub fn judge_pair(names: &[String], out: &Path, addrs: &Addrs) -> Vec<ScenarioRe
             &failures,
             o.server
                 .as_ref()
-                .map(|x| bounded(side_transcript("server", x))),
+                .map(|x| transcript(&side_transcript("server", x))),
             o.client
                 .as_ref()
-                .map(|x| bounded(side_transcript("client", x))),
+                .map(|x| transcript(&side_transcript("client", x))),
         ));
     }
     results.extend(refused.into_iter().map(|r| ScenarioResult {

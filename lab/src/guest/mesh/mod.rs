@@ -15,6 +15,7 @@
 pub mod coordinator;
 pub mod messages;
 
+use crate::base::rundir::Dir;
 use crate::catalog;
 use crate::guest::agent::{self, AgentConfig, Net, Role, SideRun};
 use crate::guest::control::{Control, Secret};
@@ -60,8 +61,9 @@ pub struct MeshHostConfig {
     pub rail_devs: Vec<String>,
     /// Where the example binaries are.
     pub bin_dir: PathBuf,
-    /// This host's result dir.
-    pub out: PathBuf,
+    /// This host's result dir, held open: every dir and file of its
+    /// pairs is made in it.
+    pub out: Dir,
     /// How long to keep trying to reach the coordinator, in seconds.
     pub wait_secs: u64,
     /// The mesh's secret.
@@ -141,7 +143,6 @@ fn connect_via(
 /// the coordinator says `bye`. Its own failures in a pair are the pair's
 /// verdicts, not the end of the run.
 pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
-    fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     agent::set_quiet(true);
     // What the doctor sees first: the coordinator waits for the hello
     // only as long as a handshake.
@@ -264,9 +265,12 @@ fn mcast_side(
                 crate::base::text::shown(&name)
             )
         })?;
-    let out = cfg.out.join(format!("mcast-{what}-{}", s.name));
-    let _ = fs::remove_dir_all(&out);
-    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    // A dir of its own each time: a host receives in every sender's round.
+    let name = format!("mcast-{what}-{}", s.name);
+    let out = cfg
+        .out
+        .numbered_dir(&name)
+        .map_err(|e| format!("{}: {e}", cfg.out.join(&name).display()))?;
     let a = Assignment {
         round: 0,
         role: Role::Both,
@@ -282,7 +286,10 @@ fn mcast_side(
 
 /// One side's verdict, judged on its own.
 fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<ScenarioResult> {
-    let o = crate::results::collect(&[s], &acfg.out, &acfg.out).pop();
+    let o = acfg
+        .dir
+        .as_ref()
+        .and_then(|d| crate::results::collect(&[s], d, d).pop());
     let one = o.as_ref().and_then(|o| {
         if side == "server" {
             o.server.as_ref()
@@ -356,11 +363,20 @@ fn on_rail(cfg: &MeshHostConfig, a: &Assignment) -> Result<MeshHostConfig, Strin
     if a.rail == 0 {
         return Ok(cfg.clone());
     }
+    let ports = crate::guest::ports::of_devices(crate::guest::ports::this_host(), &cfg.rail_devs);
+    on_rail_of(cfg, a, &ports)
+}
+
+/// [`on_rail`] past rail 0, among this host's rail `ports`.
+fn on_rail_of(
+    cfg: &MeshHostConfig,
+    a: &Assignment,
+    ports: &[crate::model::rails::Port],
+) -> Result<MeshHostConfig, String> {
     let own = match a.role {
         Role::Server => &a.server_ip,
         _ => &a.client_ip,
     };
-    let ports = crate::guest::ports::of_devices(crate::guest::ports::this_host(), &cfg.rail_devs);
     let port = ports
         .iter()
         .find(|p| p.addr.to_string() == *own)
@@ -387,7 +403,10 @@ fn on_rail(cfg: &MeshHostConfig, a: &Assignment) -> Result<MeshHostConfig, Strin
         port: cfg
             .port
             .saturating_add(u16::try_from(a.rail).unwrap_or(u16::MAX)),
-        out: cfg.out.join(format!("rail{}", a.rail)),
+        out: cfg
+            .out
+            .make_dir(&format!("rail{}", a.rail))
+            .map_err(|e| format!("mesh: rail {}'s dir: {e}", a.rail))?,
         ..cfg.clone()
     })
 }
@@ -395,14 +414,17 @@ fn on_rail(cfg: &MeshHostConfig, a: &Assignment) -> Result<MeshHostConfig, Strin
 /// One pair's session, on the side `a` gives this host; the peer side's
 /// verdicts (the serving side's are the peer's to judge).
 fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
-    // A rail's cfg.out is its own dir already.
-    let out = cfg
-        .out
-        .join(format!("round{}-{}", a.round, a.role.as_str()));
-    let _ = fs::remove_dir_all(&out);
-    if let Err(e) = fs::create_dir_all(&out) {
-        return vec![failed_session(&format!("{}: {e}", out.display()))];
-    }
+    // A rail's cfg.out is its own dir already; a round's dir is new.
+    let name = format!("round{}-{}", a.round, a.role.as_str());
+    let out = match cfg.out.numbered_dir(&name) {
+        Ok(d) => d,
+        Err(e) => {
+            return vec![failed_session(&format!(
+                "{}: {e}",
+                cfg.out.join(&name).display()
+            ))]
+        }
+    };
     let (runs, refused) = own_rules(cfg, a.rail, &a.scenarios);
     let a = &Assignment {
         scenarios: runs,
@@ -476,7 +498,7 @@ fn missing_perftest(s: &Scenario, path: &std::ffi::OsStr) -> Option<&'static str
 
 /// The agent of this host's side of a pair: the real host's rules
 /// ([`Net::None`]), only the peer of this round allowed in.
-fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig {
+fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: Dir) -> AgentConfig {
     let peer_ip = match a.role {
         Role::Server => &a.client_ip,
         _ => &a.server_ip,
@@ -485,7 +507,8 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: PathBuf) -> AgentConfig
         role: a.role,
         ip: cfg.ip.clone(),
         net: Net::None,
-        out,
+        out: out.path().to_path_buf(),
+        dir: Some(out),
         bin_dir: cfg.bin_dir.clone(),
         params: Params {
             server_ip: a.server_ip.clone(),

@@ -6,7 +6,8 @@ use std::net::TcpListener;
 /// programs; without one, perftest's own.
 #[test]
 fn a_pairs_qp_timeout_reaches_its_agent() {
-    let cfg = host(7471, &Secret::generate().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = host(7471, &Secret::generate().unwrap(), tmp.path());
     let a = Assignment {
         round: 0,
         role: Role::Client,
@@ -17,7 +18,7 @@ fn a_pairs_qp_timeout_reaches_its_agent() {
         rail: 0,
         qp_timeout: Some(20),
     };
-    let out = PathBuf::from("/nonexistent");
+    let out = cfg.out.clone();
     assert_eq!(pair_agent(&cfg, &a, out.clone()).params.qp_timeout, 20);
     let a = Assignment {
         qp_timeout: None,
@@ -29,7 +30,8 @@ fn a_pairs_qp_timeout_reaches_its_agent() {
     );
 }
 
-fn host(port: u16, secret: &Secret) -> MeshHostConfig {
+/// A host of the mesh on `port`, its results in `out`.
+fn host(port: u16, secret: &Secret, out: &std::path::Path) -> MeshHostConfig {
     MeshHostConfig {
         ib_port: 1,
         rank: 1,
@@ -41,7 +43,7 @@ fn host(port: u16, secret: &Secret) -> MeshHostConfig {
         gid_idx: None,
         rail_devs: Vec::new(),
         bin_dir: PathBuf::from("/nonexistent"),
-        out: PathBuf::from("/nonexistent"),
+        out: Dir::open(out).unwrap(),
         wait_secs: 20,
         secret: secret.clone(),
     }
@@ -57,8 +59,7 @@ fn a_pair_port_held_by_another_process_is_its_own_verdict() {
     let out = tempfile::tempdir().unwrap();
     let cfg = MeshHostConfig {
         ip: "127.0.0.1".into(),
-        out: out.path().to_path_buf(),
-        ..host(port, &Secret::generate().unwrap())
+        ..host(port, &Secret::generate().unwrap(), out.path())
     };
     let a = Assignment {
         rail: 0,
@@ -118,7 +119,8 @@ fn a_stranger_on_one_address_of_the_name_keeps_no_host_out() {
         .map(|ip| format!("{ip}:{port}").parse().unwrap())
         .collect();
     let started = Instant::now();
-    let mut c = connect_via(&host(port, &secret), &|_| addrs.clone()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = connect_via(&host(port, &secret, tmp.path()), &|_| addrs.clone()).unwrap();
     assert_eq!(c.recv("joined", Duration::from_secs(5)).unwrap(), "joined");
     assert!(
         started.elapsed() < Duration::from_secs(10),
@@ -144,4 +146,42 @@ fn a_host_without_perftest_refuses_the_measurements_and_nothing_else() {
         missing_perftest(find("rc_example"), empty.path().as_os_str()),
         None
     );
+}
+
+/// A pair on rail `k` meets on the mesh port plus one plus `k`, its
+/// serving host letting in only the peer's address on that rail: a
+/// flood from anywhere else is closed before it takes a handshake's
+/// slot (`lab/tests/hostile_mesh.rs` floods such a port).
+#[test]
+fn a_rails_session_port_is_its_own_and_lets_in_its_peer_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = host(7471, &Secret::generate().unwrap(), tmp.path());
+    let port = |dev: &str, addr: &str| crate::model::rails::Port {
+        dev: dev.into(),
+        port: 1,
+        netdev: format!("n{dev}"),
+        addr: addr.parse().unwrap(),
+        prefix: 24,
+        rate: None,
+    };
+    let ports = [port("rxe0", "10.0.0.2"), port("rxe3", "172.16.3.2")];
+    let a = Assignment {
+        round: 4,
+        role: Role::Server,
+        server_ip: "172.16.3.2".into(),
+        client_ip: "172.16.3.9".into(),
+        nonce: "ab".into(),
+        scenarios: Vec::new(),
+        rail: 3,
+        qp_timeout: None,
+    };
+    let on = on_rail_of(&cfg, &a, &ports).unwrap();
+    let agent = pair_agent(&on, &a, on.out.clone());
+    assert_eq!(agent.port, 7471 + PAIR_PORT_OFFSET + 3);
+    assert_eq!(
+        agent.allow,
+        ["172.16.3.9".parse::<std::net::IpAddr>().unwrap()]
+    );
+    assert_eq!(agent.ip, "172.16.3.2");
+    assert!(on.out.path().ends_with("rail3"));
 }

@@ -82,18 +82,21 @@ fn the_binaries_to_copy_are_the_workspace_examples() {
 #[test]
 fn doctor_files_become_findings_and_hosts() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    fs::write(crate::results::findings_file(dir, "server"), "too low\n").unwrap();
-    fs::write(crate::results::findings_file(dir, "path"), "blocked\n").unwrap();
-    fs::write(crate::results::findings_file(dir, "client"), "").unwrap();
+    let dir = &Dir::open(tmp.path()).unwrap();
+    dir.write(&crate::results::findings_file("server"), "too low\n")
+        .unwrap();
+    dir.write(&crate::results::findings_file("path"), "blocked\n")
+        .unwrap();
+    dir.write(&crate::results::findings_file("client"), "")
+        .unwrap();
     let h = crate::results::HostInfo {
         role: "client".into(),
         dev: "rxe0".into(),
         port: 1,
         ..Default::default()
     };
-    fs::write(
-        crate::results::host_file(dir, "client"),
+    dir.write(
+        &crate::results::host_file("client"),
         crate::results::host_record(&h) + "\n",
     )
     .unwrap();
@@ -113,18 +116,16 @@ fn mode(p: &Path) -> u32 {
 #[test]
 fn a_run_dir_is_new_and_private() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("1-2");
-    create_private_dir(&dir).unwrap();
-    assert_eq!(mode(&dir), 0o700);
-    // One that exists, even one this run made, is not taken again.
-    assert!(create_private_dir(&dir).is_err());
-    // Nor a symlink planted where the run dir will be.
-    let elsewhere = tmp.path().join("elsewhere");
-    fs::create_dir(&elsewhere).unwrap();
-    let planted = tmp.path().join("3-4");
-    std::os::unix::fs::symlink(&elsewhere, &planted).unwrap();
-    assert!(create_private_dir(&planted).is_err());
-    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    let opts = LabOptions {
+        out: Some(tmp.path().join("out")),
+        ..LabOptions::new(Mode::SingleHost, PathBuf::from("/nonexistent"))
+    };
+    let (root, a) = new_run_dir(&opts).unwrap();
+    let (_, b) = new_run_dir(&opts).unwrap();
+    assert_eq!(root.path(), tmp.path().join("out"));
+    assert_eq!(mode(a.path()), 0o700);
+    assert_ne!(a.path(), b.path(), "each run its own");
+    assert_eq!(a.path().parent(), Some(root.path()));
 }
 
 #[test]
@@ -161,28 +162,28 @@ fn the_doctors_dir_is_fresh_and_private_whatever_was_planted() {
 
 #[test]
 fn a_byte_that_is_not_utf8_keeps_the_transcript() {
-    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = &Dir::open(tmp.path()).unwrap();
     let s = catalog::find("rc_example").unwrap();
-    let file = |side, ext| crate::results::result_file(dir.path(), &s.name, side, ext);
-    fs::write(file("server", "stdout"), b"before \xff after\n").unwrap();
-    fs::write(file("server", "stderr"), b"err \xfe\n").unwrap();
-    fs::write(file("server", "status"), "exit=0\nelapsed_ms=5\n").unwrap();
-    fs::write(file("both", "leftover"), b"qp \x80\n").unwrap();
-    fs::write(
-        crate::results::findings_file(dir.path(), "both"),
-        b"bad \xc3\n",
-    )
-    .unwrap();
-    fs::write(dir.path().join("agent.both.status"), b"died \xff\n").unwrap();
-    let o = &collect(&[s], dir.path(), dir.path())[0];
+    let file = |side, ext| result_file(&s.name, side, ext);
+    dir.write(&file("server", "stdout"), b"before \xff after\n")
+        .unwrap();
+    dir.write(&file("server", "stderr"), b"err \xfe\n").unwrap();
+    dir.write(&file("server", "status"), "exit=0\nelapsed_ms=5\n")
+        .unwrap();
+    dir.write(&file("both", "leftover"), b"qp \x80\n").unwrap();
+    dir.write(&crate::results::findings_file("both"), b"bad \xc3\n")
+        .unwrap();
+    dir.write("agent.both.status", b"died \xff\n").unwrap();
+    let o = &collect(&[s], dir, dir)[0];
     let server = o.server.as_ref().expect("the server side is read");
     assert_eq!(server.stdout, "before \u{fffd} after\n");
     assert_eq!(server.stderr, "err \u{fffd}\n");
     assert_eq!(server.exit, Some(0));
     assert_eq!(o.leftover, "qp \u{fffd}\n");
-    assert_eq!(read_doctor(dir.path()).0, ["this host: bad \u{fffd}"]);
+    assert_eq!(read_doctor(dir).0, ["this host: bad \u{fffd}"]);
     let mut notes = Vec::new();
-    agent_note(dir.path(), "both", &mut notes);
+    agent_note(dir, "both", &mut notes);
     assert_eq!(notes, ["both agent: died \u{fffd}"]);
 }
 

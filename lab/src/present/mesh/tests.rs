@@ -138,6 +138,26 @@ fn the_page_has_the_diagnosis_and_escapes_what_hosts_say() {
     assert_eq!(page.matches("<td class=\"fail\"").count(), 6 + 3 * 2);
 }
 
+/// A page written anywhere links to the transcripts in the run's dir,
+/// relative to where it is: each run's dir has a name of its own.
+#[test]
+fn the_page_links_to_the_runs_dir_from_where_it_is() {
+    use std::path::Path;
+    let run_dir = Path::new("/r/rdma-lab/mesh/1795-ab12cd34");
+    assert_eq!(
+        link_prefix(Path::new("/r/page.html"), run_dir),
+        "rdma-lab/mesh/1795-ab12cd34/"
+    );
+    assert_eq!(link_prefix(&run_dir.join("page.html"), run_dir), "");
+    assert_eq!(
+        link_prefix(Path::new("/r/reports/./x/../mesh.html"), run_dir),
+        "../rdma-lab/mesh/1795-ab12cd34/"
+    );
+    let mesh = run(2, Pattern::AllPairs, |_, _| false);
+    let page = html_linked(&mesh, &[], "../run/");
+    assert!(page.contains("<a href=\"../run/pairs/"), "{page}");
+}
+
 #[test]
 fn a_page_of_a_run_that_passed_says_so() {
     let mesh = run(2, Pattern::AllPairs, |_, _| false);
