@@ -41,7 +41,7 @@ fn a_stranger_without_the_secret_runs_nothing() {
 fn a_wrong_secret_is_told_in_one_line_and_the_host_names_the_peer() {
     let a = Serving::start(3);
     let mut c = Control::new(a.connect()).unwrap();
-    let wrong = Secret::from_text(&"0".repeat(64), "test").unwrap();
+    let wrong = Secret::generate().unwrap();
     let e = c
         .authenticate_client(&wrong, Duration::from_secs(5))
         .unwrap_err();
@@ -453,6 +453,64 @@ fn a_secret_file_must_be_the_users_own_key() {
         err.contains("rdma-lab keygen FILE") && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// The key the lab's VM scenarios share, as anyone can copy it from the
+/// scenarios in every binary (`rdma-lab list --full`).
+fn the_test_key() -> String {
+    rdma_lab::catalog::all()
+        .iter()
+        .flat_map(|s| [&s.server, &s.client])
+        .flatten()
+        .flat_map(|c| c.args.iter())
+        .flat_map(|a| a.split(|c: char| !c.is_ascii_hexdigit()))
+        .find(|w| w.len() == 64)
+        .expect("the scenarios carry a key")
+        .to_string()
+}
+
+/// `rdma-lab mesh` with `key` on its standard input (`--secret-stdin`):
+/// its exit status and stderr.
+fn mesh_with_secret(key: &str) -> (Option<i32>, String) {
+    let mut child = mesh_rank1(1)
+        .args(["--wait", "1", "--secret-stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{key}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A key of 64 zeros and the lab's own test key (in every binary, in its
+/// VM scenarios) are refused on a real host, from a file, the environment
+/// or standard input, in one line that says to run `rdma-lab keygen`
+/// (before, both were taken: a format check only).
+#[test]
+fn the_zero_key_and_the_test_key_are_refused_on_a_real_host() {
+    let dir = tempfile::tempdir().unwrap();
+    for key in ["0".repeat(64), the_test_key()] {
+        let f = key_file(dir.path(), &key);
+        for (code, err) in [
+            doctor_with_secret(Some(&f), None),
+            doctor_with_secret(None, Some(&key)),
+            mesh_with_secret(&key),
+        ] {
+            assert_eq!(code, Some(1), "{key}: {err}");
+            assert_eq!(err.lines().count(), 1, "{key}: {err}");
+            assert!(
+                err.contains("not a random key") && err.contains("rdma-lab keygen"),
+                "{key}: {err}"
+            );
+        }
+    }
 }
 
 /// `rdma-lab keygen FILE` writes a new key, mode 600, and never

@@ -17,10 +17,13 @@
 //! session or an older one. The channel is authenticated, not encrypted:
 //! scenario names, findings and transcripts cross in the clear.
 
+mod keys;
+
 use crate::base::text::shown;
 pub use crate::model::session::LINE_MAX;
 use crate::model::session::{split_mac, MAC_HEX};
 use hmac::{Hmac, Mac};
+pub use keys::{in_lab_vm, VM_MARK, VM_TEST_KEY};
 use sha2::Sha256;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -71,9 +74,16 @@ impl std::fmt::Debug for Secret {
 }
 
 impl Secret {
-    /// A fresh random secret: 32 bytes from the OS, as 64 hex digits.
+    /// A fresh random secret: 32 bytes from the OS, as 64 hex digits (one
+    /// that [`Secret::from_text`] would refuse, about once in 10^11, is
+    /// drawn again).
     pub fn generate() -> Result<Secret, String> {
-        Ok(Secret(hex(&random32()?)))
+        loop {
+            let key = hex(&random32()?);
+            if keys::not_random(&key).is_none() {
+                return Ok(Secret(key));
+            }
+        }
     }
 
     /// A secret from text (a file's content, the environment), trimmed of
@@ -88,7 +98,14 @@ impl Secret {
                  that file"
             ));
         }
-        Ok(Secret(t.to_ascii_lowercase()))
+        let key = t.to_ascii_lowercase();
+        if let Some(why) = keys::not_random(&key) {
+            return Err(format!(
+                "the secret in {from} is not a random key ({why}): make one with `rdma-lab \
+                 keygen FILE` and give both hosts that file"
+            ));
+        }
+        Ok(Secret(key))
     }
 
     /// The secret in `path`: a regular file (not a link, a FIFO or a

@@ -269,6 +269,10 @@ pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
     }
     v.push("--append".into());
     v.push(format!("modprobe.blacklist={}", NOT_LOADED.join(",")));
+    // Marks the VM as the lab's own: only there is the scenarios' public
+    // test key taken as a secret.
+    v.push("--append".into());
+    v.push(crate::guest::control::VM_MARK.into());
     if let Some(q) = &tools.qemu {
         v.push("--qemu".into());
         v.push(q.to_string_lossy().into_owned());

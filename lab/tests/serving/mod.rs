@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A key as `rdma-lab keygen` writes one.
-pub const SECRET: &str = "5ec2e7000000000000000000000000000000000000000000000000000000cafe";
+pub const SECRET: &str = "9306cc4a4e6dbfdcb9738e1bf9ed50c39e9f03a23c00201bf49374083e678c94";
 
 /// An agent on 127.0.0.1 in `role`, with no RDMA set-up of its own, its
 /// results in `out`, the key in `secret`, meeting its peer on `port` and

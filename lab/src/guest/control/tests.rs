@@ -10,8 +10,8 @@ fn pair() -> (Control, Control) {
     (Control::new(s).unwrap(), Control::new(c).unwrap())
 }
 
-const KEY_X: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-const KEY_Y: &str = "f123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const KEY_X: &str = "24b55f955e2940277dd3ab89fe53259779c1cebe5835cec32ad7a63074ef1b0b";
+const KEY_Y: &str = "a99f44d5c2b82d1bfe620d0e727d59f5c4aa186c0392cf6900cd40773fe6c746";
 
 fn secret(s: &str) -> Secret {
     Secret::from_text(s, "test").unwrap()
@@ -66,6 +66,16 @@ fn secrets_are_checked() {
         );
     }
     assert!(Secret::from_text(&"g".repeat(64), "x").is_err());
+    // Nor is a key that is not random: zeros, the lab's public test key.
+    for weak in ["0".repeat(64), keys::VM_TEST_KEY.to_string()] {
+        let e = Secret::from_text(&weak, "x").unwrap_err();
+        assert!(
+            e.contains("not a random key")
+                && e.contains("rdma-lab keygen FILE")
+                && !e.contains('\n'),
+            "{e}"
+        );
+    }
     assert_eq!(
         Secret::from_text(&format!(" {}\n", KEY_X.to_uppercase()), "x")
             .unwrap()

@@ -36,3 +36,35 @@ fn kvm_where_a_guest_runs_and_the_device_opens() {
     assert_eq!(Accel::choose(true, true, runs), Accel::Tcg("--tcg".into()));
     assert_eq!(Accel::choose(true, true, runs).to_string(), "TCG (--tcg)");
 }
+
+/// The lab marks the kernel command line of its VMs, where the scenarios'
+/// public test key is taken; every other option stays as it was.
+#[test]
+fn the_vms_kernel_command_line_marks_them_as_the_labs() {
+    let tools = Tools {
+        kernel: crate::host::setup::Kernel {
+            version: "6.1.0-1-amd64".into(),
+            image: "/boot/vmlinuz-6.1.0-1-amd64".into(),
+        },
+        vng: "/usr/bin/vng".into(),
+        qemu: None,
+    };
+    let spec = VmSpec {
+        name: "A".into(),
+        exec: "true".into(),
+        rwdir: "/tmp/a".into(),
+        shared: None,
+        qemu_opts: None,
+        cpus: 1,
+        memory: VM_MEMORY.into(),
+    };
+    let args = vng_args(&tools, &Accel::Tcg("test".into()), &spec);
+    let appended: Vec<&str> = args
+        .windows(2)
+        .filter(|w| w[0] == "--append")
+        .map(|w| w[1].as_str())
+        .collect();
+    assert_eq!(appended.len(), 2, "{args:?}");
+    assert!(appended[0].starts_with("modprobe.blacklist="));
+    assert_eq!(appended[1], crate::guest::control::VM_MARK);
+}
