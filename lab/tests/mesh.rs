@@ -577,6 +577,7 @@ fn transcripts_never_go_through_a_planted_link() {
                 held: None,
                 slow: None,
                 bad_nic: None,
+                liar: None,
             };
             thread::spawn(move || {
                 stand_in(

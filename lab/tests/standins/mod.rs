@@ -5,7 +5,7 @@
 #![allow(dead_code)] // Each test binary uses a part of it.
 
 use super::serving;
-use rdma_lab::catalog::perf::{SEND_LAT, WRITE_BW};
+use rdma_lab::catalog::perf::{SEND_LAT, WRITE_BW, WRITE_BW_BACK};
 use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
@@ -65,6 +65,21 @@ pub enum Behaviour {
     /// title, a screen clear, a red "ALL PASSED") and direction overrides
     /// ([`ESCAPES`]).
     Escapes,
+    /// Plays, with `--perf`, and lies about what its links moved: its own
+    /// perftest's figures (which its peers' perftest relays into their
+    /// reports) and every report it writes itself.
+    Lies(Lie),
+}
+
+/// How a lying host's figures differ from what its links moved.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Lie {
+    /// This many times the messages it completed.
+    Times(f64),
+    /// Its count of messages negative.
+    Negative,
+    /// A message size whose product with the count is infinite.
+    Infinite,
 }
 
 /// What an [`Behaviour::Escapes`] host puts in each of its transcripts.
@@ -117,6 +132,8 @@ pub struct Faults {
     pub slow: Option<(String, bool)>,
     /// An address whose pairs fail, besides `bad` (a NIC's).
     pub bad_nic: Option<String>,
+    /// The address of the host that lies about its figures, and how.
+    pub liar: Option<(String, Lie)>,
 }
 
 /// What the stand-in of a host without a device says, and its doctor.
@@ -168,26 +185,54 @@ pub fn recorded(a: &Assignment, faults: &Faults) -> Vec<ScenarioResult> {
         .filter(|s| has("rc_example") || **s == "doctor_rc_probe" && !has(WRITE_BW))
         .map(|s| result(s, String::new()))
         .collect();
-    // perftest's figures: 8 Gb/s and 2 usec, a tenth of the bandwidth on
-    // the slow host's links (in the busy rounds only, when it is so).
-    let alone = !has("rc_example");
-    let slow = faults.slow.as_ref().is_some_and(|(ip, rounds_only)| {
-        (a.server_ip == *ip || a.client_ip == *ip) && !(alone && *rounds_only)
-    });
-    // As perftest's report has them: the messages completed in its 2 s,
-    // 1 MB each (8 or 0.8 Gb/s), and its own figure at 0, as an emulated
-    // CPU's clock leaves it; the bandwidth is read from the count.
-    let messages = if slow { 200 } else { 2000 };
+    // perftest's figures: each direction's bandwidth ([`report`]), 2 usec.
     if has(WRITE_BW) {
-        results.push(result(
-            WRITE_BW,
-            format!("MsgSize: 1000000,\nn_iterations: {messages},\nBW_average: 0.000000,\n"),
-        ));
+        results.push(result(WRITE_BW, report(a, faults, &a.client_ip)));
+    }
+    if has(WRITE_BW_BACK) {
+        results.push(result(WRITE_BW_BACK, report(a, faults, &a.server_ip)));
     }
     if has(SEND_LAT) {
         results.push(result(SEND_LAT, "t_typical: 2.00,\n".into()));
     }
     results
+}
+
+/// The messages a direction of pair `a` completed in its 2 s, 1 MB each:
+/// 2000 (8 Gb/s), or a tenth on the slow host's links (in the busy rounds
+/// only, when it is so).
+pub fn messages(a: &Assignment, faults: &Faults) -> u64 {
+    let alone = !a.scenarios.iter().any(|n| n == "rc_example");
+    let slow = faults.slow.as_ref().is_some_and(|(ip, rounds_only)| {
+        (a.server_ip == *ip || a.client_ip == *ip) && !(alone && *rounds_only)
+    });
+    if slow {
+        200
+    } else {
+        2000
+    }
+}
+
+/// The report of the direction of pair `a` that `sender` writes, as the
+/// client's transcript has it: the messages completed in its 2 s, 1 MB
+/// each, and perftest's own figure at 0, as an emulated CPU's clock
+/// leaves it (the bandwidth is read from the count). A liar's figures
+/// where it sent them (its peer's perftest relays them) or where it
+/// writes the transcript itself.
+pub fn report(a: &Assignment, faults: &Faults, sender: &str) -> String {
+    let n = messages(a, faults) as f64;
+    let lie = faults
+        .liar
+        .as_ref()
+        .filter(|(ip, _)| ip == sender || *ip == a.client_ip)
+        .map(|(_, lie)| *lie);
+    let (size, n) = match lie {
+        None => (1e6, n),
+        Some(Lie::Times(f)) => (1e6, n * f),
+        Some(Lie::Negative) => (1e6, -n),
+        Some(Lie::Infinite) => (1e308, n),
+    };
+    format!("MsgSize: {size},\nn_iterations: {n},\nBW_average: 0.000000,\n")
 }
 
 /// One stand-in host: join as `rank`, then answer until `bye`.
@@ -380,7 +425,10 @@ pub fn mesh(
             odd,
             Some((
                 _,
-                Behaviour::Slow | Behaviour::SlowInRounds | Behaviour::SlowNic
+                Behaviour::Slow
+                    | Behaviour::SlowInRounds
+                    | Behaviour::SlowNic
+                    | Behaviour::Lies(_)
             ))
         )
         .then(PerfLimits::default),
@@ -419,6 +467,12 @@ pub fn mesh(
                 },
                 bad_nic: match odd {
                     Some((k, Behaviour::BadNic)) => Some(second_nic(k)),
+                    _ => None,
+                },
+                liar: match odd {
+                    Some((k, Behaviour::Lies(lie))) => {
+                        Some((format!("10.{}.{}.1", k / 256, k % 256), lie))
+                    }
                     _ => None,
                 },
             };
