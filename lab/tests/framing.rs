@@ -1,7 +1,8 @@
 //! A mesh host that holds the secret and lies about what its links moved
 //! (its stand-in perftest over-reports, or reports figures no port could
-//! give) against stand-in hosts on loopback: no innocent host is named
-//! slow, and the liar is named for the figures that cannot be true.
+//! give) or what its port counted, against stand-in hosts on loopback: no
+//! innocent host is named slow or lossy, and the liar is named for the
+//! figures that cannot be true.
 
 mod serving;
 mod standins;
@@ -58,10 +59,15 @@ fn no_honest_host_named_slow(found: &[(String, Vec<u64>, String)]) {
 
 /// The run with host [`LIAR`] lying as `lie`, and its findings.
 fn lying(lie: Lie) -> Vec<(String, Vec<u64>, String)> {
+    lying_run(lie).1
+}
+
+/// [`lying`] with its run.
+fn lying_run(lie: Lie) -> (MeshRun, Vec<(String, Vec<u64>, String)>) {
     let (run, _, _) = mesh_with_one(4, LIAR, Behaviour::Lies(lie));
     let found = findings(&run);
     no_honest_host_named_slow(&found);
-    found
+    (run, found)
 }
 
 /// A host whose perftest reports 2.1 times what it moved (the review's
@@ -75,13 +81,29 @@ fn a_host_over_reporting_twice_frames_no_one() {
 }
 
 /// A 400-fold lie is more than the ports could move (100 Gb/s each): its
-/// figures are refused and the liar is named for them, alone.
+/// figures are refused and the liar is named for them, alone, in the
+/// terminal's diagnosis and on the page as any finding is.
 #[test]
 fn a_host_over_reporting_400_times_is_named_for_an_impossible_report() {
-    let found = lying(Lie::Times(400.0));
+    let (run, found) = lying_run(Lie::Times(400.0));
+    let diagnosis = rdma_lab::judge::mesh::diagnose(&run);
+    let said = "node003 reported 3200.00 Gb/s on a 100 Gb/s port";
+    let text = rdma_lab::present::mesh::matrix_text(&run, &diagnosis);
+    assert!(
+        text.contains(&format!("\nDiagnosis:\n  - {said}")),
+        "{text}"
+    );
+    let page = rdma_lab::present::mesh::html(&run, &diagnosis);
+    assert!(
+        page.contains(&format!("<li class=\"impossible\">{said}")),
+        "{page}"
+    );
     assert_eq!(found.len(), 1, "{found:#?}");
     let (kind, ranks, text) = &found[0];
-    assert_eq!((kind.as_str(), ranks.as_slice()), ("impossible_report", &[3][..]));
+    assert_eq!(
+        (kind.as_str(), ranks.as_slice()),
+        ("impossible_report", &[3][..])
+    );
     assert!(
         text.starts_with("node003 reported 3200.00 Gb/s on a 100 Gb/s port"),
         "{text}"
@@ -100,7 +122,23 @@ fn a_host_reporting_negative_or_infinite_figures_is_named_for_them() {
         let found = lying(lie);
         assert_eq!(found.len(), 1, "{lie:?}: {found:#?}");
         let (kind, ranks, text) = &found[0];
-        assert_eq!((kind.as_str(), ranks.as_slice()), ("impossible_report", &[3][..]));
+        assert_eq!(
+            (kind.as_str(), ranks.as_slice()),
+            ("impossible_report", &[3][..])
+        );
         assert!(text.starts_with(said), "{lie:?}: {text}");
     }
+}
+
+/// A host that counts ten times the packets it sent and none it lost,
+/// while every link loses 0.8% of its packets: its links' shares, beside
+/// every other link, would make those look lossy (each of the other
+/// hosts' links was named on the judge before it); each link's share
+/// beside others is the larger of its two hosts', each over the packets
+/// its own port received, so nothing is named.
+#[test]
+fn a_host_counting_more_packets_sent_than_it_sent_frames_no_link() {
+    let (run, _, _) = mesh_with_one(4, LIAR, Behaviour::InflatesSent);
+    let found = findings(&run);
+    assert!(found.is_empty(), "{found:#?}");
 }

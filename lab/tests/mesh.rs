@@ -578,6 +578,7 @@ fn transcripts_never_go_through_a_planted_link() {
                 slow: None,
                 bad_nic: None,
                 liar: None,
+                usual_lost: 0,
             };
             thread::spawn(move || {
                 stand_in(

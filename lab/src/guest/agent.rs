@@ -23,6 +23,7 @@
 use crate::base::netstat::tcp_listening;
 use crate::base::rundir::Dir;
 use crate::guest::control::{Control, HandshakeError, Secret};
+use crate::guest::counters;
 use crate::model::{Params, Ready, Scenario};
 use crate::results::{
     boot_file, findings_file, host_file, host_record, parse_host_record, read_in, result_file,
@@ -666,6 +667,10 @@ fn run_one(
     let step = Duration::from_secs(u64::from(s.timeout_secs) * 2 + 30);
     let mut mark = |word: &str, from: Role| in_step(&mut control, cfg.role, from, word, name, step);
     mark("begin", Role::Server)?;
+    // What this host's port receives over a measurement: its word on the
+    // direction its peer sends (judge::trust).
+    let measured = catalog::perf_runs().iter().any(|p| p.name == s.name);
+    let around = measured.then(|| counters::Around::start(&cfg.params.dev, cfg.params.ib_port));
     let server = start_server(cfg, s, log);
     mark("ready", Role::Server)?;
     if cfg.role != Role::Server {
@@ -689,6 +694,10 @@ fn run_one(
         let _ = out(cfg).write(&result_file(name, cfg.role.as_str(), "leftover"), left);
     }
     mark("end", Role::Server)?;
+    if let Some(c) = around {
+        let rises = c.finish();
+        let _ = out(cfg).write(&result_file(name, cfg.role.as_str(), "counters"), rises);
+    }
     match (control, cfg.role) {
         (Some(c), Role::Server) => send_results(cfg, c, name),
         (Some(c), Role::Client) => receive_results(cfg, c, name),

@@ -4,6 +4,7 @@
 //! which RC's retransmission shields, pass.
 
 use crate::judge::loss::SENT;
+use crate::judge::trust::{RECEIVED_BYTES, RECEIVED_PACKETS};
 use std::path::Path;
 
 /// The words of a counter's name that mean a packet was lost or sent
@@ -86,18 +87,76 @@ pub fn read(dev: &str, port: u32) -> Vec<(String, u64)> {
     all
 }
 
-/// The loss counters and the packets sent ([`SENT`], loss is judged
-/// as a share of them) that rose from
-/// `before` to `after`, and by how much.
+/// The loss counters, the packets sent ([`SENT`], loss is judged as a
+/// share of them) and received (a host's own share of what reached it,
+/// [`crate::judge::trust::loss`]) that rose from `before` to `after`, and
+/// by how much.
 pub fn rose(before: &[(String, u64)], after: &[(String, u64)]) -> Vec<(String, u64)> {
+    let kept = |n: &str| is_loss(n) || SENT.contains(&n) || RECEIVED_PACKETS.contains(&n);
+    rises(before, after, kept)
+}
+
+/// The counters of `after` that `keep` keeps and that rose from `before`,
+/// and by how much.
+fn rises(
+    before: &[(String, u64)],
+    after: &[(String, u64)],
+    keep: impl Fn(&str) -> bool,
+) -> Vec<(String, u64)> {
     after
         .iter()
-        .filter(|(name, _)| is_loss(name) || SENT.contains(&name.as_str()))
+        .filter(|(name, _)| keep(name))
         .filter_map(|(name, now)| {
             // A counter not read before (a failed read) has no rise to
             // tell: its whole count is the port's lifetime's.
             let (_, was) = before.iter().find(|(n, _)| n == name)?;
             (now > was).then(|| (name.clone(), now - was))
+        })
+        .collect()
+}
+
+/// Whether the counter `name` counts what the port received: bytes or
+/// packets.
+fn is_received(name: &str) -> bool {
+    RECEIVED_BYTES.iter().any(|(n, _)| *n == name) || RECEIVED_PACKETS.contains(&name)
+}
+
+/// A port's counters read as a measurement begins, to tell what the port
+/// received by the time it ends: this host's word on the direction its
+/// peer sent ([`crate::judge::trust`]).
+pub struct Around {
+    dev: String,
+    port: u32,
+    before: Vec<(String, u64)>,
+}
+
+impl Around {
+    /// Reads `dev`'s port `port` now.
+    pub fn start(dev: &str, port: u32) -> Around {
+        Around {
+            dev: dev.to_string(),
+            port,
+            before: read(dev, port),
+        }
+    }
+
+    /// Reads the port again and writes to `path` what its receive
+    /// counters rose by meanwhile, a `name rise` line each.
+    pub fn finish(self) -> String {
+        let after = read(&self.dev, self.port);
+        rises(&self.before, &after, is_received)
+            .iter()
+            .map(|(n, v)| format!("{n} {v}\n"))
+            .collect()
+    }
+}
+
+/// The rises in a text [`Around::finish`] made.
+pub fn parse_rises(text: &str) -> Vec<(String, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let (name, v) = l.split_once(' ')?;
+            Some((name.to_string(), v.trim().parse().ok()?))
         })
         .collect()
 }

@@ -73,6 +73,26 @@ impl Tally {
     pub fn rate(&self) -> Option<f64> {
         (self.sent > 0).then(|| self.lost as f64 / self.sent as f64)
     }
+
+    /// The tally as its own link's yardstick for the links beside it.
+    pub fn yard(&self) -> Yard {
+        Yard {
+            rate: self.rate(),
+            lost: self.lost as f64,
+        }
+    }
+}
+
+/// What a link lost, as the links beside it are judged against: its
+/// share of the packets, where counted, and its count. Where its hosts
+/// count what they received, neither host alone can lower it
+/// ([`crate::judge::trust::loss`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Yard {
+    /// Its share of the packets, when they were counted.
+    pub rate: Option<f64>,
+    /// Its count.
+    pub lost: f64,
 }
 
 /// What the run's median link lost: its share of the packets, where the
@@ -85,10 +105,15 @@ pub struct Usual {
     pub lost: f64,
 }
 
-/// The run's usual loss over `links`.
+/// The run's usual loss over `links`, each its own yardstick.
 pub fn usual(links: &[Tally]) -> Usual {
-    let mut rates: Vec<f64> = links.iter().filter_map(Tally::rate).collect();
-    let mut lost: Vec<f64> = links.iter().map(|t| t.lost as f64).collect();
+    usual_of(&links.iter().map(Tally::yard).collect::<Vec<_>>())
+}
+
+/// The run's usual loss over the yardsticks of some links.
+pub fn usual_of(yards: &[Yard]) -> Usual {
+    let mut rates: Vec<f64> = yards.iter().filter_map(|y| y.rate).collect();
+    let mut lost: Vec<f64> = yards.iter().map(|y| y.lost).collect();
     Usual {
         rate: median(&mut rates),
         lost: median(&mut lost).unwrap_or(0.0),
@@ -115,23 +140,28 @@ pub type Link = (usize, usize, Tally);
 /// neighbours differ by a few per cent at most.
 pub const EXACT_MAX: usize = 2000;
 
-/// The lossy links among `links`: each one's index and the usual it was
-/// judged against. A link that may be lossy (enough lost, enough of what
-/// it sent) is compared with the links that share no host with it
-/// ([`beside`]). When every link loses alike, the loss is the fabric's
-/// usual and none stands out. Only those that may be lossy are compared,
-/// each with every other link once (or, past [`EXACT_MAX`] links, with
-/// the whole run).
+/// The lossy links among `links`, each its own yardstick ([`judged`]).
 pub fn lossy(links: &[Link]) -> Vec<(usize, Usual)> {
-    let whole =
-        (links.len() > EXACT_MAX).then(|| usual(&links.iter().map(|l| l.2).collect::<Vec<_>>()));
+    judged(links, &links.iter().map(|l| l.2.yard()).collect::<Vec<_>>())
+}
+
+/// The lossy links among `links`, the links beside each judged by their
+/// yardsticks (`yards`, at the same indices): each one's index and the
+/// usual it was judged against. A link that may be lossy (enough lost,
+/// enough of what it sent) is compared with the links that share no host
+/// with it ([`beside`]). When every link loses alike, the loss is the
+/// fabric's usual and none stands out. Only those that may be lossy are
+/// compared, each with every other link once (or, past [`EXACT_MAX`]
+/// links, with the whole run).
+pub fn judged(links: &[Link], yards: &[Yard]) -> Vec<(usize, Usual)> {
+    let whole = (links.len() > EXACT_MAX).then(|| usual_of(yards));
     (0..links.len())
         .filter(|&i| {
             let t = &links[i].2;
             t.lost >= LOSSY_MIN && t.rate().map_or(true, |r| r >= RATE_FLOOR)
         })
         .filter_map(|i| {
-            let u = whole.unwrap_or_else(|| beside(links, i));
+            let u = whole.unwrap_or_else(|| beside(links, yards, i));
             stands_out(&links[i].2, &u).then_some((i, u))
         })
         .collect()
@@ -141,17 +171,18 @@ pub fn lossy(links: &[Link]) -> Vec<(usize, Usual)> {
 /// with it. With three hosts or fewer there are none: then the lesser of
 /// the usual of the links without its one host and of those without its
 /// other, since either host's NIC may be the one that loses.
-fn beside(links: &[Link], i: usize) -> Usual {
+fn beside(links: &[Link], yards: &[Yard], i: usize) -> Usual {
     let (a, b, _) = links[i];
-    let without = |hosts: &[usize]| -> Vec<Tally> {
-        let apart = |(x, y, _): &&Link| !hosts.contains(x) && !hosts.contains(y);
-        links.iter().filter(apart).map(|l| l.2).collect()
+    let without = |hosts: &[usize]| -> Vec<Yard> {
+        let apart = |(x, y, _): &Link| !hosts.contains(x) && !hosts.contains(y);
+        let kept = links.iter().zip(yards).filter(|(l, _)| apart(l));
+        kept.map(|(_, y)| *y).collect()
     };
     let others = without(&[a, b]);
     if !others.is_empty() {
-        return usual(&others);
+        return usual_of(&others);
     }
-    let (ua, ub) = (usual(&without(&[a])), usual(&without(&[b])));
+    let (ua, ub) = (usual_of(&without(&[a])), usual_of(&without(&[b])));
     let less = |x: Option<f64>, y: Option<f64>| match (x, y) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),

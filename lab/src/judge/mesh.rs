@@ -83,6 +83,12 @@ pub enum FindingKind {
         /// The receiver's rank, or the sender's.
         rank: usize,
     },
+    /// A host that reported figures or counts that cannot be true
+    /// ([`crate::judge::trust`]): refused, and named as its own.
+    ImpossibleReport {
+        /// The host's rank.
+        rank: usize,
+    },
 }
 
 /// One thing the administrator should look at, said in a sentence or two.
@@ -173,6 +179,7 @@ fn diagnose_rail(run: &MeshRun) -> Vec<Finding> {
     }
     findings.extend(mesh.lossy());
     findings.extend(mesh.slow());
+    findings.extend(crate::judge::trust::findings(run, &|r| mesh.label(r)));
     findings.extend(mesh.multicast());
     findings
 }
@@ -187,7 +194,8 @@ impl FindingKind {
             | FindingKind::Doctor { rank }
             | FindingKind::Rail { rank }
             | FindingKind::SlowHost { rank }
-            | FindingKind::Multicast { rank } => vec![rank],
+            | FindingKind::Multicast { rank }
+            | FindingKind::ImpossibleReport { rank } => vec![rank],
             FindingKind::LinkFault { a, b }
             | FindingKind::Lossy { a, b }
             | FindingKind::Slow { a, b } => vec![a, b],
@@ -781,27 +789,27 @@ impl<'a> Mesh<'a> {
     /// ([`crate::judge::loss`]), with every loss counter that rose: a
     /// lossy link, named even when its scenarios passed.
     fn lossy(&self) -> Vec<Finding> {
-        use crate::judge::loss::{self, Link, Tally};
-        let links: Vec<Link> = self
-            .run
-            .cells
-            .iter()
-            .map(|c| {
-                let counters = c.counters.iter().map(|(_, n, v)| (n.as_str(), *v));
-                (c.pair.server, c.pair.client, Tally::of(counters))
-            })
+        use crate::judge::loss::{self, Link};
+        use crate::judge::trust::{self, RECEIVED_PACKETS};
+        let judged: Vec<_> = self.run.cells.iter().map(trust::loss).collect();
+        let links: Vec<Link> = (self.run.cells.iter().zip(&judged))
+            .map(|(c, j)| (c.pair.server, c.pair.client, j.0))
             .collect();
+        let yards: Vec<loss::Yard> = judged.iter().map(|j| j.1).collect();
         let mut found = Vec::new();
-        for (at, usual) in loss::lossy(&links) {
+        for (at, usual) in loss::judged(&links, &yards) {
             let (cell, tally) = (&self.run.cells[at], &links[at].2);
             let (a, b) = (
                 cell.pair.server.min(cell.pair.client),
                 cell.pair.server.max(cell.pair.client),
             );
+            // The loss counters, but those refused as not true.
+            let refused: Vec<usize> = judged[at].2.iter().map(|i| i.rank).collect();
+            let counts_packets = |n: &str| loss::SENT.contains(&n) || RECEIVED_PACKETS.contains(&n);
             let rose: Vec<String> = cell
                 .counters
                 .iter()
-                .filter(|(_, n, _)| !loss::SENT.contains(&n.as_str()))
+                .filter(|(r, n, _)| !refused.contains(r) && !counts_packets(n))
                 .map(|(r, n, v)| format!("{}'s {n} +{v}", self.label(*r)))
                 .collect();
             let passed = match cell.verdict() {

@@ -210,6 +210,7 @@ pub mod mesh;
 pub mod packets;
 pub mod perf;
 pub mod rails;
+pub mod trust;
 
 #[cfg(test)]
 mod tests;

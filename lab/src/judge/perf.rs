@@ -4,9 +4,10 @@
 //! within one run are judged, so that the same rule holds on real NICs
 //! and under emulation, where the absolute numbers mean nothing.
 
+use super::trust;
 use crate::base::stats::median;
 use crate::catalog::perf::{bandwidth, figure, LAT_KEY, SEND_LAT, WRITE_BW, WRITE_BW_BACK};
-use crate::model::mesh::{PairCell, PerfLimits, ScenarioResult};
+use crate::model::mesh::{PairCell, PerfLimits, ScenarioResult, SideReport};
 
 /// What perftest measured of one link.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -20,11 +21,19 @@ pub struct Figures {
     pub alone: bool,
     /// The lesser link rate of its ports, in Gb/s, when known.
     pub rate: Option<f64>,
+    /// Whether only one host is behind its bandwidth (a direction whose
+    /// receiver counted nothing, or whose sender reported nothing of its
+    /// own): judged for its own link, never another's yardstick.
+    pub one_sided_gbps: bool,
+    /// Whether only one side reported its latency: likewise.
+    pub one_sided_usec: bool,
 }
 
-/// The figures in `results`: the clients' reports, the lesser bandwidth
-/// of the two ways.
-fn read(results: &[ScenarioResult]) -> (Option<f64>, Option<f64>) {
+/// The figures of a record from before the hosts reported their own
+/// sides, from its transcripts: the client's, which holds both ways (the
+/// passive side's perftest prints its peer's report), the lesser
+/// bandwidth of the two. A figure no port could give is refused.
+fn read(results: &[ScenarioResult], rate: Option<f64>) -> Figures {
     let log = |name: &str| {
         results
             .iter()
@@ -36,31 +45,62 @@ fn read(results: &[ScenarioResult]) -> (Option<f64>, Option<f64>) {
         .into_iter()
         .flatten()
         .filter_map(bandwidth)
+        .filter(|g| trust::possible_gbps(*g, rate))
         .min_by(f64::total_cmp);
-    (gbps, log(SEND_LAT).and_then(|l| figure(l, LAT_KEY)))
+    let usec = log(SEND_LAT).and_then(|l| figure(l, LAT_KEY));
+    Figures {
+        gbps,
+        usec: usec.filter(|u| *u > 0.0),
+        rate,
+        ..Figures::default()
+    }
+}
+
+/// The figures of `results` and the hosts' own `reports` of them: from
+/// the reports where the hosts gave theirs ([`trust::measured`]), else
+/// (a record from before they did) from the transcripts.
+fn read_cell(cell: &PairCell, results: &[ScenarioResult], reports: &[SideReport]) -> Figures {
+    let rate = cell.rate_gbps;
+    if cell.reports.is_empty() && cell.alone_reports.is_empty() {
+        return read(results, rate);
+    }
+    let c = trust::measured(cell.pair, reports, rate);
+    Figures {
+        gbps: c.gbps,
+        usec: c.usec,
+        alone: false,
+        rate,
+        one_sided_gbps: c.one_sided_gbps,
+        one_sided_usec: c.one_sided_usec,
+    }
 }
 
 /// A pair's figures in its round, beside the round's other pairs.
 pub fn in_round(cell: &PairCell) -> Figures {
-    let (gbps, usec) = read(&cell.results);
-    Figures {
-        gbps,
-        usec,
-        alone: false,
-        rate: cell.rate_gbps,
-    }
+    read_cell(cell, &cell.results, &cell.reports)
 }
 
 /// A pair's figures: those measured alone where there are, else its
 /// round's.
 pub fn figures(cell: &PairCell) -> Figures {
-    let (gbps, usec) = read(&cell.results);
-    let (alone_gbps, alone_usec) = read(&cell.alone);
+    let round = in_round(cell);
+    let alone = read_cell(cell, &cell.alone, &cell.alone_reports);
+    let (g, u) = (alone.gbps.is_some(), alone.usec.is_some());
     Figures {
-        gbps: alone_gbps.or(gbps),
-        usec: alone_usec.or(usec),
-        alone: alone_gbps.is_some() || alone_usec.is_some(),
+        gbps: if g { alone.gbps } else { round.gbps },
+        usec: if u { alone.usec } else { round.usec },
+        alone: g || u,
         rate: cell.rate_gbps,
+        one_sided_gbps: if g {
+            alone.one_sided_gbps
+        } else {
+            round.one_sided_gbps
+        },
+        one_sided_usec: if u {
+            alone.one_sided_usec
+        } else {
+            round.one_sided_usec
+        },
     }
 }
 
@@ -79,10 +119,18 @@ pub fn round_medians(cells: &[PairCell]) -> Medians {
     medians(&cells.iter().map(in_round).collect::<Vec<_>>())
 }
 
-/// The medians of `links`, over those measured.
+/// The medians of `links`, over those measured with both hosts behind
+/// the figure: one host alone cannot move another link's yardstick.
 pub fn medians(links: &[Figures]) -> Medians {
-    let mut gbps: Vec<f64> = links.iter().filter_map(|f| f.gbps).collect();
-    let mut usec: Vec<f64> = links.iter().filter_map(|f| f.usec).collect();
+    let vouched = |f: Option<f64>, one_sided: bool| f.filter(|_| !one_sided);
+    let mut gbps: Vec<f64> = links
+        .iter()
+        .filter_map(|f| vouched(f.gbps, f.one_sided_gbps))
+        .collect();
+    let mut usec: Vec<f64> = links
+        .iter()
+        .filter_map(|f| vouched(f.usec, f.one_sided_usec))
+        .collect();
     Medians {
         gbps: median(&mut gbps),
         usec: median(&mut usec),

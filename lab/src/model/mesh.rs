@@ -360,6 +360,43 @@ pub struct PairCell {
     /// The lesser link rate of its two ports on its rail, in Gb/s, as
     /// sysfs gives it; `None` when a host did not say.
     pub rate_gbps: Option<f64>,
+    /// Each host's own word on its side ([`SideReport`]), from its own
+    /// `done`; none in a record of a run from before the hosts gave it.
+    #[serde(default)]
+    pub reports: Vec<SideReport>,
+    /// The same of its measurements taken again alone.
+    #[serde(default)]
+    pub alone_reports: Vec<SideReport>,
+}
+
+/// One host's own word on its side of a pair, from its own `done`: what
+/// no other host can write for it. (The peer side's `done` carries both
+/// sides' transcripts, which that host alone wrote.)
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SideReport {
+    /// The host's rank.
+    pub rank: usize,
+    /// Each measurement its side ran (`mesh --perf`).
+    pub measures: Vec<Measure>,
+    /// How long it read its port's counters of the pair
+    /// ([`PairCell::counters`]), in ms, when it said.
+    pub elapsed_ms: Option<u64>,
+}
+
+/// One host's side of one measurement.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Measure {
+    /// The measurement's name in the catalog.
+    pub scenario: String,
+    /// The report its side's perftest wrote (its `key: value` lines): the
+    /// sender's own figure, or on the passive side its copy of the
+    /// sender's, which perftest prints there.
+    pub report: String,
+    /// The receive counters of its port that rose while its side ran,
+    /// and by how much.
+    pub received: Vec<(String, u64)>,
+    /// Its port's active MTU in bytes, when known.
+    pub mtu: Option<u32>,
 }
 
 impl PairCell {

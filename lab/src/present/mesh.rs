@@ -334,6 +334,7 @@ fn finding_class(k: &FindingKind) -> &'static str {
         FindingKind::Doctor { .. } => "doctor",
         FindingKind::Rail { .. } => "rail",
         FindingKind::Multicast { .. } => "mcast",
+        FindingKind::ImpossibleReport { .. } => "impossible",
     }
 }
 
@@ -348,7 +349,8 @@ td a { color: inherit; text-decoration: none; }
 .skip { background: #e8e8c0; } .notrun { background: #d0d0d0; } .self { background: #555; }
 .none { background: #fff; }
 .diagnosis li { margin: .3em 0; } .diagnosis .ok { color: #2a602a; }
-li.fabric, li.host, li.link { color: #a00; } li.missing, li.mcast, li.doctor { color: #8a5a00; }
+li.fabric, li.host, li.link, li.impossible { color: #a00; }
+li.missing, li.mcast, li.doctor { color: #8a5a00; }
 .hosts td { text-align: left; }
 pre { white-space: pre-wrap; }
 ";
@@ -944,6 +946,7 @@ fn finding_json(f: &Finding) -> Value {
         FindingKind::Doctor { rank } => ("doctor", vec![rank]),
         FindingKind::Rail { rank } => ("rail", vec![rank]),
         FindingKind::Multicast { rank } => ("multicast", vec![rank]),
+        FindingKind::ImpossibleReport { rank } => ("impossible_report", vec![rank]),
     };
     json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text, "rail": f.rail})
 }

@@ -67,6 +67,7 @@ fn check(run: &MeshRun) -> Result<(), String> {
             || c.pair.server == c.pair.client
             || c.rail >= run.rails.len().max(1)
             || c.counters.iter().any(|(r, _, _)| *r >= n)
+            || (c.reports.iter().chain(&c.alone_reports)).any(|s| !c.pair.has(s.rank))
     });
     let bad_mcast = run
         .mcast

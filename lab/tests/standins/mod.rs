@@ -10,7 +10,9 @@ use rdma_lab::guest::agent::Role;
 use rdma_lab::guest::control::{unhex, Control, Secret};
 use rdma_lab::guest::mesh::coordinator::{coordinate, CoordConfig};
 use rdma_lab::guest::mesh::messages::{assignments_from_json, done_json, Assignment, Done, Hello};
-use rdma_lab::model::mesh::{MeshRun, Pattern, PerfLimits, ScenarioResult, Verdict};
+use rdma_lab::model::mesh::{
+    Measure, MeshRun, Pattern, PerfLimits, ScenarioResult, SideReport, Verdict,
+};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -65,6 +67,10 @@ pub enum Behaviour {
     /// title, a screen clear, a red "ALL PASSED") and direction overrides
     /// ([`ESCAPES`]).
     Escapes,
+    /// Plays while every link loses 0.8% of its packets (each host 4 of
+    /// its 500), and counts ten times the packets it sent and none of
+    /// those it lost: its links' shares look clean, beside every other.
+    InflatesSent,
     /// Plays, with `--perf`, and lies about what its links moved: its own
     /// perftest's figures (which its peers' perftest relays into their
     /// reports) and every report it writes itself.
@@ -134,6 +140,8 @@ pub struct Faults {
     pub bad_nic: Option<String>,
     /// The address of the host that lies about its figures, and how.
     pub liar: Option<(String, Lie)>,
+    /// The packets each host loses of the 500 it is sent in each pair.
+    pub usual_lost: u64,
 }
 
 /// What the stand-in of a host without a device says, and its doctor.
@@ -220,11 +228,16 @@ pub fn messages(a: &Assignment, faults: &Faults) -> u64 {
 /// where it sent them (its peer's perftest relays them) or where it
 /// writes the transcript itself.
 pub fn report(a: &Assignment, faults: &Faults, sender: &str) -> String {
+    report_by(a, faults, sender, &a.client_ip)
+}
+
+/// [`report`] as the host at `writer` writes it.
+fn report_by(a: &Assignment, faults: &Faults, sender: &str, writer: &str) -> String {
     let n = messages(a, faults) as f64;
     let lie = faults
         .liar
         .as_ref()
-        .filter(|(ip, _)| ip == sender || *ip == a.client_ip)
+        .filter(|(ip, _)| ip == sender || ip == writer)
         .map(|(_, lie)| *lie);
     let (size, n) = match lie {
         None => (1e6, n),
@@ -233,6 +246,51 @@ pub fn report(a: &Assignment, faults: &Faults, sender: &str) -> String {
         Some(Lie::Infinite) => (1e308, n),
     };
     format!("MsgSize: {size},\nn_iterations: {n},\nBW_average: 0.000000,\n")
+}
+
+/// A stand-in's own side of pair `a`: each measurement's report as its
+/// side's perftest writes it (its own figure where it sends, its copy of
+/// its peer's where it receives) and the bytes its port received
+/// meanwhile (a liar counts what it claims).
+pub fn own_side(a: &Assignment, faults: &Faults) -> SideReport {
+    let me = if a.role == Role::Server {
+        &a.server_ip
+    } else {
+        &a.client_ip
+    };
+    let times = match faults.liar.as_ref() {
+        Some((ip, Lie::Times(f))) if ip == me => *f,
+        _ => 1.0,
+    };
+    let has = |s: &str| a.scenarios.iter().any(|n| n == s);
+    let mut measures = Vec::new();
+    for (scenario, sender) in [(WRITE_BW, &a.client_ip), (WRITE_BW_BACK, &a.server_ip)] {
+        if has(scenario) {
+            let bytes = if sender == me {
+                4000.0
+            } else {
+                messages(a, faults) as f64 * 1e6 * times
+            };
+            measures.push(Measure {
+                scenario: scenario.into(),
+                report: report_by(a, faults, sender, me),
+                received: vec![("port_rcv_data".into(), (bytes / 4.0) as u64)],
+                mtu: Some(4096),
+            });
+        }
+    }
+    if has(SEND_LAT) {
+        measures.push(Measure {
+            scenario: SEND_LAT.into(),
+            report: "t_typical: 2.00,\n".into(),
+            ..Measure::default()
+        });
+    }
+    SideReport {
+        rank: 0,
+        measures,
+        elapsed_ms: Some(1000),
+    }
 }
 
 /// One stand-in host: join as `rank`, then answer until `bye`.
@@ -376,11 +434,28 @@ fn answer(
     } else {
         Vec::new()
     };
-    let mut counters = vec![("sent_pkts".to_string(), 500)];
-    if matches!(how, Behaviour::Lossy) {
-        counters.push(("rcvd_seq_err".to_string(), 37));
+    let mut counters = vec![
+        ("sent_pkts".to_string(), 500),
+        ("rcvd_pkts".to_string(), 500),
+    ];
+    if faults.usual_lost > 0 {
+        counters.push(("rcvd_seq_err".to_string(), faults.usual_lost));
     }
-    Done { results, counters }
+    match how {
+        Behaviour::Lossy => counters.push(("rcvd_seq_err".to_string(), 37)),
+        Behaviour::InflatesSent => {
+            counters = vec![
+                ("sent_pkts".to_string(), 5000),
+                ("rcvd_pkts".to_string(), 500),
+            ];
+        }
+        _ => {}
+    }
+    Done {
+        results,
+        counters,
+        side: Some(own_side(a, faults)),
+    }
 }
 
 /// A mesh run of `n` stand-ins (`absent` never start), each pair on every
@@ -425,10 +500,7 @@ pub fn mesh(
             odd,
             Some((
                 _,
-                Behaviour::Slow
-                    | Behaviour::SlowInRounds
-                    | Behaviour::SlowNic
-                    | Behaviour::Lies(_)
+                Behaviour::Slow | Behaviour::SlowInRounds | Behaviour::SlowNic | Behaviour::Lies(_)
             ))
         )
         .then(PerfLimits::default),
@@ -474,6 +546,11 @@ pub fn mesh(
                         Some((format!("10.{}.{}.1", k / 256, k % 256), lie))
                     }
                     _ => None,
+                },
+                usual_lost: if matches!(odd, Some((_, Behaviour::InflatesSent))) {
+                    4
+                } else {
+                    0
                 },
             };
             let (gate, wait) = (gate.clone(), strangers == Strangers::Hostile);
@@ -641,6 +718,8 @@ impl Faults {
             held: None,
             slow: None,
             bad_nic: None,
+            liar: None,
+            usual_lost: 0,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::guest::control::{hex, nonce, Control, HandshakeError, Secret};
 use crate::guest::gate::{self, Event, Gate};
 use crate::model::mesh::{
     mcast_rounds, schedule, transcript_path, Joined, Mcast, McastResult, MeshHost, MeshRun, Pair,
-    PairCell, Pattern, PerfLimits, ScenarioResult, Verdict,
+    PairCell, Pattern, PerfLimits, ScenarioResult, SideReport, Verdict,
 };
 use crate::model::rails::{Port, Subnet};
 use crate::model::Scenario;
@@ -550,6 +550,8 @@ fn not_run(r: usize, pair: Pair, rail: usize, why: &str) -> PairCell {
         counters: Vec::new(),
         alone: Vec::new(),
         rate_gbps: None,
+        reports: Vec::new(),
+        alone_reports: Vec::new(),
     }
 }
 
@@ -571,10 +573,7 @@ fn done_of(
             messages::done_from_json(&crate::guest::control::unhex(hexed)?)
         });
     match got {
-        Ok(done) => Some(messages::Done {
-            results: bounded(done.results, assigned),
-            ..done
-        }),
+        Ok(done) => Some(done.kept(assigned)),
         Err(e) => {
             m.gone(Joined::Died {
                 during: format!("{during} ({e})"),
@@ -587,32 +586,6 @@ fn done_of(
 /// The most a `done` line may carry: every scenario's two transcripts at
 /// their bound, as hex, with room to spare.
 const DONE_MAX: usize = 4 << 20;
-
-/// A host's results as far as the coordinator keeps them: only the
-/// scenarios it was handed (and the session's and the probe's own), each
-/// once, their texts cut to size; a host cannot make the report, the
-/// page or the transcripts' files grow past what its pair ran.
-fn bounded(results: Vec<ScenarioResult>, assigned: &[String]) -> Vec<ScenarioResult> {
-    let mut kept: Vec<ScenarioResult> = Vec::new();
-    for r in results {
-        let known = assigned.contains(&r.scenario)
-            || [messages::SESSION, messages::PROBE].contains(&r.scenario.as_str());
-        if !known || kept.iter().any(|k| k.scenario == r.scenario) {
-            continue;
-        }
-        kept.push(ScenarioResult {
-            detail: messages::cut(&r.detail, messages::FIELD_MAX),
-            verdict: match r.verdict {
-                Verdict::NotRun(why) => Verdict::NotRun(messages::cut(&why, messages::FIELD_MAX)),
-                v => v,
-            },
-            server_log: r.server_log.map(messages::bounded),
-            client_log: r.client_log.map(messages::bounded),
-            ..r
-        });
-    }
-    kept
-}
 
 /// The pair's verdicts on each of its rails (`on`, in the order each
 /// host sends its `done`s).
@@ -674,6 +647,12 @@ fn rail_cell(
             };
             let mut counters = rose(p.server, &s);
             counters.extend(rose(p.client, &c));
+            // Each side's own word is its sender's, by the connection it
+            // came on: no host can write another's.
+            let reports = [(p.server, s.side), (p.client, c.side)]
+                .into_iter()
+                .filter_map(|(rank, side)| side.map(|s| SideReport { rank, ..s }))
+                .collect();
             let mut results = c.results;
             results.extend(s.results);
             PairCell {
@@ -684,6 +663,8 @@ fn rail_cell(
                 counters,
                 alone: Vec::new(),
                 rate_gbps: None,
+                reports,
+                alone_reports: Vec::new(),
             }
         }
         (s, _) => {
@@ -852,7 +833,8 @@ fn remeasure(
             "mesh: measuring {}{on} again alone",
             crate::base::text::shown(&pair_name(members, cells[i].pair))
         ));
-        cells[i].alone = alone(first + k, cells[i].pair, rail, members, cfg, rails);
+        let again = alone(first + k, cells[i].pair, rail, members, cfg, rails);
+        (cells[i].alone, cells[i].alone_reports) = again;
     }
     if suspects.len() > ALONE_MAX {
         say(&format!(
@@ -882,7 +864,8 @@ fn with_perf(cfg: &CoordConfig) -> CoordConfig {
 pub const ALONE_MAX: usize = 8;
 
 /// The measurements of `pair` on `rail` taken again with no other pair
-/// running (`mesh --perf`), as round `r`.
+/// running (`mesh --perf`), as round `r`: their results and each host's
+/// own side.
 fn alone(
     r: usize,
     pair: Pair,
@@ -890,7 +873,7 @@ fn alone(
     members: &mut [Member],
     cfg: &CoordConfig,
     rails: &[Option<Subnet>],
-) -> Vec<ScenarioResult> {
+) -> (Vec<ScenarioResult>, Vec<SideReport>) {
     let perf: Vec<String> = catalog::perf_runs()
         .iter()
         .map(|s| s.name.clone())
@@ -903,7 +886,7 @@ fn alone(
     run_round(r, &[pair], members, &cfg, bound, rails, Some(rail))
         .into_iter()
         .next()
-        .map(|c| c.results)
+        .map(|c| (c.results, c.reports))
         .unwrap_or_default()
 }
 

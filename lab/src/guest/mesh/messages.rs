@@ -6,7 +6,7 @@ use super::MeshHostConfig;
 use crate::base::rundir::Dir;
 use crate::catalog;
 use crate::guest::agent::Role;
-use crate::model::mesh::{ScenarioResult, Verdict};
+use crate::model::mesh::{Measure, ScenarioResult, SideReport, Verdict};
 use crate::model::rails::Port;
 use crate::model::{Addrs, Scenario};
 use crate::results::{collect, findings_file, read_in, read_refused, read_text, side_transcript};
@@ -489,48 +489,157 @@ pub fn results_json(results: &[ScenarioResult]) -> String {
 /// The most loss counters a `done` may carry.
 pub const COUNTERS_MAX: usize = 64;
 
-/// A host's `done`: its side's results, and the loss counters of its port
-/// that rose while the pair ran ([`crate::guest::counters::rose`]).
+/// The most measurements a host's own side may list: a pair runs three.
+pub const MEASURES_MAX: usize = 8;
+
+/// The longest perftest report kept of one side of a measurement: its
+/// `key: value` lines, a few hundred characters.
+pub const REPORT_MAX: usize = 4096;
+
+/// A host's `done`: its side's results, the loss counters of its port
+/// that rose while the pair ran ([`crate::guest::counters::rose`]), and
+/// its own word on its side, which its peer cannot write for it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Done {
     /// The scenarios' results.
     pub results: Vec<ScenarioResult>,
     /// Each counter that rose, and by how much.
     pub counters: Vec<(String, u64)>,
+    /// Its own side, its rank left to whoever knows who sent it; `None`
+    /// from a host that did not give it.
+    pub side: Option<SideReport>,
+}
+
+impl Done {
+    /// A `done` of a pair whose session did not come about, and why: its
+    /// side measured nothing, which it says, so that its peer's word
+    /// alone makes no figure that counts beyond their link.
+    pub fn failed(why: &str) -> Done {
+        Done {
+            results: vec![super::failed_session(why)],
+            counters: Vec::new(),
+            side: Some(SideReport::default()),
+        }
+    }
+
+    /// The `done` as far as the coordinator keeps it: only the scenarios
+    /// the host was `assigned` (and the session's and the probe's own),
+    /// each once, their texts cut to size. A host cannot make the report,
+    /// the page or the transcripts' files grow past what its pair ran.
+    pub fn kept(self, assigned: &[String]) -> Done {
+        let known = |name: &str| assigned.iter().any(|a| a == name);
+        let mut results: Vec<ScenarioResult> = Vec::new();
+        for r in self.results {
+            let own = [SESSION, PROBE].contains(&r.scenario.as_str());
+            if !(known(&r.scenario) || own) || results.iter().any(|k| k.scenario == r.scenario) {
+                continue;
+            }
+            results.push(ScenarioResult {
+                detail: cut(&r.detail, FIELD_MAX),
+                verdict: match r.verdict {
+                    Verdict::NotRun(why) => Verdict::NotRun(cut(&why, FIELD_MAX)),
+                    v => v,
+                },
+                server_log: r.server_log.map(bounded),
+                client_log: r.client_log.map(bounded),
+                ..r
+            });
+        }
+        let side = self.side.map(|mut s| {
+            let mut seen = Vec::new();
+            s.measures.retain(|m| {
+                let first = known(&m.scenario) && !seen.contains(&m.scenario);
+                seen.push(m.scenario.clone());
+                first
+            });
+            s
+        });
+        Done {
+            results,
+            side,
+            ..self
+        }
+    }
+}
+
+/// A host's own side as JSON.
+fn side_json(s: &SideReport) -> Value {
+    let measures: Vec<Value> = s
+        .measures
+        .iter()
+        .map(|m| {
+            json!({
+                "scenario": m.scenario, "report": m.report,
+                "received": m.received, "mtu": m.mtu,
+            })
+        })
+        .collect();
+    json!({ "measures": measures, "elapsed_ms": s.elapsed_ms })
+}
+
+/// A list of counters (`[name, rise]` pairs) of a host's JSON: at most
+/// [`COUNTERS_MAX`], names cut; what is not such a pair is left out.
+fn counters_of(v: Option<&Value>) -> Vec<(String, u64)> {
+    let Some(list) = v.and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .take(COUNTERS_MAX)
+        .filter_map(|pair| {
+            let name = cut(pair.get(0)?.as_str()?, NAME_MAX);
+            Some((name, pair.get(1)?.as_u64()?))
+        })
+        .collect()
+}
+
+/// A host's own side from its JSON: at most [`MEASURES_MAX`]
+/// measurements, each report cut at [`REPORT_MAX`] characters; its rank
+/// is not its to say.
+fn side_of(v: &Value) -> SideReport {
+    let measure = |m: &Value| {
+        Some(Measure {
+            scenario: cut(m.get("scenario")?.as_str()?, NAME_MAX),
+            report: cut(m.get("report")?.as_str()?, REPORT_MAX),
+            received: counters_of(m.get("received")),
+            mtu: m
+                .get("mtu")
+                .and_then(Value::as_u64)
+                .and_then(|u| u32::try_from(u).ok()),
+        })
+    };
+    SideReport {
+        rank: 0,
+        measures: (v.get("measures").and_then(Value::as_array))
+            .map(|a| a.iter().take(MEASURES_MAX).filter_map(measure).collect())
+            .unwrap_or_default(),
+        elapsed_ms: v.get("elapsed_ms").and_then(Value::as_u64),
+    }
 }
 
 /// A `done` as JSON.
 pub fn done_json(done: &Done) -> String {
     let results: Value = serde_json::from_str(&results_json(&done.results)).unwrap_or_default();
-    json!({ "results": results, "counters": done.counters }).to_string()
+    let side = done.side.as_ref().map(side_json);
+    json!({ "results": results, "counters": done.counters, "side": side }).to_string()
 }
 
-/// A host's `done` from its JSON: an object of results and counters, or a
-/// bare list of results (no counters).
+/// A host's `done` from its JSON: an object of results, counters and its
+/// own side, or a bare list of results (no counters, no side).
 pub fn done_from_json(bytes: &[u8]) -> Result<Done, String> {
     let v = parse(bytes, "done")?;
-    let (list, counters) = match &v {
-        Value::Array(_) => (&v, None),
-        _ => (
-            v.get("results")
-                .ok_or("mesh: a done message without results")?,
-            v.get("counters").and_then(Value::as_array),
-        ),
-    };
-    let counters = counters
-        .map(|c| {
-            c.iter()
-                .take(COUNTERS_MAX)
-                .filter_map(|pair| {
-                    let name = cut(pair.get(0)?.as_str()?, NAME_MAX);
-                    Some((name, pair.get(1)?.as_u64()?))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    if v.is_array() {
+        return Ok(Done {
+            results: results_of(&v)?,
+            ..Done::default()
+        });
+    }
+    let list = v
+        .get("results")
+        .ok_or("mesh: a done message without results")?;
     Ok(Done {
         results: results_of(list)?,
-        counters,
+        counters: counters_of(v.get("counters")),
+        side: v.get("side").filter(|s| s.is_object()).map(side_of),
     })
 }
 

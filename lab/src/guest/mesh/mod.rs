@@ -14,6 +14,7 @@
 
 pub mod coordinator;
 pub mod messages;
+pub mod side;
 
 use crate::base::rundir::Dir;
 use crate::catalog;
@@ -165,13 +166,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                 // each rail it names, as the coordinator waits for.
                 let bytes = crate::guest::control::unhex(rest).unwrap_or_default();
                 let dones = messages::assignments_from_json(&bytes).map_or_else(
-                    |e| {
-                        let failed = messages::Done {
-                            results: vec![failed_session(&e)],
-                            counters: Vec::new(),
-                        };
-                        vec![failed; messages::assignments_count(&bytes)]
-                    },
+                    |e| vec![messages::Done::failed(&e); messages::assignments_count(&bytes)],
                     |list| play_rails(cfg, &list),
                 );
                 for done in dones {
@@ -324,9 +319,8 @@ fn play_rails(cfg: &MeshHostConfig, list: &[Assignment]) -> Vec<messages::Done> 
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| messages::Done {
-                    results: vec![failed_session("mesh: the rail's pair ended in a panic")],
-                    counters: Vec::new(),
+                h.join().unwrap_or_else(|_| {
+                    messages::Done::failed("mesh: the rail's pair ended in a panic")
                 })
             })
             .collect()
@@ -334,24 +328,29 @@ fn play_rails(cfg: &MeshHostConfig, list: &[Assignment]) -> Vec<messages::Done> 
 }
 
 /// One pair on its rail, with what its port's loss counters did
-/// meanwhile: this host is in one pair a round on each rail, so what
-/// they did is that pair's.
+/// meanwhile (this host is in one pair a round on each rail, so what
+/// they did is that pair's) and its own side of each measurement.
 fn play_counted(cfg: &MeshHostConfig, a: &Assignment) -> messages::Done {
     let cfg = match on_rail(cfg, a) {
         Ok(cfg) => cfg,
-        Err(why) => {
-            return messages::Done {
-                results: vec![failed_session(&why)],
-                counters: Vec::new(),
-            }
+        Err(why) => return messages::Done::failed(&why),
+    };
+    // A rail's cfg.out is its own dir already; a round's dir is new.
+    let name = format!("round{}-{}", a.round, a.role.as_str());
+    let out = match cfg.out.numbered_dir(&name) {
+        Ok(d) => d,
+        Err(e) => {
+            return messages::Done::failed(&format!("{}: {e}", cfg.out.join(&name).display()))
         }
     };
+    let began = Instant::now();
     let before = crate::guest::counters::read(&cfg.dev, cfg.ib_port);
-    let results = play(&cfg, a);
+    let results = play(&cfg, a, &out);
     let after = crate::guest::counters::read(&cfg.dev, cfg.ib_port);
     messages::Done {
         results,
         counters: crate::guest::counters::rose(&before, &after),
+        side: Some(side::own(&cfg, a, &out, began.elapsed())),
     }
 }
 
@@ -413,18 +412,7 @@ fn on_rail_of(
 
 /// One pair's session, on the side `a` gives this host; the peer side's
 /// verdicts (the serving side's are the peer's to judge).
-fn play(cfg: &MeshHostConfig, a: &Assignment) -> Vec<ScenarioResult> {
-    // A rail's cfg.out is its own dir already; a round's dir is new.
-    let name = format!("round{}-{}", a.round, a.role.as_str());
-    let out = match cfg.out.numbered_dir(&name) {
-        Ok(d) => d,
-        Err(e) => {
-            return vec![failed_session(&format!(
-                "{}: {e}",
-                cfg.out.join(&name).display()
-            ))]
-        }
-    };
+fn play(cfg: &MeshHostConfig, a: &Assignment, out: &Dir) -> Vec<ScenarioResult> {
     let (runs, refused) = own_rules(cfg, a.rail, &a.scenarios);
     let a = &Assignment {
         scenarios: runs,

@@ -71,7 +71,7 @@ fn a_pair_port_held_by_another_process_is_its_own_verdict() {
         scenarios: vec!["rc_example".into()],
         qp_timeout: None,
     };
-    let results = play(&cfg, &a);
+    let results = play(&cfg, &a, &cfg.out.numbered_dir("round0-server").unwrap());
     let want = format!(
         "port {} on node001 is in use by another process",
         port + PAIR_PORT_OFFSET

@@ -113,3 +113,32 @@ fn one_bad_link_or_every_link_of_one_host_is_named_against_the_links_beside_it()
     assert_eq!(named(&[(0, 1, t(40, 1000))]), [(0, 1)]);
     assert!(named(&[(0, 1, t(4, 1000))]).is_empty());
 }
+
+/// The links beside a link are judged by their yardsticks, not their
+/// tallies: a host that counts ten times the packets it sent lowers its
+/// links' tallies, and by them every link without it (0.6% lost, as
+/// every link) is named lossy; by their yardsticks (their other hosts'
+/// shares) none is.
+#[test]
+fn the_links_beside_are_judged_by_their_yardsticks() {
+    let links: Vec<Link> = four(&[], 6)
+        .into_iter()
+        .map(|(a, b, t)| {
+            let sent = if b == 3 { 10_000 } else { 1000 };
+            (a, b, Tally { sent, ..t })
+        })
+        .collect();
+    let framed: Vec<(usize, usize)> = lossy(&links)
+        .iter()
+        .map(|&(i, _)| (links[i].0, links[i].1))
+        .collect();
+    assert_eq!(framed, [(0, 1), (0, 2), (1, 2)]);
+    let yards = vec![
+        Yard {
+            rate: Some(0.006),
+            lost: 6.0
+        };
+        links.len()
+    ];
+    assert!(judged(&links, &yards).is_empty());
+}

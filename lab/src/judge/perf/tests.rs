@@ -24,6 +24,8 @@ fn cell(server: usize, client: usize, gbps: f64, usec: f64) -> PairCell {
         counters: Vec::new(),
         alone: Vec::new(),
         rate_gbps: None,
+        reports: Vec::new(),
+        alone_reports: Vec::new(),
     }
 }
 
@@ -164,6 +166,7 @@ fn a_measurement_taken_again_alone_replaces_the_rounds() {
             usec: Some(2.2),
             alone: true,
             rate: None,
+            ..Figures::default()
         }
     );
 }
@@ -207,4 +210,67 @@ fn a_link_under_a_share_of_its_link_rate_falls_short() {
     );
     // Without the limit, nothing.
     assert!(super::slow(&cells, &PerfLimits::default()).links.is_empty());
+}
+
+/// A recorded run's transcripts with figures no port gives (past the
+/// ports' rate, below zero, past any number) refuse them: the liar's
+/// links are not measured, and no honest host's yardstick moves. On the
+/// judge before it, each of these named an honest host slow.
+#[test]
+fn a_transcripts_figures_no_port_gives_make_no_yardstick() {
+    let limits = PerfLimits::default();
+    for lie in [
+        "BW_average: 3200,\n",
+        "MsgSize: 1000000,\nn_iterations: -2000,\n",
+        "MsgSize: 1e308,\nn_iterations: 2000,\n",
+    ] {
+        let mut cells = fabric(4, 9, 1.0);
+        for c in cells.iter_mut() {
+            c.rate_gbps = Some(100.0);
+            if c.pair.has(3) {
+                c.results[0].client_log = Some(lie.into());
+            }
+        }
+        assert_eq!(slow(&cells, &limits), Slow::default(), "{lie}");
+        let liars: Vec<bool> = cells.iter().map(|c| figures(c).gbps.is_none()).collect();
+        let on_3: Vec<bool> = cells.iter().map(|c| c.pair.has(3)).collect();
+        assert_eq!(liars, on_3, "{lie}");
+    }
+}
+
+/// A figure only one host stands behind (its receiver counted nothing)
+/// is judged for its own link, and is in no other link's median: the
+/// liar whose peer's session failed cannot raise the yardstick.
+#[test]
+fn a_figure_one_host_stands_behind_makes_no_yardstick() {
+    use crate::model::mesh::{Measure, SideReport};
+    let own = |rank: usize, gbps: f64| SideReport {
+        rank,
+        measures: vec![Measure {
+            scenario: WRITE_BW.into(),
+            report: format!("BW_average: {gbps},\n"),
+            ..Measure::default()
+        }],
+        elapsed_ms: None,
+    };
+    let mut cells = fabric(4, 9, 1.0);
+    for c in cells.iter_mut().filter(|c| c.pair.has(3)) {
+        // Host 3 says its link moved 80 Gb/s; its peer ran nothing.
+        let peer = c.pair.other(3);
+        c.reports = vec![
+            own(3, 80.0),
+            SideReport {
+                rank: peer,
+                ..SideReport::default()
+            },
+        ];
+    }
+    let figures: Vec<Figures> = cells.iter().map(figures).collect();
+    let on_3: Vec<&Figures> = (cells.iter().zip(&figures))
+        .filter(|(c, _)| c.pair.has(3))
+        .map(|(_, f)| f)
+        .collect();
+    assert!(on_3.iter().all(|f| f.one_sided_gbps), "{on_3:?}");
+    assert_eq!(medians(&figures).gbps, Some(8.0));
+    assert_eq!(slow(&cells, &PerfLimits::default()), Slow::default());
 }

@@ -55,6 +55,8 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
                 counters: Vec::new(),
                 alone: Vec::new(),
                 rate_gbps: None,
+                reports: Vec::new(),
+                alone_reports: Vec::new(),
             });
         }
     }

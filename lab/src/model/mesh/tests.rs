@@ -186,6 +186,8 @@ fn a_pair_fails_when_any_scenario_failed() {
         counters: Vec::new(),
         alone: Vec::new(),
         rate_gbps: None,
+        reports: Vec::new(),
+        alone_reports: Vec::new(),
     };
     let late = Verdict::NotRun("deadline".into());
     use Verdict::*;

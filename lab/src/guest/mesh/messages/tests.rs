@@ -159,6 +159,7 @@ fn a_done_carries_its_counters_bounded_and_a_bare_list_still_reads() {
             ("rcvd_seq_err".into(), 37),
             ("completer_retry_err".into(), 412),
         ],
+        side: None,
     };
     assert_eq!(done_from_json(done_json(&done).as_bytes()).unwrap(), done);
     let bare = done_from_json(results_json(&done.results).as_bytes()).unwrap();
@@ -175,6 +176,51 @@ fn a_done_carries_its_counters_bounded_and_a_bare_list_still_reads() {
         .counters
         .iter()
         .all(|(n, _)| n.chars().count() <= NAME_MAX + 1));
+}
+
+/// A host's own side crosses whole, and bounded: a few measurements,
+/// each report cut, each kept only for a scenario its pair ran, once.
+#[test]
+fn a_done_carries_its_own_side_bounded_to_its_pairs_measurements() {
+    let m = |scenario: &str, report: String| Measure {
+        scenario: scenario.into(),
+        report,
+        received: vec![("port_rcv_data".into(), 500)],
+        mtu: Some(1024),
+    };
+    let side = SideReport {
+        rank: 0,
+        measures: vec![m("perf_write_bw", "n_iterations: 7,\n".into())],
+        elapsed_ms: Some(2500),
+    };
+    let done = Done {
+        side: Some(side.clone()),
+        ..Done::default()
+    };
+    assert_eq!(done_from_json(done_json(&done).as_bytes()).unwrap(), done);
+    let rank = r#"{"results":[],"side":{"rank":3,"measures":[]}}"#;
+    assert_eq!(
+        done_from_json(rank.as_bytes()).unwrap().side.unwrap().rank,
+        0
+    );
+    let mut all = vec![m("perf_send_lat", String::new())];
+    all.extend((0..MEASURES_MAX + 5).map(|_| m("perf_write_bw", "x".repeat(REPORT_MAX * 2))));
+    let big = Done {
+        side: Some(SideReport {
+            measures: all,
+            ..side
+        }),
+        ..Done::default()
+    };
+    let read = done_from_json(done_json(&big).as_bytes()).unwrap();
+    let measures = &read.side.as_ref().unwrap().measures;
+    assert_eq!(measures.len(), MEASURES_MAX);
+    assert!(measures[1].report.chars().count() <= REPORT_MAX + 1);
+    let kept = read.kept(&["perf_write_bw".into()]);
+    let names: Vec<String> = (kept.side.unwrap().measures.into_iter())
+        .map(|m| m.scenario)
+        .collect();
+    assert_eq!(names, ["perf_write_bw"], "once, and only what its pair ran");
 }
 
 /// A round's assignments: one object or a list of rails, each rail once
