@@ -421,7 +421,7 @@ fn play(cfg: &MeshHostConfig, a: &Assignment, out: &Dir) -> Vec<ScenarioResult> 
     let acfg = pair_agent(cfg, a, out.clone());
     let ran = agent::run(acfg);
     let mut results = match (a.role, ran) {
-        (Role::Client, Ok(())) => messages::judge_pair(&a.scenarios, &out, &a.addrs()),
+        (Role::Client, Ok(())) => messages::judge_pair(&a.scenarios, out, &a.addrs()),
         (_, Err(e)) if e.contains(agent::PORT_IN_USE) => vec![port_in_use(cfg)],
         (_, Err(e)) => vec![failed_session(&e)],
         (_, Ok(())) => Vec::new(),
