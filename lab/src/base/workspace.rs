@@ -88,6 +88,12 @@ pub fn cargo_program() -> std::ffi::OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
+/// The build of the workspace's release binaries, which every run of the
+/// lab and the test command make alike: cargo unifies dependencies'
+/// features over the packages it is given, so a build of a few packages
+/// would compile the bindings and all above them again.
+pub const RELEASE_BUILD: &[&str] = &["build", "--release", "--workspace", "--bins"];
+
 /// `cargo`, as cargo itself told us when it ran us.
 pub fn cargo() -> Command {
     let mut c = Command::new(cargo_program());

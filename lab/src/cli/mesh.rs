@@ -250,7 +250,8 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
             remote_dir: m.opt_str("remote-dir"),
             coordinator: m.opt_str("coordinator"),
         };
-        let bin_dir = host::mesh::bin_dir(&opts, &host::mesh::scenario_names(&opts.names)?)?;
+        host::mesh::scenario_names(&opts.names)?;
+        let bin_dir = host::mesh::bin_dir(&opts)?;
         (
             Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?),
             opts.out,

@@ -32,8 +32,9 @@ pub fn fmt(check: bool) -> bool {
 }
 
 /// What the VM tests run, built first and at full speed: the release
-/// binaries (the examples, and the lab the fabric's nodes run).
-pub const VM_BUILD: &[&str] = &["build", "--release", "--workspace", "--bins"];
+/// binaries (the examples, and the lab the fabric's nodes run), as every
+/// lab run builds them ([`lab::build`](crate::host::lab::build)).
+pub const VM_BUILD: &[&str] = crate::base::workspace::RELEASE_BUILD;
 
 /// The VM tests' own binaries (their harnesses and the lab they run as
 /// the VMs' agent), built at full speed, their paths read from cargo: in

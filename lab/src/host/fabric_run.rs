@@ -5,7 +5,7 @@
 //! The fabric's test and its benchmark are both such a run.
 
 use crate::base::rundir::Dir;
-use crate::base::workspace::{cargo, target_dir};
+use crate::base::workspace::target_dir;
 use crate::host::fabric::{boot_fabric, FabricSpec, NodeOutcome};
 use crate::host::{lab, setup, vm};
 use std::fs;
@@ -140,15 +140,7 @@ pub struct FabricRun {
 /// The release binaries a node needs, built and copied into `dir/bin`:
 /// the eight examples and `rdma-lab`.
 fn binaries(dir: &Dir) -> Result<PathBuf, String> {
-    let pairs: Vec<_> = crate::catalog::pairs().collect();
-    lab::build(&pairs)?;
-    let built = cargo()
-        .args(["build", "--release", "-p", "rdma-lab"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !built {
-        return Err("cargo build --release -p rdma-lab failed".into());
-    }
+    lab::build()?;
     let release = target_dir().join("release");
     let bin = dir
         .make_dir("bin")

@@ -122,24 +122,15 @@ pub fn tcg_from_env() -> bool {
     std::env::var_os("XTASK_TCG").is_some_and(|v| v == "1")
 }
 
-/// Builds the release binaries of the packages the scenarios need.
-pub fn build(list: &[&Scenario]) -> Result<(), String> {
-    let mut pkgs: Vec<&str> = list
-        .iter()
-        .map(|s| s.package)
-        .filter(|p| !p.is_empty())
-        .collect();
-    // The doctor, which every run has, tries rdma_cm with it.
-    pkgs.push(crate::guest::doctor::CM_PROBE_PACKAGE);
-    pkgs.sort_unstable();
-    pkgs.dedup();
-    let mut args = vec!["build", "--release", "--bins"];
-    for p in &pkgs {
-        args.extend(["-p", p]);
-    }
+/// Builds the workspace's release binaries, the examples and `rdma-lab`
+/// among them: always the whole workspace
+/// ([`RELEASE_BUILD`](crate::base::workspace::RELEASE_BUILD)), which
+/// costs nothing when it is current.
+pub fn build() -> Result<(), String> {
+    let args = crate::base::workspace::RELEASE_BUILD;
     eprintln!("lab: $ cargo {}", args.join(" "));
     let st = cargo()
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -201,7 +192,7 @@ fn binaries(opts: &LabOptions, list: &[&Scenario]) -> Result<PathBuf, String> {
         .then(crate::base::workspace::exe_dir)
         .flatten();
     let Some(dir) = opts.bin_dir.as_ref().or(beside.as_ref()) else {
-        build(list)?;
+        build()?;
         return Ok(target_dir().join("release"));
     };
     // A serving host runs whatever its peer asks for: a binary it lacks
@@ -500,16 +491,15 @@ fn build_lab_binary(opts: &LabOptions) -> Result<(), String> {
     if !crate::base::workspace::source_tree() {
         return Ok(());
     }
-    let mut c = cargo();
-    c.args(["build", "--quiet", "-p", "rdma-lab", "--bin", "rdma-lab"]);
     if dir.ends_with("release") {
-        c.arg("--release");
+        return build();
     }
-    let ok = c.status().is_ok_and(|s| s.success());
-    if ok {
+    // The whole workspace here too, for the reason `RELEASE_BUILD` gives.
+    let args = ["build", "--quiet", "--workspace", "--bins"];
+    if cargo().args(args).status().is_ok_and(|s| s.success()) {
         Ok(())
     } else {
-        Err("cargo build -p rdma-lab --bin rdma-lab failed".into())
+        Err(format!("cargo {} failed", args.join(" ")))
     }
 }
 
@@ -1057,7 +1047,7 @@ fn probe_bin_dir(req: &DoctorRequest) -> Result<PathBuf, String> {
         None => {
             let d = target_dir().join("release");
             if !d.join(probe.package).is_file() {
-                build(&[probe])?;
+                build()?;
             }
             d
         }

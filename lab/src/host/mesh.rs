@@ -277,20 +277,16 @@ pub fn run_dir(out: Option<&std::path::Path>) -> Result<Dir, String> {
     crate::base::fsafe::fresh_run(&root, "")
 }
 
-/// The example binaries for `names`: `--bin-dir`, else beside this binary
-/// when it runs from a copy, else the build's.
-pub fn bin_dir(opts: &MeshOptions, names: &[String]) -> Result<PathBuf, String> {
+/// The example binaries: `--bin-dir`, else beside this binary when it
+/// runs from a copy, else the build's.
+pub fn bin_dir(opts: &MeshOptions) -> Result<PathBuf, String> {
     if let Some(d) = &opts.bin_dir {
         return Ok(d.clone());
     }
     if let Some(dir) = copy_dir() {
         return Ok(dir);
     }
-    let list: Vec<_> = names
-        .iter()
-        .filter_map(|n| crate::catalog::find(n))
-        .collect();
-    crate::host::lab::build(&list)?;
+    crate::host::lab::build()?;
     Ok(crate::base::workspace::target_dir().join("release"))
 }
 
@@ -334,7 +330,7 @@ pub fn coord_config(
 /// returns the run (the other ranks return `None`). A host without an RDMA
 /// device or address joins all the same, to say so.
 pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, String> {
-    let names = scenario_names(&opts.names)?;
+    scenario_names(&opts.names)?;
     let address = rdma_address(opts);
     let (dev, ip) = address.clone().unwrap_or_else(|_| {
         (
@@ -352,7 +348,7 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         dev,
         gid_idx: opts.gid_idx,
         rail_devs: opts.rail_devs.clone(),
-        bin_dir: bin_dir(opts, &names)?,
+        bin_dir: bin_dir(opts)?,
         out: opts
             .out
             .fresh_dir(&format!("rank{}", r.rank))
