@@ -572,14 +572,7 @@ fn transcripts_never_go_through_a_planted_link() {
     let hosts: Vec<_> = (0..2)
         .map(|r| {
             let (secret, seen) = (secret.clone(), seen.clone());
-            let faults = Faults {
-                bad: String::new(),
-                held: None,
-                slow: None,
-                bad_nic: None,
-                liar: None,
-                usual_lost: 0,
-            };
+            let faults = Faults::none();
             thread::spawn(move || {
                 stand_in(
                     r,
