@@ -338,7 +338,7 @@ fn apm_private_data_from_rping() -> Scenario {
                 "rdma_get_*_comp: the peer went away: RDMA_CM_EVENT_DISCONNECTED (status *)",
             ])
         }
-        .within(15),
+        .within(20),
         client_expect: Expect::exits(255, &[], &[]).any_stderr(),
         fault: Some(Fault::BadPeer),
         ..Scenario::BASE
@@ -451,7 +451,7 @@ pub fn kills() -> Vec<Kill> {
             line: "rdma_get_request",
             signals: &[SIGSTOP],
             survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"])
-                .within(35),
+                .within(40),
             ..pair()
         },
     ]

@@ -400,7 +400,7 @@ impl SideChannel {
                 self.bad_struct,
             ),
             Scenario {
-                server_expect: Expect::fails(&[self.silence]).within(70),
+                server_expect: Expect::fails(&[self.silence]).within(80),
                 timeout_secs: 90,
                 placement: Placement::OneHost,
                 ..against("silent_client", "silent", "", Fault::SilentPeer, "")

@@ -466,7 +466,7 @@ pub fn kills() -> Vec<Kill> {
             survivor: Expect::fails(&[
                 "no answer from {server_ip}:12347 within 15 s (waiting for *)",
             ])
-            .within(20),
+            .within(25),
             ..pair()
         },
     ]

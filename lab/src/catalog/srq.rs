@@ -595,7 +595,7 @@ fn srq_request_swallowed() -> Scenario {
         server_expect: Expect::fails(&[
             "rdma_get_request: connection 2 of 2 did not arrive within 30 s",
         ])
-        .within(45),
+        .within(55),
         client_expect: Expect::ok(&[
             "first client connected",
             "second client rejected",
@@ -679,7 +679,7 @@ pub fn kills() -> Vec<Kill> {
             line: "waiting for connection from client...",
             signals: &[SIGSTOP],
             survivor: Expect::fails(&["rdma_connect: no answer from the peer within 30 s"])
-                .within(35),
+                .within(40),
             ..pair()
         },
     ]

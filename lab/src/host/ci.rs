@@ -298,6 +298,10 @@ struct TestExe {
     cwd: PathBuf,
     /// Its output, when not this terminal's.
     log: Option<PathBuf>,
+    /// The builds' environment: the lab's own build inside the tests
+    /// (`RELEASE_BUILD`) must find the same libclang, or cargo compiles
+    /// the bindings and everything above them again.
+    env: Vec<(String, String)>,
 }
 
 impl TestExe {
@@ -307,6 +311,7 @@ impl TestExe {
         let mut cmd = under_times(cpu.as_ref(), self.path.clone().into_os_string());
         cmd.arg("--ignored")
             .current_dir(&self.cwd)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         if let Some(log) = &self.log {
             if let Ok((out, err)) = File::create(log).and_then(|f| Ok((f.try_clone()?, f))) {
@@ -362,6 +367,7 @@ fn vm_test_binaries(env: &[(String, String)], logs: &Path) -> (Step, Vec<TestExe
                 path,
                 cwd,
                 log,
+                env: env.to_vec(),
             })
         })
         .collect();
