@@ -20,6 +20,22 @@ cd /tmp || exit 1
 RDMA_LAB_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export RDMA_LAB_SECRET
 
+# on NODE CMD...: CMD on NODE as root, over one ssh connection a node
+# kept for the script (ControlMaster): a fresh login is a key exchange
+# and a PAM session, seconds each under emulation, where a session on
+# the open connection is a fraction of one. Where the connection could
+# not be made, ssh logs in afresh. The mesh's --ssh launcher does not
+# use these connections: it logs in as an administrator's would.
+ctl=/run/fabric-ssh-%C
+for n in node1 node2 node3; do
+	timeout 120 ssh -o ControlPath="$ctl" -o ControlMaster=yes -o ControlPersist=yes -fN "$n" \
+		>/dev/null 2>&1 &
+done
+wait
+on() {
+	timeout 120 ssh -o ControlPath="$ctl" "$@"
+}
+
 # step NAME CMD...: runs CMD, bounded, into OUT/NAME.{out,status}.
 step() {
 	name=$1
@@ -43,9 +59,9 @@ mesh_step() {
 fault() {
 	if [ $# -eq 2 ]; then
 		printf 'table inet fabric_fault {\n chain input {\n  type filter hook input priority 0; policy accept;\n  %s drop\n }\n}\n' "$2" |
-			timeout 120 ssh "$1" nft -f - || echo "fabric test: fault on $1 not made" >&2
+			on "$1" nft -f - || echo "fabric test: fault on $1 not made" >&2
 	else
-		timeout 120 ssh "$1" nft delete table inet fabric_fault
+		on "$1" nft delete table inet fabric_fault
 	fi
 }
 
@@ -56,7 +72,7 @@ nic() {
 	net='192\.0\.2\.'
 	[ "${2:-0}" = 1 ] && net='198\.51\.100\.'
 	# shellcheck disable=SC2016 # awk's own $2 and $4.
-	found=$(timeout 120 ssh "$1" ip -o -4 addr show | awk -v net="^$net" '$4 ~ net { print $2; exit }')
+	found=$(on "$1" ip -o -4 addr show | awk -v net="^$net" '$4 ~ net { print $2; exit }')
 	[ -n "$found" ] || echo "fabric test: no netdev on rail ${2:-0} found on $1" >&2
 	echo "$found"
 }
@@ -64,6 +80,6 @@ nic() {
 # Waits until node $1's device $2 is ACTIVE again (after its link came up).
 active() {
 	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
-	timeout 120 ssh "$1" sh -c 'until rdma link show "$1/1" | grep -q "state ACTIVE"; do sleep 1; done' sh "$2"
+	on "$1" sh -c 'until rdma link show "$1/1" | grep -q "state ACTIVE"; do sleep 1; done' sh "$2"
 }
 

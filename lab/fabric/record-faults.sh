@@ -7,9 +7,9 @@ fault node1
 
 # 5. node3's netdev at MTU 9000, the others' at 1500.
 n3=$(nic node3)
-timeout 120 ssh node3 ip link set dev "$n3" mtu 9000
+on node3 ip link set dev "$n3" mtu 9000
 mesh_step mtu srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
-timeout 120 ssh node3 ip link set dev "$n3" mtu 1500
+on node3 ip link set dev "$n3" mtu 1500
 
 # 6. Four ranks, and the fourth never starts (a launcher of its own, by
 #    flags): reported at the 180 s deadline (an ssh session to a node
@@ -55,13 +55,13 @@ active node0 rxe1
 #    --wait (600 s here: the step's time shows it did not).
 n2=$(nic node2)
 n2b=$(nic node2 1)
-timeout 120 ssh node2 rdma link delete rxe0
-timeout 120 ssh node2 rdma link delete rxe1
+on node2 rdma link delete rxe0
+on node2 rdma link delete rxe1
 began=$(date +%s)
 mesh_step no_device srun -N 4 --ntasks-per-node=1 "$lab" mesh --wait 600 rc_example
 echo "took $(($(date +%s) - began)) s" >>"$out/no_device.out"
-timeout 120 ssh node2 rdma link add rxe0 type rxe netdev "$n2"
-timeout 120 ssh node2 rdma link add rxe1 type rxe netdev "$n2b"
+on node2 rdma link add rxe0 type rxe netdev "$n2"
+on node2 rdma link add rxe1 type rxe netdev "$n2b"
 active node2 rxe0
 active node2 rxe1
 
@@ -70,11 +70,11 @@ active node2 rxe1
 #    192.0.2.0/24; the rails name node3 rxe1 as on the wrong subnet, and
 #    the run fails on it.
 n3=$(nic node3 1)
-timeout 120 ssh node3 ip addr del 198.51.100.4/24 dev "$n3"
-timeout 120 ssh node3 ip addr add 203.0.113.4/24 dev "$n3"
+on node3 ip addr del 198.51.100.4/24 dev "$n3"
+on node3 ip addr add 203.0.113.4/24 dev "$n3"
 mesh_step stray_rail srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
-timeout 120 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
-timeout 120 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
+on node3 ip addr del 203.0.113.4/24 dev "$n3"
+on node3 ip addr add 198.51.100.4/24 dev "$n3"
 
 # 10. A lossy link: node1 and node3 each drop 3% of the other's RoCE v2
 #     packets, at random, while perftest moves data between every pair

@@ -27,9 +27,9 @@ fault node2
 #    takes 0.3 s, past perftest's own ACK timeout (67 ms), which would
 #    resend it until the pair failed rather than measure it slow.
 n2=$(nic node2 1)
-timeout 120 ssh node2 tc qdisc add dev "$n2" root netem rate 2mbit
+on node2 tc qdisc add dev "$n2" root netem rate 2mbit
 mesh_step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --json "$out/slow_host.json"
-timeout 120 ssh node2 tc qdisc del dev "$n2" root
+on node2 tc qdisc del dev "$n2" root
 
 echo "fabric test: done"

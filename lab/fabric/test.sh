@@ -6,11 +6,13 @@
 # in what the hosts report and be named, and nothing else.
 
 # 1. The README's line, under Slurm: rc_example between every pair, and
-#    mckey in pairs and in the multicast round, every link of both rails
-#    (--rails: each node's second NIC, rxe1 on 198.51.100.0/24, at the
-#    same time) measured with perftest (--perf) and each port's counters
-#    read: on the healthy fabric no link is slow or lossy, on either rail.
-mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf --rails rc_example mckey \
+#    mckey in pairs and in the multicast round, on both rails (--rails:
+#    each node's second NIC, rxe1 on 198.51.100.0/24, at the same time),
+#    with the reports a CI reads. Not measured: perftest and the counters
+#    run on both rails in the next two steps, whose healthy links must be
+#    named nothing, and the judges' verdict on a healthy fabric measured
+#    all-pairs is checked on its record (srun in lab/tests/recorded.rs).
+mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
 # 2. A throttled NIC: node2's second NIC (rail 1) sends 2 Mbit/s (netem),
@@ -22,10 +24,10 @@ mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf --ra
 #    resend it until the pair failed rather than measure it slow. node2
 #    rxe1 is named on rail 1 as the NIC; rail 0 is clean.
 n2=$(nic node2 1)
-timeout 120 ssh node2 tc qdisc add dev "$n2" root netem rate 2mbit
+on node2 tc qdisc add dev "$n2" root netem rate 2mbit
 mesh_step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --json "$out/slow_host.json"
-timeout 120 ssh node2 tc qdisc del dev "$n2" root
+on node2 tc qdisc del dev "$n2" root
 
 # 3. Two faults at once: a lossy link (node1 and node3 each drop 3% of
 #    the other's RoCE v2 packets on rail 0, at random, while perftest
@@ -37,14 +39,14 @@ timeout 120 ssh node2 tc qdisc del dev "$n2" root
 fault node1 'ip saddr 192.0.2.4 udp dport 4791 numgen random mod 100 lt 3'
 fault node3 'ip saddr 192.0.2.2 udp dport 4791 numgen random mod 100 lt 3'
 n3=$(nic node3 1)
-timeout 120 ssh node3 ip addr del 198.51.100.4/24 dev "$n3"
-timeout 120 ssh node3 ip addr add 203.0.113.4/24 dev "$n3"
+on node3 ip addr del 198.51.100.4/24 dev "$n3"
+on node3 ip addr add 203.0.113.4/24 dev "$n3"
 mesh_step lossy_and_stray srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf perf_write_bw \
 	--json "$out/lossy_and_stray.json"
 fault node1
 fault node3
-timeout 120 ssh node3 ip addr del 203.0.113.4/24 dev "$n3"
-timeout 120 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
+on node3 ip addr del 203.0.113.4/24 dev "$n3"
+on node3 ip addr add 198.51.100.4/24 dev "$n3"
 
 # 4. Two faults at once, over the ssh launcher from a private copy of the
 #    binaries on each node: node1 drops every RoCE v2 packet of node3's
@@ -52,8 +54,8 @@ timeout 120 ssh node3 ip addr add 198.51.100.4/24 dev "$n3"
 #    joins to say so, and is named at once, without waiting out --wait:
 #    600 s here, the step's time shows it did not).
 fault node1 'ip saddr 192.0.2.4 udp dport 4791'
-timeout 120 ssh node2 rdma link delete rxe0
-timeout 120 ssh node2 rdma link delete rxe1
+on node2 rdma link delete rxe0
+on node2 rdma link delete rxe1
 began=$(date +%s)
 mesh_step blocked_and_missing "$lab" mesh --ssh node0,node1,node2,node3 --wait 600 rc_example \
 	--html "$out/blocked_and_missing.html" --out "$out/blocked_and_missing"

@@ -70,3 +70,22 @@ fn a_record_whose_fault_is_taken_out_fails_its_declaration() {
         assert!(!bad.is_empty(), "{name}: passed without its fault");
     }
 }
+
+/// The fabric test's healthy step can fail: held to its declaration, a
+/// run with a blocked link, and one measured where it is not, fall short.
+#[test]
+fn the_fabric_tests_healthy_step_fails_on_other_runs() {
+    let scratch = tempfile::tempdir().unwrap();
+    let healthy = rdma_lab::catalog::fabric::TEST[0];
+    for name in ["link_blocked", "srun"] {
+        let shown = replay(
+            &records().join(format!("{name}.record.json")),
+            scratch.path(),
+        );
+        let bad = shortfalls(&healthy, &shown, false);
+        assert!(
+            !bad.is_empty(),
+            "{name} passed as the unmeasured healthy run"
+        );
+    }
+}

@@ -322,11 +322,20 @@ fn finish(started: &mut [Started], deadline: Instant) {
             let _ = child.kill();
             let _ = child.wait();
         }
-        if s.copied && of_mktemp_form(&s.dir) {
-            let words = ["rm", "-rf", "--", s.dir.as_str()].map(String::from);
-            let _ = run(ssh(&s.host, &words), "cleanup");
-        }
     }
+    // Every host's copy removed side by side: one login each, which on a
+    // slow host takes seconds, and a run has up to hundreds of hosts.
+    std::thread::scope(|scope| {
+        for s in started
+            .iter()
+            .filter(|s| s.copied && of_mktemp_form(&s.dir))
+        {
+            scope.spawn(move || {
+                let words = ["rm", "-rf", "--", s.dir.as_str()].map(String::from);
+                let _ = run(ssh(&s.host, &words), "cleanup");
+            });
+        }
+    });
 }
 
 /// The hosts of `--ssh`: two or more, each a host name (never an option
