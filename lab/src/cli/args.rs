@@ -307,18 +307,47 @@ pub(super) fn no_operands(cmd: &str, m: &getopts::Matches) -> Result<(), String>
 }
 
 /// `--NAME N`, a number, or `default`.
-pub(super) fn num_opt<T: std::str::FromStr>(
-    m: &getopts::Matches,
-    name: &str,
-    default: T,
-) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    match m.opt_str(name) {
-        Some(v) => v.parse().map_err(|e| format!("--{name} {v}: {e}")),
-        None => Ok(default),
-    }
+pub(super) fn num_opt<T: Whole>(m: &getopts::Matches, name: &str, default: T) -> Result<T, String> {
+    Ok(whole_opt(m, name)?.unwrap_or(default))
+}
+
+/// Option `name`'s value as a whole number of `T`'s range, if given; one
+/// line naming the option, its value and the range otherwise.
+pub(super) fn whole_opt<T: Whole>(m: &getopts::Matches, name: &str) -> Result<Option<T>, String> {
+    m.opt_str(name)
+        .map(|v| {
+            v.parse().map_err(|_| {
+                let range = T::MAX.map_or(String::new(), |max| format!(" from 0 to {max}"));
+                format!(
+                    "--{name} {}: give a whole number{range}",
+                    crate::base::text::shown(&v)
+                )
+            })
+        })
+        .transpose()
+}
+
+/// The unsigned integers that options take, with their largest value.
+pub(super) trait Whole: std::str::FromStr {
+    /// The largest value, as the message of a value past it says; `None`
+    /// where no one could mean one past it.
+    const MAX: Option<u64>;
+}
+
+impl Whole for u16 {
+    const MAX: Option<u64> = Some(u16::MAX as u64);
+}
+
+impl Whole for u32 {
+    const MAX: Option<u64> = Some(u32::MAX as u64);
+}
+
+impl Whole for u64 {
+    const MAX: Option<u64> = None;
+}
+
+impl Whole for usize {
+    const MAX: Option<u64> = None;
 }
 
 /// Refuses a `--dev` that is not a device name and an `--ip` or `--peer`

@@ -103,17 +103,22 @@ pub(super) fn mcast_senders(m: &getopts::Matches) -> Result<bool, String> {
     }
 }
 
-/// `mesh`'s options read into the run's.
-pub(super) fn mesh_options(
-    m: &getopts::Matches,
-    hosts: &[String],
-) -> Result<host::mesh::MeshOptions, String> {
+/// What `mesh`'s options say without the hosts: read, and each refused
+/// with its own line, before the rank is sought (a bad value is its own
+/// fault, not a missing rank's).
+pub(super) struct Plain {
+    mcast_all: bool,
+    gid_idx: Option<u32>,
+    port: u16,
+    wait_secs: u64,
+    perf: Option<crate::model::mesh::PerfLimits>,
+}
+
+/// [`Plain`] of `m`.
+pub(super) fn plain_options(m: &getopts::Matches) -> Result<Plain, String> {
     check_values(m)?;
-    let (pattern, mcast_all) = (mesh_pattern(m, hosts)?, mcast_senders(m)?);
-    let gid_idx = m
-        .opt_str("gid-idx")
-        .map(|v| v.parse().map_err(|e| format!("--gid-idx {v}: {e}")))
-        .transpose()?;
+    let mcast_all = mcast_senders(m)?;
+    let gid_idx = whole_opt(m, "gid-idx")?;
     let (port, wait_secs): (u16, u64) = (
         num_opt(m, "port", model::CONTROL_PORT)?,
         num_opt(m, "wait", guest::agent::PEER_WAIT_SECS)?,
@@ -128,7 +133,29 @@ pub(super) fn mesh_options(
     if !(1..=86400).contains(&wait_secs) {
         return Err(format!("--wait {wait_secs}: give 1 to 86400 seconds"));
     }
-    let perf = perf_limits(m)?;
+    Ok(Plain {
+        mcast_all,
+        gid_idx,
+        port,
+        wait_secs,
+        perf: perf_limits(m)?,
+    })
+}
+
+/// `mesh`'s options read into the run's, [`Plain`] among them.
+pub(super) fn mesh_options(
+    m: &getopts::Matches,
+    plain: Plain,
+    hosts: &[String],
+) -> Result<host::mesh::MeshOptions, String> {
+    let pattern = mesh_pattern(m, hosts)?;
+    let Plain {
+        mcast_all,
+        gid_idx,
+        port,
+        wait_secs,
+        perf,
+    } = plain;
     // The secret last of what is read, the result dir only then made.
     let secret = if m.opt_present("ssh") {
         guest::control::Secret::generate()?
@@ -233,18 +260,15 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
                 .collect()
         })
         .unwrap_or_default();
+    let plain = plain_options(&m)?;
     let (run, dir) = if ssh_hosts.is_empty() {
-        let num = |k: &str| {
-            m.opt_str(k)
-                .map(|v| v.parse::<usize>().map_err(|e| format!("--{k} {v}: {e}")))
-                .transpose()
-        };
-        let ranked = host::mesh::ranked(num("rank")?, num("size")?, m.opt_str("coordinator"))?;
-        let opts = mesh_options(&m, &ranked.names)?;
+        let (rank, size) = (whole_opt(&m, "rank")?, whole_opt(&m, "size")?);
+        let ranked = host::mesh::ranked(rank, size, m.opt_str("coordinator"))?;
+        let opts = mesh_options(&m, plain, &ranked.names)?;
         (host::mesh::run_ranked(&opts, &ranked)?, opts.out)
     } else {
         host::ssh::check_hosts(&ssh_hosts)?;
-        let opts = mesh_options(&m, &ssh_hosts)?;
+        let opts = mesh_options(&m, plain, &ssh_hosts)?;
         let launch = host::ssh::SshLaunch {
             hosts: ssh_hosts,
             remote_dir: m.opt_str("remote-dir"),

@@ -109,6 +109,35 @@ fn mesh_perf_options_are_checked_and_need_perf() {
     }
 }
 
+/// Without a rank (no srun, no --rank), a bad value is still refused for
+/// what it is, not for the missing rank.
+#[test]
+fn a_bad_mesh_value_is_named_before_the_rank_is_sought() {
+    for (extra, says) in [
+        (
+            &["--perf", "--min-bw-ratio", "abc"][..],
+            "--min-bw-ratio abc",
+        ),
+        (
+            &["--port", "99999"],
+            "--port 99999: give a whole number from 0 to 65535",
+        ),
+        (&["--wait", "abc"], "--wait abc: give a whole number"),
+        (&["--perf", "--qp-timeout", "99"], "--qp-timeout 99"),
+        (&["--gid-idx", "x1"], "--gid-idx x1: give a whole number"),
+        (&["--rank", "x"], "--rank x: give a whole number"),
+        (&["--size", "4x"], "--size 4x: give a whole number"),
+    ] {
+        let mut a = vec!["mesh"];
+        a.extend(extra);
+        let e = real_main(&args(&a)).unwrap_err();
+        assert!(
+            e.contains(says) && !e.contains("no rank") && !e.contains('\n'),
+            "{a:?}: {e}"
+        );
+    }
+}
+
 #[test]
 fn mesh_options_are_checked_in_one_line_before_anything_runs() {
     for (extra, says) in [
