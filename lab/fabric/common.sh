@@ -27,7 +27,7 @@ export RDMA_LAB_SECRET
 # not be made, ssh logs in afresh. The mesh's --ssh launcher does not
 # use these connections: it logs in as an administrator's would.
 ctl=/run/fabric-ssh-%C
-for n in node1 node2 node3; do
+for n in node0 node1 node2 node3; do
 	timeout 120 ssh -o ControlPath="$ctl" -o ControlMaster=yes -o ControlPersist=yes -fN "$n" \
 		>/dev/null 2>&1 &
 done

@@ -57,7 +57,7 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     healthy_reports(d);
     // The host without a device was named at once, not after --wait.
-    let out = fs::read_to_string(d.join("blocked_and_missing.out")).unwrap_or_default();
+    let out = fs::read_to_string(d.join("blocked_missing_and_stray.out")).unwrap_or_default();
     let took: u64 = out
         .lines()
         .find_map(|l| l.strip_prefix("took ")?.strip_suffix(" s")?.parse().ok())

@@ -89,3 +89,68 @@ fn the_fabric_tests_healthy_step_fails_on_other_runs() {
         );
     }
 }
+
+/// The healthy fabric's declaration can fail on figures: its record with
+/// one link's bandwidth cut to a message in two seconds, as each host
+/// reported it, no longer passes as healthy.
+#[test]
+fn a_healthy_record_with_a_slow_link_planted_fails_its_declaration() {
+    let scratch = tempfile::tempdir().unwrap();
+    let step = RECORDED.iter().find(|s| s.name == "srun").unwrap();
+    let path = records().join("srun.record.json");
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let cell = &mut record["run"]["cells"][0];
+    for report in cell["reports"].as_array_mut().unwrap() {
+        for m in report["measures"].as_array_mut().unwrap() {
+            let text = m["report"].as_str().unwrap_or_default().to_string();
+            let bandwidth = m["scenario"] != "perf_send_lat";
+            let cut: Vec<&str> = text
+                .lines()
+                .map(|l| match l.starts_with("n_iterations") && bandwidth {
+                    true => "n_iterations: 1,",
+                    false => l,
+                })
+                .collect();
+            m["report"] = serde_json::json!(cut.join("\n"));
+        }
+    }
+    let altered = scratch.path().join("srun.record.json");
+    std::fs::write(&altered, record.to_string()).unwrap();
+    let shown = replay(&altered, scratch.path());
+    assert!(
+        !shortfalls(step, &shown, false).is_empty(),
+        "a slow link passed as healthy:\n{}",
+        shown.out
+    );
+}
+
+/// The fabric test's third run has a NIC on the wrong subnet beside a host
+/// without a device: that host's want of ports neither hides the stray
+/// NIC nor is named as a rail it misses.
+#[test]
+fn a_stray_nic_is_named_beside_a_host_without_ports() {
+    let scratch = tempfile::tempdir().unwrap();
+    let path = records().join("stray_rail.record.json");
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    record["run"]["hosts"][2]["ports"] = serde_json::json!([]);
+    let altered = scratch.path().join("stray_rail.record.json");
+    std::fs::write(&altered, record.to_string()).unwrap();
+    let shown = replay(&altered, scratch.path());
+    let rails: Vec<&serde_json::Value> = shown
+        .json
+        .iter()
+        .filter(|v| v["type"] == "finding" && v["kind"] == "rail")
+        .collect();
+    assert_eq!(rails.len(), 1, "{rails:?}");
+    assert_eq!(rails[0]["ranks"], serde_json::json!([3]), "{rails:?}");
+    assert!(
+        shown.out.contains(
+            "node3 rxe1 is on 203.0.113.0/24, not on rail 198.51.100.0/24 as every other \
+             host's port: a NIC on the wrong subnet"
+        ),
+        "{}",
+        shown.out
+    );
+}

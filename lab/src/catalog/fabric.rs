@@ -168,30 +168,55 @@ const NO_DEVICE: Named = Named {
 /// What the host without a device's diagnosis says.
 const NO_DEVICE_SAYS: &str = "node2 cannot take part: no RDMA device on this host";
 
+/// The lossy link of the fabric test's two-fault run: node0 - node1 on
+/// rail 0.
+const LOSSY_0_1: Named = Named {
+    kind: "lossy",
+    ranks: &[0, 1],
+    rail: 0,
+};
+
+/// That lossy link measured slow as well, which it may be.
+const LOSSY_0_1_SLOW: Named = Named {
+    kind: "slow",
+    ranks: &[0, 1],
+    rail: 0,
+};
+
 /// The steps of `lab/fabric/test.sh`, the fabric test's: what only VMs
 /// show, several faults a run.
 pub const TEST: &[Step] = &[
     SRUN_UNMEASURED,
-    SLOW_HOST,
     Step {
-        name: "lossy_and_stray",
-        faults: "node1 and node3 drop 3% of each other's RoCE on rail 0 (nftables); \
-                 node3's rail-1 NIC on 203.0.113.0/24",
+        name: "slow_and_lossy",
+        faults: "node2's rail-1 NIC sends 2 Mbit/s (netem rate); node0 and node1 drop 3% \
+                 of each other's RoCE data packets on rail 0 (nftables)",
         status: 1,
         says: &[
-            "node1 - node3: ",
+            "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
+             peers (node1 rxe1: ",
+            "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
+            "node0 - node1: ",
             "packets lost of",
             "while their pair ran",
             "a lossy link between them",
-            STRAY_SAYS,
         ],
-        findings: &[STRAY, LOSSY],
-        may_also: &[LOSSY_SLOW],
+        findings: &[
+            Named {
+                kind: "slow_host",
+                ranks: &[2],
+                rail: 1,
+            },
+            LOSSY_0_1,
+        ],
+        may_also: &[LOSSY_0_1_SLOW],
+        links_a_rail: 4,
         ..STEP
     },
     Step {
-        name: "blocked_and_missing",
-        faults: "node1 drops node3's RoCE (nftables); node2's devices deleted; over ssh",
+        name: "blocked_missing_and_stray",
+        faults: "node1 drops node3's RoCE (nftables); node2's devices deleted; node3's \
+                 rail-1 NIC on 203.0.113.0/24; over ssh",
         status: 1,
         says: &[
             NO_DEVICE_SAYS,
@@ -199,9 +224,10 @@ pub const TEST: &[Step] = &[
             "node1",
             "node3",
             "nothing the doctor sees differs",
+            STRAY_SAYS,
         ],
         never_says: &["never joined"],
-        findings: &[NO_DEVICE, BLOCKED],
+        findings: &[NO_DEVICE, BLOCKED, STRAY],
         ..STEP
     },
 ];

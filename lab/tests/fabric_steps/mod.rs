@@ -113,9 +113,10 @@ pub fn shortfalls(step: &Step, shown: &Shown, live: bool) -> Vec<String> {
 }
 
 /// A measured run's links: on each rail every link once, each with its
-/// bandwidth (the messages it completed in its 2 s) and its counters, and
-/// all but one with a latency (perftest's own timing, which an emulated
-/// CPU's clock may throw off).
+/// bandwidth (the messages it completed in its 2 s: none is 0, a figure
+/// too, of a link that a fault stalled) and its counters, and all but one
+/// with a latency (perftest's own timing, which an emulated CPU's clock
+/// may throw off).
 fn links(step: &Step, json: &[Value]) -> Vec<String> {
     let links: Vec<&Value> = json.iter().filter(|v| v["type"] == "link").collect();
     let rails = links
@@ -129,9 +130,9 @@ fn links(step: &Step, json: &[Value]) -> Vec<String> {
     }
     for rail in 0..rails {
         let on: Vec<&&Value> = links.iter().filter(|l| l["rail"] == rail).collect();
-        let with = |figure: &str| {
+        let with = |figure: &str, least: f64| {
             on.iter()
-                .filter(|l| l[figure].as_f64().is_some_and(|g| g > 0.0))
+                .filter(|l| l[figure].as_f64().is_some_and(|g| g >= least))
                 .count()
         };
         let counted = on
@@ -139,14 +140,13 @@ fn links(step: &Step, json: &[Value]) -> Vec<String> {
             .filter(|l| l["counters"].as_array().is_some_and(|c| !c.is_empty()))
             .count();
         let n = step.links_a_rail;
-        if on.len() != n || with("gbps") != n || with("usec") + 1 < n || counted != n {
+        let (gbps, usec) = (with("gbps", 0.0), with("usec", f64::MIN_POSITIVE));
+        if on.len() != n || gbps != n || usec + 1 < n || counted != n {
             bad.push(format!(
-                "{}: rail {rail}: {} links, {} with Gb/s, {} with usec, {counted} with counters, \
-                 of {n}",
+                "{}: rail {rail}: {} links, {gbps} with Gb/s, {usec} with usec, {counted} with \
+                 counters, of {n}",
                 step.name,
                 on.len(),
-                with("gbps"),
-                with("usec")
             ));
         }
     }
