@@ -94,17 +94,6 @@ pub fn cargo_program() -> std::ffi::OsString {
 /// would compile the bindings and all above them again.
 pub const RELEASE_BUILD: &[&str] = &["build", "--release", "--workspace", "--bins"];
 
-/// Set (to `1`) by the test command for the VM tests it runs after its
-/// own [`RELEASE_BUILD`]: the lab then does not run cargo again. Cargo
-/// would find nothing to do, but only after the lock that the builds
-/// beside the VM tests (clippy, the host tests) hold for minutes.
-pub const BUILT_ENV: &str = "RDMA_LAB_RELEASE_BUILT";
-
-/// Whether the test command has just made [`RELEASE_BUILD`] ([`BUILT_ENV`]).
-pub fn release_built() -> bool {
-    std::env::var_os(BUILT_ENV).is_some_and(|v| v == "1")
-}
-
 /// `cargo`, as cargo itself told us when it ran us.
 pub fn cargo() -> Command {
     let mut c = Command::new(cargo_program());

@@ -7,7 +7,7 @@
 //! bounds, which the rest fills. Each step's wall time goes into the run's
 //! [`Times`].
 
-use crate::base::workspace::{cargo, cargo_program, target_dir, BUILT_ENV};
+use crate::base::workspace::{cargo, cargo_program, target_dir};
 use crate::results::times::{self, Step, Times};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -193,8 +193,7 @@ pub fn run() -> (Vec<String>, Times) {
         println!("$ {}", job.line());
         times.steps.push(job.run());
     }
-    let built = times.steps.last().is_some_and(|s| s.ok);
-    let (step, exes) = vm_test_binaries(&env, &logs, built);
+    let (step, exes) = vm_test_binaries(&env, &logs);
     times.steps.push(step);
     // A file of an earlier run would pass for this one's.
     let _ = std::fs::remove_file(times::path(&target_dir(), times::SOFTROCE_FILE));
@@ -220,16 +219,6 @@ fn children_cpu() -> Option<times::Cpu> {
         sys_secs: secs(u.system_time()),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
     })
-}
-
-/// The VM tests' environment: the builds', and, when the release build
-/// before them succeeded, [`BUILT_ENV`], so that they do not build again.
-fn exe_env(env: &[(String, String)], built: bool) -> Vec<(String, String)> {
-    let mut env = env.to_vec();
-    if built {
-        env.push((BUILT_ENV.into(), "1".into()));
-    }
-    env
 }
 
 /// The VM tests one after another (the Soft-RoCE suite, then the
@@ -341,7 +330,7 @@ impl TestExe {
 
 /// Builds [`VM_TESTS`]; the step, and the Soft-RoCE suite's and the
 /// fabric test's binaries (the fabric's output to its log in `logs`).
-fn vm_test_binaries(env: &[(String, String)], logs: &Path, built: bool) -> (Step, Vec<TestExe>) {
+fn vm_test_binaries(env: &[(String, String)], logs: &Path) -> (Step, Vec<TestExe>) {
     let started = Instant::now();
     let job = Job::new(VM_TESTS, env);
     println!("$ {}", job.line());
@@ -378,7 +367,7 @@ fn vm_test_binaries(env: &[(String, String)], logs: &Path, built: bool) -> (Step
                 path,
                 cwd,
                 log,
-                env: exe_env(env, built),
+                env: env.to_vec(),
             })
         })
         .collect();
@@ -477,6 +466,3 @@ fn merge_suite_times(times: &mut Times) {
         times.accel = suite.accel;
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -128,10 +128,6 @@ pub fn tcg_from_env() -> bool {
 /// costs nothing when it is current.
 pub fn build() -> Result<(), String> {
     let args = crate::base::workspace::RELEASE_BUILD;
-    if crate::base::workspace::release_built() {
-        eprintln!("lab: the test command built it: cargo {}", args.join(" "));
-        return Ok(());
-    }
     eprintln!("lab: $ cargo {}", args.join(" "));
     let st = cargo()
         .args(args)
