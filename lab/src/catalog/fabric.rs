@@ -60,21 +60,33 @@ const STEP: Step = Step {
     links_a_rail: 0,
 };
 
+/// What the healthy fabric's run under Slurm prints, measured or not.
+const HEALTHY_SAYS: [&str; 5] = [
+    "node0",
+    "node3",
+    "every pair passed",
+    "Multicast (one host sends, every other receives at once):\n  mckey from node0: \
+     node1 ., node2 ., node3 .",
+    "\nRail 1 (198.51.100.0/24):\n",
+];
+
+/// What rank 0 prints of the two rails as it runs.
+const TWO_RAILS: &str = "mesh: 2 rails: rail 0 (the hosts' RDMA addresses) and 198.51.100.0/24";
+
 /// The healthy fabric under Slurm, every link of both rails measured.
 const SRUN: Step = Step {
     name: "srun",
     faults: "none: the README's line under srun, --perf --rails",
     says: &[
-        "node0",
-        "node3",
-        "every pair passed",
-        "Multicast (one host sends, every other receives at once):\n  mckey from node0: \
-         node1 ., node2 ., node3 .",
+        HEALTHY_SAYS[0],
+        HEALTHY_SAYS[1],
+        HEALTHY_SAYS[2],
+        HEALTHY_SAYS[3],
         "Measured: ",
         " links of 6, median ",
-        "\nRail 1 (198.51.100.0/24):\n",
+        HEALTHY_SAYS[4],
     ],
-    live_says: &["mesh: 2 rails: rail 0 (the hosts' RDMA addresses) and 198.51.100.0/24"],
+    live_says: &[TWO_RAILS],
     links_a_rail: 6,
     ..STEP
 };
@@ -86,58 +98,67 @@ const SRUN: Step = Step {
 const SRUN_UNMEASURED: Step = Step {
     name: "srun",
     faults: "none: the README's line under srun, --rails",
-    says: &[
-        "node0",
-        "node3",
-        "every pair passed",
-        "Multicast (one host sends, every other receives at once):\n  mckey from node0: \
-         node1 ., node2 ., node3 .",
-        "\nRail 1 (198.51.100.0/24):\n",
-    ],
+    says: &HEALTHY_SAYS,
     never_says: &["Measured: "],
-    live_says: &["mesh: 2 rails: rail 0 (the hosts' RDMA addresses) and 198.51.100.0/24"],
+    live_says: &[TWO_RAILS],
     ..STEP
 };
+
+/// The slow NIC's finding: node2's on rail 1.
+const SLOW_NIC: Named = Named {
+    kind: "slow_host",
+    ranks: &[2],
+    rail: 1,
+};
+
+/// What the slow NIC's diagnosis says of it, and of the rail it passes on.
+const SLOW_NIC_SAYS: [&str; 2] = [
+    "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
+     peers (node1 rxe1: ",
+    "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
+];
 
 /// node2's rail-1 NIC throttled to 2 Mbit/s, on the ring.
 const SLOW_HOST: Step = Step {
     name: "slow_host",
     faults: "node2's rail-1 NIC sends 2 Mbit/s (netem rate)",
     status: 1,
-    says: &[
-        "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
-         peers (node1 rxe1: ",
-        " Gb/s, median ",
-        "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
-    ],
-    findings: &[Named {
-        kind: "slow_host",
-        ranks: &[2],
-        rail: 1,
-    }],
+    says: &[SLOW_NIC_SAYS[0], " Gb/s, median ", SLOW_NIC_SAYS[1]],
+    findings: &[SLOW_NIC],
     ..STEP
 };
 
-/// The lossy link's finding, node1 - node3 on rail 0.
-const LOSSY: Named = Named {
-    kind: "lossy",
-    ranks: &[1, 3],
-    rail: 0,
-};
+/// A lossy link's finding, between `ranks` on rail 0.
+const fn lossy(ranks: &'static [usize]) -> Named {
+    Named {
+        kind: "lossy",
+        ranks,
+        rail: 0,
+    }
+}
 
-/// The lossy link measured slow as well, which it may be.
-const LOSSY_SLOW: Named = Named {
-    kind: "slow",
-    ranks: &[1, 3],
-    rail: 0,
-};
+/// That lossy link measured slow as well, which it may be.
+const fn lossy_slow(ranks: &'static [usize]) -> Named {
+    Named {
+        kind: "slow",
+        ranks,
+        rail: 0,
+    }
+}
 
-/// What the lossy link's diagnosis says.
-const LOSSY_SAYS: &[&str] = &[
-    "node1 - node3: ",
+/// What a lossy link's diagnosis says after it names the link.
+const LOSSY_WORDS: [&str; 3] = [
     "packets lost of",
     "while their pair ran",
     "a lossy link between them",
+];
+
+/// What the lossy link's diagnosis says (node1 - node3).
+const LOSSY_SAYS: &[&str] = &[
+    "node1 - node3: ",
+    LOSSY_WORDS[0],
+    LOSSY_WORDS[1],
+    LOSSY_WORDS[2],
 ];
 
 /// The NIC on the wrong subnet's finding: node3's, on rail 0's report.
@@ -168,21 +189,6 @@ const NO_DEVICE: Named = Named {
 /// What the host without a device's diagnosis says.
 const NO_DEVICE_SAYS: &str = "node2 cannot take part: no RDMA device on this host";
 
-/// The lossy link of the fabric test's two-fault run: node0 - node1 on
-/// rail 0.
-const LOSSY_0_1: Named = Named {
-    kind: "lossy",
-    ranks: &[0, 1],
-    rail: 0,
-};
-
-/// That lossy link measured slow as well, which it may be.
-const LOSSY_0_1_SLOW: Named = Named {
-    kind: "slow",
-    ranks: &[0, 1],
-    rail: 0,
-};
-
 /// The steps of `lab/fabric/test.sh`, the fabric test's: what only VMs
 /// show, several faults a run.
 pub const TEST: &[Step] = &[
@@ -193,23 +199,15 @@ pub const TEST: &[Step] = &[
                  of each other's RoCE data packets on rail 0 (nftables)",
         status: 1,
         says: &[
-            "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
-             peers (node1 rxe1: ",
-            "It passes on rail 0: its NIC on rail 1 (198.51.100.0/24), not the host.",
+            SLOW_NIC_SAYS[0],
+            SLOW_NIC_SAYS[1],
             "node0 - node1: ",
-            "packets lost of",
-            "while their pair ran",
-            "a lossy link between them",
+            LOSSY_WORDS[0],
+            LOSSY_WORDS[1],
+            LOSSY_WORDS[2],
         ],
-        findings: &[
-            Named {
-                kind: "slow_host",
-                ranks: &[2],
-                rail: 1,
-            },
-            LOSSY_0_1,
-        ],
-        may_also: &[LOSSY_0_1_SLOW],
+        findings: &[SLOW_NIC, lossy(&[0, 1])],
+        may_also: &[lossy_slow(&[0, 1])],
         links_a_rail: 4,
         ..STEP
     },
@@ -336,8 +334,8 @@ pub const RECORDED: &[Step] = &[
         faults: "node1 and node3 drop 3% of each other's RoCE (nftables)",
         status: 1,
         says: LOSSY_SAYS,
-        findings: &[LOSSY],
-        may_also: &[LOSSY_SLOW],
+        findings: &[lossy(&[1, 3])],
+        may_also: &[lossy_slow(&[1, 3])],
         ..STEP
     },
 ];
