@@ -17,6 +17,7 @@
 
 use rdma_lab::base::rundir::Dir;
 use rdma_lab::catalog;
+use rdma_lab::host::ci::ONE_HOST_DONE_ENV;
 use rdma_lab::host::lab::{LabOptions, LabReport, Progress};
 use rdma_lab::model::{Mode, Scenario};
 use rdma_lab::results::times::{self, Batch, TestTime, Times};
@@ -621,6 +622,9 @@ fn run_all(tests: &[Test], handout: bool, total: usize) -> usize {
         .map(|m| (m.clone(), tests.iter().filter(|t| t.mode == m).collect()))
         .filter(|(_, batch): &(Mode, Vec<&Test>)| !batch.is_empty())
         .collect();
+    if !modes.iter().any(|(m, _)| *m == Mode::SingleHost) {
+        tell_one_host_done();
+    }
     let results: Vec<(Mode, usize, Option<LabReport>)> = std::thread::scope(|scope| {
         let runs: Vec<_> = modes
             .iter()
@@ -628,6 +632,9 @@ fn run_all(tests: &[Test], handout: bool, total: usize) -> usize {
                 let counter = &counter;
                 scope.spawn(move || {
                     let (f, r) = run_mode(mode, batch, counter);
+                    if *mode == Mode::SingleHost {
+                        tell_one_host_done();
+                    }
                     (mode.clone(), f, r)
                 })
             })
@@ -646,6 +653,17 @@ fn run_all(tests: &[Test], handout: bool, total: usize) -> usize {
         write_times(&results, &c.times);
     }
     failed
+}
+
+/// Leaves the file that the test command waits for
+/// ([`ONE_HOST_DONE_ENV`]), when it gave one: the one-host batch's VMs
+/// are down, and its next VM test may boot beside the two-host batch.
+fn tell_one_host_done() {
+    if let Some(path) = std::env::var_os(ONE_HOST_DONE_ENV) {
+        if let Err(e) = std::fs::write(&path, b"") {
+            println!("note: {}: {e}", PathBuf::from(path).display());
+        }
+    }
 }
 
 /// The batches' and the tests' times, for the test command's table.

@@ -1,7 +1,8 @@
 //! `cargo xtask test`: the one test command of CI and the README.
 //!
 //! What the VM tests need is built first, at full speed; then the VM tests
-//! run (the Soft-RoCE suite, then the fabric test), and beside them the
+//! run (the Soft-RoCE suite, then the fabric test from the end of the
+//! suite's one-host batch), and beside them the
 //! rest builds and runs at a lower priority: clippy, the host tests' build,
 //! the second bindings build. The VM tests mostly wait on their programs'
 //! bounds, which the rest fills. Each step's wall time goes into the run's
@@ -198,7 +199,7 @@ pub fn run() -> (Vec<String>, Times) {
     // A file of an earlier run would pass for this one's.
     let _ = std::fs::remove_file(times::path(&target_dir(), times::SOFTROCE_FILE));
     let beside = beside(&env, &logs, &mut failed);
-    let steps = side_by_side(&exes, &beside);
+    let steps = side_by_side(&exes, &beside, &logs);
     times.steps.extend(steps);
     failed.extend(times.steps.iter().filter(|s| !s.ok).map(|s| s.name.clone()));
     merge_suite_times(&mut times);
@@ -221,14 +222,14 @@ fn children_cpu() -> Option<times::Cpu> {
     })
 }
 
-/// The VM tests one after another (the Soft-RoCE suite, then the
-/// fabric), and beside them the other steps one after another; their
-/// steps, and the logs of those that wrote one, shown. The VM tests do
-/// not overlap each other: their VMs together would be a dozen TCG guests
-/// on 2 cores, whose programs then miss their own bounds.
-fn side_by_side(exes: &[TestExe], beside: &[Job]) -> Vec<Step> {
+/// The VM tests ([`vm_tests`]), and beside them the other steps one after
+/// another; their steps, and the logs of those that wrote one, shown. The
+/// VM tests overlap only at the suite's end: all their VMs together would
+/// be a dozen TCG guests on 2 cores, whose programs then miss their own
+/// bounds.
+fn side_by_side(exes: &[TestExe], beside: &[Job], logs_dir: &Path) -> Vec<Step> {
     let steps: Vec<Step> = std::thread::scope(|scope| {
-        let vm_runs = scope.spawn(|| exes.iter().map(TestExe::run).collect::<Vec<_>>());
+        let vm_runs = scope.spawn(|| vm_tests(exes, logs_dir));
         let rest = scope.spawn(|| beside.iter().map(Job::run).collect::<Vec<_>>());
         let mut steps: Vec<Step> = vm_runs.join().unwrap_or_default();
         steps.extend(rest.join().unwrap_or_default());
@@ -305,28 +306,100 @@ struct TestExe {
 }
 
 impl TestExe {
+    /// Runs it to its end; its step.
     fn run(&self) -> Step {
+        self.start(&[]).wait()
+    }
+
+    /// Starts it, with `env` beside the builds'.
+    fn start(&self, env: &[(String, String)]) -> Running<'_> {
         let started = Instant::now();
         let cpu = tempfile::NamedTempFile::new().ok();
         let mut cmd = under_times(cpu.as_ref(), self.path.clone().into_os_string());
         cmd.arg("--ignored")
             .current_dir(&self.cwd)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .envs(self.env.iter().chain(env).map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         if let Some(log) = &self.log {
             if let Ok((out, err)) = File::create(log).and_then(|f| Ok((f.try_clone()?, f))) {
                 cmd.stdout(out).stderr(err);
             }
         }
-        let ok = cmd.status().is_ok_and(|s| s.success());
+        Running {
+            exe: self,
+            started,
+            cpu,
+            child: cmd.spawn(),
+        }
+    }
+}
+
+/// A started [`TestExe`].
+struct Running<'a> {
+    exe: &'a TestExe,
+    started: Instant,
+    cpu: Option<tempfile::NamedTempFile>,
+    child: std::io::Result<std::process::Child>,
+}
+
+impl Running<'_> {
+    /// Whether it has ended (or never started).
+    fn ended(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .map_or(true, |c| !matches!(c.try_wait(), Ok(None)))
+    }
+
+    /// Waits for its end; its step.
+    fn wait(self) -> Step {
+        let ok = self
+            .child
+            .and_then(|mut c| c.wait())
+            .is_ok_and(|s| s.success());
         Step {
-            name: format!("the {} tests: {} --ignored", self.name, self.path.display()),
-            secs: started.elapsed().as_secs_f64(),
-            cpu_secs: cpu_of(cpu),
+            name: format!(
+                "the {} tests: {} --ignored",
+                self.exe.name,
+                self.exe.path.display()
+            ),
+            secs: self.started.elapsed().as_secs_f64(),
+            cpu_secs: cpu_of(self.cpu),
             ok,
         }
     }
 }
+
+/// The VM tests: the first (the Soft-RoCE suite) told to leave a file
+/// when its one-host batch is over ([`ONE_HOST_DONE_ENV`]), and the others
+/// one after another from then on, or from its end. Its two-host batch
+/// then has two VMs left, mostly waiting on bounds, and the handout to
+/// check in Chromium: the fabric's four boot beside them.
+fn vm_tests(exes: &[TestExe], logs: &Path) -> Vec<Step> {
+    let Some((first, later)) = exes.split_first() else {
+        return Vec::new();
+    };
+    let signal = logs.join("one-host-batch-done");
+    let _ = std::fs::remove_file(&signal);
+    let env = [(
+        ONE_HOST_DONE_ENV.to_string(),
+        signal.to_string_lossy().into_owned(),
+    )];
+    let mut running = first.start(&env);
+    while !running.ended() && !signal.exists() {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    std::thread::scope(|scope| {
+        let rest = scope.spawn(|| later.iter().map(TestExe::run).collect::<Vec<_>>());
+        let mut steps = vec![running.wait()];
+        steps.extend(rest.join().unwrap_or_default());
+        steps
+    })
+}
+
+/// The variable that tells the Soft-RoCE suite where to leave a file once
+/// its one-host batch's VMs are down: the test command then starts the
+/// next VM test.
+pub const ONE_HOST_DONE_ENV: &str = "RDMA_LAB_ONE_HOST_DONE";
 
 /// Builds [`VM_TESTS`]; the step, and the Soft-RoCE suite's and the
 /// fabric test's binaries (the fabric's output to its log in `logs`).
