@@ -5,14 +5,16 @@
 # stack, several in one run as a real fabric has them, and each must show
 # in what the hosts report and be named, and nothing else.
 
-# 1. The README's line, under Slurm: rc_example between every pair, and
+# 1. The README's line, under Slurm: rc_example between neighbours, and
 #    mckey in pairs and in the multicast round, on both rails (--rails:
 #    each node's second NIC, rxe1 on 198.51.100.0/24, at the same time),
-#    with the reports a CI reads. Not measured: perftest and the counters
-#    run on both rails in the next step, whose healthy links must be
-#    named nothing, and the judges' verdict on a healthy fabric measured
-#    all-pairs is checked on its record (srun in lab/tests/recorded.rs).
-mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --rails rc_example mckey \
+#    with the reports a CI reads. On the ring (two rounds, not three):
+#    the all-pairs rounds run over ssh in step 3. Not measured: perftest
+#    and the counters run on both rails in the next step, whose healthy
+#    links must be named nothing, and the judges' verdict on a healthy
+#    fabric measured all-pairs is checked on its record (srun in
+#    lab/tests/recorded.rs).
+mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
 # 2. Two faults at once, as the issue of a real fabric: a throttled NIC

@@ -69,7 +69,12 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
 /// (no host's doctor found anything), and the page as Chromium renders it.
 fn healthy_reports(d: &Path) {
     let junit = fs::read_to_string(d.join("srun.xml")).expect("--junit");
-    assert!(junit.matches("<testsuite ").count() >= 6, "{junit}");
+    // A suite a pair on each rail: the ring's four links, twice.
+    assert_eq!(
+        junit.matches("<testsuite name=\"node").count(),
+        8,
+        "{junit}"
+    );
     let json = fs::read_to_string(d.join("srun.json")).expect("--json");
     assert_eq!(json_lines(&d.join("srun.json")).len(), json.lines().count());
     assert!(!json.contains("\"findings\":[\""), "{json}");

@@ -97,7 +97,7 @@ const SRUN: Step = Step {
 /// healthy fabric measured all-pairs are checked on [`SRUN`]'s record.
 const SRUN_UNMEASURED: Step = Step {
     name: "srun",
-    faults: "none: the README's line under srun, --rails",
+    faults: "none: the README's line under srun, --rails, on the ring",
     says: &HEALTHY_SAYS,
     never_says: &["Measured: "],
     live_says: &[TWO_RAILS],
