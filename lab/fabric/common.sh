@@ -78,8 +78,15 @@ nic() {
 }
 
 # Waits until node $1's device $2 is ACTIVE again (after its link came up).
+# ssh hands the remote shell one line, so the device's name goes into it:
+# only a name of letters, digits and underscores does.
 active() {
-	# shellcheck disable=SC2016 # sh -c's script reads its own $1.
-	on "$1" sh -c 'until rdma link show "$1/1" | grep -q "state ACTIVE"; do sleep 1; done' sh "$2"
+	case $2 in
+	'' | *[!A-Za-z0-9_]*)
+		echo "fabric test: no such device name: $2" >&2
+		return 1
+		;;
+	esac
+	on "$1" "until rdma link show $2/1 | grep -q 'state ACTIVE'; do sleep 1; done"
 }
 

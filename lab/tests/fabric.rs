@@ -66,7 +66,8 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
 }
 
 /// The healthy run's reports as rank 0 wrote them: JUnit, JSON Lines
-/// (no host's doctor found anything), and the page as Chromium renders it.
+/// (no host's doctor found anything, each host's device by rail), and the
+/// page as Chromium renders it.
 fn healthy_reports(d: &Path) {
     let junit = fs::read_to_string(d.join("srun.xml")).expect("--junit");
     // A suite a pair on each rail: the ring's four links, twice.
@@ -78,6 +79,22 @@ fn healthy_reports(d: &Path) {
     let json = fs::read_to_string(d.join("srun.json")).expect("--json");
     assert_eq!(json_lines(&d.join("srun.json")).len(), json.lines().count());
     assert!(!json.contains("\"findings\":[\""), "{json}");
+    // Each host's device by rail; node1's in the other order.
+    let devs: Vec<String> = json_lines(&d.join("srun.json"))
+        .iter()
+        .filter(|v| v["type"] == "host")
+        .map(|v| format!("{} {}", v["name"], v["rail_devs"]))
+        .collect();
+    assert_eq!(
+        devs,
+        [
+            r#""node0" ["rxe0","rxe1"]"#,
+            r#""node1" ["rxe1","rxe0"]"#,
+            r#""node2" ["rxe0","rxe1"]"#,
+            r#""node3" ["rxe0","rxe1"]"#
+        ],
+        "{json}"
+    );
     assert!(fs::read_to_string(d.join("srun.html"))
         .expect("--html")
         .contains("every pair passed"));

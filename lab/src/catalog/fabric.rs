@@ -91,14 +91,30 @@ const SRUN: Step = Step {
     ..STEP
 };
 
+/// What the mesh says of node1 with its devices made in the other order,
+/// from the fabric test's first step on.
+const SWAPPED_SAYS: &str = "\nDevices named otherwise (each rail pairs the ports on its \
+                            subnet):\n  node1: rail 0 rxe1, rail 1 rxe0, where most hosts \
+                            have rail 0 rxe0, rail 1 rxe1\n";
+
 /// The healthy fabric under Slurm, both rails, not measured: the fabric
 /// test's first step, whose reports (JUnit, JSON, the page) are checked
 /// too. perftest and the counters run in its later steps; the judges on a
 /// healthy fabric measured all-pairs are checked on [`SRUN`]'s record.
+/// node1's devices are in the other order (`rxe1` on rail 0) from here
+/// on: a healthy fabric, since rails are subnets.
 const SRUN_UNMEASURED: Step = Step {
     name: "srun",
-    faults: "none: the README's line under srun, --rails, on the ring",
-    says: &HEALTHY_SAYS,
+    faults: "none: the README's line under srun, --rails, on the ring; node1's devices \
+             made in the other order",
+    says: &[
+        HEALTHY_SAYS[0],
+        HEALTHY_SAYS[1],
+        HEALTHY_SAYS[2],
+        HEALTHY_SAYS[3],
+        HEALTHY_SAYS[4],
+        SWAPPED_SAYS,
+    ],
     never_says: &["Measured: "],
     live_says: &[TWO_RAILS],
     ..STEP
@@ -199,8 +215,11 @@ pub const TEST: &[Step] = &[
                  of each other's RoCE data packets on rail 0 (nftables)",
         status: 1,
         says: &[
-            SLOW_NIC_SAYS[0],
+            // node1's rail-1 NIC is rxe0 here.
+            "rail 1 (198.51.100.0/24): node2 rxe1 is slow with every one of its 2 measured \
+             peers (node1 rxe0: ",
             SLOW_NIC_SAYS[1],
+            SWAPPED_SAYS,
             "node0 - node1: ",
             LOSSY_WORDS[0],
             LOSSY_WORDS[1],
@@ -217,6 +236,8 @@ pub const TEST: &[Step] = &[
                  rail-1 NIC on 203.0.113.0/24; over ssh",
         status: 1,
         says: &[
+            // One rail without --rails.
+            "node1: rail 0 rxe1, where most hosts have rail 0 rxe0\n",
             NO_DEVICE_SAYS,
             "the link between",
             "node1",

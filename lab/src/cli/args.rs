@@ -87,6 +87,10 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             --qp-timeout T (1 to 31) measures bandwidth with the QP
             timeout your jobs use (perftest's -u, 4.096 usec x 2^T;
             perftest's 14 otherwise);
+            rail 0 is a subnet, not a device name: without --dev, --ip
+            or --netdev each host plays it on its port on the
+            coordinator's subnet, else on its lowest, and a host whose
+            devices are named in another order is said, not failed;
             --rails also runs each pair on every other rail (subnet) both
             hosts have a port on, all rails at once: the probe and
             --perf's measurements, each rail judged on its own and a

@@ -14,7 +14,8 @@ use crate::guest::control::Secret;
 use crate::guest::mesh::coordinator::{coordinate, CoordConfig};
 use crate::guest::mesh::{run_host, run_unable, MeshHostConfig};
 use crate::model::mesh::{MeshRun, Pattern};
-use std::net::{SocketAddr, ToSocketAddrs};
+use crate::model::rails::rail0_port;
+use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -198,9 +199,20 @@ pub fn listen_addr(name: &str, port: u16) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("mesh: {name} has no IPv4 address"))
 }
 
-/// This host's RDMA device and address: `--dev`/`--ip`, else the first
-/// device and the IPv4 address of its netdev (or of `--netdev`).
-pub fn rdma_address(opts: &MeshOptions) -> Result<(String, String), String> {
+/// This host's RDMA device and address. With none of `--dev`, `--ip` and
+/// `--netdev`, its port on rail 0 ([`rail0_port`]: on the subnet of
+/// `toward`, the coordinator's address, else on the lowest), whatever the
+/// device is called; else `--dev`/`--ip`, or the first device, and the
+/// IPv4 address of its netdev (or of `--netdev`).
+pub fn rdma_address(
+    opts: &MeshOptions,
+    toward: Option<Ipv4Addr>,
+) -> Result<(String, String), String> {
+    if opts.dev.is_none() && opts.ip.is_none() && opts.netdev.is_none() {
+        if let Some(p) = rail0_port(&crate::guest::ports::this_host(), toward) {
+            return Ok((p.dev.clone(), p.addr.to_string()));
+        }
+    }
     let links = crate::guest::sys::links();
     let dev = match &opts.dev {
         Some(d) => d.clone(),
@@ -331,7 +343,14 @@ pub fn coord_config(
 /// device or address joins all the same, to say so.
 pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, String> {
     scenario_names(&opts.names)?;
-    let address = rdma_address(opts);
+    // Rail 0 is the subnet the coordinator is on, where a port is.
+    let toward = listen_addr(&r.coordinator, opts.port)
+        .ok()
+        .and_then(|a| match a.ip() {
+            std::net::IpAddr::V4(v4) => Some(v4),
+            std::net::IpAddr::V6(_) => None,
+        });
+    let address = rdma_address(opts, toward);
     let (dev, ip) = address.clone().unwrap_or_else(|_| {
         (
             opts.dev.clone().unwrap_or_default(),

@@ -3,6 +3,7 @@
 //! other host is on, and the two together, a NIC on the wrong subnet.
 //! Each is a finding that names the host, and the device where it can.
 
+use crate::model::mesh::MeshRun;
 use crate::model::rails::{Port, Rail, Subnet};
 use std::collections::HashMap;
 
@@ -98,5 +99,59 @@ fn host_findings(host: &str, lone: &[(&Subnet, &Port)], missing: &[&Subnet]) -> 
     found
 }
 
+/// The hosts whose devices are on other rails than most hosts' (device
+/// names follow PCI order, which differs after a NIC is replaced or a
+/// slot left empty), each said with its devices and most hosts' by rail,
+/// in rank order. Not a finding: the rails pair ports by subnet, so such
+/// a host takes part as the others do. Rails a host has no port on are
+/// compared as unknown, not as differing: a missing port is a finding of
+/// [`findings`].
+pub fn device_order(run: &MeshRun) -> Vec<String> {
+    let devs: Vec<Vec<Option<String>>> = (0..run.hosts.len()).map(|r| run.rail_devs(r)).collect();
+    let Some(most) = most_common(&devs) else {
+        return Vec::new();
+    };
+    let listed = |d: &[Option<String>]| -> String {
+        let words: Vec<String> = d
+            .iter()
+            .enumerate()
+            .filter_map(|(rail, dev)| Some(format!("rail {rail} {}", dev.as_deref()?)))
+            .collect();
+        words.join(", ")
+    };
+    let differs = |d: &[Option<String>]| {
+        d.iter()
+            .zip(most)
+            .any(|(a, b)| matches!((a, b), (Some(a), Some(b)) if a != b))
+    };
+    devs.iter()
+        .enumerate()
+        .filter(|(_, d)| differs(d))
+        .map(|(rank, d)| {
+            format!(
+                "{}: {}, where most hosts have {}",
+                run.name(rank),
+                listed(d),
+                listed(most)
+            )
+        })
+        .collect()
+}
+
+/// The list most of `lists` are, the first of the most common where they
+/// tie; `None` when there is none with a device.
+fn most_common(lists: &[Vec<Option<String>>]) -> Option<&Vec<Option<String>>> {
+    let known = lists.iter().filter(|l| l.iter().any(Option::is_some));
+    let count = |l: &Vec<Option<String>>| lists.iter().filter(|m| *m == l).count();
+    let mut best: Option<(&Vec<Option<String>>, usize)> = None;
+    for l in known {
+        let n = count(l);
+        if best.map_or(true, |(_, b)| n > b) {
+            best = Some((l, n));
+        }
+    }
+    best.map(|(l, _)| l)
+}
+
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

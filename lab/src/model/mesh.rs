@@ -509,6 +509,25 @@ impl MeshRun {
             .find(|c| c.rail == 0 && c.pair.joins(a, b))
     }
 
+    /// The device host `rank` is on at each rail of the run, by rail: on
+    /// rail 0 its RDMA address's, past it its port on the rail's subnet;
+    /// `None` where it said no such port.
+    pub fn rail_devs(&self, rank: usize) -> Vec<Option<String>> {
+        let Some(h) = self.hosts.get(rank) else {
+            return Vec::new();
+        };
+        let on = |rail: &Option<crate::model::rails::Subnet>| {
+            h.ports
+                .iter()
+                .find(|p| match rail {
+                    None => p.addr.to_string() == h.rdma_addr,
+                    Some(net) => p.subnet() == *net,
+                })
+                .map(|p| p.dev.clone())
+        };
+        self.rails.iter().map(on).collect()
+    }
+
     /// Rail `rail` as a run of its own: its cells; for a rail past 0, each
     /// host named with its device there (`node2 rxe1`), and none of what
     /// rail 0 judges for the whole host (doctor, ports, multicast), so

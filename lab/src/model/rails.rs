@@ -97,5 +97,20 @@ pub fn rails(hosts: &[(String, Vec<Port>)]) -> Vec<Rail> {
         .collect()
 }
 
+/// The port a host's rail 0 is on when no device, netdev or address is
+/// named: the one whose subnet holds `toward` (the coordinator's address,
+/// when the mesh's control runs over a rail), else the one on the lowest
+/// subnet. Either is the same rail on every host, whatever each host calls
+/// its devices: rails are subnets, and device names follow PCI order,
+/// which differs between hosts after a NIC is replaced or a slot is empty.
+pub fn rail0_port(ports: &[Port], toward: Option<Ipv4Addr>) -> Option<&Port> {
+    let holds = |p: &&Port| toward.is_some_and(|a| Subnet::of(a, p.prefix) == p.subnet());
+    ports.iter().find(holds).or_else(|| {
+        ports
+            .iter()
+            .min_by(|a, b| (a.subnet(), &a.dev, a.port).cmp(&(b.subnet(), &b.dev, b.port)))
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod tests;

@@ -103,7 +103,8 @@ pub fn report(run: &MeshRun, files: &ReportFiles) -> Result<bool, String> {
 /// failing pairs with their failed scenarios, and the diagnosis.
 pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
     let first = run.rail_view(0);
-    let mut out = rail_text(&first) + &multicast_text(&first) + &doctor_text(&first);
+    let mut out =
+        rail_text(&first) + &multicast_text(&first) + &doctor_text(&first) + &devices_text(run);
     for rail in 1..run.rails.len() {
         out += &format!("\n{}:\n", capitalised(&run.rail_name(rail)));
         out += &rail_text(&run.rail_view(rail));
@@ -213,6 +214,21 @@ fn doctor_text(run: &MeshRun) -> String {
     } else {
         format!("\nDoctor findings:\n{out}")
     }
+}
+
+/// The hosts whose devices are on other rails than most hosts', said
+/// (not found: the rails pair ports by subnet); nothing when none is.
+fn devices_text(run: &MeshRun) -> String {
+    let lines = crate::judge::rails::device_order(run);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        String::from("\nDevices named otherwise (each rail pairs the ports on its subnet):\n");
+    for l in lines {
+        out += &format!("  {}\n", escape_controls(&l));
+    }
+    out
 }
 
 /// Each multicast round: who sent, and each receiver's mark; nothing when
@@ -886,6 +902,7 @@ pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
         };
         json!({
             "type": "host", "rank": h.rank, "name": h.name, "rdma_addr": h.rdma_addr,
+            "rail_devs": run.rail_devs(h.rank),
             "netdev": h.netdev, "mtu": h.mtu, "gid_type": h.gid_type, "subnet": h.subnet,
             "findings": h.findings, "joined": joined, "waited_secs": waited,
             "died_during": during, "cannot_run": cannot,

@@ -156,3 +156,44 @@ fn thousands_of_hosts_on_eight_rails_are_judged_at_once() {
 fn one_host_alone_has_no_rail_finding() {
     assert!(fabric(&[("node0", &[("rxe0", "192.0.2.1")])]).is_empty());
 }
+
+/// A healthy run of four hosts on two rails, node1's devices made in the
+/// other order (`rxe1` on rail 0).
+pub(crate) fn swapped_run() -> crate::model::mesh::MeshRun {
+    use crate::model::mesh::{testkit, Pattern};
+    let mut run = testkit::run(4, Pattern::Ring, |_, _| false);
+    run.rails = vec![None, Some(port("x", "198.51.100.0", 24).subnet())];
+    for h in &mut run.hosts {
+        let (a, b) = if h.rank == 1 {
+            ("rxe1", "rxe0")
+        } else {
+            ("rxe0", "rxe1")
+        };
+        h.ports = vec![
+            port(a, &h.rdma_addr, 24),
+            port(b, &format!("198.51.100.{}", h.rank + 1), 24),
+        ];
+    }
+    run
+}
+
+#[test]
+fn a_host_whose_devices_are_in_another_order_is_said() {
+    let run = swapped_run();
+    assert_eq!(run.rail_devs(1), [Some("rxe1".into()), Some("rxe0".into())]);
+    assert_eq!(
+        device_order(&run),
+        ["node1: rail 0 rxe1, rail 1 rxe0, where most hosts have rail 0 rxe0, rail 1 rxe1"]
+    );
+    // Said, not found: the diagnosis of the healthy run is empty.
+    assert!(crate::judge::mesh::diagnose(&run).is_empty());
+}
+
+#[test]
+fn a_port_missing_from_a_rail_is_not_another_order() {
+    let mut run = swapped_run();
+    run.hosts[1].ports = vec![port("rxe0", "192.0.2.2", 24)];
+    // node1 now has rail 0 on rxe0, as most, and no port on rail 1.
+    assert_eq!(run.rail_devs(1), [Some("rxe0".into()), None]);
+    assert!(device_order(&run).is_empty());
+}

@@ -73,3 +73,26 @@ fn a_ports_link_rate_is_the_number_sysfs_starts_with() {
     assert_eq!(with(Some("10 Mb/sec")).gbps(), None);
     assert_eq!(with(None).gbps(), None);
 }
+
+#[test]
+fn rail_0_is_a_subnet_whatever_the_devices_are_called() {
+    // node1 of the fabric with its devices made in the other order.
+    let swapped = [
+        port("rxe0", "198.51.100.2", 24),
+        port("rxe1", "192.0.2.2", 24),
+    ];
+    let coordinator = Some("192.0.2.1".parse().unwrap());
+    assert_eq!(rail0_port(&swapped, coordinator).unwrap().dev, "rxe1");
+    // The control elsewhere (a management network): the lowest subnet.
+    let elsewhere = Some("10.1.0.5".parse().unwrap());
+    assert_eq!(rail0_port(&swapped, elsewhere).unwrap().dev, "rxe1");
+    assert_eq!(rail0_port(&swapped, None).unwrap().dev, "rxe1");
+    // The coordinator's subnet wins over a lower one.
+    let lower = [
+        port("mlx5_0", "10.0.0.2", 8),
+        port("mlx5_1", "192.0.2.2", 24),
+    ];
+    assert_eq!(rail0_port(&lower, coordinator).unwrap().dev, "mlx5_1");
+    assert_eq!(rail0_port(&lower, None).unwrap().dev, "mlx5_0");
+    assert_eq!(rail0_port(&[], coordinator), None);
+}

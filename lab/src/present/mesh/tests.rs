@@ -258,3 +258,22 @@ fn a_hosts_doctor_findings_are_printed_and_fail_the_run() {
     );
     assert_eq!(report(&mesh, &ReportFiles::default()), Ok(false));
 }
+
+#[test]
+fn a_host_with_its_devices_in_another_order_is_said_and_passes() {
+    let run = crate::judge::rails::tests::swapped_run();
+    let text = matrix_text(&run, &[]);
+    assert!(text.contains(
+        "\nDevices named otherwise (each rail pairs the ports on its subnet):\n  node1: rail 0 \
+         rxe1, rail 1 rxe0, where most hosts have rail 0 rxe0, rail 1 rxe1\n"
+    ));
+    assert!(text.contains("every pair passed"), "{text}");
+    let json = json_lines(&run, &[]);
+    assert!(json.contains("\"name\":\"node1\""));
+    let node1: serde_json::Value = json
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["type"] == "host" && v["rank"] == 1)
+        .unwrap();
+    assert_eq!(node1["rail_devs"], serde_json::json!(["rxe1", "rxe0"]));
+}
