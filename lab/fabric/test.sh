@@ -75,4 +75,20 @@ began=$(date +%s)
 mesh_step blocked_missing_and_stray "$lab" mesh --ssh node0,node1,node2,node3 --wait 600 rc_example \
 	--html "$out/blocked_missing_and_stray.html" --out "$out/blocked_missing_and_stray"
 echo "took $(($(date +%s) - began)) s" >>"$out/blocked_missing_and_stray.out"
+
+# 4. node3 is a guest of two NUMA nodes: its rail-0 NIC on node 0's PCIe
+#    expander, its rail-1 NIC on node 1's (step 2 ran each NIC's
+#    measurements on that node's CPU, which its record shows from
+#    perftest's own process), and a spare NIC on the root bus, on no
+#    node. With an address and Soft-RoCE on the spare, the doctor names
+#    it, and its rails lines give each NIC's node.
+spare=$(on node3 "ip -o link | grep -i 52:54:00:12:3f:01 | cut -d: -f2 | tr -d ' '")
+case $spare in
+'' | *[!A-Za-z0-9_]*) echo "fabric test: no spare NIC on node3: $spare" >&2 ;;
+*)
+	on node3 "ip link set $spare up && ip addr add 198.51.100.14/24 dev $spare && rdma link add rxe2 type rxe netdev $spare"
+	active node3 rxe2
+	;;
+esac
+step doctor_numa srun -N 1 -w node3 "$lab" doctor
 echo "fabric test: done"

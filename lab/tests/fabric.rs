@@ -13,7 +13,7 @@
 mod fabric_steps;
 
 use fabric_steps::{json_lines, replay, shortfalls, Shown};
-use rdma_lab::catalog::fabric::TEST;
+use rdma_lab::catalog::fabric::{pinned_cpus, DOCTOR_NUMA, NUMA_NODE, TEST};
 use rdma_lab::host::fabric_run::{run_script, TEST_SCRIPT};
 use std::fs;
 use std::path::Path;
@@ -33,7 +33,7 @@ fn shown(dir: &Path, name: &str, scratch: &Path) -> Shown {
 #[test]
 #[ignore = "boots four VMs: cargo test -p rdma-lab --test fabric -- --ignored"]
 fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
-    let run = run_script(4, 2, TEST_SCRIPT, 2400).expect("the fabric boots");
+    let run = run_script(4, 2, Some(NUMA_NODE), TEST_SCRIPT, 2400).expect("the fabric boots");
     for n in &run.nodes {
         assert!(
             n.ok(),
@@ -54,6 +54,16 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
             bad.push(format!("{failed:#?}\n{}", shown.out));
         }
     }
+    // The doctor's step is no mesh run: no record, no JSON.
+    let doctor = Shown {
+        json: Vec::new(),
+        ..shown(d, DOCTOR_NUMA.name, scratch.path())
+    };
+    let failed = shortfalls(&DOCTOR_NUMA, &doctor, true);
+    if !failed.is_empty() {
+        bad.push(format!("{failed:#?}\n{}", doctor.out));
+    }
+    bad.extend(unpinned(&d.join("slow_and_lossy.record.json")));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     healthy_reports(d);
     // The host without a device was named at once, not after --wait.
@@ -63,6 +73,40 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
         .find_map(|l| l.strip_prefix("took ")?.strip_suffix(" s")?.parse().ok())
         .expect("the step's time");
     assert!(took < 600, "it waited out --wait: {took} s");
+}
+
+/// Each measurement of the run recorded at `record` that did not run on
+/// the CPUs its NIC's NUMA node has ([`pinned_cpus`]), as its perftest's
+/// own process said; and each rail on which no measurement of
+/// [`NUMA_NODE`] said where it ran.
+fn unpinned(record: &Path) -> Vec<String> {
+    let run = rdma_lab::results::record::read(record).expect("the measured run's record");
+    let mut bad = Vec::new();
+    let mut numa_rails = Vec::new();
+    for c in &run.cells {
+        for side in c.reports.iter().chain(&c.alone_reports) {
+            for m in &side.measures {
+                let ran = rdma_lab::catalog::perf::ran_on(&m.report);
+                let want = pinned_cpus(side.rank, c.rail);
+                if ran.as_deref() != Some(want.as_str()) {
+                    bad.push(format!(
+                        "rank {} rail {} {}: ran on {ran:?}, not {want}",
+                        side.rank, c.rail, m.scenario
+                    ));
+                } else if side.rank == NUMA_NODE {
+                    numa_rails.push(c.rail);
+                }
+            }
+        }
+    }
+    for rail in 0..run.rails.len() {
+        if !numa_rails.contains(&rail) {
+            bad.push(format!(
+                "node{NUMA_NODE}: no measurement on rail {rail} said where it ran"
+            ));
+        }
+    }
+    bad
 }
 
 /// The healthy run's reports as rank 0 wrote them: JUnit, JSON Lines

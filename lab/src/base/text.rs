@@ -102,5 +102,29 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
+/// The UTC date (`YYYY-MM-DD`) of `secs` since the Unix epoch, by the
+/// proleptic Gregorian calendar (days to a civil date, as in Howard
+/// Hinnant's `civil_from_days`).
+pub fn date_of(secs: u64) -> String {
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2) + 719_468;
+    let era = days.div_euclid(146_097);
+    let doe = days.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Today's UTC date, `YYYY-MM-DD`.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    date_of(secs)
+}
+
 #[cfg(test)]
 mod tests;

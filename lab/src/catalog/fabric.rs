@@ -251,6 +251,42 @@ pub const TEST: &[Step] = &[
     },
 ];
 
+/// The fabric test's node that is a guest of two NUMA nodes
+/// ([`crate::host::fabric::FabricSpec::numa`]): its rail-`k` NIC on NUMA
+/// node `k`, a spare NIC on none.
+pub const NUMA_NODE: usize = 3;
+
+/// The CPUs on which rank `rank`'s measurements on rail `rail` must have
+/// run (`mesh --perf` pins each to its NIC's local CPUs): on
+/// [`NUMA_NODE`], node `rail`'s one vCPU, `rail`; on the nodes of one
+/// vCPU, 0.
+pub fn pinned_cpus(rank: usize, rail: usize) -> String {
+    if rank == NUMA_NODE {
+        rail.to_string()
+    } else {
+        "0".into()
+    }
+}
+
+/// The fabric test's last step, after its mesh runs: the doctor on
+/// [`NUMA_NODE`] once its spare NIC, on the root bus and on no NUMA node,
+/// has an address and Soft-RoCE. It names that NIC, and its rails lines
+/// give each NIC's node.
+pub const DOCTOR_NUMA: Step = Step {
+    name: "doctor_numa",
+    faults: "node3's spare NIC, on no NUMA node of its two, with an address and Soft-RoCE",
+    status: 1,
+    says: &[
+        "rxe2 reports no NUMA node on a 2-node host: its measurements cannot be placed; \
+         check the BIOS's ACPI SRAT/NUMA setting",
+        "rail 192.0.2.0/24: rxe0 port 1 on ",
+        ", NUMA node 0\n",
+        ", NUMA node 1\n",
+        ", no NUMA node\n",
+    ],
+    ..STEP
+};
+
 /// The steps of `lab/fabric/record-healthy.sh` and `record-faults.sh`:
 /// one fault a run, each kept as a record and replayed in the host tests.
 pub const RECORDED: &[Step] = &[

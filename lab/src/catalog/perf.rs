@@ -35,11 +35,40 @@ pub const DURATION_SECS: u32 = 2;
 pub const LAT_KEY: &str = "t_typical";
 
 /// Runs perftest (`$@`) with its report in a file of a directory of its
-/// own, then prints the report and exits with perftest's status. Values
-/// come as arguments, never pasted into the script.
-const REPORTED: &str = "dir=$(mktemp -d) || exit 1; \
-    \"$@\" --out_json --out_json_file=\"$dir/report\"; status=$?; \
+/// own, on the CPUs `{cpus}` lists where it lists any (`LAB_CPUS`, for
+/// `taskset -c`: the measuring NIC's local CPUs), then prints the report and exits with
+/// perftest's status. Once perftest runs, it prints the CPUs the kernel
+/// lets perftest's own process run on, from its `/proc/PID/status`
+/// ([`AFFINITY_KEY`]), which the pair's record keeps ([`ran_on`]). Values
+/// come as arguments and variables, never pasted into the script; the
+/// wait for perftest's `exec` reads with the shell's own `read`, since a
+/// program started under emulation takes a tenth of a second.
+const REPORTED: &str = "dir=$(mktemp -d) || exit 1; prog=$1; \
+    if [ -n \"$LAB_CPUS\" ]; then set -- taskset -c \"$LAB_CPUS\" \"$@\"; fi; \
+    \"$@\" --out_json --out_json_file=\"$dir/report\" & pid=$!; \
+    i=0; while [ $i -lt 100 ]; do \
+    comm=; read -r comm 2>/dev/null <\"/proc/$pid/comm\" || break; \
+    if [ \"$comm\" = \"$prog\" ]; then \
+    while read -r key value; do \
+    if [ \"$key\" = Cpus_allowed_list: ]; then echo \"$key $value\"; fi; \
+    done 2>/dev/null <\"/proc/$pid/status\"; break; fi; \
+    sleep 0.02; i=$((i+1)); done; \
+    wait $pid; status=$?; \
     cat \"$dir/report\" 2>/dev/null; rm -rf \"$dir\"; exit $status";
+
+/// The line [`REPORTED`] prints of where perftest ran, as the kernel's
+/// `/proc/PID/status` names it.
+pub const AFFINITY_KEY: &str = "Cpus_allowed_list:";
+
+/// The CPUs a measurement's perftest ran on, from its side's transcript
+/// or report ([`REPORTED`]'s [`AFFINITY_KEY`] line), when it says them as
+/// a CPU list.
+pub fn ran_on(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let list = l.trim().strip_prefix(AFFINITY_KEY)?.trim();
+        crate::model::numa::cpus(list).map(|_| list.to_string())
+    })
+}
 
 /// [`DURATION_SECS`] as an argument (a test checks they agree).
 const DURATION: &str = "2";

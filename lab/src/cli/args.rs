@@ -60,9 +60,11 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
        [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV...]
        [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
        [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]
-        [--min-rate-ratio R] [--qp-timeout T]] [--rails]
+        [--min-rate-ratio R] [--qp-timeout T] [--baseline FILE]
+        [--save-baseline FILE]] [--no-pin] [--rails]
        [--out DIR] [--junit FILE] [--json FILE] [--html FILE] [--record FILE]
-  or:  mesh --replay FILE [--junit FILE] [--json FILE] [--html FILE]",
+  or:  mesh --replay FILE [--junit FILE] [--json FILE] [--html FILE]
+       [--baseline FILE] [--save-baseline FILE]",
         "smoke-test a fabric of N hosts: every pair (or --ring, --star)
             runs the doctor's RC probe and the example pairs (or the
             NAMEs) in parallel rounds, then an N x N matrix and a
@@ -86,7 +88,15 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             or (--min-rate-ratio R) under R of its ports' link rate;
             --qp-timeout T (1 to 31) measures bandwidth with the QP
             timeout your jobs use (perftest's -u, 4.096 usec x 2^T;
-            perftest's 14 otherwise);
+            perftest's 14 otherwise); --baseline FILE (an earlier run's
+            --json or --save-baseline report, of this version and these
+            rails) also judges each link against its own earlier
+            bandwidth, and a rail whose every link fell alike as the
+            fabric; --save-baseline FILE writes one from a run that
+            passed; each host runs its measurements on
+            its NIC's local CPUs (sysfs's local_cpulist, taskset), which
+            the pair's record shows from perftest's own process, unless
+            --no-pin;
             rail 0 is a subnet, not a device name: without --dev, --ip
             or --netdev each host plays it on its port on the
             coordinator's subnet, else on its lowest, and a host whose

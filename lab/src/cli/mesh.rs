@@ -4,7 +4,7 @@ use super::args::*;
 use crate::{guest, host, model};
 
 /// `mesh`'s flags.
-const MESH_FLAGS: &[&str] = &["ring", "secret-stdin", "serial", "perf", "rails"];
+const MESH_FLAGS: &[&str] = &["ring", "secret-stdin", "serial", "perf", "rails", "no-pin"];
 
 /// `mesh`'s options that may be given again.
 const MESH_MULTI: &[&str] = &["allow", "dev"];
@@ -36,6 +36,8 @@ const MESH_VALUES: &[&str] = &[
     "qp-timeout",
     "record",
     "replay",
+    "baseline",
+    "save-baseline",
 ];
 
 /// `mesh`'s options.
@@ -179,6 +181,7 @@ pub(super) fn mesh_options(
         mcast_all,
         serial: m.opt_present("serial"),
         rails: m.opt_present("rails"),
+        pin: !m.opt_present("no-pin"),
         allow: allow_list(m)?,
         perf,
     })
@@ -224,6 +227,8 @@ pub(super) fn perf_limits(
             "max-lat-ratio",
             "min-rate-ratio",
             "qp-timeout",
+            "baseline",
+            "save-baseline",
         ]
         .iter()
         .find(|k| m.opt_present(k))
@@ -261,13 +266,21 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         })
         .unwrap_or_default();
     let plain = plain_options(&m)?;
-    let (run, dir) = if ssh_hosts.is_empty() {
+    let (run, dir, baseline) = if ssh_hosts.is_empty() {
         let (rank, size) = (whole_opt(&m, "rank")?, whole_opt(&m, "size")?);
         let ranked = host::mesh::ranked(rank, size, m.opt_str("coordinator"))?;
         let opts = mesh_options(&m, plain, &ranked.names)?;
-        (host::mesh::run_ranked(&opts, &ranked)?, opts.out)
+        // Rank 0 reports, and reads the baseline before it starts; the
+        // others may not see its file.
+        let baseline = if ranked.rank == 0 {
+            baseline(&m)?
+        } else {
+            None
+        };
+        (host::mesh::run_ranked(&opts, &ranked)?, opts.out, baseline)
     } else {
         host::ssh::check_hosts(&ssh_hosts)?;
+        let baseline = baseline(&m)?;
         let opts = mesh_options(&m, plain, &ssh_hosts)?;
         let launch = host::ssh::SshLaunch {
             hosts: ssh_hosts,
@@ -279,9 +292,11 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         (
             Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?),
             opts.out,
+            baseline,
         )
     };
-    let Some(run) = run else { return Ok(true) };
+    let Some(mut run) = run else { return Ok(true) };
+    let refused = with_baseline(&mut run, baseline, &m);
     if let Some(file) = m.opt_str("record") {
         crate::results::record::write(std::path::Path::new(&file), &run)?;
     }
@@ -289,7 +304,75 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         transcripts: Some(dir.path().to_path_buf()),
         ..report_files(&m)
     };
-    crate::present::mesh::report(&run, &files)
+    let passed = crate::present::mesh::report(&run, &files)?;
+    save_baseline(&m, &run, passed)?;
+    Ok(passed && !refused)
+}
+
+/// `run` with `baseline`, unless its rails are another layout's: then the
+/// run is shown without it, its refusal on stderr in one line; whether it
+/// was refused.
+fn with_baseline(
+    run: &mut crate::model::mesh::MeshRun,
+    baseline: Option<crate::model::baseline::Baseline>,
+    m: &getopts::Matches,
+) -> bool {
+    let Some(b) = baseline else {
+        return false;
+    };
+    match crate::judge::baseline::refusal(run, &b) {
+        Some(why) => {
+            let file = m.opt_str("baseline").unwrap_or_default();
+            eprintln!(
+                "mesh: --baseline {}: {why}",
+                crate::base::text::shown(&file)
+            );
+            true
+        }
+        None => {
+            run.baseline = Some(b);
+            false
+        }
+    }
+}
+
+/// `--baseline FILE`'s baseline, read (and refused, in one line) before
+/// the run.
+fn baseline(m: &getopts::Matches) -> Result<Option<crate::model::baseline::Baseline>, String> {
+    m.opt_str("baseline")
+        .map(|f| {
+            crate::results::baseline::read(std::path::Path::new(&f))
+                .map_err(|e| format!("--baseline {e}"))
+        })
+        .transpose()
+}
+
+/// `--save-baseline FILE`: the run's JSON Lines report, where the run
+/// passed with nothing to say; else why not, on stderr (the run's status
+/// already says it failed).
+fn save_baseline(
+    m: &getopts::Matches,
+    run: &crate::model::mesh::MeshRun,
+    passed: bool,
+) -> Result<(), String> {
+    let Some(file) = m.opt_str("save-baseline") else {
+        return Ok(());
+    };
+    if !passed {
+        eprintln!("mesh: --save-baseline {file}: not saved, since the run did not pass");
+        return Ok(());
+    }
+    if run.perf.is_none()
+        || !run
+            .cells
+            .iter()
+            .any(|c| crate::judge::perf::figures(c).gbps.is_some())
+    {
+        eprintln!("mesh: --save-baseline {file}: not saved, since no link was measured");
+        return Ok(());
+    }
+    std::fs::write(&file, crate::present::mesh::json_lines(run, &[]))
+        .map_err(|e| format!("--save-baseline {file}: {e}"))
 }
 
 /// Where `--junit`, `--json` and `--html` ask the reports to go.
@@ -305,7 +388,14 @@ fn report_files(m: &getopts::Matches) -> crate::present::mesh::ReportFiles {
 /// `mesh --replay FILE`: a recorded run judged and shown again, as rank 0
 /// showed it, with no host; only the reports' options go with it.
 fn replay(m: &getopts::Matches, file: &std::path::Path) -> Result<bool, String> {
-    const WITH: &[&str] = &["replay", "junit", "json", "html"];
+    const WITH: &[&str] = &[
+        "replay",
+        "junit",
+        "json",
+        "html",
+        "baseline",
+        "save-baseline",
+    ];
     let all = MESH_FLAGS.iter().chain(MESH_MULTI).chain(MESH_VALUES);
     if let Some(other) = all.filter(|o| !WITH.contains(o)).find(|o| m.opt_present(o)) {
         return Err(format!("--replay: --{other} is for a run on hosts"));
@@ -316,6 +406,12 @@ fn replay(m: &getopts::Matches, file: &std::path::Path) -> Result<bool, String> 
             crate::base::text::shown(name)
         ));
     }
-    let run = crate::results::record::read(file).map_err(|e| format!("--replay {e}"))?;
-    crate::present::mesh::report(&run, &report_files(m))
+    let mut run = crate::results::record::read(file).map_err(|e| format!("--replay {e}"))?;
+    let refused = match baseline(m)? {
+        Some(b) => with_baseline(&mut run, Some(b), m),
+        None => false,
+    };
+    let passed = crate::present::mesh::report(&run, &report_files(m))?;
+    save_baseline(m, &run, passed)?;
+    Ok(passed && !refused)
 }

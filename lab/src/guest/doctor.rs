@@ -266,8 +266,7 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
             check_port(&mut c, opts, d, p, dev.as_deref(), have_devinfo);
         }
     }
-    c.lines
-        .extend(super::ports::this_host().iter().map(rail_line));
+    check_rails(&mut c);
     check_memlock(&mut c, opts);
     check_rdma_cm(&mut c, opts, !devs.is_empty());
     // The RDMA netdev the examples' traffic must leave through: that of
@@ -282,6 +281,25 @@ pub fn check_host(opts: &DoctorOpts) -> HostCheck {
         }
     }
     c
+}
+
+/// Each rail port's line, with its NIC's NUMA node, and a finding for a
+/// NIC on no node of a host that has several, where `mesh --perf` cannot
+/// place its measurements.
+fn check_rails(c: &mut HostCheck) {
+    let nodes = super::numa::nodes();
+    for p in super::ports::this_host() {
+        let place = super::numa::nic_place(&p.dev, &p.netdev);
+        let node = place
+            .node
+            .map_or_else(|| "no NUMA node".to_string(), |n| format!("NUMA node {n}"));
+        c.lines.push(format!("{}, {node}", rail_line(&p)));
+        if let Some(f) = crate::model::numa::unplaced(&p.dev, &place, nodes) {
+            if !c.findings.contains(&f) {
+                c.findings.push(f);
+            }
+        }
+    }
 }
 
 /// A rail port's line: its subnet (the rail), device, port, netdev,

@@ -8,5 +8,6 @@ pub mod counters;
 pub mod doctor;
 pub mod gate;
 pub mod mesh;
+pub mod numa;
 pub mod ports;
 pub mod sys;

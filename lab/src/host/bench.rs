@@ -135,7 +135,7 @@ pub fn mesh(rails: bool) -> Result<Mesh, String> {
     } else {
         (1, MESH_BENCH)
     };
-    let run = crate::host::fabric_run::run_script(4, nics, script, 8000)?;
+    let run = crate::host::fabric_run::run_script(4, nics, None, script, 8000)?;
     let times = std::fs::read_to_string(run.node0.join("bench.times"))
         .map_err(|e| format!("no bench.times in {}: {e}", run.node0.display()))?;
     let (mut par, mut ser) = (mesh_times(&times, "parallel"), mesh_times(&times, "serial"));

@@ -62,7 +62,16 @@ pub struct FabricSpec {
     /// segment (a multicast group) of its own, with Soft-RoCE `rxe{k}`
     /// on it and an address on rail `k`'s subnet ([`FabricSpec::rail_addr`]).
     pub rails: usize,
+    /// The node that is a guest of two NUMA nodes, if any: its NIC `k` on
+    /// a PCIe expander bridge of NUMA node `k` (its `numa_node` and
+    /// `local_cpulist` say so), and one more NIC on the root bus, on no
+    /// node ([`SPARE_MAC`]), with neither an address nor Soft-RoCE.
+    pub numa: Option<usize>,
 }
+
+/// The MAC of the spare NIC of [`FabricSpec::numa`]'s node, on the root
+/// bus and on no NUMA node, on a segment of its own.
+pub const SPARE_MAC: &str = "52:54:00:12:3f:01";
 
 /// The most NICs a fabric's node has: two rails, each on a documentation
 /// subnet of its own (192.0.2.0/24 and 198.51.100.0/24; the third,
@@ -257,6 +266,34 @@ pub fn qemu_nic(i: usize, ports: &[u16]) -> String {
         .join(" ")
 }
 
+/// QEMU's options for the NICs of a node of two NUMA nodes: NIC `k` on
+/// a root port of a PCIe expander bridge of node `k` (as a two-socket
+/// server's NICs hang off each socket's root), and a spare NIC on the root
+/// bus, on no node, alone on group 230.0.0.9 at `spare_port`.
+pub fn qemu_numa_nics(i: usize, ports: &[u16], spare_port: u16) -> String {
+    let mut opts: Vec<String> = ports
+        .iter()
+        .enumerate()
+        .map(|(k, port)| {
+            format!(
+                "-device pxb-pcie,id=px{k},bus_nr={},numa_node={k},bus=pcie.0 \
+                 -device pcie-root-port,id=rp{k},bus=px{k},chassis={},slot=1 \
+                 -netdev socket,id=s{k},mcast=230.0.0.{}:{port},localaddr=127.0.0.1 \
+                 -device virtio-net-pci,netdev=s{k},bus=rp{k},mac={}",
+                16 * (k + 1),
+                8 + k,
+                k + 1,
+                FabricSpec::rail_mac(k, i)
+            )
+        })
+        .collect();
+    opts.push(format!(
+        "-netdev socket,id=spare,mcast=230.0.0.9:{spare_port},localaddr=127.0.0.1 \
+         -device virtio-net-pci,netdev=spare,bus=pcie.0,mac={SPARE_MAC}"
+    ));
+    opts.join(" ")
+}
+
 /// A UDP port nobody on this host has bound, for the segment's group.
 pub fn free_udp_port() -> Result<u16, String> {
     std::net::UdpSocket::bind("0.0.0.0:0")
@@ -392,14 +429,21 @@ pub fn boot_fabric(
     let mut vms = Vec::with_capacity(spec.n);
     let mut outcomes = Vec::with_capacity(spec.n);
     for i in 0..spec.n {
+        let numa = spec.numa == Some(i);
         let vm_spec = VmSpec {
             name: FabricSpec::node(i),
             exec: prelude_command(spec, i, boot_wait),
             rwdir: spec.rwdir(i),
             shared: None,
-            qemu_opts: Some(qemu_nic(i, &ports)),
-            // One vCPU each: the guests share this host's cores.
-            cpus: 1,
+            qemu_opts: Some(if numa {
+                qemu_numa_nics(i, &ports, free_udp_port()?)
+            } else {
+                qemu_nic(i, &ports)
+            }),
+            // One vCPU each, the guests sharing this host's cores; one a
+            // NUMA node on the node of two.
+            cpus: if numa { 2 } else { 1 },
+            numa_nodes: if numa { 2 } else { 0 },
             memory: NODE_MEMORY.into(),
         };
         let console = spec.dir.join(format!("{}.console", vm_spec.name));

@@ -73,7 +73,7 @@ pub fn record(names: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
     let runs: Vec<Result<FabricRun, String>> = std::thread::scope(|scope| {
         let started: Vec<_> = scripts
             .iter()
-            .map(|(_, script)| scope.spawn(move || run_script(4, 2, script, 2400)))
+            .map(|(_, script)| scope.spawn(move || run_script(4, 2, None, script, 2400)))
             .collect();
         started
             .into_iter()
@@ -159,11 +159,13 @@ fn run_dir() -> Result<Dir, String> {
     crate::base::fsafe::fresh_run(&root, "fabric-")
 }
 
-/// Boots `n` nodes with Slurm and sshd; node0 runs `script` as
-/// `sh SCRIPT OUT BIN` (its rwdir, the binaries), bounded by `budget_secs`.
+/// Boots `n` nodes with Slurm and sshd (node `numa` a guest of two NUMA
+/// nodes, [`FabricSpec::numa`]); node0 runs `script` as `sh SCRIPT OUT
+/// BIN` (its rwdir, the binaries), bounded by `budget_secs`.
 pub fn run_script(
     n: usize,
     rails: usize,
+    numa: Option<usize>,
     script: &str,
     budget_secs: u64,
 ) -> Result<FabricRun, String> {
@@ -183,6 +185,7 @@ pub fn run_script(
         ssh: true,
         budget_secs,
         rails,
+        numa,
     };
     let node0 = spec.rwdir(0);
     let words = [

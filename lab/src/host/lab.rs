@@ -686,6 +686,7 @@ fn run_local(
         ib_port: 1,
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
     };
     let mut cfg = ctx.agent(agent_role, ip, Net::None, &ctx.dir, params);
     cfg.auto_gid = gid_idx.is_none();
@@ -721,6 +722,7 @@ fn boot_one_vm(
             shared: queue.clone(),
             qemu_opts: None,
             cpus: 2,
+            numa_nodes: 0,
             memory: host::vm::VM_MEMORY.into(),
         };
         vms.push(ctx.boot(tools, accel, &spec, &format!("vm-{lane}.console"))?);
@@ -836,6 +838,7 @@ fn two_vm_specs(ctx: &RunCtx, a: &Dir, b: &Dir, port: u16) -> Result<(VmSpec, Vm
         shared: None,
         qemu_opts: Some(qemu_nic("listen", port, host::vm::MAC_A) + &dump),
         cpus: 1,
+        numa_nodes: 0,
         memory: host::vm::VM_MEMORY.into(),
     };
     let spec_b = VmSpec {
@@ -845,6 +848,7 @@ fn two_vm_specs(ctx: &RunCtx, a: &Dir, b: &Dir, port: u16) -> Result<(VmSpec, Vm
         shared: None,
         qemu_opts: Some(qemu_nic("connect", port, host::vm::MAC_B)),
         cpus: 1,
+        numa_nodes: 0,
         memory: host::vm::VM_MEMORY.into(),
     };
     Ok((spec_a, spec_b))
@@ -1085,6 +1089,7 @@ fn doctor_agent(
             ib_port: 1,
             tcp_shift: 0,
             qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+            cpus: String::new(),
         },
         scenarios: Vec::new(),
         wait_secs: req.wait_secs,

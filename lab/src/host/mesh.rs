@@ -66,6 +66,9 @@ pub struct MeshOptions {
     pub serial: bool,
     /// `--rails`: each pair also on every other rail its hosts share.
     pub rails: bool,
+    /// Not `--no-pin`: this host's measurements run on their NIC's local
+    /// CPUs.
+    pub pin: bool,
     /// The only addresses that may join besides the launcher's hosts'
     /// (none: any, where the launcher named no hosts).
     pub allow: Vec<std::net::IpAddr>,
@@ -367,6 +370,7 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         dev,
         gid_idx: opts.gid_idx,
         rail_devs: opts.rail_devs.clone(),
+        pin: opts.pin,
         bin_dir: bin_dir(opts)?,
         out: opts
             .out

@@ -250,6 +250,9 @@ fn rank_words(
     if let Some(g) = opts.gid_idx {
         w.extend(["--gid-idx".to_string(), g.to_string()]);
     }
+    if !opts.pin {
+        w.push("--no-pin".into());
+    }
     w.extend(names.iter().cloned());
     w
 }

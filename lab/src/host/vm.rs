@@ -230,6 +230,9 @@ pub struct VmSpec {
     pub qemu_opts: Option<String>,
     /// Number of vCPUs.
     pub cpus: u32,
+    /// NUMA nodes, each with one of the vCPUs and an equal share of the
+    /// memory, when two or more (then `cpus` is as many); 0 or 1: none.
+    pub numa_nodes: u32,
     /// Memory, as vng's `--memory` reads it ([`VM_MEMORY`] for the lab's
     /// one or two VMs).
     pub memory: String,
@@ -264,6 +267,7 @@ pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
     if let Some(dir) = &spec.shared {
         v.push(format!("--rwdir={}", dir.display()));
     }
+    v.extend(numa_args(spec));
     if let Accel::Tcg(_) = accel {
         v.push("--disable-kvm".into());
     }
@@ -283,6 +287,32 @@ pub fn vng_args(tools: &Tools, accel: &Accel, spec: &VmSpec) -> Vec<String> {
     v.push("--exec".into());
     v.push(spec.exec.clone());
     v
+}
+
+/// vng's `--numa` options of `spec`: node `k` with vCPU `k` and its share
+/// of the memory (given in `M` or `G`); none under two nodes.
+fn numa_args(spec: &VmSpec) -> Vec<String> {
+    let n = spec.numa_nodes;
+    let mib = |m: &str| -> Option<u64> {
+        let (num, unit) = m.split_at(m.len().checked_sub(1)?);
+        let num: u64 = num.parse().ok()?;
+        match unit {
+            "G" => num.checked_mul(1024),
+            "M" => Some(num),
+            _ => None,
+        }
+    };
+    match mib(&spec.memory) {
+        Some(total) if n >= 2 => (0..n)
+            .flat_map(|k| {
+                [
+                    "--numa".to_string(),
+                    format!("{}M,cpus={k}", total / u64::from(n)),
+                ]
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 impl Vm {

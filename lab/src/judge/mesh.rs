@@ -83,6 +83,17 @@ pub enum FindingKind {
         /// The receiver's rank, or the sender's.
         rank: usize,
     },
+    /// A measured link under its own figure in the baseline
+    /// (`--baseline`), on a rail whose other links are not.
+    BelowBaseline {
+        /// The lower rank of the two.
+        a: usize,
+        /// The higher rank of the two.
+        b: usize,
+    },
+    /// Every compared link of a rail under its figure in the baseline
+    /// alike: the fabric, not a host.
+    RailBelowBaseline,
     /// A host that reported figures or counts that cannot be true
     /// ([`crate::judge::trust`]): refused, and named as its own.
     ImpossibleReport {
@@ -163,6 +174,7 @@ pub fn diagnose(run: &MeshRun) -> Vec<Finding> {
             });
         }
     }
+    findings.extend(crate::judge::baseline::judge(run).0);
     findings
 }
 
@@ -198,8 +210,9 @@ impl FindingKind {
             | FindingKind::ImpossibleReport { rank } => vec![rank],
             FindingKind::LinkFault { a, b }
             | FindingKind::Lossy { a, b }
-            | FindingKind::Slow { a, b } => vec![a, b],
-            FindingKind::FabricWide => Vec::new(),
+            | FindingKind::Slow { a, b }
+            | FindingKind::BelowBaseline { a, b } => vec![a, b],
+            FindingKind::FabricWide | FindingKind::RailBelowBaseline => Vec::new(),
         }
     }
 }

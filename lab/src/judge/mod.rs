@@ -205,6 +205,7 @@ pub fn check_one_side(
     failures
 }
 
+pub mod baseline;
 pub mod loss;
 pub mod mesh;
 pub mod packets;

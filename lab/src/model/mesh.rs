@@ -467,6 +467,10 @@ pub struct MeshRun {
     /// What makes a measured link slow (`mesh --perf`); `None` when the
     /// links were not measured.
     pub perf: Option<PerfLimits>,
+    /// An earlier run's figures, each link judged against its own
+    /// (`--baseline`); `None` without one.
+    #[serde(default)]
+    pub baseline: Option<crate::model::baseline::Baseline>,
 }
 
 /// What makes a link slow, against the run's other links: bandwidth
@@ -566,6 +570,8 @@ impl MeshRun {
             pattern_name: self.pattern_name.clone(),
             rails: vec![subnet],
             perf: self.perf,
+            // Judged on the whole run, its rails by subnet.
+            baseline: None,
         }
     }
 

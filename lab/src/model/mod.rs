@@ -1,8 +1,10 @@
 //! The model: what a scenario is and what a run of it produced, the lab's
 //! addresses and modes. It knows no table, no run and no report.
 
+pub mod baseline;
 pub mod mesh;
 pub mod mode;
+pub mod numa;
 pub mod outcome;
 pub mod packet;
 pub mod params;

@@ -26,6 +26,11 @@ pub struct Params {
     /// (perftest's `-u`).
     #[serde(default = "perftest_qp_timeout")]
     pub qp_timeout: u8,
+    /// `{cpus}`: the CPUs `mesh --perf`'s measurements run on (`taskset
+    /// -c`), the measuring NIC's local ones as sysfs lists them; empty:
+    /// wherever the scheduler puts them.
+    #[serde(default)]
+    pub cpus: String,
 }
 
 /// perftest's own QP timeout (`-u`): 4.096 usec x 2^14, about 67 ms.
@@ -51,6 +56,7 @@ impl Default for Params {
             ib_port: 1,
             tcp_shift: 0,
             qp_timeout: PERFTEST_QP_TIMEOUT,
+            cpus: String::new(),
         }
     }
 }
@@ -94,6 +100,7 @@ pub fn substitute(arg: &str, p: &Params) -> String {
         .replace("{gid_idx}", &p.gid_idx.to_string())
         .replace("{ib_port}", &p.ib_port.to_string())
         .replace("{qp_timeout}", &p.qp_timeout.to_string())
+        .replace("{cpus}", &p.cpus)
 }
 
 /// Each placeholder and the environment variable that carries its value
@@ -105,6 +112,7 @@ pub const PLACEHOLDER_VARS: &[(&str, &str)] = &[
     ("{gid_idx}", "LAB_GID_IDX"),
     ("{ib_port}", "LAB_IB_PORT"),
     ("{qp_timeout}", "LAB_QP_TIMEOUT"),
+    ("{cpus}", "LAB_CPUS"),
 ];
 
 impl Params {

@@ -78,6 +78,7 @@ fn a_script_reads_the_values_from_the_environment_and_means_the_same() {
         ib_port: 2,
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
     };
     // Each quoting a placeholder meets in the scenarios' scripts.
     for (program, script) in [
@@ -128,6 +129,7 @@ fn a_hostile_value_is_never_shell_code() {
         ib_port: 1,
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
     };
     let cmd = Cmd::new(
         "sh",
@@ -167,6 +169,7 @@ fn a_wrapped_shells_script_never_holds_a_value() {
         ib_port: 1,
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
     };
     for wrapped in [
         Cmd::new(
@@ -200,6 +203,7 @@ fn placeholders() {
         ib_port: 2,
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
     };
     assert_eq!(
         Cmd::new(
@@ -253,6 +257,7 @@ fn a_rails_ports_are_shifted_ten_a_rail() {
     let p = Params {
         tcp_shift: crate::model::params::rail_shift(2),
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
         ..Params::default()
     };
     assert_eq!(substitute("{tcp_port:6543}", &p), "6563");

@@ -198,6 +198,7 @@ fn lab_params() -> Params {
         ib_port: 1,
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+        cpus: String::new(),
     }
 }
 

@@ -9,7 +9,6 @@ use crate::base::text::{escape_controls, escaped};
 use crate::judge::mesh::{Finding, FindingKind};
 use crate::model::mesh::{transcript_path, Joined, MeshRun, PairCell, Verdict};
 use crate::present::report::{secs, xml_escape, xml_text, Case, FAILURE_TYPE, FINDING_TYPE};
-use serde_json::{json, Value};
 use std::fmt::Write as _;
 
 /// Column labels longer than this make the matrix label its columns by
@@ -109,7 +108,7 @@ pub fn matrix_text(run: &MeshRun, findings: &[Finding]) -> String {
         out += &format!("\n{}:\n", capitalised(&run.rail_name(rail)));
         out += &rail_text(&run.rail_view(rail));
     }
-    out + &diagnosis_text(run, findings)
+    out + &baseline_text(run) + &diagnosis_text(run, findings)
 }
 
 /// `text` with its first letter in capitals.
@@ -231,6 +230,24 @@ fn devices_text(run: &MeshRun) -> String {
     out
 }
 
+/// With a baseline: its date, how many links were compared with it, and
+/// what could not be (its findings are the diagnosis's); nothing without.
+fn baseline_text(run: &MeshRun) -> String {
+    let Some(base) = &run.baseline else {
+        return String::new();
+    };
+    let mut out = format!(
+        "\nBaseline: {} links measured on {} (rdma-lab {}), each link also judged against its own\n",
+        base.links.iter().filter(|l| l.gbps.is_some()).count(),
+        escape_controls(&base.date),
+        escape_controls(&base.version)
+    );
+    for note in crate::judge::baseline::judge(run).1 {
+        out += &format!("  {}\n", escape_controls(&note));
+    }
+    out
+}
+
 /// Each multicast round: who sent, and each receiver's mark; nothing when
 /// there was none.
 fn multicast_text(run: &MeshRun) -> String {
@@ -344,7 +361,10 @@ fn finding_class(k: &FindingKind) -> &'static str {
         FindingKind::HostFault { .. } => "host",
         FindingKind::LinkFault { .. } => "link",
         FindingKind::Lossy { .. } => "lossy",
-        FindingKind::Slow { .. } | FindingKind::SlowHost { .. } => "slow",
+        FindingKind::Slow { .. }
+        | FindingKind::SlowHost { .. }
+        | FindingKind::BelowBaseline { .. }
+        | FindingKind::RailBelowBaseline => "slow",
         FindingKind::FabricWide => "fabric",
         FindingKind::Missing { .. } | FindingKind::CannotTakePart { .. } => "missing",
         FindingKind::Doctor { .. } => "doctor",
@@ -850,123 +870,8 @@ fn doctor_cases(run: &MeshRun) -> Vec<Case> {
         .collect()
 }
 
-/// A verdict as JSON: its status (`passed`, `failed`, `skipped`,
-/// `not_run`) and its reason, null unless skipped or not run.
-fn status(v: &Verdict, detail: &str) -> (&'static str, Value) {
-    match v {
-        Verdict::Pass => ("passed", Value::Null),
-        Verdict::Fail => ("failed", Value::Null),
-        Verdict::Skip => ("skipped", json!(detail)),
-        Verdict::NotRun(why) => ("not_run", json!(why)),
-    }
-}
-
-/// The run as JSON Lines, each object with its `type`: `pair` (one per
-/// pair and scenario: ranks and names, round, status, reason, detail,
-/// both transcripts), `host` (its device, the doctor's facts and
-/// findings, how it took part), `multicast` (one per receiver of each
-/// round), `link` (the counters that rose on both hosts while a pair
-/// ran) and `finding` (its kind, ranks and text). Every line names the
-/// pattern, so each stands on its own.
-pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
-    let mut lines: Vec<Value> = Vec::new();
-    for c in &run.cells {
-        for r in &c.results {
-            let (status, reason) = status(&r.verdict, &r.detail);
-            lines.push(json!({
-                "type": "pair",
-                "round": c.round,
-                "rail": c.rail,
-                "server": c.pair.server,
-                "server_name": run.name(c.pair.server),
-                "client": c.pair.client,
-                "client_name": run.name(c.pair.client),
-                "scenario": r.scenario,
-                "status": status,
-                "reason": reason,
-                "detail": r.detail,
-                "server_log": r.server_log,
-                "client_log": r.client_log,
-            }));
-        }
-        if !c.counters.is_empty() || run.perf.is_some() {
-            lines.push(link_json(run, c));
-        }
-    }
-    lines.extend(run.hosts.iter().map(|h| {
-        let (joined, waited, during, cannot) = match &h.joined {
-            Joined::Joined => ("joined", None, None, None),
-            Joined::NeverJoined { waited_secs } => ("never_joined", Some(*waited_secs), None, None),
-            Joined::Died { during } => ("died", None, Some(during.as_str()), None),
-            Joined::CannotRun { why } => ("cannot_run", None, None, Some(why.as_str())),
-        };
-        json!({
-            "type": "host", "rank": h.rank, "name": h.name, "rdma_addr": h.rdma_addr,
-            "rail_devs": run.rail_devs(h.rank),
-            "netdev": h.netdev, "mtu": h.mtu, "gid_type": h.gid_type, "subnet": h.subnet,
-            "findings": h.findings, "joined": joined, "waited_secs": waited,
-            "died_during": during, "cannot_run": cannot,
-        })
-    }));
-    for m in &run.mcast {
-        for (r, v) in &m.receivers {
-            let (status, reason) = status(v, "");
-            lines.push(json!({
-                "type": "multicast", "scenario": m.scenario,
-                "sender": m.sender, "sender_name": run.name(m.sender),
-                "receiver": r, "receiver_name": run.name(*r),
-                "status": status, "reason": reason,
-            }));
-        }
-    }
-    lines.extend(findings.iter().map(finding_json));
-    let pattern = json!(run.pattern_name);
-    let mut out = String::new();
-    for mut line in lines {
-        line["pattern"] = pattern.clone();
-        out += &line.to_string();
-        out.push('\n');
-    }
-    out
-}
-
-/// A pair's `link` line: the counters each host read rise while it ran,
-/// and, with `--perf`, its figures (Gb/s, usec, whether measured again
-/// alone).
-fn link_json(run: &MeshRun, c: &PairCell) -> Value {
-    let f = crate::judge::perf::figures(c);
-    let counters: Vec<Value> = c
-        .counters
-        .iter()
-        .map(|(r, n, v)| json!({"rank": r, "name": run.name(*r), "counter": n, "rose": v}))
-        .collect();
-    json!({
-        "type": "link", "round": c.round, "rail": c.rail,
-        "server": c.pair.server, "server_name": run.name(c.pair.server),
-        "client": c.pair.client, "client_name": run.name(c.pair.client),
-        "counters": counters,
-        "gbps": f.gbps, "usec": f.usec, "alone": f.alone, "rate_gbps": c.rate_gbps,
-    })
-}
-
-/// A finding as JSON: its kind in snake case, its ranks, its text.
-fn finding_json(f: &Finding) -> Value {
-    let (kind, ranks) = match f.kind {
-        FindingKind::HostFault { rank } => ("host_fault", vec![rank]),
-        FindingKind::LinkFault { a, b } => ("link_fault", vec![a, b]),
-        FindingKind::Lossy { a, b } => ("lossy", vec![a, b]),
-        FindingKind::Slow { a, b } => ("slow", vec![a, b]),
-        FindingKind::SlowHost { rank } => ("slow_host", vec![rank]),
-        FindingKind::FabricWide => ("fabric_wide", vec![]),
-        FindingKind::Missing { rank } => ("missing", vec![rank]),
-        FindingKind::CannotTakePart { rank } => ("cannot_take_part", vec![rank]),
-        FindingKind::Doctor { rank } => ("doctor", vec![rank]),
-        FindingKind::Rail { rank } => ("rail", vec![rank]),
-        FindingKind::Multicast { rank } => ("multicast", vec![rank]),
-        FindingKind::ImpossibleReport { rank } => ("impossible_report", vec![rank]),
-    };
-    json!({"type": "finding", "kind": kind, "ranks": ranks, "text": f.text, "rail": f.rail})
-}
+mod json;
+pub use json::json_lines;
 
 #[cfg(test)]
 mod tests;

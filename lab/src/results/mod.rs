@@ -2,6 +2,7 @@
 //! `<scenario>.<side>.{stdout,stderr,status,leftover}` and the doctor's
 //! files there, and the host reads them back into outcomes.
 
+pub mod baseline;
 pub mod bench;
 pub mod record;
 pub mod report;

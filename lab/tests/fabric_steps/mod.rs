@@ -22,6 +22,8 @@ pub struct Shown {
 /// again, as rank 0 showed it.
 pub fn replay(record: &Path, scratch: &Path) -> Shown {
     let json = scratch.join("replay.json");
+    // A replay that fails writes none: never read an earlier one's.
+    let _ = std::fs::remove_file(&json);
     let out = Command::new(env!("CARGO_BIN_EXE_rdma-lab"))
         .arg("mesh")
         .arg("--replay")

@@ -46,3 +46,11 @@ fn every_control_character_is_escaped() {
             .any(|c| c.is_control() && c != '\n' && c != '\t'));
     }
 }
+
+#[test]
+fn a_date_is_the_civil_date_of_its_day() {
+    assert_eq!(date_of(0), "1970-01-01");
+    assert_eq!(date_of(951_782_400), "2000-02-29");
+    assert_eq!(date_of(1_795_866_088), "2026-11-28");
+    assert_eq!(date_of(86_399), "1970-01-01");
+}

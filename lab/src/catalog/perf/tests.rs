@@ -92,3 +92,67 @@ fn a_bandwidth_is_the_bytes_completed_over_the_duration() {
     );
     assert_eq!(bandwidth("BW_average: 0.000000,\n"), None);
 }
+
+/// [`REPORTED`] run as a side runs it, with a stand-in `ib_write_bw` (a
+/// script that writes a report to its `--out_json_file`) on `PATH`, on
+/// `cpus`: its stdout and exit status.
+fn reported(cpus: &str) -> (String, Option<i32>) {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("ib_write_bw");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nsleep 0.3\nfor a; do case $a in --out_json_file=*) \
+         printf 'BW_average: 1.5,\\n' >\"${a#*=}\" ;; esac; done\nexit 3\n",
+    )
+    .unwrap();
+    let mut perm = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&fake, perm).unwrap();
+    let params = crate::model::params::Params {
+        cpus: cpus.into(),
+        ..Default::default()
+    };
+    let s = &scenarios()[0];
+    let cmd = s.server.as_ref().unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let out = std::process::Command::new(cmd.program)
+        .args(cmd.args_with(&params))
+        .envs(params.env())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn a_measurement_runs_on_the_cpus_it_is_given_and_says_so_from_its_process() {
+    // Unpinned: wherever the scheduler may put it, as the kernel says.
+    let (out, status) = reported("");
+    assert_eq!(status, Some(3), "perftest's own status: {out}");
+    assert_eq!(figure(&out, BW_KEY), Some(1.5), "{out}");
+    let all = ran_on(&out).expect("the process's own CPUs");
+    // Pinned to the last of them: that one alone.
+    let last = crate::model::numa::cpus(&all).unwrap().pop().unwrap();
+    let (out, status) = reported(&last.to_string());
+    assert_eq!(status, Some(3), "{out}");
+    assert_eq!(ran_on(&out), Some(last.to_string()), "{out}");
+    assert_eq!(figure(&out, BW_KEY), Some(1.5), "{out}");
+}
+
+#[test]
+fn where_a_measurement_ran_is_read_only_from_a_cpu_list() {
+    assert_eq!(ran_on("x\nCpus_allowed_list:\t1\n").as_deref(), Some("1"));
+    assert_eq!(
+        ran_on("Cpus_allowed_list: 0-15,32-47").as_deref(),
+        Some("0-15,32-47")
+    );
+    assert_eq!(ran_on("Cpus_allowed_list: ;reboot"), None);
+    assert_eq!(ran_on("BW_average: 1"), None);
+}

@@ -65,6 +65,7 @@ fn config_round_trips() {
             ib_port: 2,
             tcp_shift: 0,
             qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
+            cpus: String::new(),
         },
         scenarios: vec!["a".into(), "--b".into()],
         wait_secs: 7,

@@ -787,6 +787,7 @@ pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRu
         pattern_name: cfg.pattern.name(),
         rails,
         perf: cfg.perf,
+        baseline: None,
     })
 }
 

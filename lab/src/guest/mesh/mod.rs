@@ -60,6 +60,9 @@ pub struct MeshHostConfig {
     /// The devices whose ports it reports for its rails (`--dev`, every
     /// one given); empty: every active port with an address.
     pub rail_devs: Vec<String>,
+    /// Whether its measurements run on their NIC's local CPUs (not
+    /// `--no-pin`).
+    pub pin: bool,
     /// Where the example binaries are.
     pub bin_dir: PathBuf,
     /// This host's result dir, held open: every dir and file of its
@@ -484,6 +487,24 @@ fn missing_perftest(s: &Scenario, path: &std::ffi::OsStr) -> Option<&'static str
     )
 }
 
+/// The CPUs this host's measurements run on: its NIC's local ones
+/// ([`crate::model::numa::pin_to`]), unless `--no-pin`; empty, wherever
+/// the scheduler puts them.
+fn pinned_cpus(cfg: &MeshHostConfig) -> String {
+    if !cfg.pin {
+        return String::new();
+    }
+    let netdev = crate::guest::sys::links()
+        .into_iter()
+        .find(|(d, p, _)| *d == cfg.dev && *p == cfg.ib_port)
+        .map(|(_, _, n)| n)
+        .unwrap_or_default();
+    let place = crate::guest::numa::nic_place(&cfg.dev, &netdev);
+    crate::model::numa::pin_to(&place, crate::guest::numa::nodes())
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// The agent of this host's side of a pair: the real host's rules
 /// ([`Net::None`]), only the peer of this round allowed in.
 fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: Dir) -> AgentConfig {
@@ -508,6 +529,7 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: Dir) -> AgentConfig {
             qp_timeout: a
                 .qp_timeout
                 .unwrap_or(crate::model::params::PERFTEST_QP_TIMEOUT),
+            cpus: pinned_cpus(cfg),
         },
         scenarios: a.scenarios.clone(),
         wait_secs: PAIR_WAIT_SECS,

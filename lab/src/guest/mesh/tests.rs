@@ -42,6 +42,7 @@ fn host(port: u16, secret: &Secret, out: &std::path::Path) -> MeshHostConfig {
         dev: "rxe0".into(),
         gid_idx: None,
         rail_devs: Vec::new(),
+        pin: true,
         bin_dir: PathBuf::from("/nonexistent"),
         out: Dir::open(out).unwrap(),
         wait_secs: 20,

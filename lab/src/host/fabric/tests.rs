@@ -9,6 +9,7 @@ fn spec(n: usize) -> FabricSpec {
         ssh: true,
         budget_secs: 300,
         rails: 1,
+        numa: None,
     }
 }
 
@@ -84,6 +85,7 @@ fn the_prelude_gets_its_values_as_quoted_arguments() {
     );
     let two = FabricSpec {
         rails: 2,
+        numa: None,
         ..spec(4)
     };
     assert!(prelude_command(&two, 2, Duration::from_secs(540))
@@ -121,4 +123,14 @@ fn a_spec_is_checked() {
     s = spec(4);
     s.dir = PathBuf::from("/run/x");
     assert!(s.check().is_err());
+}
+
+#[test]
+fn a_numa_nodes_nics_hang_off_each_nodes_expander_and_one_off_the_root_bus() {
+    let opts = qemu_numa_nics(3, &[4000, 4002], 4004);
+    assert!(opts.contains("-device pxb-pcie,id=px1,bus_nr=32,numa_node=1,bus=pcie.0"));
+    assert!(opts.contains("-device virtio-net-pci,netdev=s1,bus=rp1,mac=52:54:00:12:36:04"));
+    assert!(opts.contains("-device virtio-net-pci,netdev=s0,bus=rp0,mac=52:54:00:12:35:04"));
+    assert!(opts.ends_with(&format!("bus=pcie.0,mac={SPARE_MAC}")));
+    assert!(opts.contains("mcast=230.0.0.9:4004,localaddr=127.0.0.1"));
 }

@@ -56,6 +56,7 @@ fn the_vms_kernel_command_line_marks_them_as_the_labs() {
         shared: None,
         qemu_opts: None,
         cpus: 1,
+        numa_nodes: 0,
         memory: VM_MEMORY.into(),
     };
     let args = vng_args(&tools, &Accel::Tcg("test".into()), &spec);
@@ -67,4 +68,25 @@ fn the_vms_kernel_command_line_marks_them_as_the_labs() {
     assert_eq!(appended.len(), 2, "{args:?}");
     assert!(appended[0].starts_with("modprobe.blacklist="));
     assert_eq!(appended[1], crate::guest::control::VM_MARK);
+}
+
+#[test]
+fn numa_nodes_each_get_a_vcpu_and_a_share_of_the_memory() {
+    let spec = |memory: &str, numa_nodes| VmSpec {
+        name: "N".into(),
+        exec: "true".into(),
+        rwdir: "/tmp/n".into(),
+        shared: None,
+        qemu_opts: None,
+        cpus: 2,
+        numa_nodes,
+        memory: memory.into(),
+    };
+    assert_eq!(
+        numa_args(&spec("1G", 2)),
+        ["--numa", "512M,cpus=0", "--numa", "512M,cpus=1"]
+    );
+    assert_eq!(numa_args(&spec("2048M", 2))[1], "1024M,cpus=0");
+    assert!(numa_args(&spec("1G", 1)).is_empty());
+    assert!(numa_args(&spec("1T", 2)).is_empty());
 }

@@ -67,6 +67,7 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
         mcast: Vec::new(),
         pattern_name: pattern.name(),
         perf: None,
+        baseline: None,
     }
 }
 

@@ -3,6 +3,7 @@ use crate::judge::mesh::diagnose;
 use crate::model::mesh::testkit::{drop_host, run};
 use crate::model::mesh::{McastResult, Pattern};
 use crate::present::report::validate_junit;
+use serde_json::{json, Value};
 use std::fs;
 
 /// The marks of the matrix's rows, by rank: each row's mark per column,
@@ -232,7 +233,12 @@ fn json_lines_has_a_line_per_pair_scenario_host_receiver_and_finding() {
     assert_eq!(count("host"), 4);
     assert_eq!(count("multicast"), 3);
     assert_eq!(count("finding"), findings.len());
-    assert_eq!(lines.len(), 12 + 4 + 3 + findings.len());
+    // First, what wrote it, when, and on which rails.
+    assert_eq!(count("run"), 1);
+    assert_eq!(lines[0]["type"], "run");
+    assert_eq!(lines[0]["tool"], "rdma-lab");
+    assert_eq!(lines[0]["rails"], json!([null]));
+    assert_eq!(lines.len(), 1 + 12 + 4 + 3 + findings.len());
     assert!(lines.iter().all(|l| l["pattern"] == "all-pairs"));
     let host3 = lines
         .iter()
