@@ -1,11 +1,12 @@
-//! `mesh --baseline` on a recorded run (`lab/tests/data/fabric/`): the
-//! healthy fabric's real record saved as the baseline (`--replay
-//! --save-baseline`), then that record with every link of rail 1 at
-//! two-fifths of its bandwidth, as every NIC of the rail throttled alike
-//! would make it. Without the baseline nothing is named (the rail's
-//! median moved with its links); with it, the rail is named at its
-//! ratio and rail 0 is clean. A baseline of other rails is refused in one
-//! line.
+//! `mesh --baseline` on recorded runs (`lab/tests/data/fabric/`). The
+//! fabric's own (`record-baseline.sh`): a healthy run saved as the
+//! baseline, then every NIC of rail 1 throttled alike, whose record keeps
+//! the baseline and is held to its declaration with the other records
+//! (`tests/recorded.rs`); here, without its baseline it names nothing,
+//! since the rail's median moved with its links. And the healthy
+//! fabric's record saved as a baseline through the CLI (`--replay
+//! --save-baseline`), then judged with rail 1 at two-fifths of its
+//! bandwidth. A baseline of other rails is refused in one line.
 
 mod fabric_steps;
 
@@ -66,10 +67,10 @@ fn slowed(rail: u64, share: f64, at: &Path) -> PathBuf {
     path
 }
 
-#[test]
-fn a_rail_slower_alike_is_named_only_against_its_baseline() {
-    let scratch = tempfile::tempdir().unwrap();
-    let base = scratch.path().join("baseline.json");
+/// The healthy fabric's record saved as a baseline in `dir`, through
+/// the CLI.
+fn saved_baseline(dir: &Path) -> PathBuf {
+    let base = dir.join("baseline.json");
     let saved = mesh(&[
         Path::new("--replay"),
         &healthy(),
@@ -77,6 +78,30 @@ fn a_rail_slower_alike_is_named_only_against_its_baseline() {
         &base,
     ]);
     assert_eq!(saved.status.code(), Some(0), "{saved:?}");
+    base
+}
+
+#[test]
+fn the_throttled_rails_record_names_nothing_without_its_baseline() {
+    let scratch = tempfile::tempdir().unwrap();
+    let path = healthy().with_file_name("rail_throttled.record.json");
+    let mut record: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(
+        record["run"]["baseline"].is_object(),
+        "the record keeps its baseline"
+    );
+    record["run"]["baseline"] = Value::Null;
+    let altered = scratch.path().join("unjudged.record.json");
+    std::fs::write(&altered, record.to_string()).unwrap();
+    let shown = replay(&altered, scratch.path());
+    assert_eq!(shown.status, Some(0), "{}", shown.out);
+    assert!(shown.out.contains("every pair passed"), "{}", shown.out);
+}
+
+#[test]
+fn a_rail_slower_alike_is_named_only_against_its_baseline() {
+    let scratch = tempfile::tempdir().unwrap();
+    let base = saved_baseline(scratch.path());
     let slowed = slowed(1, 0.4, scratch.path());
     let plain = replay(&slowed, scratch.path());
     assert_eq!(plain.status, Some(0), "{}", plain.out);
@@ -116,14 +141,7 @@ fn a_rail_slower_alike_is_named_only_against_its_baseline() {
 #[test]
 fn a_baseline_of_other_rails_is_refused_in_one_line() {
     let scratch = tempfile::tempdir().unwrap();
-    let base = scratch.path().join("baseline.json");
-    let saved = mesh(&[
-        Path::new("--replay"),
-        &healthy(),
-        Path::new("--save-baseline"),
-        &base,
-    ]);
-    assert_eq!(saved.status.code(), Some(0), "{saved:?}");
+    let base = saved_baseline(scratch.path());
     let text = std::fs::read_to_string(&base).unwrap();
     let one_rail = text.replacen(
         r#""rails":[null,"198.51.100.0/24"]"#,

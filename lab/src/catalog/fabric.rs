@@ -395,6 +395,32 @@ pub const RECORDED: &[Step] = &[
         may_also: &[lossy_slow(&[1, 3])],
         ..STEP
     },
+    Step {
+        name: "base_healthy",
+        faults: "none: both rails measured on the ring, saved as a baseline",
+        says: &["every pair passed", "Measured: "],
+        links_a_rail: 4,
+        ..STEP
+    },
+    Step {
+        name: "rail_throttled",
+        faults: "every node's rail-1 NIC sends 3 Mbit/s (netem rate); judged against \
+                 base_healthy's baseline",
+        status: 1,
+        says: &[
+            "\nBaseline: 8 links measured on ",
+            "rail 1 (198.51.100.0/24): every link at ",
+            "% of its baseline (",
+            "): the fabric, not a host",
+        ],
+        findings: &[Named {
+            kind: "rail_below_baseline",
+            ranks: &[],
+            rail: 1,
+        }],
+        links_a_rail: 4,
+        ..STEP
+    },
 ];
 
 #[cfg(test)]

@@ -161,7 +161,7 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "fabric-record",
-        "fabric-record [healthy] [faults]",
+        "fabric-record [healthy] [faults] [baseline]",
         "run the fabric's record scripts (lab/fabric/record-NAME.sh, all
             by default: one fault a mesh run, each on a fabric of four
             VMs, side by side) and keep the record of each run that exited

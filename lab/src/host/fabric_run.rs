@@ -28,7 +28,7 @@ pub const TEST_SCRIPT: &str = concat!(
 /// The record scripts by name (`lab/fabric/record-NAME.sh`, after
 /// `common.sh`), each on a fabric of its own: one fault a mesh run, each
 /// run's record kept.
-pub const RECORD_SCRIPTS: [(&str, &str); 2] = [
+pub const RECORD_SCRIPTS: [(&str, &str); 3] = [
     (
         "healthy",
         concat!(
@@ -43,6 +43,14 @@ pub const RECORD_SCRIPTS: [(&str, &str); 2] = [
             include_str!("../../fabric/common.sh"),
             "\n",
             include_str!("../../fabric/record-faults.sh")
+        ),
+    ),
+    (
+        "baseline",
+        concat!(
+            include_str!("../../fabric/common.sh"),
+            "\n",
+            include_str!("../../fabric/record-baseline.sh")
         ),
     ),
 ];
@@ -67,7 +75,7 @@ pub fn record(names: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
         .find(|m| !RECORD_SCRIPTS.iter().any(|(n, _)| n == m))
     {
         return Err(format!(
-            "fabric-record: no script {bad}: give healthy or faults"
+            "fabric-record: no script {bad}: give healthy, faults or baseline"
         ));
     }
     let runs: Vec<Result<FabricRun, String>> = std::thread::scope(|scope| {

@@ -137,17 +137,8 @@ fn link_line(v: &Value) -> Option<BaseLink> {
 /// Reads the baseline at `path`, at most [`MAX_BYTES`]; why not in one
 /// line that names the file.
 pub fn read(path: &Path) -> Result<Baseline, String> {
-    use std::io::Read as _;
-    let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let mut text = String::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{shown}: {e}"))?;
-    if text.len() as u64 > MAX_BYTES {
-        return Err(format!("{shown}: larger than {} MiB", MAX_BYTES >> 20));
-    }
-    from_json_lines(&text).map_err(|e| format!("{shown}: {e}"))
+    let text = super::read_at_most(path, MAX_BYTES)?;
+    from_json_lines(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]

@@ -247,6 +247,23 @@ pub fn read_text(path: &Path) -> Option<String> {
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// The text of the file at `path`, refused past `max` bytes (the error
+/// names the file and the limit), so that no file a user names can take
+/// the memory.
+pub fn read_at_most(path: &Path, max: u64) -> Result<String, String> {
+    use std::io::Read as _;
+    let shown = path.display();
+    let file = fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut text = String::new();
+    file.take(max + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if text.len() as u64 > max {
+        return Err(format!("{shown}: larger than {} MiB", max >> 20));
+    }
+    Ok(text)
+}
+
 /// The text of the result file `name` in `dir`, read through the dir's
 /// handle, `None` when it cannot be read. Lossy, as [`read_text`]: a
 /// program's output is whatever bytes it wrote.

@@ -81,17 +81,8 @@ fn check(run: &MeshRun) -> Result<(), String> {
 
 /// Reads the record at `path`, at most [`MAX_BYTES`].
 pub fn read(path: &Path) -> Result<MeshRun, String> {
-    use std::io::Read as _;
-    let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let mut text = String::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{shown}: {e}"))?;
-    if text.len() as u64 > MAX_BYTES {
-        return Err(format!("{shown}: larger than {} MiB", MAX_BYTES >> 20));
-    }
-    from_text(&text).map_err(|e| format!("{shown}: {e}"))
+    let text = super::read_at_most(path, MAX_BYTES)?;
+    from_text(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ fn every_mesh_run_of_the_scripts_is_declared_once_in_order() {
     assert_eq!(steps_of("test.sh"), names(TEST));
     let mut recorded = steps_of("record-healthy.sh");
     recorded.extend(steps_of("record-faults.sh"));
+    recorded.extend(steps_of("record-baseline.sh"));
     let mut declared = names(RECORDED);
     recorded.sort();
     declared.sort();

@@ -41,3 +41,35 @@ fn only_a_remote_dir_of_mktemps_form_is_taken() {
         assert!(!of_mktemp_form(bad), "{bad:?}");
     }
 }
+
+/// The options of a mesh that only pinning sets apart.
+fn options(pin: bool, out: &std::path::Path) -> MeshOptions {
+    MeshOptions {
+        names: Vec::new(),
+        pattern: crate::model::mesh::Pattern::Ring,
+        port: 7471,
+        wait_secs: 120,
+        ip: None,
+        netdev: None,
+        dev: None,
+        gid_idx: None,
+        bin_dir: None,
+        out: crate::base::rundir::Dir::open(out).unwrap(),
+        secret: Secret::generate().unwrap(),
+        mcast_all: false,
+        serial: false,
+        rails: false,
+        pin,
+        allow: Vec::new(),
+        rail_devs: Vec::new(),
+        perf: None,
+    }
+}
+
+#[test]
+fn a_remote_rank_is_told_not_to_pin_only_where_the_launcher_was() {
+    let out = tempfile::tempdir().unwrap();
+    let words = |pin| rank_words(&options(pin, out.path()), "/tmp/x", 1, 4, "node0", &[]);
+    assert!(!words(true).contains(&"--no-pin".to_string()));
+    assert!(words(false).contains(&"--no-pin".to_string()));
+}
