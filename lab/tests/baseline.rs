@@ -174,3 +174,24 @@ fn a_baseline_of_other_rails_is_refused_in_one_line() {
     assert_eq!(not.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&not.stderr).contains("no \"run\" line"));
 }
+
+#[test]
+fn the_page_gives_each_links_baseline_and_where_its_perftest_ran() {
+    let scratch = tempfile::tempdir().unwrap();
+    let html = scratch.path().join("page.html");
+    let throttled = healthy().with_file_name("rail_throttled.record.json");
+    let shown = mesh(&[
+        Path::new("--replay"),
+        &throttled,
+        Path::new("--html"),
+        &html,
+    ]);
+    assert_eq!(shown.status.code(), Some(1), "{shown:?}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("% of its baseline ("), "the finding");
+    assert!(page.contains(" Gb/s; baseline 0.0"), "a cell's baseline");
+    assert!(
+        page.contains("; perftest on CPUs: node0 0, node"),
+        "where it ran"
+    );
+}

@@ -6,46 +6,82 @@
 use crate::judge::mesh::{Finding, FindingKind};
 use crate::judge::perf::{figures, gbps_number, gbps_text};
 use crate::model::baseline::Baseline;
-use crate::model::mesh::{MeshRun, PerfLimits};
+use crate::model::mesh::{MeshRun, PairCell, PerfLimits};
 use std::collections::HashMap;
 
-/// A baseline's figures by rail and host names (in name order).
-type Index<'a> = HashMap<(usize, &'a str, &'a str), f64>;
+/// A run's baseline at hand: each of its links' figures by rail and host
+/// names (in name order), and the baseline's rail of each of the run's
+/// rails (rail 0 is rail 0, any other the one on the same subnet).
+pub struct Earlier<'a> {
+    /// The baseline.
+    pub base: &'a Baseline,
+    figures: HashMap<(usize, &'a str, &'a str), f64>,
+    rails: Vec<Option<usize>>,
+}
+
+impl<'a> Earlier<'a> {
+    /// `run`'s baseline at hand, when it has one.
+    pub fn of(run: &'a MeshRun) -> Option<Earlier<'a>> {
+        let base = run.baseline.as_ref()?;
+        let figures = base
+            .links
+            .iter()
+            .filter_map(|l| Some(((l.rail, l.hosts[0].as_str(), l.hosts[1].as_str()), l.gbps?)))
+            .collect();
+        let rails = (0..run.rails.len().max(1))
+            .map(|rail| base_rail(run, base, rail))
+            .collect();
+        Some(Earlier {
+            base,
+            figures,
+            rails,
+        })
+    }
+
+    /// Whether the baseline has `run`'s rail `rail`.
+    pub fn has_rail(&self, rail: usize) -> bool {
+        self.rails.get(rail).copied().flatten().is_some()
+    }
+
+    /// The baseline's bandwidth of `c`'s link, in Gb/s, when it has one.
+    pub fn gbps(&self, run: &MeshRun, c: &PairCell) -> Option<f64> {
+        let then_rail = self.rails.get(c.rail).copied().flatten()?;
+        let (a, b) = (run.name(c.pair.server), run.name(c.pair.client));
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        self.figures
+            .get(&(then_rail, a.as_str(), b.as_str()))
+            .copied()
+    }
+}
 
 /// What the baseline says of `run`: its findings (each link under
 /// `min_bw_ratio` of its own earlier figure; a rail whose every compared
 /// link is, two or more, as one finding: the fabric, not a host) and its
-/// notes (what was compared, what could not be: links or rails that the
-/// baseline does not have, options that differ). Nothing without a
-/// baseline or measurements.
+/// notes (what could not be compared: links or rails that the baseline
+/// does not have, options that differ). Nothing without a baseline or
+/// measurements.
 pub fn judge(run: &MeshRun) -> (Vec<Finding>, Vec<String>) {
-    let (Some(base), Some(limits)) = (&run.baseline, &run.perf) else {
+    let (Some(earlier), Some(limits)) = (Earlier::of(run), &run.perf) else {
         return (Vec::new(), Vec::new());
     };
-    let index: Index = base
-        .links
-        .iter()
-        .filter_map(|l| Some(((l.rail, l.hosts[0].as_str(), l.hosts[1].as_str()), l.gbps?)))
-        .collect();
-    let mut notes = differences(base, limits);
+    let date = &earlier.base.date;
+    let mut notes = differences(earlier.base, limits);
     let mut findings = Vec::new();
     for rail in 0..run.rails.len().max(1) {
-        let Some(then_rail) = base_rail(run, base, rail) else {
+        if !earlier.has_rail(rail) {
             notes.push(format!(
-                "{}: not in the baseline ({}), not judged against it",
-                run.rail_name(rail),
-                base.date
+                "{}: not in the baseline ({date}), not judged against it",
+                run.rail_name(rail)
             ));
             continue;
-        };
-        let (f, missing) = judge_rail(run, base, &index, limits, rail, then_rail);
+        }
+        let (f, missing) = judge_rail(run, &earlier, limits, rail);
         findings.extend(f);
         if missing > 0 {
             notes.push(format!(
-                "{}: {missing} measured {} not in the baseline ({}), not judged against it",
+                "{}: {missing} measured {} not in the baseline ({date}), not judged against it",
                 run.rail_name(rail),
                 if missing == 1 { "link" } else { "links" },
-                base.date
             ));
         }
     }
@@ -64,28 +100,20 @@ fn base_rail(run: &MeshRun, base: &Baseline, rail: usize) -> Option<usize> {
         .position(|r| r.as_deref() == Some(subnet.as_str()))
 }
 
-/// Rail `rail`'s findings against the baseline's rail `then_rail`, and
-/// how many of its measured links the baseline lacks.
+/// Rail `rail`'s findings against the baseline, and how many of its
+/// measured links the baseline lacks.
 fn judge_rail(
     run: &MeshRun,
-    base: &Baseline,
-    index: &Index,
+    earlier: &Earlier,
     limits: &PerfLimits,
     rail: usize,
-    then_rail: usize,
 ) -> (Vec<Finding>, usize) {
     let mut compared = Vec::new();
     let mut missing = 0;
     for c in run.cells.iter().filter(|c| c.rail == rail) {
         let Some(now) = figures(c).gbps else { continue };
-        let (a, b) = (run.name(c.pair.server), run.name(c.pair.client));
-        let key = if a <= b {
-            (then_rail, a.as_str(), b.as_str())
-        } else {
-            (then_rail, b.as_str(), a.as_str())
-        };
-        match index.get(&key) {
-            Some(&then) => compared.push((c.pair, now, then)),
+        match earlier.gbps(run, c) {
+            Some(then) => compared.push((c.pair, now, then)),
             None => missing += 1,
         }
     }
@@ -102,7 +130,7 @@ fn judge_rail(
         let text = format!(
             "{}: every link at {lo}-{hi}% of its baseline ({}): the fabric, not a host",
             run.rail_name(rail),
-            base.date
+            earlier.base.date
         );
         let f = Finding {
             kind: FindingKind::RailBelowBaseline,

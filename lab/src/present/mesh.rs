@@ -464,7 +464,7 @@ pub fn html_linked(run: &MeshRun, findings: &[Finding], prefix: &str) -> String 
     h += "</section>\n";
     let first = run.rail_view(0);
     h += &html_matrix(&first);
-    h += &html_perf(&first);
+    h += &heatmaps::html_perf(&first, run);
     h += &html_scenarios(&first, prefix);
     for rail in 1..run.rails.len() {
         let view = run.rail_view(rail);
@@ -474,7 +474,7 @@ pub fn html_linked(run: &MeshRun, findings: &[Finding], prefix: &str) -> String 
             xml_text(&capitalised(&run.rail_name(rail)))
         );
         h += &html_matrix(&view);
-        h += &html_perf(&view);
+        h += &heatmaps::html_perf(&view, run);
         h += &html_scenarios(&view, prefix);
         h += "</section>\n";
     }
@@ -541,63 +541,6 @@ fn html_grid(run: &MeshRun, title: &str, cell: &dyn Fn(&PairCell) -> Option<Grid
         h += "</tr>\n";
     }
     h + "</table>\n"
-}
-
-/// With `--perf`: a heatmap of each pair's bandwidth and one of its
-/// latency: red where the diagnosis names the link (or its host) for
-/// it, amber a fifth or more off the rounds' median, else green.
-fn html_perf(run: &MeshRun) -> String {
-    use crate::judge::perf;
-    let Some(limits) = run.perf else {
-        return String::new();
-    };
-    // The rounds' medians, and red for what the diagnosis names.
-    let m = perf::round_medians(&run.cells);
-    let (bw_named, lat_named) = perf::slow(&run.cells, &limits).named();
-    let pairs = |list: Vec<usize>| -> std::collections::HashSet<(usize, usize)> {
-        let p = |i: usize| run.cells[i].pair;
-        list.into_iter()
-            .map(|i| (p(i).server, p(i).client))
-            .collect()
-    };
-    let (bw_named, lat_named) = (pairs(bw_named), pairs(lat_named));
-    let named = |set: &std::collections::HashSet<(usize, usize)>, c: &PairCell| {
-        set.contains(&(c.pair.server, c.pair.client))
-    };
-    let figures = |c: &PairCell| perf::figures(c);
-    let tip = |c: &PairCell, what: String| {
-        let again = if figures(c).alone {
-            ", measured again alone"
-        } else {
-            ""
-        };
-        format!(
-            "{} - {}: {what}{again}",
-            run.name(c.pair.server),
-            run.name(c.pair.client)
-        )
-    };
-    let bw = html_grid(run, "Bandwidth (ib_write_bw, Gb/s)", &|c| {
-        let (v, med) = (figures(c).gbps?, m.gbps?);
-        let class = match () {
-            () if named(&bw_named, c) => "fail",
-            () if v < 0.8 * med => "skip",
-            () => "pass",
-        };
-        let what = format!("{}, median {}", perf::gbps_text(v), perf::gbps_text(med));
-        Some((class, tip(c, what), perf::gbps_number(v)))
-    });
-    let lat = html_grid(run, "Latency (ib_send_lat, usec)", &|c| {
-        let (v, med) = (figures(c).usec?, m.usec?);
-        let class = match () {
-            () if named(&lat_named, c) => "fail",
-            () if v > 1.25 * med => "skip",
-            () => "pass",
-        };
-        let what = format!("{v:.1} usec, median {med:.1} usec");
-        Some((class, tip(c, what), format!("{v:.1}")))
-    });
-    bw + &lat
 }
 
 /// Every scenario a pair ran, in the order first seen.
@@ -870,6 +813,7 @@ fn doctor_cases(run: &MeshRun) -> Vec<Case> {
         .collect()
 }
 
+mod heatmaps;
 mod json;
 pub use json::json_lines;
 
