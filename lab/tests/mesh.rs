@@ -596,7 +596,7 @@ fn transcripts_never_go_through_a_planted_link() {
 
 /// Four stand-ins with `--rails`, host 2 `how` on its second NIC: the run
 /// and its findings.
-fn on_rails(how: Behaviour) -> (MeshRun, Vec<rdma_lab::judge::mesh::Finding>) {
+fn on_rails(how: Behaviour) -> (MeshRun, Vec<rdma_lab::judge::finding::Finding>) {
     let (run, _, _) = mesh(
         4,
         &[],
@@ -675,6 +675,6 @@ fn a_failing_nic_is_a_nic_fault_not_a_host_fault() {
     assert!(texts[0].contains("its NIC on rail 7 (198.51.100.0/24), not the host"));
     assert_eq!(
         findings[0].kind,
-        rdma_lab::judge::mesh::FindingKind::HostFault { rank: 2 }
+        rdma_lab::judge::finding::FindingKind::HostFault { rank: 2 }
     );
 }

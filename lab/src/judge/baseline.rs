@@ -3,8 +3,9 @@
 //! rail's median: a whole rail that got slower alike moves its median
 //! with it, where its earlier figures stay put.
 
-use crate::judge::mesh::{Finding, FindingKind};
-use crate::judge::perf::{figures, gbps_number, gbps_text};
+use crate::judge::finding::{Finding, FindingKind};
+use crate::judge::perf::figures;
+use crate::judge::units::{gbps_number, gbps_text};
 use crate::model::baseline::Baseline;
 use crate::model::mesh::{MeshRun, PairCell, PerfLimits};
 use std::collections::HashMap;

@@ -206,12 +206,14 @@ pub fn check_one_side(
 }
 
 pub mod baseline;
+pub mod finding;
 pub mod loss;
 pub mod mesh;
 pub mod packets;
 pub mod perf;
 pub mod rails;
 pub mod trust;
+pub mod units;
 
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@
 //! and under emulation, where the absolute numbers mean nothing.
 
 use super::trust;
+use super::units::gbps_text;
 use crate::base::stats::median;
 use crate::catalog::perf::{bandwidth, figure, LAT_KEY, SEND_LAT, WRITE_BW, WRITE_BW_BACK};
 use crate::model::mesh::{PairCell, PerfLimits, ScenarioResult, SideReport};
@@ -149,23 +150,6 @@ pub const EXACT_MAX: usize = 2000;
 fn medians_of(links: &[Measured], keep: impl Fn(&Measured) -> bool) -> Medians {
     let kept: Vec<Figures> = links.iter().filter(|l| keep(l)).map(|l| l.2).collect();
     medians(&kept)
-}
-
-/// A bandwidth with the digits that matter: emulated links move a
-/// hundredth of a Gb/s.
-pub fn gbps_text(v: f64) -> String {
-    format!("{} Gb/s", gbps_number(v))
-}
-
-/// [`gbps_text`]'s number alone, as a heatmap's cell shows it.
-pub fn gbps_number(v: f64) -> String {
-    let digits = if v >= 1.0 || v <= 0.0 {
-        2
-    } else {
-        // Three significant digits, at most six decimals.
-        ((-v.log10()).floor() as usize + 3).min(6)
-    };
-    format!("{v:.digits$}")
 }
 
 /// What about `link` falls short of `limits` against the yardstick `m`,

@@ -27,9 +27,9 @@
 //! with impossible figures refused and no one named for them: who wrote
 //! a transcript's figure cannot be told.
 
+use super::finding::{Finding, FindingKind};
 use super::loss::{Tally, Yard};
-use super::mesh::{Finding, FindingKind};
-use super::perf::gbps_text;
+use super::units::gbps_text;
 use crate::catalog::perf::{
     bandwidth, figure, DURATION_SECS, LAT_KEY, SEND_LAT, WRITE_BW, WRITE_BW_BACK,
 };

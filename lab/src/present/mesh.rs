@@ -6,7 +6,7 @@
 //! with `base::text`, for HTML and XML with the JUnit report's escaper.
 
 use crate::base::text::{escape_controls, escaped};
-use crate::judge::mesh::{Finding, FindingKind};
+use crate::judge::finding::{Finding, FindingKind};
 use crate::model::mesh::{transcript_path, Joined, MeshRun, PairCell, Verdict};
 use crate::present::report::{secs, xml_escape, xml_text, Case, FAILURE_TYPE, FINDING_TYPE};
 use std::fmt::Write as _;
@@ -179,7 +179,7 @@ fn rail_text(run: &MeshRun) -> String {
 /// With `--perf`: how many links were measured and their medians; each
 /// link's figures are in the JSON and the page.
 fn perf_text(run: &MeshRun) -> String {
-    use crate::judge::perf;
+    use crate::judge::{perf, units};
     if run.perf.is_none() {
         return String::new();
     }
@@ -193,7 +193,7 @@ fn perf_text(run: &MeshRun) -> String {
          each link's figures in --json and --html\n",
         plural(measured, "link"),
         run.cells.len(),
-        m.gbps.map_or_else(none, perf::gbps_text),
+        m.gbps.map_or_else(none, units::gbps_text),
         m.usec.map_or_else(none, |u| format!("{u:.1} usec")),
         alone
     )

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 /// baseline's figure and ratio, where `whole` has a baseline, and where
 /// each side's perftest ran.
 pub(super) fn html_perf(run: &MeshRun, whole: &MeshRun) -> String {
-    use crate::judge::perf;
+    use crate::judge::{perf, units};
     let Some(limits) = run.perf else {
         return String::new();
     };
@@ -52,17 +52,17 @@ pub(super) fn html_perf(run: &MeshRun, whole: &MeshRun) -> String {
             () if v < 0.8 * med => "skip",
             () => "pass",
         };
-        let mut what = format!("{}, median {}", perf::gbps_text(v), perf::gbps_text(med));
+        let mut what = format!("{}, median {}", units::gbps_text(v), units::gbps_text(med));
         if let Some(then) = earlier.as_ref().and_then(|e| e.gbps(whole, c)) {
             let _ = write!(
                 what,
                 "; baseline {} ({:.0}%)",
-                perf::gbps_text(then),
+                units::gbps_text(then),
                 v / then * 100.0
             );
         }
         what += &ran_on_words(whole, c);
-        Some((class, tip(c, what), perf::gbps_number(v)))
+        Some((class, tip(c, what), units::gbps_number(v)))
     });
     let lat = html_grid(run, "Latency (ib_send_lat, usec)", &|c| {
         let (v, med) = (figures(c).usec?, m.usec?);

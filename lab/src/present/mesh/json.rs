@@ -2,7 +2,7 @@
 //! baseline): one object a line, each with its `type`, every value the
 //! run's own (a host's text as it gave it: JSON escapes it).
 
-use crate::judge::mesh::{Finding, FindingKind};
+use crate::judge::finding::{Finding, FindingKind};
 use crate::model::mesh::{Joined, MeshRun, PairCell, Verdict};
 use serde_json::{json, Value};
 
