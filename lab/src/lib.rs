@@ -2,10 +2,12 @@
 //! throwaway QEMU VMs with virtme-ng and runs the example pairs in them.
 //!
 //! The crate is a pipeline of stages, each a folder that imports only the
-//! stages above it in this list (a test holds it to that; see
-//! ARCHITECTURE.md): the scenarios are data ([`catalog::all`]), and the
-//! lab's PASS/FAIL summary and the Soft-RoCE tests (`lab/tests/`) judge
-//! runs with the same [`judge::check`].
+//! stages above it in [`STAGES`] (a test holds it to that; see
+//! ARCHITECTURE.md). The first three, the model, the catalog and the
+//! judges, are `rdma-lab-core`'s, without I/O, re-exported here at the
+//! paths the other stages name them by: the scenarios are data
+//! ([`catalog::all`]), and the lab's PASS/FAIL summary and the Soft-RoCE
+//! tests (`lab/tests/`) judge runs with the same [`judge::check`].
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
@@ -16,14 +18,14 @@
 pub mod base;
 
 pub mod capture;
-pub mod catalog;
 pub mod cli;
 pub mod guest;
 pub mod host;
-pub mod judge;
-pub mod model;
 pub mod present;
 pub mod results;
+
+// The core's stages, at the paths every stage above names them by.
+pub use rdma_lab_core::{catalog, judge, model};
 
 /// The stages, in order: a module may import only from its own stage and
 /// those before it (`cli`, the binary's argument parsing, comes last).
@@ -36,11 +38,6 @@ pub const STAGES: &[&str] = &[
 /// states each as "`STAGE` does not import `OTHER`", and
 /// `lab/tests/architecture.rs` checks the source and the document.
 pub const MAY_NOT_KNOW: &[(&str, &str, &str)] = &[
-    (
-        "judge",
-        "results",
-        "it judges an outcome, wherever the outcome came from",
-    ),
     (
         "capture",
         "guest",

@@ -216,7 +216,17 @@ fn examples(root: &Path) -> Vec<String> {
         .trim_end_matches(']')
         .split(',')
         .map(|m| m.trim().trim_matches('"').to_string())
-        .filter(|m| !["rdma-core-sys", "hints", "common", "lab", "xtask"].contains(&m.as_str()))
+        .filter(|m| {
+            ![
+                "rdma-core-sys",
+                "hints",
+                "common",
+                "lab-core",
+                "lab",
+                "xtask",
+            ]
+            .contains(&m.as_str())
+        })
         .collect()
 }
 
@@ -241,7 +251,11 @@ fn every_example_is_where_adding_an_example_says() {
         .count();
     assert!(section.contains("Four places"), "{section}");
     assert_eq!(places, 4, "the section's list");
-    for file in ["lab/src/catalog/mod.rs", "README.md", "docs/real-hosts.md"] {
+    for file in [
+        "lab-core/src/catalog/mod.rs",
+        "README.md",
+        "docs/real-hosts.md",
+    ] {
         assert!(section.contains(file), "the section names {file}");
     }
     let readme = std::fs::read_to_string(root.join("README.md")).expect("reads");
@@ -267,8 +281,8 @@ fn every_example_is_where_adding_an_example_says() {
             "README's table has {e}"
         );
         assert!(
-            root.join(format!("lab/src/catalog/{e}.rs")).is_file(),
-            "lab/src/catalog/{e}.rs"
+            root.join(format!("lab-core/src/catalog/{e}.rs")).is_file(),
+            "lab-core/src/catalog/{e}.rs"
         );
         assert!(
             registered.contains(&e.as_str()),

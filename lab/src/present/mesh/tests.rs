@@ -267,7 +267,7 @@ fn a_hosts_doctor_findings_are_printed_and_fail_the_run() {
 
 #[test]
 fn a_host_with_its_devices_in_another_order_is_said_and_passes() {
-    let run = crate::judge::rails::tests::swapped_run();
+    let run = crate::model::mesh::testkit::swapped_run();
     let text = matrix_text(&run, &[]);
     assert!(text.contains(
         "\nDevices named otherwise (each rail pairs the ports on its subnet):\n  node1: rail 0 \

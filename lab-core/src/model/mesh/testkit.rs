@@ -1,10 +1,11 @@
 use super::*;
+use crate::model::rails::Port;
 
 /// The scenarios every pair of a test run runs.
-pub(crate) const SCENARIOS: &[&str] = &["rc_example", "rdmacm_client_server"];
+pub const SCENARIOS: &[&str] = &["rc_example", "rdmacm_client_server"];
 
 /// A healthy host `node<rank>` on 192.0.2.0/24, MTU 1500, RoCE v2.
-pub(crate) fn host(rank: usize) -> MeshHost {
+pub fn host(rank: usize) -> MeshHost {
     MeshHost {
         rank,
         name: format!("node{rank}"),
@@ -20,7 +21,7 @@ pub(crate) fn host(rank: usize) -> MeshHost {
 }
 
 /// A scenario's result with its transcripts.
-pub(crate) fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
+pub fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
     let detail = match &verdict {
         Verdict::Fail => format!("{scenario}: client: exit status 1, expected 0"),
         Verdict::NotRun(why) => why.clone(),
@@ -38,7 +39,7 @@ pub(crate) fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
 /// A run of `n` healthy hosts on `pattern`'s schedule, where the pairs
 /// `fails(a, b)` names fail every scenario and the rest pass; no
 /// multicast round.
-pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bool) -> MeshRun {
+pub fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bool) -> MeshRun {
     let mut cells = Vec::new();
     for (r, round) in schedule(n, pattern).unwrap().into_iter().enumerate() {
         for pair in round {
@@ -73,7 +74,7 @@ pub(crate) fn run(n: usize, pattern: Pattern, fails: impl Fn(usize, usize) -> bo
 
 /// Marks host `rank` as not taking part, `joined` saying how, and its
 /// pairs as not run.
-pub(crate) fn drop_host(run: &mut MeshRun, rank: usize, joined: Joined) {
+pub fn drop_host(run: &mut MeshRun, rank: usize, joined: Joined) {
     run.hosts[rank].joined = joined;
     for c in run.cells.iter_mut().filter(|c| c.pair.has(rank)) {
         for r in &mut c.results {
@@ -83,4 +84,35 @@ pub(crate) fn drop_host(run: &mut MeshRun, rank: usize, joined: Joined) {
             );
         }
     }
+}
+
+/// A port of `dev` (port 1, netdev `n` and its name) at `addr/prefix`.
+pub fn port(dev: &str, addr: &str, prefix: u8) -> Port {
+    Port {
+        dev: dev.into(),
+        port: 1,
+        netdev: format!("n{dev}"),
+        addr: addr.parse().unwrap(),
+        prefix,
+        rate: None,
+    }
+}
+
+/// A healthy run of four hosts on two rails, node1's devices made in the
+/// other order (`rxe1` on rail 0).
+pub fn swapped_run() -> MeshRun {
+    let mut run = run(4, Pattern::Ring, |_, _| false);
+    run.rails = vec![None, Some(port("x", "198.51.100.0", 24).subnet())];
+    for h in &mut run.hosts {
+        let (a, b) = if h.rank == 1 {
+            ("rxe1", "rxe0")
+        } else {
+            ("rxe0", "rxe1")
+        };
+        h.ports = vec![
+            port(a, &h.rdma_addr, 24),
+            port(b, &format!("198.51.100.{}", h.rank + 1), 24),
+        ];
+    }
+    run
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::rails::tests::port;
+use crate::model::mesh::testkit::{port, swapped_run};
 use crate::model::rails::{rails, Port};
 
 fn fabric(with: &[(&str, &[(&str, &str)])]) -> Vec<String> {
@@ -155,26 +155,6 @@ fn thousands_of_hosts_on_eight_rails_are_judged_at_once() {
 #[test]
 fn one_host_alone_has_no_rail_finding() {
     assert!(fabric(&[("node0", &[("rxe0", "192.0.2.1")])]).is_empty());
-}
-
-/// A healthy run of four hosts on two rails, node1's devices made in the
-/// other order (`rxe1` on rail 0).
-pub(crate) fn swapped_run() -> crate::model::mesh::MeshRun {
-    use crate::model::mesh::{testkit, Pattern};
-    let mut run = testkit::run(4, Pattern::Ring, |_, _| false);
-    run.rails = vec![None, Some(port("x", "198.51.100.0", 24).subnet())];
-    for h in &mut run.hosts {
-        let (a, b) = if h.rank == 1 {
-            ("rxe1", "rxe0")
-        } else {
-            ("rxe0", "rxe1")
-        };
-        h.ports = vec![
-            port(a, &h.rdma_addr, 24),
-            port(b, &format!("198.51.100.{}", h.rank + 1), 24),
-        ];
-    }
-    run
 }
 
 #[test]

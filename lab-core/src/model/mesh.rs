@@ -627,6 +627,8 @@ pub fn transcript_path(pair: Pair, rail: usize, scenario: &str, side: &str) -> S
 #[cfg(test)]
 mod tests;
 
-/// Hand-built mesh runs for the judge's and the presenter's tests.
-#[cfg(test)]
-pub(crate) mod testkit;
+/// Hand-built mesh runs for the tests of the judges and of the crates
+/// above (which cannot see this crate's `cfg(test)` items). Always built:
+/// behind a feature, the lab's test builds would compile the core and the
+/// lab a second time.
+pub mod testkit;

@@ -2,7 +2,7 @@ use super::*;
 
 /// The `mesh_step NAME` lines of one of `lab/fabric/`'s scripts.
 fn steps_of(script: &str) -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fabric");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lab/fabric");
     let text = std::fs::read_to_string(dir.join(script)).unwrap();
     text.lines()
         .filter_map(|l| l.strip_prefix("mesh_step "))

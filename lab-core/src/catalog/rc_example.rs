@@ -73,7 +73,7 @@ fi"#;
 /// wrong: `rnr`, a client that posts no receive; `bad_rkey`, a server that
 /// advertises an rkey its buffer does not have. The faithful program gains
 /// no option for either.
-const RC_EXAMPLE_PEER: &str = include_str!("../../standins/rc_example_peer.py");
+const RC_EXAMPLE_PEER: &str = include_str!("../../../lab/standins/rc_example_peer.py");
 
 /// The stand-in's command in `mode`.
 fn rc_peer(mode: &str) -> Cmd {

@@ -1,16 +1,5 @@
 use super::*;
-
-/// A port of `dev` (port 1, netdev `n` and its name) at `addr/prefix`.
-pub(crate) fn port(dev: &str, addr: &str, prefix: u8) -> Port {
-    Port {
-        dev: dev.into(),
-        port: 1,
-        netdev: format!("n{dev}"),
-        addr: addr.parse().unwrap(),
-        prefix,
-        rate: None,
-    }
-}
+use crate::model::mesh::testkit::port;
 
 #[test]
 fn a_subnet_keeps_the_network_bits() {

@@ -6,9 +6,9 @@
 
 use super::trust;
 use super::units::gbps_text;
-use crate::base::stats::median;
 use crate::catalog::perf::{bandwidth, figure, LAT_KEY, SEND_LAT, WRITE_BW, WRITE_BW_BACK};
 use crate::model::mesh::{PairCell, PerfLimits, ScenarioResult, SideReport};
+use crate::stats::median;
 
 /// What perftest measured of one link.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -10,7 +10,7 @@
 //! those that share no host with it, so that one bad NIC, which makes all
 //! of its host's links lossy, does not raise its own yardstick.
 
-use crate::base::stats::median;
+use crate::stats::median;
 
 /// The fewest packets lost that name a link lossy: one stray gap is not
 /// a degrading link.
