@@ -19,18 +19,19 @@ pub mod base;
 
 pub mod capture;
 pub mod cli;
-pub mod guest;
 pub mod host;
 pub mod present;
-pub mod results;
 
-// The core's stages, at the paths every stage above names them by.
+// The core's and the agent's stages, at the paths every stage above
+// names them by.
+pub use rdma_lab_agent::{guest, results};
 pub use rdma_lab_core::{catalog, judge, model};
 
 /// The stages, in order: a module may import only from its own stage and
 /// those before it (`cli`, the binary's argument parsing, comes last).
 pub const STAGES: &[&str] = &[
-    "base", "model", "catalog", "judge", "results", "guest", "capture", "host", "present", "cli",
+    "stats", "base", "model", "catalog", "judge", "results", "guest", "capture", "host", "present",
+    "cli",
 ];
 
 /// What a stage may not know although [`STAGES`]' order would allow it:

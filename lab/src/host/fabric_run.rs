@@ -178,7 +178,7 @@ pub fn run_script(
     budget_secs: u64,
 ) -> Result<FabricRun, String> {
     let tools = setup::ensure()?;
-    let accel = vm::Accel::detect(std::env::var_os("XTASK_TCG").is_some(), &tools);
+    let accel = vm::detect_accel(std::env::var_os("XTASK_TCG").is_some(), &tools);
     setup::ensure_package("nftables", "for the fabric's faults")?;
     let run = run_dir()?;
     let bin = binaries(&run)?;

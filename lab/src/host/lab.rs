@@ -233,7 +233,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     let (mut list, mut skipped) = select_and_skip(opts, names, serve)?;
     let tools = set_up(opts, &list)?;
     let accel = match &tools {
-        Some(t) => host::vm::Accel::detect(opts.tcg, t),
+        Some(t) => host::vm::detect_accel(opts.tcg, t),
         None => host::vm::Accel::Tcg("no VM: the lab runs on this host".into()),
     };
     // Before the build: a missing device is the more useful error.

@@ -97,39 +97,37 @@ pub const MAC_B: &str = "52:54:00:12:34:02";
 
 pub use crate::results::report::Accel;
 
-impl Accel {
-    /// KVM when /dev/kvm opens read-write and a KVM guest really runs here
-    /// (`probe`: what QEMU, with the CPU model vng gives it, makes of a
-    /// boot), unless `force_tcg`; TCG otherwise, with why. The CPU's flags
-    /// decide nothing: a nested guest may lack `vmx` in /proc/cpuinfo and
-    /// run KVM, and one with /dev/kvm may create a VM but not run it.
-    pub fn choose(
-        kvm_rw: bool,
-        force_tcg: bool,
-        probe: impl FnOnce() -> Result<(), String>,
-    ) -> Accel {
-        if force_tcg {
-            Accel::Tcg("--tcg".into())
-        } else if !kvm_rw {
-            Accel::Tcg("/dev/kvm does not open read-write".into())
-        } else {
-            match probe() {
-                Ok(()) => Accel::Kvm,
-                Err(why) => Accel::Tcg(format!("a KVM guest did not run here: {why}")),
-            }
+/// KVM when /dev/kvm opens read-write and a KVM guest really runs here
+/// (`probe`: what QEMU, with the CPU model vng gives it, makes of a
+/// boot), unless `force_tcg`; TCG otherwise, with why. The CPU's flags
+/// decide nothing: a nested guest may lack `vmx` in /proc/cpuinfo and
+/// run KVM, and one with /dev/kvm may create a VM but not run it.
+pub fn choose_accel(
+    kvm_rw: bool,
+    force_tcg: bool,
+    probe: impl FnOnce() -> Result<(), String>,
+) -> Accel {
+    if force_tcg {
+        Accel::Tcg("--tcg".into())
+    } else if !kvm_rw {
+        Accel::Tcg("/dev/kvm does not open read-write".into())
+    } else {
+        match probe() {
+            Ok(()) => Accel::Kvm,
+            Err(why) => Accel::Tcg(format!("a KVM guest did not run here: {why}")),
         }
     }
+}
 
-    /// [`Accel::choose`] on this machine, with `tools`' QEMU and kernel;
-    /// the probe's verdict is kept for this boot of the host.
-    pub fn detect(force_tcg: bool, tools: &Tools) -> Accel {
-        let kvm_rw = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open("/dev/kvm")
-            .is_ok();
-        Accel::choose(kvm_rw, force_tcg, || cached_probe(tools))
-    }
+/// [`choose_accel`] on this machine, with `tools`' QEMU and kernel;
+/// the probe's verdict is kept for this boot of the host.
+pub fn detect_accel(force_tcg: bool, tools: &Tools) -> Accel {
+    let kvm_rw = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .is_ok();
+    choose_accel(kvm_rw, force_tcg, || cached_probe(tools))
 }
 
 /// How long a KVM guest may take to boot into its kernel's panic (no root

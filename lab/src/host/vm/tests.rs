@@ -20,21 +20,21 @@ fn an_emulated_boot_may_take_as_long_as_the_guests_beside_it_make_it() {
 fn kvm_where_a_guest_runs_and_the_device_opens() {
     let runs = || Ok(());
     let fails = || Err("QEMU ended with exit status: 1: failed to set MSR 0x10a".into());
-    assert_eq!(Accel::choose(true, false, runs), Accel::Kvm);
+    assert_eq!(choose_accel(true, false, runs), Accel::Kvm);
     // No flag is asked for: a nested guest without `vmx` may run KVM.
     assert_eq!(
-        Accel::choose(true, false, fails),
+        choose_accel(true, false, fails),
         Accel::Tcg(
             "a KVM guest did not run here: QEMU ended with exit status: 1: failed to set MSR 0x10a"
                 .into()
         )
     );
     assert_eq!(
-        Accel::choose(false, false, runs),
+        choose_accel(false, false, runs),
         Accel::Tcg("/dev/kvm does not open read-write".into())
     );
-    assert_eq!(Accel::choose(true, true, runs), Accel::Tcg("--tcg".into()));
-    assert_eq!(Accel::choose(true, true, runs).to_string(), "TCG (--tcg)");
+    assert_eq!(choose_accel(true, true, runs), Accel::Tcg("--tcg".into()));
+    assert_eq!(choose_accel(true, true, runs).to_string(), "TCG (--tcg)");
 }
 
 /// The lab marks the kernel command line of its VMs, where the scenarios'
