@@ -67,6 +67,7 @@ pub fn judge(run: &MeshRun) -> (Vec<Finding>, Vec<String>) {
     };
     let date = &earlier.base.date;
     let mut notes = differences(earlier.base, limits);
+    notes.extend(new_hosts(run, earlier.base));
     let mut findings = Vec::new();
     for rail in 0..run.rails.len().max(1) {
         if !earlier.has_rail(rail) {
@@ -87,6 +88,30 @@ pub fn judge(run: &MeshRun) -> (Vec<Finding>, Vec<String>) {
         }
     }
     (findings, notes)
+}
+
+/// Each host measured in `run` that no link of `base` names, in words: a
+/// host added since, whose links have nothing to be judged against.
+fn new_hosts(run: &MeshRun, base: &Baseline) -> Vec<String> {
+    let mut ranks: Vec<usize> = run
+        .cells
+        .iter()
+        .filter(|c| figures(c).gbps.is_some())
+        .flat_map(|c| [c.pair.server, c.pair.client])
+        .collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    ranks
+        .into_iter()
+        .map(|r| run.name(r))
+        .filter(|name| !base.links.iter().any(|l| l.hosts.contains(name)))
+        .map(|name| {
+            format!(
+                "{name}: not in the baseline ({}), its links not judged against it",
+                base.date
+            )
+        })
+        .collect()
 }
 
 /// The baseline's index of `run`'s rail `rail`: rail 0 is rail 0, any

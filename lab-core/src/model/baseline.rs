@@ -2,8 +2,8 @@
 //! calls good, each link against its own earlier figure, so that a whole
 //! fabric that got slower alike (a firmware update, an MTU pushed to
 //! every switch, PFC turned off) shows, which no ratio to the run's own
-//! median can. Plain data; [`crate::results::baseline`] reads one from
-//! that run's JSON Lines report.
+//! median can. Plain data; `rdma_lab_agent::results::baseline` reads one
+//! from that run's JSON Lines report.
 
 /// An earlier run's figures.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -141,6 +141,28 @@ fn links_the_baseline_lacks_are_said_not_judged() {
 }
 
 #[test]
+fn a_host_the_baseline_lacks_is_named_once() {
+    let mut base = baseline();
+    base.links
+        .retain(|l| !l.hosts.contains(&"node3".to_string()));
+    let mut grown = run(|_, _| 10.0);
+    grown.baseline = Some(base);
+    let (findings, notes) = judge(&grown);
+    assert!(findings.is_empty(), "{findings:?}");
+    // node3's two links on each rail are counted with their rail; the
+    // host is said by name, once.
+    assert_eq!(
+        notes,
+        [
+            "node3: not in the baseline (2026-11-20), its links not judged against it",
+            "rail 0: 2 measured links not in the baseline (2026-11-20), not judged against it",
+            "rail 1 (198.51.100.0/24): 2 measured links not in the baseline (2026-11-20), not \
+             judged against it",
+        ]
+    );
+}
+
+#[test]
 fn a_baseline_of_other_rails_is_refused() {
     let mut base = baseline();
     assert_eq!(refusal(&run(|_, _| 10.0), &base), None);
