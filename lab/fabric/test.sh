@@ -28,6 +28,12 @@ active node1 rxe1
 mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
+# 1b. The plain mesh (no --rails: rail 0 alone) under the same names,
+#     with the multicast example in pairs and in the multicast round: rail
+#     0 is each host's port on the coordinator's subnet, whatever it is
+#     called, so it passes with no finding and says node1's order.
+mesh_step plain timeout 400 srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring mckey
+
 # 2. Two faults at once, as the issue of a real fabric: a throttled NIC
 #    and a lossy link, on different rails.
 #    - node2's second NIC (rail 1) sends 2 Mbit/s (netem), about a tenth

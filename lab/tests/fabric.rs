@@ -13,7 +13,7 @@
 mod fabric_steps;
 
 use fabric_steps::{json_lines, replay, shortfalls, Shown};
-use rdma_lab::catalog::fabric::{pinned_cpus, DOCTOR_NUMA, NUMA_NODE, TEST};
+use rdma_lab::catalog::fabric::{bound_memory, pinned_cpus, DOCTOR_NUMA, NUMA_NODE, TEST};
 use rdma_lab::host::fabric_run::{run_script, TEST_SCRIPT};
 use std::fs;
 use std::path::Path;
@@ -76,8 +76,9 @@ fn four_nodes_under_slurm_and_ssh_and_the_faults_each_named() {
 }
 
 /// Each measurement of the run recorded at `record` that did not run on
-/// the CPUs its NIC's NUMA node has ([`pinned_cpus`]), as its perftest's
-/// own process said; and each rail on which no measurement of
+/// the CPUs its NIC's NUMA node has ([`pinned_cpus`]), or on
+/// [`NUMA_NODE`] with its memory bound elsewhere ([`bound_memory`]), as its
+/// perftest's own process said; and each rail on which no measurement of
 /// [`NUMA_NODE`] said where it ran.
 fn unpinned(record: &Path) -> Vec<String> {
     let run = rdma_lab::results::record::read(record).expect("the measured run's record");
@@ -88,9 +89,16 @@ fn unpinned(record: &Path) -> Vec<String> {
             for m in &side.measures {
                 let ran = rdma_lab::catalog::perf::ran_on(&m.report);
                 let want = pinned_cpus(side.rank, c.rail);
+                let memory = rdma_lab::catalog::perf::memory_of(&m.report);
+                let bound = bound_memory(side.rank, c.rail);
                 if ran.as_deref() != Some(want.as_str()) {
                     bad.push(format!(
                         "rank {} rail {} {}: ran on {ran:?}, not {want}",
+                        side.rank, c.rail, m.scenario
+                    ));
+                } else if bound.is_some() && memory != bound {
+                    bad.push(format!(
+                        "rank {} rail {} {}: memory policy {memory:?}, not {bound:?}",
                         side.rank, c.rail, m.scenario
                     ));
                 } else if side.rank == NUMA_NODE {

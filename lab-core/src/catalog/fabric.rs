@@ -120,6 +120,29 @@ const SRUN_UNMEASURED: Step = Step {
     ..STEP
 };
 
+/// What the mesh says of node1 on rail 0 alone (no `--rails`), its
+/// devices in the other order.
+const SWAPPED_ONE_RAIL: &str = "node1: rail 0 rxe1, where most hosts have rail 0 rxe0\n";
+
+/// The healthy fabric under Slurm, the plain mesh (rail 0 alone, no
+/// `--rails`) with the multicast example, in pairs and in the multicast
+/// round: rail 0 is each host's port on the coordinator's subnet, not its
+/// first device, so node1's devices in the other order change nothing.
+const PLAIN_SWAPPED: Step = Step {
+    name: "plain",
+    faults: "none: the plain mesh, mckey, under srun, on the ring; node1's devices in \
+             the other order",
+    says: &[
+        HEALTHY_SAYS[0],
+        HEALTHY_SAYS[1],
+        HEALTHY_SAYS[2],
+        HEALTHY_SAYS[3],
+        SWAPPED_ONE_RAIL,
+    ],
+    never_says: &["Measured: ", "\nRail 1 ("],
+    ..STEP
+};
+
 /// The slow NIC's finding: node2's on rail 1.
 const SLOW_NIC: Named = Named {
     kind: "slow_host",
@@ -209,6 +232,7 @@ const NO_DEVICE_SAYS: &str = "node2 cannot take part: no RDMA device on this hos
 /// show, several faults a run.
 pub const TEST: &[Step] = &[
     SRUN_UNMEASURED,
+    PLAIN_SWAPPED,
     Step {
         name: "slow_and_lossy",
         faults: "node2's rail-1 NIC sends 2 Mbit/s (netem rate); node0 and node1 drop 3% \
@@ -237,7 +261,7 @@ pub const TEST: &[Step] = &[
         status: 1,
         says: &[
             // One rail without --rails.
-            "node1: rail 0 rxe1, where most hosts have rail 0 rxe0\n",
+            SWAPPED_ONE_RAIL,
             NO_DEVICE_SAYS,
             "the link between",
             "node1",
@@ -266,6 +290,15 @@ pub fn pinned_cpus(rank: usize, rail: usize) -> String {
     } else {
         "0".into()
     }
+}
+
+/// The memory policy rank `rank`'s measurements on rail `rail` must have
+/// run with (`mesh --perf` binds them to their NIC's node where numactl
+/// is installed, as the fabric's set-up installs it): on [`NUMA_NODE`],
+/// node `rail`'s; elsewhere none is required, the nodes of one vCPU
+/// having NICs on no node.
+pub fn bound_memory(rank: usize, rail: usize) -> Option<String> {
+    (rank == NUMA_NODE).then(|| format!("bind:{rail}"))
 }
 
 /// The fabric test's last step, after its mesh runs: the doctor on

@@ -35,23 +35,34 @@ pub const DURATION_SECS: u32 = 2;
 pub const LAT_KEY: &str = "t_typical";
 
 /// Runs perftest (`$@`) with its report in a file of a directory of its
-/// own, on the CPUs `{cpus}` lists where it lists any (`LAB_CPUS`, for
-/// `taskset -c`: the measuring NIC's local CPUs), then prints the report and exits with
-/// perftest's status. Once perftest runs, it prints the CPUs the kernel
-/// lets perftest's own process run on, from its `/proc/PID/status`
-/// ([`AFFINITY_KEY`]), which the pair's record keeps ([`ran_on`]). Values
-/// come as arguments and variables, never pasted into the script; the
-/// wait for perftest's `exec` reads with the shell's own `read`, since a
-/// program started under emulation takes a tenth of a second.
+/// own, on the CPUs `{cpus}` lists where it lists any (`LAB_CPUS`: the
+/// measuring NIC's local CPUs), with its memory bound to their node
+/// `{numa_node}` (`LAB_NUMA_NODE`) where one is given and `numactl` is
+/// installed (`numactl --membind --physcpubind`; `taskset -c` otherwise,
+/// the memory then where the kernel's first touch puts it, the CPU's own
+/// node), then prints the report and exits with perftest's status. Once
+/// perftest runs, it prints the CPUs the kernel lets perftest's own
+/// process run on, from its `/proc/PID/status` ([`AFFINITY_KEY`]), and
+/// the memory policy its first mapping has, from its `/proc/PID/numa_maps`
+/// ([`MEMORY_KEY`]), which the pair's record keeps ([`ran_on`],
+/// [`memory_of`]). Values come as arguments and variables, never pasted
+/// into the script; the wait for perftest's `exec` reads with the shell's
+/// own `read`, since a program started under emulation takes a tenth of
+/// a second.
 const REPORTED: &str = "dir=$(mktemp -d) || exit 1; prog=$1; \
-    if [ -n \"$LAB_CPUS\" ]; then set -- taskset -c \"$LAB_CPUS\" \"$@\"; fi; \
+    if [ -n \"$LAB_CPUS\" ]; then \
+    if [ -n \"$LAB_NUMA_NODE\" ] && command -v numactl >/dev/null 2>&1; then \
+    set -- numactl --membind=\"$LAB_NUMA_NODE\" --physcpubind=\"$LAB_CPUS\" \"$@\"; \
+    else set -- taskset -c \"$LAB_CPUS\" \"$@\"; fi; fi; \
     \"$@\" --out_json --out_json_file=\"$dir/report\" & pid=$!; \
     i=0; while [ $i -lt 100 ]; do \
     comm=; read -r comm 2>/dev/null <\"/proc/$pid/comm\" || break; \
     if [ \"$comm\" = \"$prog\" ]; then \
     while read -r key value; do \
     if [ \"$key\" = Cpus_allowed_list: ]; then echo \"$key $value\"; fi; \
-    done 2>/dev/null <\"/proc/$pid/status\"; break; fi; \
+    done 2>/dev/null <\"/proc/$pid/status\"; \
+    if read -r _ policy _ 2>/dev/null <\"/proc/$pid/numa_maps\"; then \
+    echo \"Memory_policy: $policy\"; fi; break; fi; \
     sleep 0.02; i=$((i+1)); done; \
     wait $pid; status=$?; \
     cat \"$dir/report\" 2>/dev/null; rm -rf \"$dir\"; exit $status";
@@ -60,6 +71,11 @@ const REPORTED: &str = "dir=$(mktemp -d) || exit 1; prog=$1; \
 /// `/proc/PID/status` names it.
 pub const AFFINITY_KEY: &str = "Cpus_allowed_list:";
 
+/// The line [`REPORTED`] prints of perftest's memory policy, as the
+/// kernel's `/proc/PID/numa_maps` gives its first mapping's (the
+/// process's own where the mapping has none): `bind:1`, `default`, ...
+pub const MEMORY_KEY: &str = "Memory_policy:";
+
 /// The CPUs a measurement's perftest ran on, from its side's transcript
 /// or report ([`REPORTED`]'s [`AFFINITY_KEY`] line), when it says them as
 /// a CPU list.
@@ -67,6 +83,22 @@ pub fn ran_on(text: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let list = l.trim().strip_prefix(AFFINITY_KEY)?.trim();
         crate::model::numa::cpus(list).map(|_| list.to_string())
+    })
+}
+
+/// A measurement's perftest's memory policy, from its side's transcript
+/// or report ([`REPORTED`]'s [`MEMORY_KEY`] line), when it reads as one
+/// the kernel writes: a word (`default`, `bind`, `local`, ...) and, after
+/// a colon, a node list (`bind:1`, `interleave:0-3`).
+pub fn memory_of(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let policy = l.trim().strip_prefix(MEMORY_KEY)?.trim();
+        let (word, nodes) = policy.split_once(':').unwrap_or((policy, ""));
+        let word_ok = !word.is_empty()
+            && word.len() <= 16
+            && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'=');
+        let nodes_ok = nodes.is_empty() || crate::model::numa::cpus(nodes).is_some();
+        (word_ok && nodes_ok).then(|| policy.to_string())
     })
 }
 

@@ -31,6 +31,11 @@ pub struct Params {
     /// wherever the scheduler puts them.
     #[serde(default)]
     pub cpus: String,
+    /// `{numa_node}`: the NUMA node of those CPUs, whose memory the
+    /// measurements are bound to where `numactl` is installed; empty where
+    /// the NIC is on no node or the measurements are not pinned.
+    #[serde(default)]
+    pub numa_node: String,
 }
 
 /// perftest's own QP timeout (`-u`): 4.096 usec x 2^14, about 67 ms.
@@ -57,6 +62,7 @@ impl Default for Params {
             tcp_shift: 0,
             qp_timeout: PERFTEST_QP_TIMEOUT,
             cpus: String::new(),
+            numa_node: String::new(),
         }
     }
 }
@@ -101,6 +107,7 @@ pub fn substitute(arg: &str, p: &Params) -> String {
         .replace("{ib_port}", &p.ib_port.to_string())
         .replace("{qp_timeout}", &p.qp_timeout.to_string())
         .replace("{cpus}", &p.cpus)
+        .replace("{numa_node}", &p.numa_node)
 }
 
 /// Each placeholder and the environment variable that carries its value
@@ -113,6 +120,7 @@ pub const PLACEHOLDER_VARS: &[(&str, &str)] = &[
     ("{ib_port}", "LAB_IB_PORT"),
     ("{qp_timeout}", "LAB_QP_TIMEOUT"),
     ("{cpus}", "LAB_CPUS"),
+    ("{numa_node}", "LAB_NUMA_NODE"),
 ];
 
 impl Params {

@@ -79,6 +79,7 @@ fn a_script_reads_the_values_from_the_environment_and_means_the_same() {
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
     };
     // Each quoting a placeholder meets in the scenarios' scripts.
     for (program, script) in [
@@ -130,6 +131,7 @@ fn a_hostile_value_is_never_shell_code() {
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
     };
     let cmd = Cmd::new(
         "sh",
@@ -170,6 +172,7 @@ fn a_wrapped_shells_script_never_holds_a_value() {
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
     };
     for wrapped in [
         Cmd::new(
@@ -204,6 +207,7 @@ fn placeholders() {
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
     };
     assert_eq!(
         Cmd::new(
@@ -258,6 +262,7 @@ fn a_rails_ports_are_shifted_ten_a_rail() {
         tcp_shift: crate::model::params::rail_shift(2),
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
         ..Params::default()
     };
     assert_eq!(substitute("{tcp_port:6543}", &p), "6563");

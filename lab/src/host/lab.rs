@@ -687,6 +687,7 @@ fn run_local(
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
     };
     let mut cfg = ctx.agent(agent_role, ip, Net::None, &ctx.dir, params);
     cfg.auto_gid = gid_idx.is_none();
@@ -1090,6 +1091,7 @@ fn doctor_agent(
             tcp_shift: 0,
             qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
             cpus: String::new(),
+            numa_node: String::new(),
         },
         scenarios: Vec::new(),
         wait_secs: req.wait_secs,

@@ -851,9 +851,11 @@ pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
 /// Debian's packages a fabric's nodes run (the VMs share the host's root
 /// file system, so the host must have them): Slurm 22.05 on Debian 12,
 /// 24.11 on Debian 13, with munge; OpenSSH's server and client; perftest,
-/// which `mesh --perf` measures each link with.
+/// which `mesh --perf` measures each link with, and numactl, which binds
+/// a measurement's memory to its NIC's NUMA node (the fabric's two-node
+/// guest shows it).
 pub fn fabric_packages(slurm: bool, ssh: bool) -> Vec<&'static str> {
-    let mut p = vec!["perftest"];
+    let mut p = vec!["perftest", "numactl"];
     if slurm {
         p.extend(["munge", "slurmctld", "slurmd", "slurm-client"]);
     }

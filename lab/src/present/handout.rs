@@ -199,6 +199,7 @@ fn lab_params() -> Params {
         tcp_shift: 0,
         qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
         cpus: String::new(),
+        numa_node: String::new(),
     }
 }
 

@@ -66,6 +66,7 @@ fn config_round_trips() {
             tcp_shift: 0,
             qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
             cpus: String::new(),
+            numa_node: String::new(),
         },
         scenarios: vec!["a".into(), "--b".into()],
         wait_secs: 7,

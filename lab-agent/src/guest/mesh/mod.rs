@@ -487,12 +487,14 @@ fn missing_perftest(s: &Scenario, path: &std::ffi::OsStr) -> Option<&'static str
     )
 }
 
-/// The CPUs this host's measurements run on: its NIC's local ones
-/// ([`crate::model::numa::pin_to`]), unless `--no-pin`; empty, wherever
-/// the scheduler puts them.
-fn pinned_cpus(cfg: &MeshHostConfig) -> String {
+/// The CPUs this host's measurements run on, its NIC's local ones
+/// ([`crate::model::numa::pin_to`]), and their NUMA node, whose memory
+/// they are bound to, unless `--no-pin`; empty, wherever the scheduler
+/// and the kernel put them (the node alone is empty where the NIC is on
+/// no node of a one-node host).
+fn pinned(cfg: &MeshHostConfig) -> (String, String) {
     if !cfg.pin {
-        return String::new();
+        return (String::new(), String::new());
     }
     let netdev = crate::guest::sys::links()
         .into_iter()
@@ -500,9 +502,13 @@ fn pinned_cpus(cfg: &MeshHostConfig) -> String {
         .map(|(_, _, n)| n)
         .unwrap_or_default();
     let place = crate::guest::numa::nic_place(&cfg.dev, &netdev);
-    crate::model::numa::pin_to(&place, crate::guest::numa::nodes())
-        .unwrap_or_default()
-        .to_string()
+    match crate::model::numa::pin_to(&place, crate::guest::numa::nodes()) {
+        Some(cpus) => (
+            cpus.to_string(),
+            place.node.map(|n| n.to_string()).unwrap_or_default(),
+        ),
+        None => (String::new(), String::new()),
+    }
 }
 
 /// The agent of this host's side of a pair: the real host's rules
@@ -512,6 +518,7 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: Dir) -> AgentConfig {
         Role::Server => &a.client_ip,
         _ => &a.server_ip,
     };
+    let (cpus, numa_node) = pinned(cfg);
     AgentConfig {
         role: a.role,
         ip: cfg.ip.clone(),
@@ -529,7 +536,8 @@ fn pair_agent(cfg: &MeshHostConfig, a: &Assignment, out: Dir) -> AgentConfig {
             qp_timeout: a
                 .qp_timeout
                 .unwrap_or(crate::model::params::PERFTEST_QP_TIMEOUT),
-            cpus: pinned_cpus(cfg),
+            cpus,
+            numa_node,
         },
         scenarios: a.scenarios.clone(),
         wait_secs: PAIR_WAIT_SECS,

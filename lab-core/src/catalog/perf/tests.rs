@@ -93,32 +93,40 @@ fn a_bandwidth_is_the_bytes_completed_over_the_duration() {
     assert_eq!(bandwidth("BW_average: 0.000000,\n"), None);
 }
 
+/// An executable script `name` in `dir`.
+fn script(dir: &std::path::Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let mut perm = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&path, perm).unwrap();
+}
+
 /// [`REPORTED`] run as a side runs it, with a stand-in `ib_write_bw` (a
 /// script that writes a report to its `--out_json_file`) on `PATH`, on
 /// `cpus`: its stdout and exit status.
 fn reported(cpus: &str) -> (String, Option<i32>) {
     let dir = tempfile::tempdir().unwrap();
-    let fake = dir.path().join("ib_write_bw");
-    std::fs::write(
-        &fake,
+    reported_in(dir.path(), cpus, "")
+}
+
+/// [`reported`], with `numa_node`, in `dir` (where a test may put a
+/// stand-in `numactl` too).
+fn reported_in(dir: &std::path::Path, cpus: &str, numa_node: &str) -> (String, Option<i32>) {
+    script(
+        dir,
+        "ib_write_bw",
         "#!/bin/sh\nsleep 0.3\nfor a; do case $a in --out_json_file=*) \
          printf 'BW_average: 1.5,\\n' >\"${a#*=}\" ;; esac; done\nexit 3\n",
-    )
-    .unwrap();
-    let mut perm = std::fs::metadata(&fake).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-    std::fs::set_permissions(&fake, perm).unwrap();
+    );
     let params = crate::model::params::Params {
         cpus: cpus.into(),
+        numa_node: numa_node.into(),
         ..Default::default()
     };
     let s = &scenarios()[0];
     let cmd = s.server.as_ref().unwrap();
-    let path = format!(
-        "{}:{}",
-        dir.path().display(),
-        std::env::var("PATH").unwrap()
-    );
+    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap());
     let out = std::process::Command::new(cmd.program)
         .args(cmd.args_with(&params))
         .envs(params.env())
@@ -155,4 +163,49 @@ fn where_a_measurement_ran_is_read_only_from_a_cpu_list() {
     );
     assert_eq!(ran_on("Cpus_allowed_list: ;reboot"), None);
     assert_eq!(ran_on("BW_average: 1"), None);
+}
+
+#[test]
+fn a_measurement_on_a_node_binds_its_memory_where_numactl_is() {
+    let dir = tempfile::tempdir().unwrap();
+    // numactl's stand-in notes its arguments and runs the rest on the
+    // CPUs named, as numactl does (with the memory policy too).
+    script(
+        dir.path(),
+        "numactl",
+        "#!/bin/sh\necho \"$1 $2\" >\"$(dirname \"$0\")/numactl.args\"\n\
+         cpus=${2#--physcpubind=}\nshift 2\nexec taskset -c \"$cpus\" \"$@\"\n",
+    );
+    let (out, status) = reported_in(dir.path(), "0", "0");
+    assert_eq!(status, Some(3), "{out}");
+    let args = std::fs::read_to_string(dir.path().join("numactl.args")).unwrap();
+    assert_eq!(args.trim(), "--membind=0 --physcpubind=0");
+    assert_eq!(ran_on(&out).as_deref(), Some("0"), "{out}");
+    // The stand-in set no policy: the kernel's own word for it.
+    assert_eq!(memory_of(&out).as_deref(), Some("default"), "{out}");
+    assert_eq!(figure(&out, BW_KEY), Some(1.5), "{out}");
+    // Without a node, taskset: numactl is not run.
+    std::fs::remove_file(dir.path().join("numactl.args")).unwrap();
+    let (out, _) = reported_in(dir.path(), "0", "");
+    assert!(!dir.path().join("numactl.args").exists(), "{out}");
+    assert_eq!(ran_on(&out).as_deref(), Some("0"), "{out}");
+}
+
+#[test]
+fn a_memory_policy_is_read_only_as_the_kernel_writes_one() {
+    assert_eq!(
+        memory_of("Memory_policy: bind:1").as_deref(),
+        Some("bind:1")
+    );
+    assert_eq!(
+        memory_of("x\nMemory_policy: default\n").as_deref(),
+        Some("default")
+    );
+    assert_eq!(
+        memory_of("Memory_policy: interleave:0-3").as_deref(),
+        Some("interleave:0-3")
+    );
+    assert_eq!(memory_of("Memory_policy: bind:;reboot"), None);
+    assert_eq!(memory_of("Memory_policy: <b>"), None);
+    assert_eq!(memory_of("Memory_policy:"), None);
 }

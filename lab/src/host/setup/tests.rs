@@ -202,13 +202,20 @@ fn runtime_libraries_are_known_by_name_or_by_what_they_provide() {
 fn a_fabric_installs_only_what_it_runs_and_never_starts_it() {
     assert_eq!(
         fabric_packages(true, false),
-        ["perftest", "munge", "slurmctld", "slurmd", "slurm-client"]
+        [
+            "perftest",
+            "numactl",
+            "munge",
+            "slurmctld",
+            "slurmd",
+            "slurm-client"
+        ]
     );
     assert_eq!(
         fabric_packages(false, true),
-        ["perftest", "openssh-server", "openssh-client"]
+        ["perftest", "numactl", "openssh-server", "openssh-client"]
     );
-    assert_eq!(fabric_packages(false, false), ["perftest"]);
+    assert_eq!(fabric_packages(false, false), ["perftest", "numactl"]);
     let hint = fabric_install_hint(&["munge", "openssh-server"]);
     assert!(
         hint.contains("apt-get install --no-install-recommends --no-remove munge openssh-server"),

@@ -78,18 +78,23 @@ pub(super) fn html_perf(run: &MeshRun, whole: &MeshRun) -> String {
 }
 
 /// Where each side's perftest of `c`'s link ran, as its own process said
-/// (its first measurement's CPU list), for a heatmap cell's title;
+/// (its first measurement's CPU list, and its memory policy where it is
+/// not the default), for a heatmap cell's title;
 /// nothing where no side said.
 fn ran_on_words(whole: &MeshRun, c: &PairCell) -> String {
     let words: Vec<String> = c
         .reports
         .iter()
         .filter_map(|side| {
-            let cpus = side
+            let m = side
                 .measures
                 .iter()
-                .find_map(|m| crate::catalog::perf::ran_on(&m.report))?;
-            Some(format!("{} {cpus}", whole.name(side.rank)))
+                .find(|m| crate::catalog::perf::ran_on(&m.report).is_some())?;
+            let cpus = crate::catalog::perf::ran_on(&m.report)?;
+            let memory = crate::catalog::perf::memory_of(&m.report)
+                .filter(|p| p != "default")
+                .map_or_else(String::new, |p| format!(" (memory {p})"));
+            Some(format!("{} {cpus}{memory}", whole.name(side.rank)))
         })
         .collect();
     if words.is_empty() {

@@ -120,18 +120,21 @@ fn link_json(run: &MeshRun, c: &PairCell) -> Value {
 }
 
 /// Where each side's measurements of pair `c` ran, as perftest's own
-/// process said (its CPU list), those of its first run and of its run
-/// alone: `rank`, `name`, `scenario`, `cpus`.
+/// process said (its CPU list and its memory policy, `null` where it
+/// said none), those of its first run and of its run alone: `rank`,
+/// `name`, `scenario`, `cpus`, `memory`.
 fn ran_on_json(run: &MeshRun, c: &PairCell) -> Vec<Value> {
+    use crate::catalog::perf::{memory_of, ran_on};
     c.reports
         .iter()
         .chain(&c.alone_reports)
         .flat_map(|side| side.measures.iter().map(move |m| (side.rank, m)))
         .filter_map(|(rank, m)| {
-            let cpus = crate::catalog::perf::ran_on(&m.report)?;
-            Some(
-                json!({"rank": rank, "name": run.name(rank), "scenario": m.scenario, "cpus": cpus}),
-            )
+            let cpus = ran_on(&m.report)?;
+            Some(json!({
+                "rank": rank, "name": run.name(rank), "scenario": m.scenario, "cpus": cpus,
+                "memory": memory_of(&m.report),
+            }))
         })
         .collect()
 }

@@ -283,3 +283,40 @@ fn a_host_with_its_devices_in_another_order_is_said_and_passes() {
         .unwrap();
     assert_eq!(node1["rail_devs"], serde_json::json!(["rxe1", "rxe0"]));
 }
+
+#[test]
+fn each_links_json_says_where_its_perftest_ran_and_its_memory() {
+    use crate::model::mesh::{Measure, PerfLimits, SideReport};
+    let mut run = run(2, Pattern::AllPairs, |_, _| false);
+    run.perf = Some(PerfLimits::default());
+    let side = |rank, report: &str| SideReport {
+        rank,
+        measures: vec![Measure {
+            scenario: "perf_write_bw".into(),
+            report: report.into(),
+            ..Measure::default()
+        }],
+        elapsed_ms: None,
+    };
+    run.cells[0].reports = vec![
+        side(
+            0,
+            "Cpus_allowed_list: 1\nMemory_policy: bind:1\nBW_average: 1,\n",
+        ),
+        side(1, "Cpus_allowed_list: 0-3\nBW_average: 1,\n"),
+    ];
+    let link: Value = json_lines(&run, &[])
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["type"] == "link")
+        .unwrap();
+    assert_eq!(
+        link["ran_on"],
+        json!([
+            {"rank": 0, "name": "node0", "scenario": "perf_write_bw", "cpus": "1",
+             "memory": "bind:1"},
+            {"rank": 1, "name": "node1", "scenario": "perf_write_bw", "cpus": "0-3",
+             "memory": null},
+        ])
+    );
+}
