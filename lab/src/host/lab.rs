@@ -155,13 +155,6 @@ fn new_run_dir(opts: &LabOptions) -> Result<(Dir, Dir), String> {
     Ok((root, dir))
 }
 
-/// The doctor's result dir for a run with a peer: fresh, mode 0700, under
-/// an unpredictable name, removed when dropped. In the temporary dir, not
-/// in target/: inside the lab's VMs only /tmp is writable.
-fn doctor_dir() -> Result<tempfile::TempDir, String> {
-    crate::base::tmp::private_tempdir("rdma-doctor-", "the doctor")
-}
-
 fn run_budget(list: &[&Scenario]) -> u64 {
     list.iter()
         .map(|s| u64::from(s.timeout_secs) * 2 + 15)
@@ -700,183 +693,6 @@ fn run_local(
     Ok(ctx.dir.clone())
 }
 
-/// Boot, one host: both sides in VM A, or in each lane's VM side by side
-/// (A, A2, ...), each taking the next scenario from their queue; the
-/// lanes' result dirs and the slowest boot.
-fn boot_one_vm(
-    ctx: &RunCtx,
-    tools: &host::setup::Tools,
-    accel: &host::vm::Accel,
-    notes: &mut Vec<String>,
-) -> Result<(Vec<Dir>, Duration), String> {
-    let queue = ctx.queue()?;
-    let lanes = ctx.lane_dirs()?;
-    let mut vms = Vec::new();
-    for out in &lanes {
-        let mut cfg = ctx.agent(Role::Both, SERVER_IP, Net::Dummy, out, Params::default());
-        cfg.queue.clone_from(&queue);
-        let lane = out.path().file_name().unwrap_or_default().to_string_lossy();
-        let spec = VmSpec {
-            name: lane.to_uppercase(),
-            exec: ctx.exec(&cfg, out)?,
-            rwdir: out.path().to_path_buf(),
-            shared: queue.clone(),
-            qemu_opts: None,
-            cpus: 2,
-            numa_nodes: 0,
-            memory: host::vm::VM_MEMORY.into(),
-        };
-        vms.push(ctx.boot(tools, accel, &spec, &format!("vm-{lane}.console"))?);
-    }
-    let mut boot = Duration::ZERO;
-    let mut booted = Vec::new();
-    for (mut vm, out) in vms.into_iter().zip(&lanes) {
-        match vm.wait_for_boot(&out.join(crate::guest::agent::LOG_FILE)) {
-            Ok(t) => {
-                boot = boot.max(t);
-                booted.push(vm);
-            }
-            Err(e) => notes.push(e),
-        }
-    }
-    for vm in booted {
-        // A boot slowed by the guests beside it takes nothing from the
-        // scenarios' budget.
-        if let Err(e) = vm.wait(ctx.started + boot + ctx.budget) {
-            notes.push(e);
-        }
-    }
-    for out in &lanes {
-        agent_note(out, "both", notes);
-    }
-    Ok((lanes, boot))
-}
-
-/// Boot, two VMs on a QEMU socket wire: A serves, B is the client and
-/// holds the report; B's result dir and the slower boot time.
-fn boot_two_vms(
-    ctx: &RunCtx,
-    tools: &host::setup::Tools,
-    accel: &host::vm::Accel,
-    notes: &mut Vec<String>,
-) -> Result<(Dir, Duration), String> {
-    let (a, b) = (ctx.sub("a")?, ctx.sub("b")?);
-    let port = host::vm::free_port()?;
-    let (spec_a, spec_b) = two_vm_specs(ctx, &a, &b, port)?;
-    let mut vm_a = ctx.boot(tools, accel, &spec_a, "vm-a.console")?;
-    // QEMU's connect side fails at once if the listen side is not up.
-    host::vm::wait_host_listen(port, &mut vm_a, 60)?;
-    let mut vm_b = ctx.boot(tools, accel, &spec_b, "vm-b.console")?;
-    let booted = vm_a
-        .wait_for_boot(&a.join(crate::guest::agent::LOG_FILE))
-        .and_then(|ta| Ok(ta.max(vm_b.wait_for_boot(&b.join(crate::guest::agent::LOG_FILE))?)));
-    let mut boot = Duration::ZERO;
-    match booted {
-        // Dropping the VMs kills whichever still runs.
-        Err(e) => notes.push(e),
-        Ok(t) => {
-            boot = t;
-            let deadline =
-                ctx.started + boot + ctx.budget + Duration::from_secs(host::vm::BOOT_SECS);
-            for r in [vm_a.wait(deadline), vm_b.wait(deadline)] {
-                if let Err(e) = r {
-                    notes.push(e);
-                }
-            }
-        }
-    }
-    agent_note(&a, "server", notes);
-    agent_note(&b, "client", notes);
-    Ok((b, boot))
-}
-
-/// The two VMs' specs, their agents' files written: A serves from
-/// `a`, B runs the client sides from `b`, joined on 127.0.0.1:`port`.
-fn two_vm_specs(ctx: &RunCtx, a: &Dir, b: &Dir, port: u16) -> Result<(VmSpec, VmSpec), String> {
-    let dump = wire_dump(ctx.opts, &ctx.dir);
-    // The two VMs are two hosts: A serves, B runs the client sides
-    // from a copy of the binaries, as a host without the source
-    // tree would, and holds the report.
-    let params = Params {
-        client_ip: CLIENT_IP.into(),
-        ..Params::default()
-    };
-    let mut cfg_a = ctx.agent(
-        Role::Server,
-        SERVER_IP,
-        Net::Mac(host::vm::MAC_A.into()),
-        a,
-        params.clone(),
-    );
-    let mut cfg_b = ctx.agent(
-        Role::Client,
-        CLIENT_IP,
-        Net::Mac(host::vm::MAC_B.into()),
-        b,
-        params,
-    );
-    let bin = b
-        .make_dir("bin")
-        .map_err(|e| format!("{}: {e}", b.join("bin").display()))?;
-    cfg_b.bin_dir = copy_binaries(&ctx.bin_dir, &bin)?;
-    // The lab itself too, as a host without the source tree gets it.
-    if let Some(lab) = ctx.opts.agent_exe.parent().map(|d| d.join("rdma-lab")) {
-        bin.copy_from(&lab, "rdma-lab")
-            .map_err(|e| format!("copying {}: {e}", lab.display()))?;
-    }
-    // A secret of this run's own, in a file each VM's agent reads.
-    let secret = crate::guest::control::Secret::generate()?;
-    for (cfg, dir) in [(&mut cfg_a, a), (&mut cfg_b, b)] {
-        dir.write("secret", format!("{}\n", secret.text()))
-            .map_err(|e| format!("{}: {e}", dir.join("secret").display()))?;
-        cfg.secret_file = Some(dir.join("secret"));
-    }
-    // One vCPU each: two TCG guests share this host's cores.
-    let spec_a = VmSpec {
-        name: "A".into(),
-        exec: ctx.exec(&cfg_a, a)?,
-        rwdir: a.path().to_path_buf(),
-        shared: None,
-        qemu_opts: Some(qemu_nic("listen", port, host::vm::MAC_A) + &dump),
-        cpus: 1,
-        numa_nodes: 0,
-        memory: host::vm::VM_MEMORY.into(),
-    };
-    let spec_b = VmSpec {
-        name: "B".into(),
-        exec: ctx.exec(&cfg_b, b)?,
-        rwdir: b.path().to_path_buf(),
-        shared: None,
-        qemu_opts: Some(qemu_nic("connect", port, host::vm::MAC_B)),
-        cpus: 1,
-        numa_nodes: 0,
-        memory: host::vm::VM_MEMORY.into(),
-    };
-    Ok((spec_a, spec_b))
-}
-
-/// QEMU's options for a VM's end of the socket wire: `side` is `listen`
-/// or `connect`, on 127.0.0.1:`port`, the NIC with `mac`.
-fn qemu_nic(side: &str, port: u16, mac: &str) -> String {
-    format!(
-        "-netdev socket,id=s0,{side}=127.0.0.1:{port} -device virtio-net-pci,netdev=s0,mac={mac}"
-    )
-}
-
-/// With `--capture`, QEMU's option that records both directions of A's end
-/// of the wire, which is everything between the two hosts; else empty.
-/// QEMU is given a path: the run's dir, fresh and private.
-fn wire_dump(opts: &LabOptions, dir: &Dir) -> String {
-    if opts.capture {
-        format!(
-            " -object filter-dump,id=f0,netdev=s0,file={}",
-            dir.join(crate::capture::WIRE_PCAP).display()
-        )
-    } else {
-        String::new()
-    }
-}
-
 /// What the serving host refused by its own rules: taken out of `list`,
 /// printed, and returned to be reported as skipped, with why.
 fn take_refused(report_dir: &Dir, list: &mut Vec<&'static Scenario>) -> Vec<Skip> {
@@ -886,28 +702,6 @@ fn take_refused(report_dir: &Dir, list: &mut Vec<&'static Scenario>) -> Vec<Skip
         println!("lab: skipped {}: {}", r.scenario, r.reason);
     }
     refused
-}
-
-/// The VMs' accelerator, kernel and boot time (`None` with `--local`); the
-/// kernel's version is also written into the result dir.
-fn vm_info(
-    tools: Option<host::setup::Tools>,
-    accel: host::vm::Accel,
-    (boot, phases): (Duration, Option<crate::results::BootPhases>),
-    dir: &Dir,
-) -> Option<VmInfo> {
-    let vms = tools.map(|t| VmInfo {
-        accel,
-        kernel: t.kernel.version,
-        boot,
-        phases,
-        // This thread booted and waited for them: what they used.
-        cpu_secs: Some(crate::base::cpu::take_ended()),
-    });
-    if let Some(v) = &vms {
-        let _ = dir.write(KERNEL_FILE, &v.kernel);
-    }
-    vms
 }
 
 /// Cleanup: the result dir goes when everything passed, unless `keep` or
@@ -943,168 +737,6 @@ fn serving_secret(
     Ok(Some(secret))
 }
 
-/// What `cargo xtask doctor` is asked.
-#[derive(Debug, Clone, Default)]
-pub struct DoctorRequest {
-    /// The device (`None`: the first).
-    pub dev: Option<String>,
-    /// This host's address on the RDMA netdev.
-    pub ip: Option<String>,
-    /// The peer host's address, whose doctor runs at the same time.
-    pub peer: Option<String>,
-    /// The GID index to judge (`None`: the one the examples choose).
-    pub gid_idx: Option<u32>,
-    /// The IPv4 multicast groups whose route to check (the examples' and
-    /// `--mcast`'s).
-    pub mcast: Vec<String>,
-    /// The control port of the two doctors.
-    pub port: u16,
-    /// How long to wait for the peer's doctor, in seconds.
-    pub wait_secs: u64,
-    /// The examples' binaries (the probe's), instead of a build's.
-    pub bin_dir: Option<PathBuf>,
-    /// The file with the two doctors' shared secret (else
-    /// [`crate::guest::control::SECRET_ENV`]).
-    pub secret_file: Option<PathBuf>,
-    /// Serving: the only peer addresses that may connect (empty: any).
-    pub allow: Vec<std::net::IpAddr>,
-}
-
-/// Runs the doctor on this host (and with a peer, on the path to it, with
-/// the peer's doctor, whose session prints as it goes): what it saw, its
-/// notes and its findings, some of them the peer's.
-pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
-    let pairs: Vec<&Scenario> = catalog::pairs().collect();
-    let (locked_kib, locked_by) = catalog::largest_registration(&pairs);
-    let Some(peer) = &req.peer else {
-        return Ok(doctor_alone(req, locked_kib, locked_by));
-    };
-    let ip = req
-        .ip
-        .clone()
-        .ok_or("--peer needs --ip: this host's address on its RDMA netdev")?;
-    let serves = doctor_serves(&ip, peer)?;
-    // Without a secret the two doctors cannot meet: said at once.
-    crate::guest::control::Secret::load(req.secret_file.as_deref())
-        .unwrap_or_else(|| Err(crate::guest::control::Secret::missing()))?;
-    let dev = match &req.dev {
-        Some(d) => d.clone(),
-        None => first_rdma_device()
-            .ok_or("no RDMA device on this host (/sys/class/infiniband is empty): pass --dev")?,
-    };
-    let bin_dir = probe_bin_dir(req)?;
-    // Kept until the findings are read.
-    let out_dir = doctor_dir()?;
-    let out = fsafe::open_private(out_dir.path())?;
-    let cfg = doctor_agent(req, serves, &ip, peer, &dev, &out, bin_dir);
-    let result = crate::guest::agent::run(cfg);
-    let (mut findings, _) = read_doctor(&out);
-    drop(out_dir);
-    result?;
-    // The session's doctor judges the path; the routes of this host's
-    // multicast groups are judged here, as without a peer.
-    let mcast = crate::guest::doctor::check_mcast_routes(Some(&ip), Some(&dev), &req.mcast);
-    findings.extend(mcast.findings);
-    Ok(HostCheck {
-        lines: mcast.lines,
-        findings,
-        ..HostCheck::default()
-    })
-}
-
-/// The doctor without a peer: this host's check.
-fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> HostCheck {
-    crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
-        dev: req.dev.clone(),
-        ip: req.ip.clone(),
-        gid_idx: req.gid_idx,
-        locked_kib,
-        locked_by: locked_by.to_string(),
-        mcast: req.mcast.clone(),
-        // Given, or the build's (in a source tree; else beside this binary).
-        bin_dir: req
-            .bin_dir
-            .clone()
-            .or_else(|| Some(target_dir().join("release"))),
-    })
-}
-
-/// Whether this host's doctor serves the session: both doctors are started
-/// alike, and the lower address serves.
-fn doctor_serves(ip: &str, peer: &str) -> Result<bool, String> {
-    let parse = |a: &str| {
-        a.parse::<std::net::IpAddr>()
-            .map_err(|e| format!("`{a}`: {e}"))
-    };
-    match parse(ip)?.cmp(&parse(peer)?) {
-        std::cmp::Ordering::Less => Ok(true),
-        std::cmp::Ordering::Greater => Ok(false),
-        std::cmp::Ordering::Equal => Err("--peer is this host's own --ip".into()),
-    }
-}
-
-/// Where the probe's binary is: `--bin-dir`, or the build's, built now if
-/// it lacks the probe.
-fn probe_bin_dir(req: &DoctorRequest) -> Result<PathBuf, String> {
-    let probe = catalog::find(catalog::PROBE).expect("the probe is in the table");
-    Ok(match &req.bin_dir {
-        Some(d) => d.clone(),
-        None => {
-            let d = target_dir().join("release");
-            if !d.join(probe.package).is_file() {
-                build()?;
-            }
-            d
-        }
-    })
-}
-
-/// The agent of a doctor's session with `peer`: serving or the peer, the
-/// doctor only, its results in `out`.
-fn doctor_agent(
-    req: &DoctorRequest,
-    serves: bool,
-    ip: &str,
-    peer: &str,
-    dev: &str,
-    out: &Dir,
-    bin_dir: PathBuf,
-) -> AgentConfig {
-    let (server_ip, client_ip) = if serves {
-        (ip.to_string(), peer.to_string())
-    } else {
-        (peer.to_string(), ip.to_string())
-    };
-    AgentConfig {
-        role: if serves { Role::Server } else { Role::Client },
-        ip: ip.to_string(),
-        net: Net::None,
-        out: out.path().to_path_buf(),
-        dir: Some(out.clone()),
-        bin_dir,
-        params: Params {
-            server_ip,
-            client_ip,
-            dev: dev.to_string(),
-            gid_idx: req.gid_idx.unwrap_or(0),
-            ib_port: 1,
-            tcp_shift: 0,
-            qp_timeout: crate::model::params::PERFTEST_QP_TIMEOUT,
-            cpus: String::new(),
-            numa_node: String::new(),
-        },
-        scenarios: Vec::new(),
-        wait_secs: req.wait_secs,
-        port: req.port,
-        auto_gid: req.gid_idx.is_none(),
-        secret_file: req.secret_file.clone(),
-        secret: None,
-        allow: req.allow.clone(),
-        doctor_only: true,
-        queue: None,
-    }
-}
-
 /// Copies the example binaries of `from` (a build's `target/release`)
 /// into `to`, and nothing else: what a host without the source tree gets;
 /// `to`'s path, for the VM that runs them.
@@ -1132,79 +764,6 @@ fn attach_captures(dir: &Dir, outcomes: &mut [Outcome]) -> Result<(), String> {
     Ok(())
 }
 
-/// The run a handout is made of: the kept two-host run with capture in
-/// `from`, or a new one of every scenario the handout needs.
-pub fn handout_run(from: Option<&Path>, tcg: bool) -> Result<LabReport, String> {
-    let scenarios = catalog::handout_scenarios();
-    if let Some(dir) = from {
-        return load_two_host_run(dir, &scenarios);
-    }
-    let opts = LabOptions {
-        keep: true,
-        tcg,
-        capture: true,
-        ..LabOptions::new(
-            Mode::TwoHosts,
-            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?,
-        )
-    };
-    let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
-    run_scenarios(&opts, &names)
-}
-
-/// The report of a kept two-host run with capture (its result dir), for
-/// the scenarios of `list` that it ran.
-pub fn load_two_host_run(path: &Path, list: &[&'static Scenario]) -> Result<LabReport, String> {
-    let not_one = || {
-        format!(
-            "{} is not the result dir of a two-host run with --capture (no {})",
-            path.display(),
-            crate::capture::WIRE_PCAP
-        )
-    };
-    let dir = Dir::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !dir.exists(crate::capture::WIRE_PCAP) {
-        return Err(not_one());
-    }
-    let (a, b) = (
-        dir.dir("a").map_err(|_| not_one())?,
-        dir.dir("b").map_err(|_| not_one())?,
-    );
-    let ran: Vec<&Scenario> = list
-        .iter()
-        .copied()
-        .filter(|s| {
-            ["server", "client"].iter().any(|side| {
-                let d = if *side == "server" { &a } else { &b };
-                d.exists(&result_file(&s.name, side, "status"))
-            })
-        })
-        .collect();
-    let mut outcomes = collect(&ran, &a, &b);
-    attach_captures(&dir, &mut outcomes)?;
-    let kernel = read_in(&dir, KERNEL_FILE).unwrap_or_default();
-    let addrs = Mode::TwoHosts.addrs();
-    Ok(LabReport {
-        dir: path.to_path_buf(),
-        outcomes: crate::capture::verdict::judge_all(outcomes, addrs.as_ref(), true),
-        notes: Vec::new(),
-        elapsed: Duration::ZERO,
-        vms: Some(VmInfo {
-            accel: host::vm::Accel::Tcg("as recorded".into()),
-            kernel: kernel.trim().to_string(),
-            boot: Duration::ZERO,
-            phases: None,
-            cpu_secs: None,
-        }),
-        addrs,
-        captured: true,
-        mode: Mode::TwoHosts,
-        skipped: Vec::new(),
-        findings: Vec::new(),
-        hosts: Vec::new(),
-    })
-}
-
 /// First device in /sys/class/infiniband, by name.
 pub fn first_rdma_device() -> Option<String> {
     let mut v: Vec<String> = fs::read_dir("/sys/class/infiniband")
@@ -1215,6 +774,14 @@ pub fn first_rdma_device() -> Option<String> {
     v.sort();
     v.into_iter().next()
 }
+
+mod doctor;
+mod kept;
+mod vms;
+
+pub use doctor::{doctor, DoctorRequest};
+pub use kept::{handout_run, load_two_host_run};
+use vms::{boot_one_vm, boot_two_vms, vm_info};
 
 #[cfg(test)]
 mod tests;

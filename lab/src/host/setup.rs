@@ -260,90 +260,6 @@ pub fn qemu_path() -> Option<Option<PathBuf>> {
     is_executable(&private).then_some(Some(private))
 }
 
-/// Orders kernel versions the way humans do (`6.10` after `6.9`).
-pub fn compare_versions(a: &str, b: &str) -> Ordering {
-    fn chunks(s: &str) -> Vec<(bool, &str)> {
-        let mut v = Vec::new();
-        let mut start = 0;
-        let b = s.as_bytes();
-        for i in 1..=b.len() {
-            if i == b.len() || b[i].is_ascii_digit() != b[start].is_ascii_digit() {
-                v.push((b[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        v
-    }
-    let (ca, cb) = (chunks(a), chunks(b));
-    for (x, y) in ca.iter().zip(cb.iter()) {
-        let o = match (x, y) {
-            ((true, x), (true, y)) => x
-                .parse::<u64>()
-                .unwrap_or(0)
-                .cmp(&y.parse::<u64>().unwrap_or(0)),
-            ((_, x), (_, y)) => x.cmp(y),
-        };
-        if o != Ordering::Equal {
-            return o;
-        }
-    }
-    ca.len().cmp(&cb.len())
-}
-
-/// The running kernel if `usable`, else the newest usable one among the
-/// versions that have an image in /boot (Debian's `-amd64`, Ubuntu's
-/// `-generic`).
-pub fn pick_kernel(
-    running: &str,
-    boot_versions: &[String],
-    usable: impl Fn(&str) -> bool,
-) -> Option<String> {
-    if usable(running) {
-        return Some(running.to_string());
-    }
-    let mut v: Vec<&String> = boot_versions
-        .iter()
-        .filter(|v| v.ends_with("-amd64") || v.ends_with("-generic"))
-        .collect();
-    v.sort_by(|a, b| compare_versions(b, a));
-    v.into_iter().find(|v| usable(v)).cloned()
-}
-
-fn has_rxe(version: &str) -> bool {
-    let dir = Path::new("/lib/modules").join(version);
-    if !dir.is_dir() {
-        return false;
-    }
-    let rxe = dir.join("kernel/drivers/infiniband/sw/rxe");
-    let file = std::fs::read_dir(rxe).is_ok_and(|mut d| {
-        d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("rdma_rxe.ko")))
-    });
-    file || quiet(Command::new("modinfo").args(["-k", version, "rdma_rxe"]))
-        .is_some_and(|o| o.status.success())
-}
-
-fn usable_kernel(version: &str) -> bool {
-    Path::new("/boot")
-        .join(format!("vmlinuz-{version}"))
-        .is_file()
-        && has_rxe(version)
-}
-
-fn boot_versions() -> Vec<String> {
-    std::fs::read_dir("/boot")
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()
-                        .and_then(|n| n.strip_prefix("vmlinuz-"))
-                        .map(str::to_string)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// What a host needs to run the examples' binaries without the source
 /// tree (the README's list): the libraries and the userspace drivers.
 pub const RUNTIME_PACKAGES: &[&str] = &["libibverbs1", "librdmacm1", "ibverbs-providers"];
@@ -398,56 +314,6 @@ pub fn owned_by_runtime_package(owners: &str, provides: impl Fn(&str) -> String)
                     .iter()
                     .any(|p| RUNTIME_PACKAGES.contains(&p.as_str()))
         })
-}
-
-/// The version string an x86 kernel image (bzImage) carries in its boot
-/// header: the 16-bit pointer at 0x20e, plus 0x200, points at text like
-/// `6.1.0-56-amd64 (debian-kernel@lists.debian.org) #1 SMP ...`.
-pub fn image_version(image: &[u8]) -> Option<String> {
-    // "HdrS", the boot protocol's magic, at 0x202.
-    if image.get(0x202..0x206)? != b"HdrS" {
-        return None;
-    }
-    let at = usize::from(u16::from_le_bytes([*image.get(0x20e)?, *image.get(0x20f)?])) + 0x200;
-    let text = image.get(at..)?;
-    let end = text.iter().position(|&b| b == 0 || b == b' ')?;
-    let v = std::str::from_utf8(&text[..end]).ok()?;
-    (!v.is_empty()).then(|| v.to_string())
-}
-
-/// The kernel of `--kernel IMAGE`: its version read from the image, and
-/// its modules, with rdma_rxe, in `/lib/modules/<version>`, which the VMs
-/// load from as from the default kernel's.
-pub fn kernel_from_image(image: &Path) -> Result<Kernel, String> {
-    let bytes = std::fs::read(image).map_err(|e| format!("--kernel {}: {e}", image.display()))?;
-    let version = image_version(&bytes).ok_or_else(|| {
-        format!(
-            "--kernel {}: not an x86 kernel image (no version in its boot header)",
-            image.display()
-        )
-    })?;
-    if !has_rxe(&version) {
-        return Err(format!(
-            "--kernel {}: kernel {version} has no rdma_rxe module in /lib/modules/{version}: \
-             install that kernel's modules (its linux-image package) too",
-            image.display()
-        ));
-    }
-    let image = image
-        .canonicalize()
-        .map_err(|e| format!("--kernel {}: {e}", image.display()))?;
-    Ok(Kernel { version, image })
-}
-
-/// The kernel the VMs should boot, if one is usable now.
-pub fn find_kernel() -> Option<Kernel> {
-    let running = quiet(Command::new("uname").arg("-r"))
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    pick_kernel(&running, &boot_versions(), usable_kernel).map(|version| Kernel {
-        image: Path::new("/boot").join(format!("vmlinuz-{version}")),
-        version,
-    })
 }
 
 /// The packages an `apt-get` run says it would remove (the indented lines
@@ -848,133 +714,6 @@ pub fn ensure_package(pkg: &str, why: &str) -> Result<(), String> {
     apt_install(&[pkg.to_string()])
 }
 
-/// Debian's packages a fabric's nodes run (the VMs share the host's root
-/// file system, so the host must have them): Slurm 22.05 on Debian 12,
-/// 24.11 on Debian 13, with munge; OpenSSH's server and client; perftest,
-/// which `mesh --perf` measures each link with, and numactl, which binds
-/// a measurement's memory to its NIC's NUMA node (the fabric's two-node
-/// guest shows it).
-pub fn fabric_packages(slurm: bool, ssh: bool) -> Vec<&'static str> {
-    let mut p = vec!["perftest", "numactl"];
-    if slurm {
-        p.extend(["munge", "slurmctld", "slurmd", "slurm-client"]);
-    }
-    if ssh {
-        p.extend(["openssh-server", "openssh-client"]);
-    }
-    p
-}
-
-/// The command that installs `pkgs` for a fabric, for a user who is not
-/// root, with why it must not start them.
-fn fabric_install_hint(pkgs: &[&str]) -> String {
-    format!(
-        "not root; run as root: apt-get install --no-install-recommends --no-remove {} \
-         (Debian's maintainer scripts start munge, slurmd, slurmctld and ssh on this host \
-         unless {POLICY_RC_D} denies it: exit 101)",
-        pkgs.join(" ")
-    )
-}
-
-/// Installs what a fabric needs ([`fabric_packages`]) when it is missing,
-/// only for a fabric run and without recommends, and never starts them on
-/// this host: Debian's maintainer scripts start munge, slurmd, slurmctld
-/// and sshd through invoke-rc.d or deb-systemd-invoke, which both ask
-/// [`POLICY_RC_D`] first, so the install runs under one that denies every
-/// start ([`ServicesHeld`]). Not root: names the command and fails.
-pub fn ensure_fabric_packages(slurm: bool, ssh: bool) -> Result<(), String> {
-    let _one = one_apt();
-    let missing: Vec<&str> = fabric_packages(slurm, ssh)
-        .into_iter()
-        .filter(|p| !dpkg_installed(p))
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    if !is_root() {
-        return Err(format!(
-            "{} missing (a fabric's nodes run them); {}",
-            missing.join(" "),
-            fabric_install_hint(&missing)
-        ));
-    }
-    eprintln!(
-        "setup: {} missing (a fabric's nodes run them); installing, with no service started here",
-        missing.join(" ")
-    );
-    run_checked("apt-get", &["-o", "DPkg::Lock::Timeout=300", "update"])?;
-    let held = ServicesHeld::hold()?;
-    let installed = apt_install(&missing.iter().map(|p| p.to_string()).collect::<Vec<_>>());
-    drop(held);
-    installed?;
-    if Path::new("/run/systemd/system").is_dir() {
-        // policy-rc.d stops the starts, not deb-systemd-helper's enabling.
-        eprintln!(
-            "setup: Debian enabled their services for this host's next boot; \
-             the fabric needs only the programs: `systemctl disable munge slurmd slurmctld ssh` undoes that"
-        );
-    }
-    Ok(())
-}
-
-/// Where Debian's maintainer scripts ask whether they may start a
-/// service (invoke-rc.d(8), deb-systemd-invoke(1p)); 101 means no.
-pub const POLICY_RC_D: &str = "/usr/sbin/policy-rc.d";
-
-/// The policy setup puts in place for one install, and removes after it.
-const DENY_STARTS: &str = "#!/bin/sh\n\
-# rdma-lab setup: no service starts while it installs a fabric's packages.\n\
-# Removed when that install ends; if it is still here, nothing runs it.\n\
-exit 101\n";
-
-/// No service starts on this host while this is held: [`POLICY_RC_D`]
-/// denies every start, written by [`ServicesHeld::hold`] and removed when
-/// dropped. A policy that was there already is kept when it denies
-/// starts (as Docker's images' does), and refused otherwise: setup never
-/// changes an administrator's own policy.
-pub struct ServicesHeld {
-    ours: bool,
-}
-
-impl ServicesHeld {
-    /// Puts [`DENY_STARTS`] in place, or checks the one there: asked
-    /// whether munge may start (a query: policy-rc.d starts nothing), it
-    /// must say 101.
-    pub fn hold() -> Result<ServicesHeld, String> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let path = Path::new(POLICY_RC_D);
-        if path.symlink_metadata().is_ok() {
-            let code =
-                quiet(Command::new(path).args(["munge", "start"])).and_then(|o| o.status.code());
-            if code == Some(101) {
-                return Ok(ServicesHeld { ours: false });
-            }
-            return Err(format!(
-                "{POLICY_RC_D} lets services start (it says {code:?} to `munge start`, not 101), and setup does not change it: install by hand: apt-get install --no-install-recommends --no-remove {}",
-                fabric_packages(true, true).join(" ")
-            ));
-        }
-        // create_new: never through a link planted since the check.
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o755)
-            .open(path)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, DENY_STARTS.as_bytes()))
-            .map_err(|e| format!("{POLICY_RC_D}: {e}"))?;
-        Ok(ServicesHeld { ours: true })
-    }
-}
-
-impl Drop for ServicesHeld {
-    fn drop(&mut self) {
-        // Only ours, and only if nobody replaced it meanwhile.
-        if self.ours && std::fs::read_to_string(POLICY_RC_D).is_ok_and(|t| t == DENY_STARTS) {
-            let _ = std::fs::remove_file(POLICY_RC_D);
-        }
-    }
-}
-
 /// This distribution's package of a headless Chromium, if it has one
 /// ([`Plan::chromium`]).
 pub fn chromium_package() -> Option<&'static str> {
@@ -1016,6 +755,12 @@ pub fn ensure_libclang_19() -> Result<Option<PathBuf>, String> {
     }
     Ok(Some(PathBuf::from("/usr/lib/llvm-19/lib")))
 }
+
+mod fabric;
+mod kernel;
+
+pub use fabric::*;
+pub use kernel::*;
 
 #[cfg(test)]
 mod tests;

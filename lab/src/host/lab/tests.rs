@@ -1,3 +1,4 @@
+use super::doctor::doctor_dir;
 use super::*;
 use crate::base::workspace::workspace_root;
 
