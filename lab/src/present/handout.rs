@@ -473,26 +473,22 @@ fn chapter_runs<'a>(
 /// teacher's the answer, open, with the run and packets behind it.
 fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> String {
     let find = |s: &Scenario| report.outcomes.iter().find(|j| j.name() == s.name);
-    let chapter = chapter_number(package);
-    let list: Vec<(&Scenario, Exercise)> = catalog::all()
-        .iter()
-        .filter(|s| s.package == package)
-        .filter_map(|s| s.exercise.map(|e| (s, e)))
-        .collect();
+    let list = numbered(package);
     if list.is_empty() {
         return String::new();
     }
     let mut h = String::from("<h3>Exercises</h3>\n");
-    for (n, (s, e)) in list.into_iter().enumerate() {
+    for n in &list {
+        let (s, e) = (n.scenario, &n.exercise);
         h += &format!(
-            "<div class=\"exercise\">\n<h4>Exercise {chapter}.{}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n{ROOM}\n",
-            n + 1,
+            "<div class=\"exercise\">\n<h4>Exercise {}</h4>\n<p>{}</p>\n<p><b>Predict:</b> {}</p>\n{ROOM}\n",
+            n.number(),
             inline(e.question),
             inline(e.predict),
         );
         let captured = |j: &Judged| j.outcome.capture.as_ref().is_some_and(|c| !c.is_empty());
         if ed == Edition::Student {
-            h += &check_step(s, &e.check, find(s).is_some_and(captured));
+            h += &check_step(n, find(s).is_some_and(captured));
             h += "</div>\n";
             continue;
         }
@@ -651,6 +647,7 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     }
     write_transcripts(report, out)?;
     write_standins(out)?;
+    write_checks(report, out)?;
     let put = |name: String, text: String| -> Result<PathBuf, String> {
         let file = out.join(name);
         fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;

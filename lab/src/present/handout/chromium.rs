@@ -50,7 +50,7 @@ pub(super) fn check_supplied(html: &Path, dir: &Path) -> Vec<String> {
 /// names.
 pub fn supplied(html: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for dir in ["pcaps/", "transcripts/", STANDINS] {
+    for dir in ["pcaps/", "transcripts/", STANDINS, CHECKS] {
         for (at, _) in html.match_indices(dir) {
             let name: String = html[at..]
                 .chars()
