@@ -290,3 +290,45 @@ fn a_side_that_never_started_says_why() {
     o.client = Some(side(1, "", "x\n"));
     assert!(check(s, &o, None)[0].starts_with("client: exit status 1"));
 }
+
+/// rdmacm_client_dies as a real run printed it: the server's CQ thread
+/// printed the second client's message before its event loop printed the
+/// connection established. That passes; a server that established the
+/// killed client's connection too, or never got the message, does not.
+#[test]
+fn a_killed_clients_run_passes_whatever_the_servers_threads_print_first() {
+    use crate::model::tests::{addrs, side};
+    let s = crate::catalog::find("rdmacm_client_dies").unwrap();
+    let server = "listening on port 12345.\nreceived connection request.\nreceived connection \
+                  request.\nreceived message: message from active/client side with pid 468\n\
+                  connected. posting send...\nsend completed successfully.\npeer disconnected.\n";
+    let client = "first client killed after: route resolved.\naddress resolved.\nroute \
+                  resolved.\nconnected. posting send...\nsend completed successfully.\nreceived \
+                  message: message from passive/server side with pid 457\ndisconnected.\n";
+    let run = |server: &str| crate::model::Outcome {
+        scenario: s.name.clone(),
+        server: Some(side(
+            0,
+            server,
+            "rdma_create_qp failed: Invalid argument (EINVAL); connection dropped\n",
+        )),
+        client: Some(side(0, client, "Killed\n")),
+        leftover: String::new(),
+        capture: None,
+    };
+    let a = addrs("192.0.2.1", "192.0.2.1");
+    assert_eq!(
+        crate::judge::check(s, &run(server), Some(&a)),
+        Vec::<String>::new()
+    );
+    let twice = server.replace(
+        "connected. posting send...\n",
+        "connected. posting send...\nconnected. posting send...\n",
+    );
+    assert!(!crate::judge::check(s, &run(&twice), Some(&a)).is_empty());
+    let unheard = server.replace(
+        "received message: message from active/client side with pid 468\n",
+        "",
+    );
+    assert!(!crate::judge::check(s, &run(&unheard), Some(&a)).is_empty());
+}
