@@ -486,9 +486,9 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
             inline(e.question),
             inline(e.predict),
         );
-        let captured = |j: &Judged| j.outcome.capture.as_ref().is_some_and(|c| !c.is_empty());
+        let captured = captured_in(report, s);
         if ed == Edition::Student {
-            h += &check_step(n, find(s).is_some_and(captured));
+            h += &check_step(n, captured);
             h += "</div>\n";
             continue;
         }
@@ -501,7 +501,7 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
         } else {
             h += "<p>What the lab ran, and what the programs printed:</p>\n";
             h += &runs(s, find(s).map(|j| &j.outcome));
-            if find(s).is_some_and(captured) {
+            if captured {
                 h += &wire_part(s, find(s), addrs, ed);
             }
         }

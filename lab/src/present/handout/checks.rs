@@ -180,7 +180,7 @@ pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
 }
 
 /// Whether `report` captured `s`'s run.
-fn captured_in(report: &LabReport, s: &Scenario) -> bool {
+pub(super) fn captured_in(report: &LabReport, s: &Scenario) -> bool {
     report
         .outcomes
         .iter()

@@ -86,11 +86,10 @@ fn ran_on_words(whole: &MeshRun, c: &PairCell) -> String {
         .reports
         .iter()
         .filter_map(|side| {
-            let m = side
+            let (m, cpus) = side
                 .measures
                 .iter()
-                .find(|m| crate::catalog::perf::ran_on(&m.report).is_some())?;
-            let cpus = crate::catalog::perf::ran_on(&m.report)?;
+                .find_map(|m| Some((m, crate::catalog::perf::ran_on(&m.report)?)))?;
             let memory = crate::catalog::perf::memory_of(&m.report)
                 .filter(|p| p != "default")
                 .map_or_else(String::new, |p| format!(" (memory {p})"));
