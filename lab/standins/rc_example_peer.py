@@ -4,11 +4,9 @@ program's side channel (the 34-byte cm_con_data_t, then the one-byte syncs
 one thing wrong, so that the faithful program meets a fault of the wire:
 
   python3 rc_example_peer.py rnr SERVER_IP DEV GID_IDX
-      a client that connects its QP but posts no receive: the server's SEND
-      meets an RNR NAK;
+      a client that connects its QP but posts no receive;
   python3 rc_example_peer.py bad_rkey SERVER_IP DEV GID_IDX
-      a server that advertises an rkey one more than its buffer's: the
-      client's RDMA Read meets a NAK, remote access error.
+      a server that advertises an rkey one more than its buffer's.
 
 (The lab passes the script's text with `python3 -c`.) Every wait is
 bounded (20 s), and it prints one line a step."""

@@ -483,10 +483,11 @@ fn handout_test(report: Option<&LabReport>) -> bool {
             if !missing.is_empty() {
                 vec![format!("the batch did not run {}", missing.join(", "))]
             } else {
-                match rdma_lab::present::handout::write(r, &r.dir.join("handout")) {
+                let paper = rdma_lab::present::handout::Paper::default();
+                match rdma_lab::present::handout::write(r, &r.dir.join("handout"), paper) {
                     Err(e) => vec![e],
                     Ok(html) => match rdma_lab::host::setup::ensure_print_tools(true) {
-                        Ok(()) => rdma_lab::present::handout::check_in_chromium(&html),
+                        Ok(()) => rdma_lab::present::handout::check_in_chromium(&html, paper),
                         Err(e) => vec![e],
                     },
                 }

@@ -203,6 +203,7 @@ fn apm() -> Scenario {
                 line: "APM is not available",
                 look: "where in the run it is printed, and whether the messages flow after it",
             },
+            gives_away: &[],
         }),
         ..Scenario::BASE
     }

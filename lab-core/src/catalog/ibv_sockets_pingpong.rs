@@ -345,8 +345,11 @@ const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
     predict: "The lost packet is the second of the client's first message: \
         the capture, taken on the wire, still shows it. What does the \
         server's transport do when the next packet's PSN skips one? \
-        Which packets does the client send again? Do the programs \
-        notice?",
+        Which packets does the client send again because of the loss? Do \
+        the programs notice? (Under emulation an acknowledgement can come \
+        after the ACK timeout, and the capture then shows other messages \
+        sent twice with no NAK before them: the primer's second way. Leave \
+        those out.)",
     explain: "A responder takes an RC connection's packets in PSN order only. \
         The Middle crossed the wire but never reached the server's \
         transport, so when the next packet arrives one PSN past the one \
@@ -374,6 +377,7 @@ const IBV_SOCKETS_PINGPONG_LOST_PACKET_EXERCISE: Exercise = Exercise {
         line: "iters in",
         look: "each side's summary, and whether either printed an error",
     },
+    gives_away: &["the programs see nothing of it", "drops that one too"],
 };
 
 const IBV_SOCKETS_PINGPONG_LOST_PACKET_WIRE: &[PacketFact] = &[
@@ -444,8 +448,10 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
     question: "Add -n 100 -s 4096 on both sides: instead of the greeting, 100 \
         round trips of 4096-byte messages, timed.",
     predict: "The path MTU is 1024 bytes. How many packets carry one \
-        4096-byte message, with which opcodes? How many RC Send First \
-        packets does each side send in all?",
+        4096-byte message, with which opcodes? How many messages does each \
+        side send in all, counted as distinct PSNs of its RC Send First \
+        packets? (Under emulation some messages cross twice with the same \
+        PSNs, with no NAK before them: count each PSN once.)",
     explain: "A message longer than the path MTU goes as several packets with \
         consecutive PSNs: RC Send First, Middle, Middle and Last, 1024 \
         bytes each. Each side sends one message a round trip: the \
@@ -474,6 +480,7 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
             side's Send First packets (append `| cut -f2 | sort | uniq -c`) and \
             the distinct PSNs among them (`| cut -f2,4 | sort -u | cut -f1 | uniq -c`)",
     },
+    gives_away: &["RC Send First, Middle, Middle and Last"],
 };
 
 const IBV_SOCKETS_PINGPONG_N100_S4096_WIRE: &[PacketFact] = &[

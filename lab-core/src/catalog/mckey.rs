@@ -650,6 +650,7 @@ fn mckey_size_above_mtu() -> Scenario {
                 line: "mtu",
                 look: "what the sender says, where its run stops, and its exit status",
             },
+            gives_away: &["exactly one packet", "one packet per message"],
         }),
         ..Scenario::BASE
     }

@@ -139,8 +139,10 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         `htonl((uintptr_t)res->buf)` and decodes it with `ntohl`. Then \
         find the server's 34-byte `cm_con_data_t` in the capture above: \
         its first 8 bytes are the address, big-endian.",
-    predict: "What address does the server advertise in this run? What would \
-        a client built from the manual's code use as the RDMA target?",
+    predict: "What address does this run's server advertise? A client built \
+        from the manual's code, run against this server (this port, which \
+        sends all 8 bytes), decodes the field with `ntohl`: which address \
+        would it use as its RDMA target?",
     explain: "The server's buffer is at an address above 4 GiB (`0x7f...`, as \
         user-space heap addresses on x86-64 Linux usually are). `htonl` \
         and `ntohl` work on 32 bits: the manual's client reads the \
@@ -163,6 +165,10 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         look: "the address the server registered its buffer at, beside the first 8 \
             bytes of its `cm_con_data_t` and the address in the client's RETH",
     },
+    gives_away: &[
+        "{high32:infiniband.reth.va:infiniband.bth.opcode==12}",
+        "upper half of the address",
+    ],
 };
 
 const RC_EXAMPLE_CAUSES: &[Cause] = &[
@@ -366,6 +372,11 @@ fn rc_example_auto_gid() -> Scenario {
                 look: "what each side says of the GID index it uses and the remote GID it \
             prints; then whether RoCE packets crossed, and between which addresses",
             },
+            gives_away: &[
+                "refuses the move to RTR",
+                "picks the RoCE v2 IPv4-mapped GID",
+                "is_global set and the GID",
+            ],
         }),
         ..Scenario::BASE
     }
@@ -412,6 +423,7 @@ const RC_EXAMPLE_RNR_NAK_EXERCISE: Exercise = Exercise {
         line: "completion was found in CQ with status",
         look: "the status of the server's completion, and how its run ends",
     },
+    gives_away: &["meets an RNR NAK", "no second try"],
 };
 
 const RC_EXAMPLE_RNR_NAK_CAUSES: &[Cause] = &[
@@ -524,6 +536,7 @@ const RC_EXAMPLE_WRONG_RKEY_EXERCISE: Exercise = Exercise {
         look: "the rkey the client was given, then the status of each of its \
             completions, and whether it posts its RDMA Write",
     },
+    gives_away: &["meets a NAK, remote access error", "does not check an rkey"],
 };
 
 const RC_EXAMPLE_WRONG_RKEY_CAUSES: &[Cause] = &[

@@ -301,6 +301,7 @@ fn rdmacm_nobody_listening() -> Scenario {
                 line: "on_event",
                 look: "which rdma_cm events the client got, in order, and its exit status",
             },
+            gives_away: &["answers with a reject", "RDMA_CM_EVENT_REJECTED"],
         }),
         ..Scenario::BASE
     }

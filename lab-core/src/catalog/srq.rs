@@ -343,6 +343,7 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
             the QP each was sent from (both in decimal; the capture shows QP \
             numbers in hex)",
     },
+    gives_away: &["all 100 recv count lines name it"],
 };
 
 fn srq_one_qp() -> Scenario {
@@ -406,6 +407,12 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
         line: "recv count",
         look: "the order of the server's `recv count` lines and the client's `send count` lines",
     },
+    gives_away: &[
+        "credit code \
+         {first:infiniband.aeth.syndrome.credit_count:infiniband.aeth.syndrome.opcode==0}",
+        "no credit count given",
+        "flow control by the application",
+    ],
 };
 
 const SRQ_C10_W3_WIRE: &[PacketFact] = &[

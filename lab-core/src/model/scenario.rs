@@ -85,6 +85,13 @@ pub struct Exercise {
     pub explain: &'static str,
     /// How the student checks the prediction on the supplied files.
     pub check: Check,
+    /// What would answer it if the student's edition showed it before
+    /// the question: phrases compared without case or line breaks (a
+    /// value as a ladder or transcript prints it, `len: 128`; the words
+    /// of an answer, `no PSN is exchanged`), each maybe with a capture
+    /// placeholder. The student's edition blanks them in the run it
+    /// shows and refuses to build when its text or a stand-in holds one.
+    pub gives_away: &'static [&'static str],
 }
 
 /// An exercise's "check it yourself" step: the packets to list, and the

@@ -129,7 +129,7 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "handout",
-        "handout [--pdf] [--check] [--key] [--out DIR] [--from RUN] [--tcg]",
+        "handout [--pdf] [--check] [--key] [--paper a4|letter] [--out DIR] [--from RUN] [--tcg]",
         "run every pair and the exercises across two VMs with capture, then
             write the lab handout: three labs, each a student's edition (no
             answers: a step to check each prediction) and a teacher's
@@ -138,7 +138,7 @@ pub(super) const COMMANDS: &[(&str, &str, &str)] = &[
             DIR/handout.html and DIR/handout-teacher.html (default
             target/handout), with the captures in DIR/pcaps/ and the
             transcripts in DIR/transcripts/; --pdf also prints each with
-            headless Chromium; --key also writes the
+            headless Chromium, on --paper a4 (the default) or letter; --key also writes the
             instructor's DIR/key.html, every exercise's answer open; --from RUN writes it
             from a kept run's result dir instead of a new run; --check opens
             it in headless Chromium and checks what it rendered",

@@ -11,10 +11,16 @@ pub(super) fn handout_cmd(args: &[String]) -> Result<bool, String> {
     opts.optflag("", "tcg", "");
     opts.optopt("", "out", "", "");
     opts.optopt("", "from", "", "");
+    opts.optopt("", "paper", "", "");
     let Some(m) = parse("handout", opts, args)? else {
         return Ok(true);
     };
     no_operands("handout", &m)?;
+    let paper = match m.opt_str("paper").as_deref() {
+        None => crate::present::handout::Paper::default(),
+        Some(p) => crate::present::handout::Paper::from_name(p)
+            .ok_or_else(|| format!("handout: --paper {p}: not a4 or letter"))?,
+    };
     let out = m.opt_str("out").map_or_else(
         || base::workspace::target_dir().join("handout"),
         std::path::PathBuf::from,
@@ -34,6 +40,7 @@ pub(super) fn handout_cmd(args: &[String]) -> Result<bool, String> {
             key: m.opt_present("key"),
             pdf: m.opt_present("pdf"),
             check: m.opt_present("check"),
+            paper,
         },
     )
 }

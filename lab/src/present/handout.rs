@@ -27,6 +27,8 @@ pub struct Publish {
     pub pdf: bool,
     /// Look at it in Chromium (`--check`).
     pub check: bool,
+    /// The paper it prints on (`--paper`).
+    pub paper: Paper,
 }
 
 /// Writes the handout of `report` into `out` (and what `what` asks for
@@ -47,7 +49,7 @@ pub fn publish(report: &LabReport, out: &Path, what: &Publish) -> Result<bool, S
     } else {
         super::summary::print_summary(report)
     };
-    let html = write(report, out)?;
+    let html = write(report, out, what.paper)?;
     for stem in handout_stems() {
         for ed in [Edition::Student, Edition::Teacher] {
             println!("handout: {}", out.join(ed.file(&stem)).display());
@@ -67,7 +69,7 @@ pub fn publish(report: &LabReport, out: &Path, what: &Publish) -> Result<bool, S
             }
         }
     }
-    let looks_right = !what.check || checked(&html);
+    let looks_right = !what.check || checked(&html, what.paper);
     Ok(failed == 0 && report.notes.is_empty() && looks_right)
 }
 
@@ -80,8 +82,8 @@ fn handout_stems() -> Vec<String> {
 
 /// Looks at the handout in Chromium and says what it saw; whether it
 /// looked right.
-fn checked(html: &Path) -> bool {
-    let failures = check_in_chromium(html);
+fn checked(html: &Path, paper: Paper) -> bool {
+    let failures = check_in_chromium(html, paper);
     for f in &failures {
         println!("handout check: {f}");
     }
@@ -418,7 +420,11 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
     for name in &CHAPTER_SECTIONS[..4] {
         h += &section(name);
     }
-    h += &chapter_runs(package, addrs, &find, ed);
+    let gives = match ed {
+        Edition::Student => all_gives(&chapter_asked(report, package)),
+        Edition::Teacher => Vec::new(),
+    };
+    h += &chapter_runs(package, addrs, &find, &gives);
     h += &exercises(report, package, addrs, ed);
     if let Some((head, body)) = readme
         .sections
@@ -428,7 +434,10 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
         h += &format!(
             "<h3>{}</h3>\n{}",
             escape(head),
-            check_yourself(&markdown(&wire_numbers(report, package, body)), ed)
+            check_yourself(
+                &markdown(&wire_numbers(report, package, &without_markers(body))),
+                ed
+            )
         );
     }
     if ed == Edition::Student {
@@ -448,13 +457,18 @@ fn chapter(report: &LabReport, package: &str, root: &Path, addrs: &Addrs, ed: Ed
 }
 
 /// The chapter's pairs as the lab ran them: both transcripts, the ladder
-/// and the wire facts.
+/// and, in the teacher's edition, the wire facts; `gives` (the student's
+/// edition's) blanked in them.
 fn chapter_runs<'a>(
     package: &str,
     addrs: &Addrs,
     find: &impl Fn(&Scenario) -> Option<&'a Judged>,
-    ed: Edition,
+    gives: &[String],
 ) -> String {
+    let ed = match gives {
+        [] => Edition::Teacher,
+        _ => Edition::Student,
+    };
     let mut h = String::new();
     let all = catalog::all();
     for s in all.iter().filter(|s| s.package == package && s.pair) {
@@ -462,8 +476,8 @@ fn chapter_runs<'a>(
             "<h3>The lab's run: {}</h3>\n<p>Host A is the server (192.0.2.1), host B the client (192.0.2.2): two VMs on one wire, Soft-RoCE on each.</p>\n",
             s.name
         );
-        h += &runs(s, find(s).map(|j| &j.outcome));
-        h += &wire_part(s, find(s), addrs, ed);
+        h += &runs(s, find(s).map(|j| &j.outcome), gives);
+        h += &wire_part(s, find(s), addrs, ed, gives);
     }
     h
 }
@@ -489,6 +503,7 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
         let captured = captured_in(report, s);
         if ed == Edition::Student {
             h += &check_step(n, captured);
+            h += OBSERVED;
             h += "</div>\n";
             continue;
         }
@@ -500,9 +515,9 @@ fn exercises(report: &LabReport, package: &str, addrs: &Addrs, ed: Edition) -> S
             h += "<p>The run and its packets are in this chapter, above.</p>\n";
         } else {
             h += "<p>What the lab ran, and what the programs printed:</p>\n";
-            h += &runs(s, find(s).map(|j| &j.outcome));
+            h += &runs(s, find(s).map(|j| &j.outcome), &[]);
             if captured {
-                h += &wire_part(s, find(s), addrs, ed);
+                h += &wire_part(s, find(s), addrs, ed, &[]);
             }
         }
         h += "</details>\n</div>\n";
@@ -541,6 +556,9 @@ const ROOM: &str = "<div class=\"prediction\"></div>";
 /// Ruled room for a student's answer to a question.
 const ANSWER_ROOM: &str = "<div class=\"room\"></div>";
 
+/// Ruled lines for what the student saw on checking a prediction.
+const OBSERVED: &str = "<div class=\"observed\"><b>What you saw:</b></div>";
+
 const STYLE: &str = "
 body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; color: #222; }
 h1 { font-size: 1.8em; } h2 { border-bottom: 2px solid #1f4e9c; padding-bottom: .2em; }
@@ -553,7 +571,8 @@ td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
 figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
 .exercise { border-left: 3px solid #1f4e9c; padding-left: .8em; margin: 1em 0; }
-.prediction, .room { height: 7.5em; border-bottom: 1px dotted #999; background: repeating-linear-gradient(transparent, transparent 1.45em, #ddd 1.5em); }
+.prediction, .room, .observed { border-bottom: 1px solid #777; background: repeating-linear-gradient(to bottom, transparent 0, transparent calc(0.32in - 1px), #888 calc(0.32in - 1px), #888 0.32in); -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+.prediction, .room { height: 1.6in; } .observed { height: 0.64in; margin-bottom: 1em; } /* writing room: at least 1.5 in., rules dark enough to print */
 details.answer > summary { cursor: pointer; color: #1f4e9c; }
 table.anatomy { font-size: 0.8em; break-inside: auto; } table.anatomy td:nth-child(5) { font-family: 'DejaVu Sans Mono', monospace; }
 .anatomy.print { display: none; }
@@ -566,14 +585,15 @@ nav li { margin: .1em 0; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
-  figure, .keep, .exercise, .prediction, .room, nav { break-inside: avoid; }
+  figure, .keep, .exercise, .prediction, .room, .observed, nav { break-inside: avoid; }
+  p.check { break-after: avoid; }
   ol:has(+ .room), p:has(+ .room) { break-after: avoid; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
   pre { break-inside: auto; orphans: 3; widows: 3; }
   tr, tbody.lead { break-inside: avoid; } thead { display: table-header-group; }
-  a { color: inherit; }
+  a { color: inherit; text-decoration: none; } /* an underline hides a file name's underscores */
 }
 ";
 
@@ -581,6 +601,11 @@ nav li { margin: .1em 0; }
 /// [`scenarios`]) in edition `ed`: one lab, or (`None`) all three in one
 /// file, with the README sections read from the workspace.
 pub fn edition_html(report: &LabReport, ed: Edition, lab: Option<&Lab>) -> String {
+    edition_on(report, ed, lab, Paper::default())
+}
+
+/// [`edition_html`] printed on `paper`.
+pub fn edition_on(report: &LabReport, ed: Edition, lab: Option<&Lab>, paper: Paper) -> String {
     let root = base::workspace::workspace_root();
     let addrs = crate::model::Mode::TwoHosts
         .addrs()
@@ -599,7 +624,8 @@ pub fn edition_html(report: &LabReport, ed: Edition, lab: Option<&Lab>) -> Strin
     };
     let title = format!("{title} ({})", ed.name());
     let mut h = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}{}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
+        paper.css(),
         t = escape(&title)
     );
     h += &intro(report, ed);
@@ -627,7 +653,7 @@ pub fn html(report: &LabReport) -> String {
 /// editions (`lab1.html`, `lab1-teacher.html`, ...), all three in one
 /// file (`handout.html`, `handout-teacher.html`), and the captures and
 /// transcripts they point to; returns the combined student edition's path.
-pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
+pub fn write(report: &LabReport, out: &Path, paper: Paper) -> Result<PathBuf, String> {
     if let Some(qp) = same_qp_numbers(report) {
         return Err(format!(
             "handout: both hosts' QPs are numbered {qp} in ibv_sockets_pingpong's run: its \
@@ -636,6 +662,7 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
     }
     check_numbers(report)?;
     check_steps(report)?;
+    check_leaks(report)?;
     let pcaps = out.join("pcaps");
     fs::create_dir_all(&pcaps).map_err(|e| format!("{}: {e}", pcaps.display()))?;
     for s in catalog::handout_scenarios() {
@@ -657,10 +684,10 @@ pub fn write(report: &LabReport, out: &Path) -> Result<PathBuf, String> {
         for lab in &LABS {
             put(
                 ed.file(&format!("lab{}", lab.n)),
-                edition_html(report, ed, Some(lab)),
+                edition_on(report, ed, Some(lab), paper),
             )?;
         }
-        put(ed.file("handout"), edition_html(report, ed, None))?;
+        put(ed.file("handout"), edition_on(report, ed, None, paper))?;
     }
     Ok(out.join(Edition::Student.file("handout")))
 }
@@ -699,7 +726,9 @@ mod checks;
 mod chromium;
 mod edition;
 mod front;
+mod leaks;
 mod numbers;
+mod paper;
 mod transcripts;
 mod wire;
 
@@ -708,6 +737,8 @@ use checks::*;
 pub use chromium::*;
 use edition::*;
 use front::*;
+use leaks::*;
+pub use paper::Paper;
 use transcripts::*;
 use wire::*;
 

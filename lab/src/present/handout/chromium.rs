@@ -24,13 +24,13 @@ pub fn pdf(html: &Path, pdf: &Path) -> Result<(), String> {
 /// the DOM after layout (every chapter, a ladder per pair, the
 /// transcripts), a screenshot (a picture of the page, not a blank one) and
 /// a PDF print (a page per chapter at least). Every way it falls short.
-pub fn check_in_chromium(html: &Path) -> Vec<String> {
+pub fn check_in_chromium(html: &Path, paper: Paper) -> Vec<String> {
     let dir = html.parent().unwrap_or(Path::new("."));
     let mut failures = check_dom(html);
     failures.extend(check_screenshot(html, dir));
     failures.extend(check_print(html, dir));
     failures.extend(check_teacher(dir));
-    failures.extend(check_labs(dir));
+    failures.extend(check_labs(dir, paper));
     failures.extend(check_supplied(html, dir));
     failures
 }
@@ -179,33 +179,65 @@ pub(super) fn check_print(html: &Path, dir: &Path) -> Vec<String> {
 /// for a lab of about two hours.
 pub const LAB_PAGES_MAX: usize = 26;
 
-/// Each lab's student edition printed (`labN.pdf`): at most
-/// [`LAB_PAGES_MAX`] pages, and the print's checks ([`check_pdf`]).
-pub(super) fn check_labs(dir: &Path) -> Vec<String> {
+/// Each lab's student edition printed on both papers (`labN.pdf` on
+/// `paper`, the one it was written for; the other in a directory of its
+/// own): at most [`LAB_PAGES_MAX`] pages, and the print's checks
+/// ([`check_pdf`]).
+pub(super) fn check_labs(dir: &Path, paper: Paper) -> Vec<String> {
+    let other = match crate::base::tmp::private_tempdir("rdma-examples-handout-paper-", "print") {
+        Ok(d) => d,
+        Err(e) => return vec![e],
+    };
     let mut failures = Vec::new();
     for lab in &LABS {
         let html = dir.join(Edition::Student.file(&format!("lab{}", lab.n)));
-        let pdf_file = dir.join(format!("lab{}.pdf", lab.n));
-        if let Err(e) = pdf(&html, &pdf_file) {
-            failures.push(e);
-            continue;
-        }
-        let pages = pdf_pages(&pdf_file);
-        println!("handout check: lab {} prints to {pages} pages", lab.n);
-        if pages > LAB_PAGES_MAX {
-            failures.push(format!(
-                "lab {} prints to {pages} pages, more than {LAB_PAGES_MAX}",
-                lab.n
-            ));
-        }
         let html_text = fs::read_to_string(&html).unwrap_or_default();
-        failures.extend(
-            check_pdf(&pdf_file, pages, &headings(&html_text))
-                .into_iter()
-                .map(|f| format!("lab {}: {f}", lab.n)),
-        );
+        for on in Paper::ALL {
+            let name = format!("lab {} on {}", lab.n, on.name());
+            let pdf_file = if on == paper {
+                dir.join(format!("lab{}.pdf", lab.n))
+            } else {
+                other.path().join(format!("lab{}-{}.pdf", lab.n, on.name()))
+            };
+            let printed = if on == paper {
+                pdf(&html, &pdf_file)
+            } else {
+                print_on(&html_text, paper, on, &pdf_file)
+            };
+            if let Err(e) = printed {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+            let pages = pdf_pages(&pdf_file);
+            println!("handout check: {name} prints to {pages} pages");
+            if pages > LAB_PAGES_MAX {
+                failures.push(format!(
+                    "{name} prints to {pages} pages, more than {LAB_PAGES_MAX}"
+                ));
+            }
+            failures.extend(
+                check_pdf(&pdf_file, pages, &headings(&html_text))
+                    .into_iter()
+                    .map(|f| format!("{name}: {f}")),
+            );
+        }
     }
     failures
+}
+
+/// `html` (written for `written`) printed on `on` into `pdf_file`: the
+/// same page with the other page rule, beside the PDF.
+fn print_on(html: &str, written: Paper, on: Paper, pdf_file: &Path) -> Result<(), String> {
+    if html.matches(written.css()).count() != 1 {
+        return Err(format!(
+            "its page rule for {} is not there once",
+            written.name()
+        ));
+    }
+    let file = pdf_file.with_extension("html");
+    fs::write(&file, html.replacen(written.css(), on.css(), 1))
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    pdf(&file, pdf_file)
 }
 
 /// The teacher's combined edition beside the student's: every worked

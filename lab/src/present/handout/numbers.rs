@@ -3,7 +3,8 @@
 //! `{count:FILTER}` (the frames a Wireshark display filter matches),
 //! `{distinct:FIELD:FILTER}` (how many values FIELD takes in them),
 //! `{first:FIELD:FILTER}` (its value in the first),
-//! `{high32:FIELD:FILTER}` (that value's upper 32 bits) or
+//! `{high32:FIELD:FILTER}` (that value's upper 32 bits),
+//! `{hex:FIELD:FILTER}` (that value in hex, as a ladder prints it) or
 //! `{per:FIELD:FILTER:PER}` (how many values FIELD takes in FILTER's
 //! frames for each it takes in PER's: a PSN's packets per message, which
 //! resends do not change; FIELD may name several, `a,b`, to key each
@@ -25,6 +26,8 @@ pub enum Kind {
     First,
     /// The upper 32 bits of the field's value in the first, as `0x%08x`.
     High32,
+    /// The field's value in the first as a ladder prints it, `0x%x`.
+    Hex,
     /// How many values the field takes in them for each it takes in the
     /// frames of a second filter: a whole number, or an error.
     Per,
@@ -45,11 +48,12 @@ pub struct Query<'a> {
     pub per: Option<&'a str>,
 }
 
-const KINDS: [(&str, Kind); 5] = [
+const KINDS: [(&str, Kind); 6] = [
     ("count", Kind::Count),
     ("distinct", Kind::Distinct),
     ("first", Kind::First),
     ("high32", Kind::High32),
+    ("hex", Kind::Hex),
     ("per", Kind::Per),
 ];
 
@@ -131,20 +135,22 @@ pub fn value(q: &Query, values: &[String], per: &[String]) -> Result<String, Str
             Ok((n / d).to_string())
         }
         Kind::First => first().cloned(),
-        Kind::High32 => {
+        Kind::High32 | Kind::Hex => {
             let s = first()?;
             let n = match s.strip_prefix("0x") {
                 Some(hex) => u64::from_str_radix(hex, 16),
                 None => s.parse(),
             }
             .map_err(|_| format!("`{s}` of {} is not a number", q.field))?;
-            Ok(format!("0x{:08x}", n >> 32))
+            Ok(match q.kind {
+                Kind::Hex => format!("{n:#x}"),
+                _ => format!("0x{:08x}", n >> 32),
+            })
         }
     }
 }
 
 /// The placeholders of `text`, in order: each one's spec.
-#[cfg(test)]
 pub fn placeholders(text: &str) -> Vec<&str> {
     let mut found = Vec::new();
     let mut rest = text;

@@ -86,7 +86,7 @@ fn teacher() -> String {
 
 /// A report of a run that captured rc_example only (the recorded
 /// fixture).
-fn rendered_report() -> LabReport {
+pub(super) fn rendered_report() -> LabReport {
     let frames = crate::capture::parse(include_str!("../../../tests/data/rc_example.tsv"));
     let packets = crate::capture::cut(&frames).remove(0).packets;
     let addrs = crate::model::Mode::TwoHosts.addrs();
@@ -217,7 +217,7 @@ fn a_long_transcript_is_shortened_with_a_link_to_the_whole() {
     };
     let cmd = Cmd::new("srq", &["-s"]);
     let keep = ["recv count: 50".to_string()];
-    let h = transcript("srq", "hostA", &cmd, Some(&side), &keep);
+    let h = transcript("srq", "hostA", &cmd, Some(&side), &keep, &[]);
     let gap = |n: usize| {
         format!(
             "<span class=\"gap\">({n} more lines: all 100 in <a href=\"transcripts/srq.hostA.txt\">transcripts/srq.hostA.txt</a>)</span>"
@@ -237,7 +237,7 @@ fn a_long_transcript_is_shortened_with_a_link_to_the_whole() {
         stdout: "one\ntwo\n".into(),
         ..side
     };
-    let h = transcript("srq", "hostA", &cmd, Some(&short), &[]);
+    let h = transcript("srq", "hostA", &cmd, Some(&short), &[], &[]);
     assert!(
         h.contains("one\ntwo\n(exit 0)") && !h.contains("gap"),
         "{h}"
@@ -497,7 +497,7 @@ fn a_run_whose_hosts_numbered_their_qps_alike_is_refused() {
     report.outcomes = crate::capture::verdict::judge_all(vec![run(19, 19)], None, false);
     assert_eq!(same_qp_numbers(&report).as_deref(), Some("19"));
     let out = tempfile::tempdir().unwrap();
-    let e = write(&report, out.path()).unwrap_err();
+    let e = write(&report, out.path(), Paper::A4).unwrap_err();
     assert!(e.contains("both hosts' QPs are numbered 19"), "{e}");
     report.outcomes = crate::capture::verdict::judge_all(vec![run(19, 22)], None, false);
     assert_eq!(same_qp_numbers(&report), None);
@@ -674,14 +674,14 @@ fn a_check_step_whose_line_was_not_printed_is_refused() {
     report.outcomes =
         crate::capture::verdict::judge_all(vec![run("test result is 1\n")], None, false);
     let out = tempfile::tempdir().unwrap();
-    let err = write(&report, out.path()).unwrap_err();
+    let err = write(&report, out.path(), Paper::A4).unwrap_err();
     assert!(err.contains(e.check.line), "{err}");
     report.outcomes = crate::capture::verdict::judge_all(
         vec![run(&format!("{} 0xd\n", e.check.line))],
         None,
         false,
     );
-    write(&report, out.path()).unwrap();
+    write(&report, out.path(), Paper::A4).unwrap();
 }
 
 /// The student's chapter shows the manual's step and its C calls, not

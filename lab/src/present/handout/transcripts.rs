@@ -60,6 +60,7 @@ pub(super) fn transcript(
     cmd: &Cmd,
     side: Option<&SideOutcome>,
     keep: &[String],
+    gives: &[String],
 ) -> String {
     let link = whole_stdout(scenario, host);
     let mut h = escape(&format!("{host}$ {}\n", command_line(cmd, &lab_params())));
@@ -70,7 +71,7 @@ pub(super) fn transcript(
     let all = o.stdout.lines().count();
     for piece in shortened(&o.stdout, keep) {
         h += &match piece {
-            Piece::Lines(text) => escape(&text),
+            Piece::Lines(text) => escape(&blanked(&text, gives)),
             Piece::Gap(n) => format!(
                 "<span class=\"gap\">({n} more {}: all {all} in <a href=\"{link}\">{link}</a>)</span>\n",
                 if n == 1 { "line" } else { "lines" }
@@ -87,7 +88,7 @@ pub(super) fn transcript(
         Some(c) => rest += &format!("(exit {c})\n"),
         None => rest += "(no exit status)\n",
     }
-    h += &escape(&rest);
+    h += &escape(&blanked(&rest, gives));
     format!("<pre class=\"transcript\">{h}</pre>\n")
 }
 
@@ -101,7 +102,9 @@ pub(super) fn expected_lines(patterns: &[String]) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
+/// Both sides' transcripts of `s`'s run, `gives` blanked in them (the
+/// student's edition's give-aways).
+pub(super) fn runs(s: &Scenario, o: Option<&Outcome>, gives: &[String]) -> String {
     let mut h = String::from("<div class=\"sides\">\n");
     if let Some(cmd) = &s.server {
         h += &transcript(
@@ -110,6 +113,7 @@ pub(super) fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
             cmd,
             o.and_then(|o| o.server.as_ref()),
             &expected_lines(&s.server_expect.stdout),
+            gives,
         );
     }
     if let Some(cmd) = &s.client {
@@ -119,6 +123,7 @@ pub(super) fn runs(s: &Scenario, o: Option<&Outcome>) -> String {
             cmd,
             o.and_then(|o| o.client.as_ref()),
             &expected_lines(&s.client_expect.stdout),
+            gives,
         );
     }
     h + "</div>\n"

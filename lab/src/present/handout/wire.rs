@@ -4,10 +4,17 @@
 
 use super::*;
 
-pub(super) fn wire_part(s: &Scenario, j: Option<&Judged>, addrs: &Addrs, ed: Edition) -> String {
+pub(super) fn wire_part(
+    s: &Scenario,
+    j: Option<&Judged>,
+    addrs: &Addrs,
+    ed: Edition,
+    gives: &[String],
+) -> String {
     let Some((rungs, facts_judged)) = j.and_then(|j| Some((j.rungs.as_ref()?, &j.facts))) else {
         return "<p class=\"missing\">No capture of this run.</p>\n".into();
     };
+    let rungs = &blank_rungs(rungs, gives);
     // A long ladder is drawn in parts of at most half a page, each kept
     // whole, the first with its heading: a page is never left mostly
     // blank before one.
