@@ -44,7 +44,7 @@ mod rxe;
 mod side;
 
 use connect::*;
-pub use connect::{backoff, ATTEMPT, PORT_IN_USE};
+pub use connect::{backoff, AgentError, ATTEMPT};
 use doctors::*;
 use kernel::*;
 pub use rxe::QP_OFFSET;
@@ -369,7 +369,7 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
 fn open_session(
     cfg: &mut AgentConfig,
     log: &mut Log,
-) -> Result<(Control, Vec<&'static Scenario>), String> {
+) -> Result<(Control, Vec<&'static Scenario>), AgentError> {
     let secret = secret(cfg)?;
     if cfg.role == Role::Server {
         let mut c = control_server(cfg, &secret, log)?;
@@ -553,7 +553,7 @@ fn stop_server(s: &Scenario, mut r: Running, log: &mut Log) {
 
 /// The whole run of one agent: rxe set up (in a VM), the doctor, then the
 /// scenarios, alone or in a session with the peer.
-fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
+fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), AgentError> {
     let mut phases = (cfg.net != Net::None).then(guest_boot).flatten();
     let rxe = Instant::now();
     if cfg.net != Net::None {
@@ -568,20 +568,20 @@ fn session(cfg: &mut AgentConfig, log: &mut Log) -> Result<(), String> {
         doctor_here(cfg, &list, log);
         record_boot(cfg, phases, doctor, log);
         log.say(&format!("running {} scenario(s)", list.len()));
-        return run_all(cfg, &list, None, log);
+        return Ok(run_all(cfg, &list, None, log)?);
     }
     let (mut c, list) = open_session(cfg, log)?;
     let mtu = exchange_doctors(cfg, &mut c, &list, log)?;
     record_boot(cfg, phases, doctor, log);
     probe_path(cfg, &mut c, mtu, log)?;
     log.say(&format!("running {} scenario(s)", list.len()));
-    run_all(cfg, &list, Some(&mut c), log)
+    Ok(run_all(cfg, &list, Some(&mut c), log)?)
 }
 
 /// Runs the agent; the result files and `agent.<role>.status` ("ok" or the
 /// error) are left in `cfg.out`, made (mode 0700) when missing and then
 /// held open ([`AgentConfig::dir`]).
-pub fn run(mut cfg: AgentConfig) -> Result<(), String> {
+pub fn run(mut cfg: AgentConfig) -> Result<(), AgentError> {
     if cfg.dir.is_none() {
         use std::os::unix::fs::DirBuilderExt;
         let failed = |e: std::io::Error| format!("{}: {e}", cfg.out.display());

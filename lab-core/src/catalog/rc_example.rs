@@ -141,8 +141,9 @@ const RC_EXAMPLE_EXERCISE: Exercise = Exercise {
         its first 8 bytes are the address, big-endian.",
     predict: "What address does this run's server advertise? A client built \
         from the manual's code, run against this server (this port, which \
-        sends all 8 bytes), decodes the field with `ntohl`: which address \
-        would it use as its RDMA target?",
+        sends all 8 bytes), decodes the field with `ntohl` on x86-64, a \
+        little-endian host: which address would it use as its RDMA \
+        target?",
     explain: "The server's buffer is at an address above 4 GiB (`0x7f...`, as \
         user-space heap addresses on x86-64 Linux usually are). `htonl` \
         and `ntohl` work on 32 bits: the manual's client reads the \
@@ -392,7 +393,7 @@ const RC_EXAMPLE_RNR_NAK_EXERCISE: Exercise = Exercise {
         does, but never posts a receive. The server then posts its SEND.",
     predict: "What does the client's transport answer to the SEND? The \
         manual's `modify_qp_to_rts` sets `rnr_retry = 0`: how many \
-        times does the server's QP send the message, and what does the \
+        times does the server's SEND cross the wire, and what does the \
         server's completion say?",
     explain: "A SEND consumes a receive that the responder posted beforehand; \
         with none posted, the responder's transport cannot place the \

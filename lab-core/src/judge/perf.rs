@@ -152,48 +152,82 @@ fn medians_of(links: &[Measured], keep: impl Fn(&Measured) -> bool) -> Medians {
     medians(&kept)
 }
 
+/// What a shortfall is about: what the heatmaps colour it on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Bandwidth: against the median, the link's rate or `--min-gbps`.
+    Bandwidth,
+    /// Latency, against the median.
+    Latency,
+}
+
+/// One way a link falls short: what it is about, and the words a report
+/// says it in, with its numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shortfall {
+    /// What it is about.
+    pub of: Measure,
+    /// Said with its numbers: `20.00 Gb/s, median 40.00 Gb/s (50%)`.
+    pub words: String,
+}
+
+/// `why`'s words, one after another, as a finding says them.
+pub fn said(why: &[Shortfall]) -> String {
+    why.iter()
+        .map(|s| s.words.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// What about `link` falls short of `limits` against the yardstick `m`,
-/// each in words with its numbers; empty when nothing does.
-pub fn shortfall(link: &Figures, m: &Medians, limits: &PerfLimits) -> Vec<String> {
+/// each with its numbers; empty when nothing does.
+pub fn shortfall(link: &Figures, m: &Medians, limits: &PerfLimits) -> Vec<Shortfall> {
     let mut short = Vec::new();
+    let bandwidth = |words: String| Shortfall {
+        of: Measure::Bandwidth,
+        words,
+    };
     if let (Some(bw), Some(med)) = (link.gbps, m.gbps) {
         if bw < limits.min_bw_ratio * med {
-            short.push(format!(
+            short.push(bandwidth(format!(
                 "{}, median {} ({:.0}%)",
                 gbps_text(bw),
                 gbps_text(med),
                 100.0 * bw / med
-            ));
+            )));
         }
     }
     if let (Some(bw), Some(rate), Some(share)) = (link.gbps, link.rate, limits.min_rate_ratio) {
         if bw < share * rate {
-            short.push(format!(
+            short.push(bandwidth(format!(
                 "{}, link rate {} ({:.0}%)",
                 gbps_text(bw),
                 gbps_text(rate),
                 100.0 * bw / rate
-            ));
+            )));
         }
     }
     if let (Some(bw), Some(floor)) = (link.gbps, limits.min_gbps) {
         if bw < floor {
-            short.push(format!("{}, under --min-gbps {floor}", gbps_text(bw)));
+            short.push(bandwidth(format!(
+                "{}, under --min-gbps {floor}",
+                gbps_text(bw)
+            )));
         }
     }
     if let (Some(lat), Some(med)) = (link.usec, m.usec) {
         if lat > limits.max_lat_ratio * med {
-            short.push(format!(
-                "{lat:.1} usec, median {med:.1} usec ({:.1}x)",
-                lat / med
-            ));
+            short.push(Shortfall {
+                of: Measure::Latency,
+                words: format!("{lat:.1} usec, median {med:.1} usec ({:.1}x)", lat / med),
+            });
         }
     }
     short
 }
 
 /// A link of a slow host: its index and what about it falls short.
-pub type Short = (usize, Vec<String>);
+pub type Short = (usize, Vec<Shortfall>);
 
 /// The slow hosts and links of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -218,10 +252,10 @@ impl Slow {
             .chain(self.links.iter());
         let (mut bw, mut lat) = (Vec::new(), Vec::new());
         for (i, why) in all {
-            if why.iter().any(|w| w.contains("Gb/s")) {
+            if why.iter().any(|w| w.of == Measure::Bandwidth) {
                 bw.push(*i);
             }
-            if why.iter().any(|w| w.contains("usec")) {
+            if why.iter().any(|w| w.of == Measure::Latency) {
                 lat.push(*i);
             }
         }

@@ -292,6 +292,10 @@ pub enum Verdict {
     Skip,
     /// It could not run: a host was missing or the round's deadline passed.
     NotRun(String),
+    /// A serving host's session could not start: another process holds
+    /// its port (neither host's nor the link's fault). The coordinator
+    /// makes the pair's cell not run with this reason.
+    PortHeld(String),
 }
 
 impl Verdict {
@@ -408,11 +412,11 @@ impl PairCell {
         if any(|v| *v == Verdict::Fail) {
             return Verdict::Fail;
         }
-        if let Some(Verdict::NotRun(why)) = self
+        if let Some(Verdict::NotRun(why) | Verdict::PortHeld(why)) = self
             .results
             .iter()
             .map(|r| &r.verdict)
-            .find(|v| matches!(v, Verdict::NotRun(_)))
+            .find(|v| matches!(v, Verdict::NotRun(_) | Verdict::PortHeld(_)))
         {
             return Verdict::NotRun(why.clone());
         }

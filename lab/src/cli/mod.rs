@@ -76,7 +76,9 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         }
         "fabric-record" => fabric_record_cmd(rest),
         "bench" => bench::bench_cmd(rest),
-        "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?).map(|()| true),
+        "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?)
+            .map(|()| true)
+            .map_err(|e| e.to_string()),
         "help" | "-h" | "--help" => help::help_cmd(rest),
         "--version" | "-V" => {
             println!("{} {}", prog(), env!("CARGO_PKG_VERSION"));

@@ -305,8 +305,6 @@ pub struct Lab {
     pub n: usize,
     /// Its title.
     pub title: &'static str,
-    /// How long it takes, as trial readers took it.
-    pub time: &'static str,
     /// What the student comes away with.
     pub goals: &'static str,
     /// Its chapters (the examples' crates), in order.
@@ -320,7 +318,6 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 1,
         title: "Verbs over a TCP side channel",
-        time: "About two hours and a quarter",
         goals: "read an RDMA program's steps (device, PD, MR, CQ, QP, its moves to RTR and RTS) \
                 against its packets; tell a SEND from an RDMA Read and Write on the wire; follow \
                 PSNs, acknowledgements and resends",
@@ -330,7 +327,6 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 2,
         title: "The connection manager and a shared receive queue",
-        time: "About two hours and a quarter",
         goals: "follow rdma_cm's events and the CM messages behind them on the wire, \
                 when a connection is made and when it cannot be; see what a shared \
                 receive queue changes, and how a program keeps it from running empty",
@@ -340,7 +336,6 @@ pub const LABS: [Lab; 3] = [
     Lab {
         n: 3,
         title: "UD multicast, and a note on path migration",
-        time: "About an hour and a half",
         goals: "join a multicast group with rdma_cm and send UD datagrams to it; read a \
                 datagram's headers (DETH, Q_Key) and the IGMP that joins it; know what \
                 automatic path migration needs, and why RoCE does not show it",
@@ -550,14 +545,45 @@ pub fn key_html(report: &LabReport) -> String {
     h + "</body>\n</html>\n"
 }
 
+/// One ruled line to write on: a border, which prints where a
+/// background may not.
+macro_rules! rule {
+    () => {
+        "<div class=\"rule\"></div>"
+    };
+}
+
+/// A box of `class` with five ruled lines, 1.6 in.: room to write.
+macro_rules! ruled {
+    ($class:literal) => {
+        concat!(
+            "<div class=\"",
+            $class,
+            "\">",
+            rule!(),
+            rule!(),
+            rule!(),
+            rule!(),
+            rule!(),
+            "</div>"
+        )
+    };
+}
+
 /// Ruled room for a student's prediction.
-const ROOM: &str = "<div class=\"prediction\"></div>";
+const ROOM: &str = ruled!("prediction");
 
 /// Ruled room for a student's answer to a question.
-const ANSWER_ROOM: &str = "<div class=\"room\"></div>";
+const ANSWER_ROOM: &str = ruled!("room");
 
 /// Ruled lines for what the student saw on checking a prediction.
-const OBSERVED: &str = "<div class=\"observed\"><b>What you saw:</b></div>";
+const OBSERVED: &str = concat!(
+    "<div class=\"observed\"><b>What you saw:</b>",
+    rule!(),
+    rule!(),
+    rule!(),
+    "</div>"
+);
 
 const STYLE: &str = "
 body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; color: #222; }
@@ -571,8 +597,8 @@ td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
 figure { margin: 1em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
 .exercise { border-left: 3px solid #1f4e9c; padding-left: .8em; margin: 1em 0; }
-.prediction, .room, .observed { border-bottom: 1px solid #777; background: repeating-linear-gradient(to bottom, transparent 0, transparent calc(0.32in - 1px), #888 calc(0.32in - 1px), #888 0.32in); -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-.prediction, .room { height: 1.6in; } .observed { height: 0.64in; margin-bottom: 1em; } /* writing room: at least 1.5 in., rules dark enough to print */
+.rule { height: 0.32in; border-bottom: 1px solid #777; } /* writing room: five lines (1.6 in.) a box, rules that print */
+.observed { margin-bottom: 1em; }
 details.answer > summary { cursor: pointer; color: #1f4e9c; }
 table.anatomy { font-size: 0.8em; break-inside: auto; } table.anatomy td:nth-child(5) { font-family: 'DejaVu Sans Mono', monospace; }
 .anatomy.print { display: none; }
@@ -629,7 +655,7 @@ pub fn edition_on(report: &LabReport, ed: Edition, lab: Option<&Lab>, paper: Pap
         t = escape(&title)
     );
     h += &intro(report, ed);
-    h += &labs_text(lab);
+    h += &labs_text(lab, &|l| lab_time(report, &root, &addrs, l));
     h += &markdown(LEGEND);
     h += &contents(&root, &chapters, primer);
     if primer {
@@ -642,6 +668,25 @@ pub fn edition_on(report: &LabReport, ed: Edition, lab: Option<&Lab>, paper: Pap
         h += &anatomy_appendix(report);
     }
     first_rows_kept(&h) + "</body>\n</html>\n"
+}
+
+/// Lab `l`'s time as its front page says it, estimated from its
+/// student's edition ([`timing`]): the legend and the primer count with
+/// its first chapter.
+fn lab_time(report: &LabReport, root: &Path, addrs: &Addrs, l: &Lab) -> String {
+    let of = |p: &&str| timing::Estimate::of(&chapter(report, p, root, addrs, Edition::Student));
+    let mut first = timing::Estimate::of(&markdown(LEGEND));
+    if l.primer {
+        first = first.plus(timing::Estimate::of(&primer_section(root)));
+    }
+    let mut chapters = l.chapters.iter();
+    if let Some(p) = chapters.next() {
+        first = first.plus(of(p));
+    }
+    let rest = chapters
+        .map(of)
+        .fold(timing::Estimate::default(), timing::Estimate::plus);
+    timing::time_text(first, rest)
 }
 
 /// The combined student edition: every lab in one file.
@@ -729,6 +774,7 @@ mod front;
 mod leaks;
 mod numbers;
 mod paper;
+mod timing;
 mod transcripts;
 mod wire;
 

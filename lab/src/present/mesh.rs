@@ -40,7 +40,7 @@ fn mark(v: &Verdict) -> char {
         Verdict::Pass => '.',
         Verdict::Fail => 'X',
         Verdict::Skip => 's',
-        Verdict::NotRun(_) => '?',
+        Verdict::NotRun(_) | Verdict::PortHeld(_) => '?',
     }
 }
 
@@ -282,7 +282,7 @@ fn tally(run: &MeshRun) -> String {
         "{}, {} failing, {} not run",
         plural(run.cells.len(), "pair"),
         count(|v| *v == Verdict::Fail),
-        count(|v| matches!(v, Verdict::NotRun(_)))
+        count(|v| matches!(v, Verdict::NotRun(_) | Verdict::PortHeld(_)))
     )
 }
 
@@ -341,7 +341,7 @@ fn class(v: &Verdict) -> &'static str {
         Verdict::Pass => "pass",
         Verdict::Fail => "fail",
         Verdict::Skip => "skip",
-        Verdict::NotRun(_) => "notrun",
+        Verdict::NotRun(_) | Verdict::PortHeld(_) => "notrun",
     }
 }
 
@@ -351,7 +351,7 @@ fn verdict_words(v: &Verdict) -> String {
         Verdict::Pass => "passed".into(),
         Verdict::Fail => "failed".into(),
         Verdict::Skip => "skipped".into(),
-        Verdict::NotRun(why) => format!("not run: {why}"),
+        Verdict::NotRun(why) | Verdict::PortHeld(why) => format!("not run: {why}"),
     }
 }
 

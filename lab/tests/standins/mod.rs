@@ -385,7 +385,7 @@ fn answer(
     let results = if how == Behaviour::PortHeld && a.role == Role::Server {
         vec![ScenarioResult {
             scenario: "session".into(),
-            verdict: Verdict::NotRun(format!(
+            verdict: Verdict::PortHeld(format!(
                 "port 7472 on node{rank:03} is in use by another process"
             )),
             detail: String::new(),

@@ -20,17 +20,17 @@ pub(super) fn control_server(
     cfg: &AgentConfig,
     secret: &Secret,
     log: &mut Log,
-) -> Result<Control, String> {
+) -> Result<Control, AgentError> {
     use crate::guest::gate::{Event, Gate};
     let addr: SocketAddr = format!("{}:{}", cfg.ip, cfg.port)
         .parse()
         .map_err(|e| format!("control: {}: {e}", cfg.ip))?;
     let listener = TcpListener::bind(addr).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AddrInUse => format!(
-            "control: port {} {PORT_IN_USE} ({addr}): stop it, or choose another --port",
-            cfg.port
-        ),
-        _ => format!("control: bind {addr}: {e}"),
+        std::io::ErrorKind::AddrInUse => AgentError::PortInUse {
+            port: cfg.port,
+            addr,
+        },
+        _ => AgentError::Failed(format!("control: bind {addr}: {e}")),
     })?;
     let mut gate = Gate::new(listener, cfg.allow.clone())?;
     log.say(&format!(
@@ -82,7 +82,8 @@ pub(super) fn control_server(
             "control: no peer with this host's secret came to {addr} within {} s",
             cfg.wait_secs
         )
-    })
+    }
+    .into())
 }
 
 /// Connects to the serving host and proves the secret, with a fresh
@@ -147,9 +148,31 @@ pub fn backoff(failed: u32) -> Duration {
     Duration::from_millis(250u64 << failed.saturating_sub(1).min(5))
 }
 
-/// What a serving host says of its port when another process holds it:
-/// neither host's nor the link's fault, and told as such.
-pub const PORT_IN_USE: &str = "on this host is in use by another process";
+/// Why an agent's session failed, as its callers decide on it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// Another process holds the serving host's control port: neither
+    /// host's nor the link's fault, and told as such.
+    #[error(
+        "control: port {port} on this host is in use by another process ({addr}): stop it, \
+         or choose another --port"
+    )]
+    PortInUse {
+        /// The port asked for.
+        port: u16,
+        /// The address it was to listen on.
+        addr: SocketAddr,
+    },
+    /// Anything else, in one line.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for AgentError {
+    fn from(line: String) -> Self {
+        AgentError::Failed(line)
+    }
+}
 
 /// How long one attempt at the handshake may take the peer: the serving
 /// host answers at once and bounds its side to

@@ -550,7 +550,7 @@ fn rail_cell(
         // peer's failure to connect follows from it, and blames no one.
         (Some(s), Some(_)) if s.results.iter().any(port_held) => {
             let why = s.results.iter().find_map(|r| match &r.verdict {
-                Verdict::NotRun(why) if port_held(r) => Some(why.clone()),
+                Verdict::PortHeld(why) => Some(why.clone()),
                 _ => None,
             });
             not_run(r, p, rail, &why.unwrap_or_default())
@@ -594,8 +594,7 @@ fn rail_cell(
 
 /// Whether a serving host's result says another process holds its port.
 fn port_held(r: &ScenarioResult) -> bool {
-    r.scenario == messages::SESSION
-        && matches!(&r.verdict, Verdict::NotRun(why) if why.ends_with("is in use by another process"))
+    r.scenario == messages::SESSION && matches!(r.verdict, Verdict::PortHeld(_))
 }
 
 /// Writes each pair's transcripts where the page links to them, each a

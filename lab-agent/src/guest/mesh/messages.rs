@@ -468,6 +468,7 @@ fn verdict_word(v: &Verdict) -> (&'static str, String) {
         Verdict::Fail => ("fail", String::new()),
         Verdict::Skip => ("skip", String::new()),
         Verdict::NotRun(why) => ("not-run", why.clone()),
+        Verdict::PortHeld(why) => ("port-held", why.clone()),
     }
 }
 
@@ -538,6 +539,7 @@ impl Done {
                 detail: cut(&r.detail, FIELD_MAX),
                 verdict: match r.verdict {
                     Verdict::NotRun(why) => Verdict::NotRun(cut(&why, FIELD_MAX)),
+                    Verdict::PortHeld(why) => Verdict::PortHeld(cut(&why, FIELD_MAX)),
                     v => v,
                 },
                 server_log: r.server_log.map(bounded),
@@ -661,6 +663,7 @@ fn results_of(v: &Value) -> Result<Vec<ScenarioResult>, String> {
                 "pass" => Verdict::Pass,
                 "fail" => Verdict::Fail,
                 "skip" => Verdict::Skip,
+                "port-held" => Verdict::PortHeld(text(r, "why")),
                 _ => Verdict::NotRun(text(r, "why")),
             },
             detail: text(r, "detail"),

@@ -425,8 +425,8 @@ fn play(cfg: &MeshHostConfig, a: &Assignment, out: &Dir) -> Vec<ScenarioResult> 
     let ran = agent::run(acfg);
     let mut results = match (a.role, ran) {
         (Role::Client, Ok(())) => messages::judge_pair(&a.scenarios, out, &a.addrs()),
-        (_, Err(e)) if e.contains(agent::PORT_IN_USE) => vec![port_in_use(cfg)],
-        (_, Err(e)) => vec![failed_session(&e)],
+        (_, Err(agent::AgentError::PortInUse { .. })) => vec![port_in_use(cfg)],
+        (_, Err(e)) => vec![failed_session(&e.to_string())],
         (_, Ok(())) => Vec::new(),
     };
     results.extend(refused);
@@ -561,7 +561,7 @@ fn port_in_use(cfg: &MeshHostConfig) -> ScenarioResult {
     );
     ScenarioResult {
         scenario: messages::SESSION.into(),
-        verdict: Verdict::NotRun(crate::base::text::escaped(&why, 300)),
+        verdict: Verdict::PortHeld(crate::base::text::escaped(&why, 300)),
         detail: why,
         server_log: None,
         client_log: None,

@@ -80,7 +80,7 @@ fn a_pair_port_held_by_another_process_is_its_own_verdict() {
     assert!(
         results
             .iter()
-            .any(|r| r.verdict == Verdict::NotRun(want.clone())),
+            .any(|r| r.verdict == Verdict::PortHeld(want.clone())),
         "{results:?}"
     );
     drop(held);

@@ -67,7 +67,7 @@ impl<'a> Mesh<'a> {
             .hosts
             .iter()
             .map(|(h, mine)| {
-                let mut by_peer: Vec<(usize, &Vec<String>)> = mine
+                let mut by_peer: Vec<(usize, &Vec<perf::Shortfall>)> = mine
                     .iter()
                     .map(|(i, why)| {
                         let l = &links[*i];
@@ -77,7 +77,7 @@ impl<'a> Mesh<'a> {
                 by_peer.sort_unstable_by_key(|(peer, _)| *peer);
                 let each: Vec<String> = by_peer
                     .iter()
-                    .map(|(peer, why)| format!("{}: {}", self.label(*peer), why.join("; ")))
+                    .map(|(peer, why)| format!("{}: {}", self.label(*peer), perf::said(why)))
                     .collect();
                 Finding {
                     rail: 0,
@@ -107,7 +107,7 @@ impl<'a> Mesh<'a> {
                     "{} - {}: {}{again}: a slow link between them",
                     self.label(a),
                     self.label(b),
-                    why.join("; ")
+                    perf::said(why)
                 ),
             });
         }

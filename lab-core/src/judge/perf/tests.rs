@@ -41,13 +41,28 @@ fn a_link_below_half_the_others_median_or_twice_its_latency_falls_short() {
     let limits = PerfLimits::default();
     let found = slow(&cells, &limits);
     assert!(found.hosts.is_empty(), "{found:?}");
+    let said = |of, words: &str| Shortfall {
+        of,
+        words: words.to_string(),
+    };
     assert_eq!(
         found.links,
         [
-            (2, vec!["0.900 Gb/s, median 7.80 Gb/s (12%)".to_string()]),
-            (3, vec!["9.0 usec, median 2.0 usec (4.5x)".to_string()]),
+            (
+                2,
+                vec![said(
+                    Measure::Bandwidth,
+                    "0.900 Gb/s, median 7.80 Gb/s (12%)"
+                )]
+            ),
+            (
+                3,
+                vec![said(Measure::Latency, "9.0 usec, median 2.0 usec (4.5x)")]
+            ),
         ]
     );
+    // What the heatmaps colour is read from the kind, not the words.
+    assert_eq!(found.named(), (vec![2], vec![3]));
     assert_eq!(suspects(&cells, &limits), [2, 3]);
 }
 
@@ -73,7 +88,9 @@ fn a_host_slow_with_every_peer_is_judged_against_the_links_without_it() {
         let hosts: Vec<usize> = found.hosts.iter().map(|(h, _)| *h).collect();
         assert_eq!(hosts, [2], "{n} hosts: {found:?}");
         assert_eq!(found.hosts[0].1.len(), n - 1);
-        assert!(found.hosts[0].1[0].1[0].contains("0.800 Gb/s, median 8.00 Gb/s (10%)"));
+        assert!(found.hosts[0].1[0].1[0]
+            .words
+            .contains("0.800 Gb/s, median 8.00 Gb/s (10%)"));
         assert!(found.links.is_empty(), "{n} hosts: {found:?}");
         // Latency alone, three times the others'.
         let mut lat = fabric(n, 1, 3.0);
@@ -83,7 +100,7 @@ fn a_host_slow_with_every_peer_is_judged_against_the_links_without_it() {
         let found = slow(&lat, &limits);
         let hosts: Vec<usize> = found.hosts.iter().map(|(h, _)| *h).collect();
         assert_eq!(hosts, [1], "{n} hosts, latency: {found:?}");
-        assert!(found.hosts[0].1[0].1[0].contains("(3.0x)"));
+        assert!(found.hosts[0].1[0].1[0].words.contains("(3.0x)"));
     }
     // A healthy fabric: nothing.
     let healthy = fabric(4, 9, 1.0);
@@ -146,7 +163,9 @@ fn a_link_measured_again_alone_is_judged_by_it_against_the_rounds() {
     cells[2].alone = reports(0.007, 7000.0);
     let s = slow(&cells, &limits);
     assert_eq!(s.links.len(), 1, "{s:?}");
-    assert!(s.links[0].1[0].starts_with("0.00700 Gb/s, median 0.0200 Gb/s"));
+    assert!(s.links[0].1[0]
+        .words
+        .starts_with("0.00700 Gb/s, median 0.0200 Gb/s"));
     // A zero bandwidth is no figure: the link is measured again alone.
     cells[2].results = reports(0.0, 7000.0);
     cells[2].alone.clear();
@@ -205,7 +224,10 @@ fn a_link_under_a_share_of_its_link_rate_falls_short() {
         slow.links,
         vec![(
             0,
-            vec!["20.00 Gb/s, link rate 100.00 Gb/s (20%)".to_string()]
+            vec![Shortfall {
+                of: Measure::Bandwidth,
+                words: "20.00 Gb/s, link rate 100.00 Gb/s (20%)".to_string()
+            }]
         )]
     );
     // Without the limit, nothing.

@@ -24,7 +24,7 @@ pub fn host(rank: usize) -> MeshHost {
 pub fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
     let detail = match &verdict {
         Verdict::Fail => format!("{scenario}: client: exit status 1, expected 0"),
-        Verdict::NotRun(why) => why.clone(),
+        Verdict::NotRun(why) | Verdict::PortHeld(why) => why.clone(),
         _ => String::new(),
     };
     ScenarioResult {

@@ -68,7 +68,7 @@ pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
     let result = crate::guest::agent::run(cfg);
     let (mut findings, _) = read_doctor(&out);
     drop(out_dir);
-    result?;
+    result.map_err(|e| e.to_string())?;
     // The session's doctor judges the path; the routes of this host's
     // multicast groups are judged here, as without a peer.
     let mcast = crate::guest::doctor::check_mcast_routes(Some(&ip), Some(&dev), &req.mcast);

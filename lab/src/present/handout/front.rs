@@ -27,14 +27,15 @@ To run one pair and see its packets: `cargo xtask lab --two-hosts --capture rc_e
     markdown(&text)
 }
 
-/// The lab's time and goals, or (the combined file) the three labs'.
-pub(super) fn labs_text(lab: Option<&Lab>) -> String {
+/// The lab's time (`time` says it) and goals, or (the combined file) the
+/// three labs'.
+pub(super) fn labs_text(lab: Option<&Lab>, time: &dyn Fn(&Lab) -> String) -> String {
     let one = |l: &Lab| {
         format!(
             "<p class=\"lab\"><b>Lab {}: {}.</b> {}. Goals: {}.</p>\n",
             l.n,
             escape(l.title),
-            l.time,
+            escape(&time(l)),
             escape(l.goals)
         )
     };

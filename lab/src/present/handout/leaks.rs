@@ -142,22 +142,38 @@ fn folded(text: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// `s` with each give-away of `gives` blanked: a value's word that holds
-/// its first digit (`pad 3 B` becomes `pad ___ B`, `QP 0x13` `QP ___`),
-/// words whole.
+/// Where `needle` is in `hay` from `from` on, without case, as whole
+/// words: `QP 0x13` is not in `QP 0x131`.
+fn find_words(hay: &str, needle: &str, from: usize) -> Option<usize> {
+    let (hay_l, needle_l) = (hay.to_ascii_lowercase(), needle.to_ascii_lowercase());
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let mut at = from;
+    while let Some(i) = hay_l[at..].find(&needle_l) {
+        let (a, b) = (at + i, at + i + needle_l.len());
+        let starts = !(word(needle.chars().next()) && word(hay[..a].chars().next_back()));
+        let ends = !(word(needle.chars().next_back()) && word(hay[b..].chars().next()));
+        if starts && ends {
+            return Some(a);
+        }
+        at = a + hay_l[a..].chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
+/// `s` with each give-away of `gives` blanked: a value from its first
+/// digit to the end of that word (`pad 3 B` becomes `pad ___ B`,
+/// `QP 0x13` `QP ___`), words whole.
 pub fn blanked(s: &str, gives: &[String]) -> String {
     let mut out = s.to_string();
     for g in gives.iter().filter(|g| !g.trim().is_empty()) {
-        let needle = g.to_ascii_lowercase();
         let mut from = 0;
-        while let Some(found) = out[from..].to_ascii_lowercase().find(&needle) {
-            let (a, b) = (from + found, from + found + needle.len());
+        while let Some(a) = find_words(&out, g, from) {
             let (start, end) = match g.find(|c: char| c.is_ascii_digit()) {
                 Some(d) => {
                     let word = out[a + d..].find(|c: char| !c.is_ascii_alphanumeric());
                     (a + d, a + d + word.unwrap_or(out.len() - a - d))
                 }
-                None => (a, b),
+                None => (a, a + g.len()),
             };
             out.replace_range(start..end, BLANK);
             from = start + BLANK.len();
@@ -222,7 +238,7 @@ pub fn leaks(html: &str, asked: &[Asked]) -> Vec<String> {
         let in_chapter = folded(&plain_text(&html[chapter..at]));
         let shown = |text: &str, g: &str| {
             let g = folded(g);
-            text.find(&g).map(|i| {
+            find_words(text, &g, 0).map(|i| {
                 let from = text[..i].char_indices().rev().nth(40).map_or(0, |(j, _)| j);
                 let to = text[i..]
                     .char_indices()

@@ -146,7 +146,8 @@ fn the_student_edition_has_no_answers_and_the_teachers_has_them_all() {
         .count();
     assert!(n >= 6, "{n} exercises");
     assert_eq!(h.matches("<div class=\"exercise\">").count(), n);
-    assert_eq!(h.matches("<div class=\"prediction\"></div>").count(), n);
+    assert_eq!(h.matches(ROOM).count(), n);
+    assert_eq!(ROOM.matches(rule!()).count(), 5, "1.6 in. of ruled room");
     assert_eq!(h.matches("<b>Check it yourself:</b> ").count(), n);
     assert!(!h.contains("class=\"answer\""));
     // No answer collapsed either: the only collapsed part is the ladder's
@@ -520,7 +521,11 @@ fn three_labs_hold_every_chapter_once() {
     for lab in &LABS {
         let h = edition_html(&report, Edition::Student, Some(lab));
         assert!(h.contains(&format!("<h1>rdma-examples, lab {}: ", lab.n)));
-        assert!(h.contains(&format!("{}. Goals: ", lab.time)));
+        assert!(
+            h.contains(&format!("<b>Lab {}: {}.</b> About ", lab.n, lab.title))
+                && h.contains("words a minute"),
+            "each lab says its time and how it was estimated"
+        );
         assert_eq!(h.contains("<section class=\"primer\""), lab.primer);
         assert_eq!(
             !h.contains("The primer and its glossary open lab 1"),

@@ -13,7 +13,7 @@ fn status(v: &Verdict, detail: &str) -> (&'static str, Value) {
         Verdict::Pass => ("passed", Value::Null),
         Verdict::Fail => ("failed", Value::Null),
         Verdict::Skip => ("skipped", json!(detail)),
-        Verdict::NotRun(why) => ("not_run", json!(why)),
+        Verdict::NotRun(why) | Verdict::PortHeld(why) => ("not_run", json!(why)),
     }
 }
 

@@ -35,7 +35,7 @@ pub(super) fn case(
     });
     let skipped = match v {
         Verdict::Skip => Some(detail.to_string()),
-        Verdict::NotRun(why) => Some(format!("not run: {why}")),
+        Verdict::NotRun(why) | Verdict::PortHeld(why) => Some(format!("not run: {why}")),
         _ => None,
     };
     Case {

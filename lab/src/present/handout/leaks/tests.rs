@@ -110,22 +110,21 @@ fn a_give_away_is_blanked_to_its_name() {
         "QP 0x13".to_string(),
         "no verb call".to_string(),
     ];
-    assert_eq!(
-        blanked("BTH: opcode 4, pad 3 B, dest QP 0x13, PSN 0", &gives),
-        "BTH: opcode 4, pad ___ B, dest QP ___, PSN 0"
-    );
-    assert_eq!(
-        blanked("RC Acknowledge qp 0x13 PSN 1", &gives),
-        "RC Acknowledge qp ___ PSN 1"
-    );
-    assert_eq!(
-        blanked("QP 0x131 is not QP 0x13", &gives),
-        "QP ___ is not QP ___"
-    );
-    assert_eq!(
-        blanked("transport: No verb call.", &gives),
-        "transport: ___."
-    );
+    for (line, student) in [
+        (
+            "BTH: opcode 4, pad 3 B, dest QP 0x13, PSN 0",
+            "BTH: opcode 4, pad ___ B, dest QP ___, PSN 0",
+        ),
+        (
+            "RC Acknowledge qp 0x13 PSN 1",
+            "RC Acknowledge qp ___ PSN 1",
+        ),
+        ("QP 0x131 is not QP 0x13", "QP 0x131 is not QP ___"),
+        ("transport: No verb call.", "transport: ___."),
+        ("a spad 3 B", "a spad 3 B"),
+    ] {
+        assert_eq!(blanked(line, &gives), student);
+    }
     let rung = Rung {
         time: 0.0,
         from: None,
