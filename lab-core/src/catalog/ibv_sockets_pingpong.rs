@@ -477,8 +477,9 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
         fields: &["infiniband.bth.psn"],
         line: "iters in",
         look: "how many round trips each side counts; on the packets, count each \
-            side's Send First packets (append `| cut -f2 | sort | uniq -c`) and \
-            the distinct PSNs among them (`| cut -f2,4 | sort -u | cut -f1 | uniq -c`)",
+            side's Send First packets (append `| cut -f2 | sort | uniq -c` to the \
+            script's command) and the distinct PSNs among them (append \
+            `| cut -f2,4 | sort -u | cut -f1 | uniq -c` instead)",
     },
     gives_away: &["RC Send First, Middle, Middle and Last"],
 };

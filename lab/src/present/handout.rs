@@ -611,7 +611,8 @@ nav li { margin: .1em 0; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   section.chapter { break-before: page; }
   h2, h3, h4 { break-after: avoid; }
-  figure, .keep, .exercise, .prediction, .room, .observed, nav { break-inside: avoid; }
+  figure, .keep, .prediction, .room, .observed, nav { break-inside: avoid; }
+  .exercise > h4, .exercise > p { break-after: avoid; break-inside: avoid; } /* an exercise may break only before its check, never between a question and its room */
   p.check { break-after: avoid; }
   ol:has(+ .room), p:has(+ .room) { break-after: avoid; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }

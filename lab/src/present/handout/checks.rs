@@ -135,10 +135,12 @@ pub(super) fn check_step(e: &Numbered, captured: bool) -> String {
 }
 
 /// Lab `lab`'s script of check steps: a case an exercise, which lists its
-/// capture's packets (where the run captured any) and the lines of its
-/// transcripts that its step sends the student to. Run from anywhere; it
-/// reads the files beside the handout. Every word is quoted: nothing of
-/// a scenario is pasted into the script as code.
+/// capture's packets (where the run captured any) on its output and the
+/// lines of its transcripts that its step sends the student to on its
+/// errors, so that a pipe after it (`| cut -f2 | sort | uniq -c`) counts
+/// packets only. Run from anywhere; it reads the files beside the
+/// handout. Every word is quoted: nothing of a scenario is pasted into
+/// the script as code.
 pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
     let mut cases = String::new();
     let mut numbers = Vec::new();
@@ -159,7 +161,7 @@ pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
             }
             let files: Vec<String> = transcripts_of(s).iter().map(|f| shell_quote(f)).collect();
             body.push(format!(
-                "grep -n -F -e {} {} || true",
+                "grep -n -F -e {} {} >&2 || true",
                 shell_quote(c.line),
                 files.join(" ")
             ));
@@ -169,8 +171,9 @@ pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
     }
     format!(
         "#!/bin/sh\n# Lab {n}'s check steps: sh {path} EXERCISE ({list}).\n# Each lists the \
-         packets its step names and the lines to find in the programs' output,\n# from the \
-         files beside the handout.\nset -u\ncd \"$(dirname \"$0\")/..\" || exit 1\ncase \
+         packets its step names (on its output) and the lines to find in the\n# programs' \
+         output (on its errors: a pipe after it counts packets only), from the\n# files \
+         beside the handout.\nset -u\ncd \"$(dirname \"$0\")/..\" || exit 1\ncase \
          \"${{1:-}}\" in\n{cases}*)\n\techo \"usage: sh {path} EXERCISE, one of: {list}\" >&2\n\t\
          exit 1\n\t;;\nesac\n",
         n = lab.n,
@@ -220,11 +223,12 @@ fn run_case(report: &LabReport, out: &Path, lab: &Lab, e: &Numbered) -> Result<(
         .output()
         .map_err(|err| format!("sh: {err}"))?;
     let text = String::from_utf8_lossy(&ran.stdout);
+    let said = String::from_utf8_lossy(&ran.stderr);
     let mut missing = Vec::new();
     if !ran.status.success() {
         missing.push(format!("its exit status {}", ran.status));
     }
-    if !text.contains(c.line) {
+    if !said.contains(c.line) {
         missing.push(format!("the line with `{}`", c.line));
     }
     if !c.filter.is_empty() && captured_in(report, s) {
