@@ -590,7 +590,7 @@ body { font-family: 'DejaVu Sans', sans-serif; max-width: 60em; margin: 2em auto
 h1 { font-size: 1.8em; } h2 { border-bottom: 2px solid #1f4e9c; padding-bottom: .2em; }
 code, pre { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; }
 pre code, td code, th code { font-size: 1em; } code.cmd span { white-space: nowrap; } /* already in a smaller box: 0.85 twice printed at 7.2 pt */
-pre { background: #f4f4f4; padding: .6em; white-space: pre-wrap; overflow-wrap: break-word; }
+pre { background: #f4f4f4; padding: .6em; white-space: pre-wrap; overflow-wrap: break-word; text-indent: 1.5em each-line hanging; } /* a line too long for the page goes on indented */
 .gap { font-style: italic; color: #555; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 td, th { border: 1px solid #bbb; padding: .2em .4em; vertical-align: top; }
@@ -618,7 +618,8 @@ nav li { margin: .1em 0; }
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }
-  pre { break-inside: auto; orphans: 3; widows: 3; }
+  pre { break-inside: avoid; orphans: 3; widows: 3; } /* one longer than a page still breaks, between lines */
+  table:not(.anatomy), .sides, aside { break-inside: avoid; } /* the arrows' table may go on, its header repeated */
   tr, tbody.lead { break-inside: avoid; } thead { display: table-header-group; }
   a { color: inherit; text-decoration: none; } /* an underline hides a file name's underscores */
 }
@@ -772,6 +773,7 @@ mod checks;
 mod chromium;
 mod edition;
 mod front;
+mod layout;
 mod leaks;
 mod numbers;
 mod paper;

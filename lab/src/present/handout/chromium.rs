@@ -1,7 +1,8 @@
 //! The handout as Chromium prints it: the PDF, and the checks of what it
 //! rendered (every supplied file there, the DOM, a screenshot, each lab's
 //! pages: none half empty, none ending in a heading, no answer leaked
-//! into a student's edition, the ladders' smallest text).
+//! into a student's edition, the ladders' smallest text, the layout's
+//! checks of [`layout`]).
 
 use super::*;
 
@@ -150,7 +151,8 @@ pub(super) fn check_screenshot(html: &Path, dir: &Path) -> Vec<String> {
 }
 
 /// The page printed to PDF: a title page and a page a chapter at least,
-/// the print's checks ([`check_pdf`]), and no answer in its text.
+/// the print's checks on its marked copy ([`check_marked`]), and no
+/// answer in its text.
 pub(super) fn check_print(html: &Path, dir: &Path) -> Vec<String> {
     let mut failures = Vec::new();
     let pdf_file = dir.join("handout.pdf");
@@ -158,15 +160,24 @@ pub(super) fn check_print(html: &Path, dir: &Path) -> Vec<String> {
         Err(e) => failures.push(e),
         Ok(()) => {
             let bytes = fs::read(&pdf_file).unwrap_or_default();
-            let text = String::from_utf8_lossy(&bytes);
-            let pages = text.matches("/Type /Page").count() - text.matches("/Type /Pages").count();
+            let pages = pdf_pages(&pdf_file);
             if !bytes.starts_with(b"%PDF") || pages < catalog::chapters().len() + 1 {
                 failures.push(format!(
                     "the PDF has {pages} page(s); a title page and one per chapter at least were expected"
                 ));
             }
             let html_text = fs::read_to_string(html).unwrap_or_default();
-            failures.extend(check_pdf(&pdf_file, pages, &headings(&html_text)));
+            let paper = Paper::ALL
+                .into_iter()
+                .find(|p| html_text.contains(p.css().as_str()))
+                .unwrap_or_default();
+            failures.extend(check_marked(
+                &html_text,
+                (paper, paper),
+                dir,
+                "handout",
+                Some(pages),
+            ));
             for answer in leaked(&pdf_text(&pdf_file), &answer_openings()) {
                 failures.push(format!("the student's PDF holds an answer: `{answer}`"));
             }
@@ -180,43 +191,29 @@ pub(super) fn check_print(html: &Path, dir: &Path) -> Vec<String> {
 pub const LAB_PAGES_MAX: usize = 26;
 
 /// Each lab's student edition printed on both papers (`labN.pdf` on
-/// `paper`, the one it was written for; the other in a directory of its
-/// own): at most [`LAB_PAGES_MAX`] pages, and the print's checks
-/// ([`check_pdf`]).
+/// `paper`, the one it was written for; the other marked only, in a
+/// directory of its own) and checked on its marked copy
+/// ([`check_marked`]).
 pub(super) fn check_labs(dir: &Path, paper: Paper) -> Vec<String> {
     let other = match crate::base::tmp::private_tempdir("rdma-examples-handout-paper-", "print") {
         Ok(d) => d,
         Err(e) => return vec![e],
     };
-    let mut failures = Vec::new();
+    let mut failures = layout_canary(other.path());
     for lab in &LABS {
         let html = dir.join(Edition::Student.file(&format!("lab{}", lab.n)));
         let html_text = fs::read_to_string(&html).unwrap_or_default();
+        let delivered = dir.join(format!("lab{}.pdf", lab.n));
+        if let Err(e) = pdf(&html, &delivered) {
+            failures.push(format!("lab {}: {e}", lab.n));
+            continue;
+        }
         for on in Paper::ALL {
             let name = format!("lab {} on {}", lab.n, on.name());
-            let pdf_file = if on == paper {
-                dir.join(format!("lab{}.pdf", lab.n))
-            } else {
-                other.path().join(format!("lab{}-{}.pdf", lab.n, on.name()))
-            };
-            let printed = if on == paper {
-                pdf(&html, &pdf_file)
-            } else {
-                print_on(&html_text, paper, on, &pdf_file)
-            };
-            if let Err(e) = printed {
-                failures.push(format!("{name}: {e}"));
-                continue;
-            }
-            let pages = pdf_pages(&pdf_file);
-            println!("handout check: {name} prints to {pages} pages");
-            if pages > LAB_PAGES_MAX {
-                failures.push(format!(
-                    "{name} prints to {pages} pages, more than {LAB_PAGES_MAX}"
-                ));
-            }
+            let stem = format!("lab{}-{}", lab.n, on.name());
+            let pages = (on == paper).then(|| pdf_pages(&delivered));
             failures.extend(
-                check_pdf(&pdf_file, pages, &headings(&html_text))
+                check_marked(&html_text, (paper, on), other.path(), &stem, pages)
                     .into_iter()
                     .map(|f| format!("{name}: {f}")),
             );
@@ -225,17 +222,120 @@ pub(super) fn check_labs(dir: &Path, paper: Paper) -> Vec<String> {
     failures
 }
 
+/// `html` (written for `papers.0`) printed on `papers.1` from a copy
+/// marked for its layout ([`layout`]) into `dir`, and checked: at most
+/// [`LAB_PAGES_MAX`] pages for a lab, as many as the unmarked print
+/// (`pages`, where there is one: the marks moved nothing), the print's
+/// checks ([`check_pdf`]) and the layout's, and no word of inline code
+/// broken across lines.
+fn check_marked(
+    html: &str,
+    papers: (Paper, Paper),
+    dir: &Path,
+    stem: &str,
+    pages: Option<usize>,
+) -> Vec<String> {
+    let Some(marked) = layout::marked(html) else {
+        return vec!["the page has no </body> to mark before".into()];
+    };
+    let file = dir.join(format!("{stem}-marked.pdf"));
+    if let Err(e) = print_on(&marked, papers.0, papers.1, &file) {
+        return vec![format!("its marked copy: {e}")];
+    }
+    let mut failures = Vec::new();
+    let printed = pdf_pages(&file);
+    if stem.starts_with("lab") {
+        println!("handout check: {stem} prints to {printed} pages");
+        if printed > LAB_PAGES_MAX {
+            failures.push(format!(
+                "it prints to {printed} pages, more than {LAB_PAGES_MAX}"
+            ));
+        }
+    }
+    if pages.is_some_and(|p| p != printed) {
+        failures.push(format!(
+            "its marked copy prints to {printed} pages, not {pages:?}: the marks moved the page"
+        ));
+    }
+    let words = layout::words(&pdf_bbox(&file));
+    failures.extend(check_pdf(&file, printed, &headings(html), &words, papers.1));
+    failures.extend(layout::layout_failures(&words, papers.1));
+    failures.extend(
+        layout::broken_words(&layout::inline_code_words(html), &words)
+            .into_iter()
+            .map(|w| format!("the inline code `{w}` breaks across lines")),
+    );
+    failures
+}
+
+/// A page with a split table, a short writing box and a word of code
+/// broken across lines, printed and checked as a lab is: every way the
+/// layout's checks fail to name each, so that a change of Chromium or
+/// poppler cannot make them pass by seeing nothing.
+fn layout_canary(dir: &Path) -> Vec<String> {
+    let paper = Paper::default();
+    let rows = "<tr><td>a row of a table</td></tr>".repeat(20);
+    let html = format!(
+        "<!DOCTYPE html><html><head><style>{} td {{ border: 1px solid #000; }}</style></head>\
+         <body><div style=\"height: 650pt\"></div><table style=\"break-inside: auto\">{rows}</table>\
+         <div class=\"room\" style=\"height: 60pt; border: 1px solid #000\"></div>\
+         <p style=\"width: 3em; overflow-wrap: anywhere\"><code>checks/lab1.sh</code></p></body></html>",
+        paper.css()
+    );
+    let Some(marked) = layout::marked(&html) else {
+        return vec!["the layout's canary has no </body>".into()];
+    };
+    let file = dir.join("canary.pdf");
+    if let Err(e) = print_on(&marked, paper, paper, &file) {
+        return vec![format!("the layout's canary: {e}")];
+    }
+    let words = layout::words(&pdf_bbox(&file));
+    let found = layout::layout_failures(&words, paper);
+    let broken = layout::broken_words(&layout::inline_code_words(&html), &words);
+    let mut failures = Vec::new();
+    for (planted, seen) in [
+        (
+            "a split table",
+            found.iter().any(|f| f.starts_with("a table (")),
+        ),
+        (
+            "a short writing box",
+            found.iter().any(|f| f.starts_with("a writing box")),
+        ),
+        ("a broken word", broken == ["checks/lab1.sh"]),
+    ] {
+        if !seen {
+            failures.push(format!(
+                "the layout's checks did not name {planted} planted on a page: {found:?} {broken:?}"
+            ));
+        }
+    }
+    failures
+}
+
+/// A PDF's words with their places, as poppler's `pdftotext -bbox` gives
+/// them.
+pub(super) fn pdf_bbox(pdf_file: &Path) -> String {
+    Command::new("pdftotext")
+        .arg("-bbox")
+        .arg(pdf_file)
+        .arg("-")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
 /// `html` (written for `written`) printed on `on` into `pdf_file`: the
 /// same page with the other page rule, beside the PDF.
 fn print_on(html: &str, written: Paper, on: Paper, pdf_file: &Path) -> Result<(), String> {
-    if html.matches(written.css()).count() != 1 {
+    if html.matches(written.css().as_str()).count() != 1 {
         return Err(format!(
             "its page rule for {} is not there once",
             written.name()
         ));
     }
     let file = pdf_file.with_extension("html");
-    fs::write(&file, html.replacen(written.css(), on.css(), 1))
+    fs::write(&file, html.replacen(&written.css(), &on.css(), 1))
         .map_err(|e| format!("{}: {e}", file.display()))?;
     pdf(&file, pdf_file)
 }
@@ -371,33 +471,28 @@ pub fn ends_with_heading(page: &str, headings: &[String]) -> Option<String> {
         .cloned()
 }
 
-/// The print's checks on the PDF, read with poppler's `pdftotext`: no page
-/// ends with a heading, and the ladders' smallest text (their `time,
-/// frames` column header, at the notes' size) is 8 pt or more.
-pub(super) fn check_pdf(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
+/// The print's checks on a marked PDF ([`layout`]), read with poppler's
+/// `pdftotext`: no page ends with a heading, no page under half full
+/// without cause ([`half_empty_pages`]), and the ladders' smallest text
+/// (their `time, frames` column header, at the notes' size) is 8 pt or
+/// more.
+pub(super) fn check_pdf(
+    pdf: &Path,
+    pages: usize,
+    headings: &[String],
+    words: &layout::Words,
+    paper: Paper,
+) -> Vec<String> {
     let mut failures = Vec::new();
     for n in 1..=pages {
-        let page = n.to_string();
-        let text = Command::new("pdftotext")
-            .args(["-layout", "-f", &page, "-l", &page])
-            .arg(pdf)
-            .arg("-")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default();
-        if let Some(h) = ends_with_heading(&text, headings) {
+        if let Some(h) = ends_with_heading(&page_text(pdf, n, true), headings) {
             failures.push(format!("page {n} of the PDF ends with the heading `{h}`"));
         }
     }
-    failures.extend(half_empty_pages(pdf, pages, headings));
-    let bbox = Command::new("pdftotext")
-        .args(["-bbox"])
-        .arg(pdf)
-        .arg("-")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    match smallest_ladder_text(&bbox) {
+    failures.extend(half_empty_pages(pdf, pages, headings, |n, fill| {
+        layout::pushed_over(words, n, fill, paper)
+    }));
+    match smallest_ladder_text(&pdf_bbox(pdf)) {
         None => failures.push("the PDF has no ladder text (`frames`) that pdftotext finds".into()),
         Some(pt) if pt < 8.0 => failures.push(format!(
             "the ladders' smallest text is {pt:.1} pt in the PDF, less than 8"
@@ -407,11 +502,32 @@ pub(super) fn check_pdf(pdf: &Path, pages: usize, headings: &[String]) -> Vec<St
     failures
 }
 
+/// Page `n`'s text (`layout`: as it stands on the page), the layout's
+/// marks left out.
+fn page_text(pdf: &Path, n: usize, layout: bool) -> String {
+    let page = n.to_string();
+    let mut cmd = Command::new("pdftotext");
+    if layout {
+        cmd.arg("-layout");
+    }
+    cmd.args(["-f", &page, "-l", &page])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .map(|o| layout::unmarked(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_default()
+}
+
 /// The pages under half full that do not end a chapter (the next page
-/// starts with a chapter's title, `headings` holds them) and are not the
-/// last: each rendered in grey by poppler's `pdftoppm`, its fill the
-/// lowest row with ink.
-pub(super) fn half_empty_pages(pdf: &Path, pages: usize, headings: &[String]) -> Vec<String> {
+/// starts with a chapter's title, `headings` holds them), are not the
+/// last, and that `excused` (page, fill) does not excuse: each rendered
+/// in grey by poppler's `pdftoppm`, its fill the lowest row with ink.
+pub(super) fn half_empty_pages(
+    pdf: &Path,
+    pages: usize,
+    headings: &[String],
+    excused: impl Fn(usize, f64) -> bool,
+) -> Vec<String> {
     let dir = match crate::base::tmp::private_tempdir("rdma-examples-handout-pages-", "pdftoppm") {
         Ok(d) => d,
         Err(e) => return vec![e],
@@ -431,29 +547,23 @@ pub(super) fn half_empty_pages(pdf: &Path, pages: usize, headings: &[String]) ->
         .unwrap_or_default();
     files.sort();
     let first_line = |n: usize| {
-        let page = n.to_string();
-        Command::new("pdftotext")
-            .args(["-f", &page, "-l", &page])
-            .arg(pdf)
-            .arg("-")
-            .output()
-            .map(|o| {
-                let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                text.lines()
-                    .map(str::trim)
-                    .find(|l| !l.is_empty())
-                    .unwrap_or("")
-                    .to_string()
-            })
-            .unwrap_or_default()
+        let text = page_text(pdf, n, false);
+        text.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_string()
     };
     let mut out = Vec::new();
     for (i, f) in files.iter().enumerate().take(pages.saturating_sub(1)) {
         let fill = fs::read(f).ok().and_then(|b| page_fill(&b)).unwrap_or(1.0);
+        if fill >= 0.5 || excused(i + 1, fill) {
+            continue;
+        }
         // A title may wrap: the next page's first line begins it.
         let next = first_line(i + 2);
         let chapter_ends = !next.is_empty() && headings.iter().any(|h| h.starts_with(&next));
-        if fill < 0.5 && !chapter_ends {
+        if !chapter_ends {
             out.push(format!(
                 "page {} of the PDF is {:.0}% full and ends no chapter",
                 i + 1,
@@ -504,3 +614,6 @@ pub fn smallest_ladder_text(bbox: &str) -> Option<f64> {
         .map(|w| w[1].1)
         .reduce(f64::min)
 }
+
+#[cfg(test)]
+mod tests;

@@ -28,13 +28,31 @@ impl Paper {
         Paper::ALL.into_iter().find(|p| p.name() == name)
     }
 
+    /// Its size as CSS names it.
+    fn size(self) -> &'static str {
+        match self {
+            Paper::A4 => "A4",
+            Paper::Letter => "letter",
+        }
+    }
+
+    /// Its page rule's margins, top and bottom then left and right, in
+    /// points (72 an inch): 15 by 14 mm on A4, 0.6 by 0.55 in. on Letter.
+    pub fn margins_pt(self) -> (f64, f64) {
+        match self {
+            Paper::A4 => (15.0 * 72.0 / 25.4, 14.0 * 72.0 / 25.4),
+            Paper::Letter => (0.6 * 72.0, 0.55 * 72.0),
+        }
+    }
+
     /// Its page rule, which the HTML carries so that a browser's print
     /// and Chromium's PDF use it.
-    pub fn css(self) -> &'static str {
-        match self {
-            Paper::A4 => "@page { size: A4; margin: 15mm 14mm; }",
-            Paper::Letter => "@page { size: letter; margin: 0.6in 0.55in; }",
-        }
+    pub fn css(self) -> String {
+        let (vertical, horizontal) = self.margins_pt();
+        format!(
+            "@page {{ size: {}; margin: {vertical:.2}pt {horizontal:.2}pt; }}",
+            self.size()
+        )
     }
 }
 
