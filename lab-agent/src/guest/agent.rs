@@ -24,10 +24,10 @@ use crate::base::netstat::tcp_listening;
 use crate::base::rundir::Dir;
 use crate::guest::control::{Control, HandshakeError, Secret};
 use crate::guest::counters;
-use crate::model::{Params, Ready, Scenario};
+use crate::model::{Params, Ready, Scenario, Skip};
 use crate::results::{
-    boot_file, findings_file, host_file, host_record, parse_host_record, read_in, result_file,
-    times_file, BootPhases, REFUSED_FILE,
+    agent_status_file, boot_file, findings_file, host_file, parse_line, read_in, record_line,
+    result_file, times_file, AgentStatus, BootPhases, HostInfo, REFUSED_FILE,
 };
 use crate::{catalog, judge, model};
 use std::fs::{self, File};
@@ -322,17 +322,14 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
     // This host's own rules first: a list it was handed (a mesh's
     // coordinator names it) never runs here what they refuse, and what it
     // does not ask for the serving host does not walk either.
-    let mut mine = String::new();
+    let mut skips = Vec::new();
     let mut list = Vec::new();
     for s in resolve(&cfg.scenarios)? {
         match refusal(cfg, s).filter(|_| !cfg.doctor_only) {
-            Some(why) => {
-                mine += &format!(
-                    "{}\t{}\n",
-                    s.name,
-                    why.replacen("the serving host", "this host", 1)
-                )
-            }
+            Some(why) => skips.push(Skip {
+                scenario: s.name.to_string(),
+                reason: why.replacen("the serving host", "this host", 1),
+            }),
             None => list.push(s),
         }
     }
@@ -349,15 +346,18 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
     }
     // Only the names this host asked for, each reason escaped: what the
     // serving host says reaches this host's terminal and reports.
-    let mut theirs = String::new();
     let mut refused: Vec<&str> = Vec::new();
     for (name, why) in text.lines().filter_map(|l| l.split_once('\t')) {
         if let Some(n) = names.iter().find(|n| **n == name) {
             refused.push(n);
-            theirs += &format!("{n}\t{}\n", crate::base::text::escaped(why, 300));
+            skips.push(Skip {
+                scenario: n.to_string(),
+                reason: crate::base::text::escaped(why, 300),
+            });
         }
     }
-    let _ = out(cfg).write(REFUSED_FILE, mine.clone() + &theirs);
+    let lines: String = skips.iter().map(record_line).collect();
+    let _ = out(cfg).write(REFUSED_FILE, lines);
     Ok(list
         .into_iter()
         .filter(|s| !refused.contains(&s.name.as_str()))
@@ -598,14 +598,14 @@ pub fn run(mut cfg: AgentConfig) -> Result<(), AgentError> {
         save_dmesg(&cfg);
     }
     let status = match &result {
-        Ok(()) => "ok".to_string(),
-        Err(e) => format!("error: {e}"),
+        Ok(()) => AgentStatus::Ok,
+        Err(e) => AgentStatus::Failed(e.to_string()),
     };
-    log.say(&status);
-    let _ = out(&cfg).write(
-        &format!("agent.{}.status", cfg.role.as_str()),
-        status + "\n",
-    );
+    log.say(&match &status {
+        AgentStatus::Ok => "ok".to_string(),
+        AgentStatus::Failed(e) => format!("error: {e}"),
+    });
+    let _ = out(&cfg).write(&agent_status_file(cfg.role.as_str()), record_line(&status));
     result
 }
 

@@ -24,7 +24,7 @@ pub struct HostCheck {
 }
 
 /// What the doctor learnt of one host's RDMA device, for the reports.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostInfo {
     /// Which side ran there: "server", "client" or "both".
     pub role: String,
@@ -66,6 +66,8 @@ impl std::fmt::Display for HostInfo {
 
 use crate::base::rundir::Dir;
 use crate::model::{Outcome, Scenario, SideOutcome, Skip};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -76,9 +78,44 @@ pub fn result_file(scenario: &str, side: &str, ext: &str) -> String {
     format!("{scenario}.{side}.{ext}")
 }
 
+/// `value` as a line of a result file: one JSON object and a newline.
+pub fn record_line<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default() + "\n"
+}
+
+/// What [`record_line`] wrote, `None` for anything else.
+pub fn parse_line<T: DeserializeOwned>(line: &str) -> Option<T> {
+    serde_json::from_str(line.trim_end_matches('\n')).ok()
+}
+
+/// How one side of a scenario ended, as `<scenario>.<side>.status` holds
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideStatus {
+    /// Its exit status (128 and the signal for a signal's death).
+    pub exit: i32,
+    /// From its start to its end.
+    pub elapsed_ms: u64,
+}
+
+/// How an agent's run ended, as `agent.<role>.status` holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    /// Every step of its session was taken.
+    Ok,
+    /// A step failed: what the agent said of it.
+    Failed(String),
+}
+
+/// The file in a result dir where an agent in role `role` says how its
+/// run ended ([`AgentStatus`]).
+pub fn agent_status_file(role: &str) -> String {
+    format!("agent.{role}.status")
+}
+
 /// The file in a result dir where an agent in role `role` adds a line as
-/// each scenario ends: `NAME<TAB>wall ms<TAB>busy CPU ms` (`-` where the
-/// host does not say).
+/// each scenario ends: a [`ScenarioTime`] ([`record_line`]).
 pub fn times_file(role: &str) -> String {
     format!("times.{role}.tsv")
 }
@@ -91,13 +128,16 @@ pub fn boot_file(role: &str) -> String {
 
 /// Where a VM's boot and the agent's set-up went, as the guest saw it;
 /// the host adds what came before the guest's kernel (QEMU, firmware).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct BootPhases {
     /// From the kernel's start to its running init (the kernel's log).
     pub kernel_secs: f64,
-    /// What init spent running systemd-tmpfiles (virtme-ng-init's log).
+    /// What init spent running systemd-tmpfiles (virtme-ng-init's log;
+    /// another init's log may not say).
+    #[serde(default)]
     pub tmpfiles_secs: f64,
     /// What init spent waiting for udev's coldplug to settle.
+    #[serde(default)]
     pub udev_secs: f64,
     /// From the kernel's start to this agent's.
     pub agent_secs: f64,
@@ -126,41 +166,8 @@ impl std::fmt::Display for BootPhases {
     }
 }
 
-impl BootPhases {
-    /// As [`boot_file`] holds it: `name=secs` lines.
-    pub fn record(&self) -> String {
-        format!(
-            "kernel={:.2}\ntmpfiles={:.2}\nudev={:.2}\nagent={:.2}\nrxe={:.2}\ndoctor={:.2}\n",
-            self.kernel_secs,
-            self.tmpfiles_secs,
-            self.udev_secs,
-            self.agent_secs,
-            self.rxe_secs,
-            self.doctor_secs
-        )
-    }
-
-    /// What [`BootPhases::record`] wrote.
-    pub fn parse(text: &str) -> Option<BootPhases> {
-        let get = |k: &str| -> Option<f64> {
-            text.lines()
-                .find_map(|l| l.strip_prefix(k)?.strip_prefix('='))?
-                .parse()
-                .ok()
-        };
-        Some(BootPhases {
-            kernel_secs: get("kernel")?,
-            tmpfiles_secs: get("tmpfiles").unwrap_or_default(),
-            udev_secs: get("udev").unwrap_or_default(),
-            agent_secs: get("agent")?,
-            rxe_secs: get("rxe")?,
-            doctor_secs: get("doctor")?,
-        })
-    }
-}
-
 /// One line of a [`times_file`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioTime {
     /// The scenario.
     pub name: String,
@@ -176,22 +183,12 @@ pub fn read_times(dir: &Dir, role: &str) -> Vec<ScenarioTime> {
     let text = read_in(dir, &times_file(role)).unwrap_or_default();
     text.split_inclusive('\n')
         .filter(|l| l.ends_with('\n'))
-        .filter_map(|l| {
-            let f: Vec<&str> = l.trim_end().split('\t').collect();
-            let [name, wall, busy] = f.as_slice() else {
-                return None;
-            };
-            Some(ScenarioTime {
-                name: name.to_string(),
-                wall_ms: wall.parse().ok()?,
-                busy_ms: busy.parse().ok(),
-            })
-        })
+        .filter_map(parse_line)
         .collect()
 }
 
 /// The file in the peer's result dir with the scenarios the serving host
-/// refused: a line each, `NAME<TAB>why`.
+/// refused: a [`Skip`] a line ([`record_line`]).
 pub const REFUSED_FILE: &str = "session.refused";
 
 /// The file in a result dir with the doctor's findings on `who` ("server",
@@ -203,40 +200,6 @@ pub fn findings_file(who: &str) -> String {
 /// The file in a result dir with the device the doctor found on `who`.
 pub fn host_file(who: &str) -> String {
     format!("doctor.{who}.host")
-}
-
-/// A [`HostInfo`] as the result dir holds it: one tab-separated record
-/// (a file format, not for people: see its `Display`).
-pub fn host_record(h: &HostInfo) -> String {
-    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-    [
-        h.role.clone(),
-        h.dev.clone(),
-        h.port.to_string(),
-        opt(h.link_layer.clone()),
-        opt(h.gid_index.map(|i| i.to_string())),
-        opt(h.gid_type.clone()),
-        opt(h.active_mtu.map(|m| m.to_string())),
-    ]
-    .join("\t")
-}
-
-/// The [`HostInfo`] of a [`host_record`].
-pub fn parse_host_record(line: &str) -> Option<HostInfo> {
-    let f: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
-    let [role, dev, port, link, gid, gtype, mtu] = f.as_slice() else {
-        return None;
-    };
-    let opt = |v: &str| (v != "-").then(|| v.to_string());
-    Some(HostInfo {
-        role: role.to_string(),
-        dev: dev.to_string(),
-        port: port.parse().ok()?,
-        link_layer: opt(link),
-        gid_index: opt(gid).and_then(|v| v.parse().ok()),
-        gid_type: opt(gtype),
-        active_mtu: opt(mtu).and_then(|v| v.parse().ok()),
-    })
 }
 
 /// A file's text (a sysfs attribute), `None` when it cannot be read.
@@ -280,16 +243,10 @@ fn read_side(dir: &Dir, name: &str, side: &str) -> Option<SideOutcome> {
     if stdout.is_none() && status.is_none() {
         return None;
     }
-    let field = |key: &str| {
-        status.as_deref().and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-                .map(str::to_string)
-        })
-    };
+    let status: Option<SideStatus> = status.as_deref().and_then(parse_line);
     Some(SideOutcome {
-        exit: field("exit").and_then(|v| v.parse().ok()),
-        elapsed_ms: field("elapsed_ms").and_then(|v| v.parse().ok()),
+        exit: status.map(|s| s.exit),
+        elapsed_ms: status.map(|s| s.elapsed_ms),
         stdout: stdout.unwrap_or_default(),
         stderr: read("stderr").unwrap_or_default(),
     })
@@ -324,9 +281,15 @@ pub fn collect(list: &[&Scenario], server_dir: &Dir, client_dir: &Dir) -> Vec<Ou
 /// Adds a note for the agent of `role` that did not end well, or left no
 /// status at all.
 pub fn agent_note(dir: &Dir, role: &str, notes: &mut Vec<String>) {
-    match read_in(dir, &format!("agent.{role}.status")) {
-        Some(s) if s.trim() == "ok" => {}
-        Some(s) => notes.push(format!("{role} agent: {}", s.trim())),
+    match read_in(dir, &agent_status_file(role)) {
+        Some(s) => match parse_line(&s) {
+            Some(AgentStatus::Ok) => {}
+            Some(AgentStatus::Failed(e)) => notes.push(format!("{role} agent: error: {e}")),
+            None => notes.push(format!(
+                "{role} agent: its status is not one it writes: {}",
+                crate::base::text::escaped(&s, 300)
+            )),
+        },
         None => notes.push(format!(
             "{role} agent left no status (it did not start or the VM died); see {}",
             dir.path().display()
@@ -339,10 +302,10 @@ pub fn read_refused(dir: &Dir) -> Vec<Skip> {
     read_in(dir, REFUSED_FILE)
         .unwrap_or_default()
         .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(name, why)| Skip {
-            scenario: crate::base::text::escaped(name, 64),
-            reason: crate::base::text::escaped(why, 300),
+        .filter_map(parse_line::<Skip>)
+        .map(|s| Skip {
+            scenario: crate::base::text::escaped(&s.scenario, 64),
+            reason: crate::base::text::escaped(&s.reason, 300),
         })
         .collect()
 }
@@ -366,7 +329,7 @@ pub fn read_doctor(dir: &Dir) -> (Vec<String>, Vec<HostInfo>) {
             );
         }
         if let Some(text) = read_in(dir, &host_file(who)) {
-            hosts.extend(text.lines().filter_map(parse_host_record));
+            hosts.extend(text.lines().filter_map(parse_line::<HostInfo>));
         }
     }
     (findings, hosts)

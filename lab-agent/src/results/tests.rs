@@ -24,13 +24,26 @@ fn bare(h: HostInfo) -> HostInfo {
     }
 }
 
+/// Every file of a result dir that is not a program's output is a line
+/// of JSON a type reads back, and nothing else reads as one.
 #[test]
-fn host_records_round_trip() {
+fn result_records_round_trip() {
     let h = rxe0();
-    assert_eq!(parse_host_record(&host_record(&h)), Some(h.clone()));
+    assert_eq!(parse_line(&record_line(&h)), Some(h.clone()));
     let bare = bare(h);
-    assert_eq!(parse_host_record(&host_record(&bare)), Some(bare));
-    assert_eq!(parse_host_record("server\trxe0"), None);
+    assert_eq!(parse_line(&record_line(&bare)), Some(bare));
+    assert_eq!(parse_line::<HostInfo>("server\trxe0"), None);
+    let status = SideStatus {
+        exit: 137,
+        elapsed_ms: 5,
+    };
+    assert_eq!(record_line(&status), "{\"exit\":137,\"elapsed_ms\":5}\n");
+    assert_eq!(parse_line(&record_line(&status)), Some(status));
+    assert_eq!(parse_line::<SideStatus>("exit=0\nelapsed_ms=5\n"), None);
+    for s in [AgentStatus::Ok, AgentStatus::Failed("no device".into())] {
+        assert_eq!(parse_line(&record_line(&s)), Some(s));
+    }
+    assert_eq!(parse_line::<AgentStatus>("ok\n"), None);
 }
 
 #[test]
@@ -43,8 +56,8 @@ fn boot_phases_round_trip_and_a_times_file_reads_its_whole_lines() {
         rxe_secs: 4.3,
         doctor_secs: 3.78,
     };
-    assert_eq!(BootPhases::parse(&p.record()), Some(p));
-    assert_eq!(BootPhases::parse("kernel=1\n"), None);
+    assert_eq!(parse_line(&record_line(&p)), Some(p));
+    assert_eq!(parse_line::<BootPhases>("{\"kernel_secs\":1}\n"), None);
     // Marks in another order (Debian 13's virtme-ng): none, not -0.0.
     let odd = BootPhases {
         tmpfiles_secs: -0.01,
@@ -54,7 +67,8 @@ fn boot_phases_round_trip_and_a_times_file_reads_its_whole_lines() {
     let dir = tempfile::tempdir().expect("a temp dir");
     fs::write(
         dir.path().join(times_file("both")),
-        "a\t3100\t900\nb\t60000\t-\nc\t12",
+        "{\"name\":\"a\",\"wall_ms\":3100,\"busy_ms\":900}\n\
+         {\"name\":\"b\",\"wall_ms\":60000,\"busy_ms\":null}\n{\"name\":\"c\",\"wal",
     )
     .expect("written");
     let t = read_times(&Dir::open(dir.path()).expect("opened"), "both");

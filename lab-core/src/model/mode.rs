@@ -91,7 +91,7 @@ impl Mode {
 }
 
 /// A scenario that was not run, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Skip {
     /// The scenario's name.
     pub scenario: String,

@@ -268,7 +268,7 @@ pub fn run_scenarios(opts: &LabOptions, names: &[&str]) -> Result<LabReport, Str
     let elapsed = ctx.started.elapsed();
     let phases = ctx.report_dirs()?.first().and_then(|(dir, role)| {
         let text = read_in(dir, &crate::results::boot_file(role))?;
-        crate::results::BootPhases::parse(&text)
+        crate::results::parse_line::<crate::results::BootPhases>(&text)
     });
     let vms = vm_info(tools, accel, (boot, phases), &ctx.dir);
     let addrs = opts.mode.addrs();

@@ -47,7 +47,7 @@ pub(super) fn doctor_here(
     let mut info = check.info;
     info.role = cfg.role.as_str().to_string();
     let findings: String = check.findings.iter().map(|f| format!("{f}\n")).collect();
-    let host = host_record(&info) + "\n";
+    let host = record_line(&info);
     let who = cfg.role.as_str();
     let _ = out(cfg).write(&findings_file(who), &findings);
     let _ = out(cfg).write(&host_file(who), &host);
@@ -82,8 +82,8 @@ pub(super) fn exchange_doctors(
     let _ = out(cfg).write(&findings_file(peer), theirs);
     let _ = out(cfg).write(&host_file(peer), &their_host);
     // Both sides judge the two MTUs alike, so each says the same.
-    let mtu = parse_host_record(&host)
-        .zip(parse_host_record(&their_host))
+    let mtu = parse_line::<HostInfo>(&host)
+        .zip(parse_line::<HostInfo>(&their_host))
         .and_then(|(mine, theirs)| crate::guest::doctor::mtu_finding(&mine, &theirs));
     Ok(mtu)
 }

@@ -24,10 +24,14 @@ impl ScenarioClock {
         let wall_ms = self.started.elapsed().as_millis();
         // /proc/stat counts in USER_HZ ticks, 100 a second on Linux.
         let busy_ms = match (self.busy, busy_ticks()) {
-            (Some(a), Some(b)) => (b.saturating_sub(a) * 10).to_string(),
-            _ => "-".into(),
+            (Some(a), Some(b)) => Some(b.saturating_sub(a) * 10),
+            _ => None,
         };
-        let line = format!("{name}\t{wall_ms}\t{busy_ms}\n");
+        let line = crate::results::record_line(&crate::results::ScenarioTime {
+            name: name.to_string(),
+            wall_ms: wall_ms as u64,
+            busy_ms,
+        });
         let file = out(cfg).append(&times_file(cfg.role.as_str()));
         let _ = file.and_then(|mut f| f.write_all(line.as_bytes()));
     }

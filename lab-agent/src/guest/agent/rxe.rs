@@ -232,5 +232,5 @@ pub(super) fn record_boot(
     };
     p.doctor_secs = doctor.elapsed().as_secs_f64();
     log.say(&format!("boot: {p}"));
-    let _ = out(cfg).write(&boot_file(cfg.role.as_str()), p.record());
+    let _ = out(cfg).write(&boot_file(cfg.role.as_str()), record_line(&p));
 }

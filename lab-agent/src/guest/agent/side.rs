@@ -170,10 +170,10 @@ impl Running {
         }
         let _ = self.out.write(
             &self.file("status"),
-            format!(
-                "exit={code}\nelapsed_ms={}\n",
-                self.started.elapsed().as_millis()
-            ),
+            crate::results::record_line(&crate::results::SideStatus {
+                exit: code,
+                elapsed_ms: self.started.elapsed().as_millis() as u64,
+            }),
         );
         code
     }

@@ -98,7 +98,7 @@ fn doctor_files_become_findings_and_hosts() {
     };
     dir.write(
         &crate::results::host_file("client"),
-        crate::results::host_record(&h) + "\n",
+        crate::results::record_line(&h),
     )
     .unwrap();
     let (findings, hosts) = read_doctor(dir);
@@ -170,12 +170,13 @@ fn a_byte_that_is_not_utf8_keeps_the_transcript() {
     dir.write(&file("server", "stdout"), b"before \xff after\n")
         .unwrap();
     dir.write(&file("server", "stderr"), b"err \xfe\n").unwrap();
-    dir.write(&file("server", "status"), "exit=0\nelapsed_ms=5\n")
+    dir.write(&file("server", "status"), "{\"exit\":0,\"elapsed_ms\":5}\n")
         .unwrap();
     dir.write(&file("both", "leftover"), b"qp \x80\n").unwrap();
     dir.write(&crate::results::findings_file("both"), b"bad \xc3\n")
         .unwrap();
-    dir.write("agent.both.status", b"died \xff\n").unwrap();
+    let status = crate::results::agent_status_file("both");
+    dir.write(&status, b"{\"failed\":\"died \xff\"}\n").unwrap();
     let o = &collect(&[s], dir, dir)[0];
     let server = o.server.as_ref().expect("the server side is read");
     assert_eq!(server.stdout, "before \u{fffd} after\n");
@@ -185,7 +186,15 @@ fn a_byte_that_is_not_utf8_keeps_the_transcript() {
     assert_eq!(read_doctor(dir).0, ["this host: bad \u{fffd}"]);
     let mut notes = Vec::new();
     agent_note(dir, "both", &mut notes);
-    assert_eq!(notes, ["both agent: died \u{fffd}"]);
+    assert_eq!(notes, ["both agent: error: died \u{fffd}"]);
+    // A status no agent writes is said as such, escaped.
+    dir.write(&status, b"ok\x1b[2J\n").unwrap();
+    notes.clear();
+    agent_note(dir, "both", &mut notes);
+    assert_eq!(
+        notes,
+        ["both agent: its status is not one it writes: ok\\x1b[2J\\n"]
+    );
 }
 
 #[test]
