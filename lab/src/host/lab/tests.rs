@@ -193,7 +193,7 @@ fn a_byte_that_is_not_utf8_keeps_the_transcript() {
     agent_note(dir, "both", &mut notes);
     assert_eq!(
         notes,
-        ["both agent: its status is not one it writes: ok\\x1b[2J\\n"]
+        ["both agent: its status is not one it writes: ok\\u{1b}[2J\\n"]
     );
 }
 
