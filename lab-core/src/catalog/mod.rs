@@ -3,6 +3,7 @@
 //! and what selects among them.
 
 use crate::catalog::cells::{Kill, SideChannel, Waiting};
+use crate::model::typo::{closest, did_you_mean};
 use crate::model::{Local, Mode, Scenario, SERVER_IP};
 
 // One file per example (and for the doctor's and the lab's own cells), in
@@ -225,10 +226,33 @@ pub fn pairs() -> impl Iterator<Item = &'static Scenario> {
     all().iter().filter(|s| s.pair)
 }
 
+/// Why names did not select scenarios.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    /// No scenario has this name.
+    #[error("unknown scenario `{name}`{}; `rdma-lab list` names all {count}", did_you_mean(*.near))]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The known name it is likely a typo of.
+        near: Option<&'static str>,
+        /// How many scenarios there are.
+        count: usize,
+    },
+    /// No cell of the fault matrix is of this example.
+    #[error("no fault cells for `{name}`{}", did_you_mean(*.near))]
+    NoFaultCells {
+        /// The example given.
+        name: String,
+        /// The example with cells it is likely a typo of.
+        near: Option<&'static str>,
+    },
+}
+
 /// The fault matrix's cells, of every example or of those named (by
 /// package, or by the program that starts the cells' names: `mc`,
 /// `rdmacm`), in table order; a name that selects nothing is an error.
-pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, String> {
+pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, SelectError> {
     let of = |s: &Scenario, e: &str| {
         s.package == e
             || s.name
@@ -237,7 +261,12 @@ pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, String> {
     };
     let cells = || all().iter().filter(|s| s.fault.is_some());
     if let Some(e) = examples.iter().find(|e| !cells().any(|s| of(s, e))) {
-        return Err(format!("no fault cells for `{e}`"));
+        let mut packages: Vec<&'static str> = cells().map(|s| s.package).collect();
+        packages.dedup();
+        return Err(SelectError::NoFaultCells {
+            name: e.to_string(),
+            near: closest(e, packages),
+        });
     }
     Ok(cells()
         .filter(|s| examples.is_empty() || examples.iter().any(|e| of(s, e)))
@@ -245,16 +274,17 @@ pub fn faults(examples: &[&str]) -> Result<Vec<&'static Scenario>, String> {
 }
 
 /// Resolves names (empty = every pair) to scenarios, or names the unknown one.
-pub fn select(names: &[&str]) -> Result<Vec<&'static Scenario>, String> {
+pub fn select(names: &[&str]) -> Result<Vec<&'static Scenario>, SelectError> {
     if names.is_empty() {
         return Ok(pairs().collect());
     }
     names
         .iter()
         .map(|n| {
-            find(n).ok_or_else(|| {
-                let known: Vec<_> = all().iter().map(|s| s.name.as_str()).collect();
-                format!("unknown scenario `{n}`; known: {}", known.join(", "))
+            find(n).ok_or_else(|| SelectError::Unknown {
+                name: n.to_string(),
+                near: closest(n, all().iter().map(|s| s.name.as_str())),
+                count: all().len(),
             })
         })
         .collect()

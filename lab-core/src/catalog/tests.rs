@@ -236,8 +236,40 @@ fn faults_selects_cells_by_example_or_program() {
     assert!(mckey.len() > mc.len(), "the package has both programs");
     assert_eq!(
         faults(&["srq", "nosuch"]).unwrap_err(),
-        "no fault cells for `nosuch`"
+        SelectError::NoFaultCells {
+            name: "nosuch".into(),
+            near: None
+        }
     );
+    let typo = faults(&["srk"]).unwrap_err();
+    assert_eq!(
+        typo.to_string(),
+        "no fault cells for `srk` (did you mean `srq`?)"
+    );
+}
+
+/// An unknown name is one line, with the name it is likely a typo of:
+/// never the whole catalog.
+#[test]
+fn an_unknown_name_is_said_with_its_likely_meaning() {
+    let e = select(&["rc_example", "rc_exampel"]).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            SelectError::Unknown {
+                near: Some("rc_example"),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let text = e.to_string();
+    assert!(text.starts_with("unknown scenario `rc_exampel` (did you mean `rc_example`?); `rdma-lab list` names all "), "{text}");
+    assert!(text.len() < 120, "{text}");
+    assert!(matches!(
+        select(&["zzzzzz"]),
+        Err(SelectError::Unknown { near: None, .. })
+    ));
 }
 
 /// Both kernels' outcomes, as they came in the VMs: Debian 12's
@@ -354,7 +386,10 @@ fn select_defaults_to_pairs_and_rejects_unknown() {
         .map(|s| s.name.as_str())
         .collect();
     assert_eq!(all, pairs().map(|s| s.name.as_str()).collect::<Vec<_>>());
-    assert!(select(&["nope"]).unwrap_err().contains("rc_example"));
+    assert!(matches!(
+        select(&["nope"]),
+        Err(SelectError::Unknown { count, .. }) if count == super::all().len()
+    ));
 }
 
 /// The locked-memory cell's server is `setpriv ... sh -c SCRIPT`: its

@@ -12,6 +12,7 @@ pub mod pattern;
 pub mod rails;
 pub mod scenario;
 pub mod session;
+pub mod typo;
 
 pub use mode::*;
 pub use outcome::*;

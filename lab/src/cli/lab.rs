@@ -20,7 +20,8 @@ pub(super) fn lab_cmd(args: &[String]) -> Result<bool, String> {
     let opts = lab_options(&m, &role)?;
     let mut names: Vec<&str> = m.free.iter().map(String::as_str).collect();
     if m.opt_present("faults") {
-        names = crate::catalog::faults(&names)?
+        names = crate::catalog::faults(&names)
+            .map_err(|e| e.to_string())?
             .iter()
             .map(|s| s.name.as_str())
             .collect();

@@ -59,8 +59,6 @@ fn a_typo_is_answered_with_the_closest_name() {
         let e = real_main(&args(bad)).unwrap_err();
         assert!(e.contains(says), "{bad:?}: {e}");
     }
-    assert_eq!(edits("kitten", "sitting"), 3);
-    assert_eq!(edits("", "ab"), 2);
 }
 
 #[test]

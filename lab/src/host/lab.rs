@@ -364,7 +364,7 @@ fn select_and_skip(
     let mut list = if serve {
         catalog::all().iter().collect()
     } else {
-        catalog::select(names)?
+        catalog::select(names).map_err(|e| e.to_string())?
     };
     let link_layer = local_link_layer(&opts.mode);
     let mut skipped = Vec::new();
