@@ -650,7 +650,11 @@ fn mckey_size_above_mtu() -> Scenario {
                 line: "mtu",
                 look: "what the sender says, where its run stops, and its exit status",
             },
-            gives_away: &["exactly one packet", "one packet per message"],
+            gives_away: &[
+                "exactly one packet",
+                "one packet per message",
+                "may not be longer than the path MTU",
+            ],
         }),
         ..Scenario::BASE
     }

@@ -343,7 +343,10 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
             the QP each was sent from (both in decimal; the capture shows QP \
             numbers in hex)",
     },
-    gives_away: &["all 100 recv count lines name it"],
+    gives_away: &[
+        "all 100 recv count lines name it",
+        "on which QP the message arrives",
+    ],
 };
 
 fn srq_one_qp() -> Scenario {
@@ -370,7 +373,10 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
     predict: "In what order do the client's 10 messages and the server's \
         messages cross the wire? How many does the server send? What \
         would a client that sent a fourth message before the server's \
-        answer risk? And what credit code do the ACKs' AETHs carry?",
+        answer risk? And the ACKs' AETHs carry a credit code (Soft-RoCE \
+        sends 31, \"no count given\", on every QP, as the ladders of \
+        chapter 3 show): what would a QP on a shared receive queue have \
+        to count, and why can it not?",
     explain: "`-w` is both the depth of the server's SRQ and the client's \
         batch: the client sends 3 messages, then waits; the server \
         takes 3 receives out of its SRQ, posts each again, and sends \
@@ -404,13 +410,11 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
             "infiniband.bth.psn",
             "infiniband.aeth.syndrome.credit_count",
         ],
-        line: "recv count",
+        line: "count",
         look: "the order of the server's `recv count` lines and the client's `send count` lines",
     },
     gives_away: &[
-        "credit code \
-         {first:infiniband.aeth.syndrome.credit_count:infiniband.aeth.syndrome.opcode==0}",
-        "no credit count given",
+        "no receives of its own to count",
         "flow control by the application",
     ],
 };

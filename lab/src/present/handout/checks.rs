@@ -108,11 +108,9 @@ pub(super) fn check_step(e: &Numbered, captured: bool) -> String {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        let script = lab_of(s.package)
-            .map(|l| format!("`sh {} {}`, which runs ", script_path(l.n), e.number()))
-            .unwrap_or_default();
         ways.push(format!(
-            "list the packets with {script}{COMMAND}{}",
+            "list the packets with {}, which runs {COMMAND}{}",
+            script_case(e),
             field_notes(c.fields)
         ));
     }
@@ -122,8 +120,14 @@ pub(super) fn check_step(e: &Numbered, captured: bool) -> String {
     } else {
         "each program's output"
     };
+    // With no packets to list, the script's case is the transcripts' lines.
+    let shows = if ways.is_empty() {
+        format!(" ({} prints it)", script_case(e))
+    } else {
+        String::new()
+    };
     ways.push(format!(
-        "in {whose}, {}, find the line with `{}`: {}",
+        "in {whose}, {}, find the line with `{}`{shows}: {}",
         files.join(" and "),
         c.line,
         c.look
@@ -132,6 +136,14 @@ pub(super) fn check_step(e: &Numbered, captured: bool) -> String {
         "<p class=\"check\"><b>Check it yourself:</b> {}.</p>\n",
         inline(&capitalised(&ways.join("; then "))).replace(COMMAND, &command)
     )
+}
+
+/// `` `sh checks/labN.sh X.Y` ``: the case of `e`'s lab's script that runs
+/// its check step.
+fn script_case(e: &Numbered) -> String {
+    lab_of(e.scenario.package)
+        .map(|l| format!("`sh {} {}`", script_path(l.n), e.number()))
+        .unwrap_or_default()
 }
 
 /// Lab `lab`'s script of check steps: a case an exercise, which lists its
@@ -144,7 +156,8 @@ pub(super) fn check_step(e: &Numbered, captured: bool) -> String {
 pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
     let mut cases = String::new();
     let mut numbers = Vec::new();
-    for package in lab.chapters {
+    // A reading note prints no exercise, so its script has no case.
+    for package in worked(lab) {
         for e in numbered(package) {
             let (s, c) = (e.scenario, &e.exercise.check);
             let mut body = Vec::new();
@@ -182,6 +195,11 @@ pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
     )
 }
 
+/// `lab`'s chapters that print exercises: all but its reading notes.
+fn worked(lab: &Lab) -> impl Iterator<Item = &&'static str> {
+    lab.chapters.iter().filter(|p| !READING_NOTES.contains(p))
+}
+
 /// Whether `report` captured `s`'s run.
 pub(super) fn captured_in(report: &LabReport, s: &Scenario) -> bool {
     report
@@ -203,7 +221,7 @@ pub(super) fn write_checks(report: &LabReport, out: &Path) -> Result<(), String>
         fs::write(&file, checks_script(report, lab))
             .map_err(|e| format!("{}: {e}", file.display()))?;
         let ran = |e: &Numbered| report.outcomes.iter().any(|j| j.name() == e.scenario.name);
-        for package in lab.chapters {
+        for package in worked(lab) {
             for e in numbered(package).iter().filter(|e| ran(e)) {
                 run_case(report, out, lab, e)?;
             }
