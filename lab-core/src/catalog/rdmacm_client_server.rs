@@ -293,11 +293,13 @@ fn rdmacm_nobody_listening() -> Scenario {
                 the server's host; nobody listens on that port's service ID \
                 there, so that host's CM answers with a reject, and the \
                 client's rdma_cm reports RDMA_CM_EVENT_REJECTED with the \
-                reject's reason as its status. The client learns it at once, \
-                not after a timeout.",
+                reject's reason as its status: here \
+                {first:infiniband.cm.rej.reason:infiniband.cm.rej.reason}, \
+                \"invalid service ID\" (no one listens on it). The client \
+                learns it at once, not after a timeout.",
             check: Check {
                 filter: "infiniband.mad",
-                fields: &[],
+                fields: &["infiniband.cm.rej.reason"],
                 line: "on_event",
                 look: "which rdma_cm events the client got, in order, and its exit status",
             },

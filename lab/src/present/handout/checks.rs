@@ -281,6 +281,10 @@ pub(super) const COMMAND: &str = "TSHARK-COMMAND";
 /// primer does not say.
 pub(super) const FIELD_NOTES: &[(&str, &str)] = &[
     (
+        "infiniband.cm.rej.reason",
+        "a ConnectReject's reason (the IB spec's table of them: 8 is an invalid service ID)",
+    ),
+    (
         "infiniband.aeth.syndrome.opcode",
         "the AETH's kind: 0 an ACK, 1 an RNR NAK, 3 a NAK",
     ),
