@@ -260,6 +260,12 @@ fn check_marked(
     let words = layout::words(&pdf_bbox(&file));
     failures.extend(check_pdf(&file, printed, &headings(html), &words, papers.1));
     failures.extend(layout::layout_failures(&words, papers.1));
+    if let Some(pt) = layout::smallest_text(&words).filter(|pt| *pt < layout::TEXT_LEAST_PT) {
+        failures.push(format!(
+            "its smallest text is {pt:.1} pt high, under {}",
+            layout::TEXT_LEAST_PT
+        ));
+    }
     failures.extend(
         layout::broken_words(&layout::inline_code_words(html), &words)
             .into_iter()
@@ -268,8 +274,8 @@ fn check_marked(
     failures
 }
 
-/// A page with a split table, a short writing box and a word of code
-/// broken across lines, printed and checked as a lab is: every way the
+/// A page with a split table, a short writing box, a word of code
+/// broken across lines and small print, printed and checked as a lab is: every way the
 /// layout's checks fail to name each, so that a change of Chromium or
 /// poppler cannot make them pass by seeing nothing.
 fn layout_canary(dir: &Path) -> Vec<String> {
@@ -279,7 +285,8 @@ fn layout_canary(dir: &Path) -> Vec<String> {
         "<!DOCTYPE html><html><head><style>{} td {{ border: 1px solid #000; }}</style></head>\
          <body><div style=\"height: 650pt\"></div><table style=\"break-inside: auto\">{rows}</table>\
          <div class=\"room\" style=\"height: 60pt; border: 1px solid #000\"></div>\
-         <p style=\"width: 3em; overflow-wrap: anywhere\"><code>checks/lab1.sh</code></p></body></html>",
+         <p style=\"width: 3em; overflow-wrap: anywhere\"><code>checks/lab1.sh</code></p>\
+         <p style=\"font-size: 4pt\">small print</p></body></html>",
         paper.css()
     );
     let Some(marked) = layout::marked(&html) else {
@@ -292,6 +299,7 @@ fn layout_canary(dir: &Path) -> Vec<String> {
     let words = layout::words(&pdf_bbox(&file));
     let found = layout::layout_failures(&words, paper);
     let broken = layout::broken_words(&layout::inline_code_words(&html), &words);
+    let small = layout::smallest_text(&words).is_some_and(|pt| pt < layout::TEXT_LEAST_PT);
     let mut failures = Vec::new();
     for (planted, seen) in [
         (
@@ -303,6 +311,7 @@ fn layout_canary(dir: &Path) -> Vec<String> {
             found.iter().any(|f| f.starts_with("a writing box")),
         ),
         ("a broken word", broken == ["checks/lab1.sh"]),
+        ("small print", small),
     ] {
         if !seen {
             failures.push(format!(

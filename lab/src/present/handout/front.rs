@@ -14,7 +14,7 @@ pub(super) fn intro(report: &LabReport, ed: Edition) -> String {
     );
     let text = match ed {
         Edition::Student => format!(
-            "The labs use the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and of two classic tutorials (each chapter names its program's source), in a port that keeps each program's options, steps and printed lines (the manual's C programs, rewritten in Rust; each chapter's table names the manual's C calls beside each step): what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n{run}\
+            "The labs use the example programs of the Mellanox *RDMA Aware Networks Programming User Manual* (Rev 1.4) and two classic tutorials, in a port that keeps each program's options, steps and printed lines (the manual's C programs, rewritten in Rust; each chapter's table names the manual's C calls beside each step): what each demonstrates, how to run it on two hosts, what it printed, and what went over the wire.\n\n{run}\
 Each exercise asks for a prediction: write it in its box first. Then check it as the exercise's last step says, with `tshark` (Wireshark's command-line tool) run in the directory of this file, and with the programs' output.\n"
         ),
         Edition::Teacher => format!(

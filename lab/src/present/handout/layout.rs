@@ -296,6 +296,27 @@ pub fn layout_failures(words: &Words, paper: Paper) -> Vec<String> {
     failures
 }
 
+/// The least height a printed word may have, in points: the ladders'
+/// notes' size, the smallest type the handout sets.
+pub const TEXT_LEAST_PT: f64 = 8.0;
+
+/// The height of a mark's word (3 px type), in points, with room: a word
+/// no higher is a mark or a piece of one (where two marks print at one
+/// place, as a block's and its first child's, poppler may cut them up).
+pub const MARK_PT: f64 = 3.0;
+
+/// The smallest height of a printed word, the marks left out: what the
+/// smallest type comes to on paper.
+pub fn smallest_text(words: &Words) -> Option<f64> {
+    words
+        .words
+        .iter()
+        .filter(|(w, _)| !unmarked(w).trim().is_empty())
+        .map(|(_, at)| at.bottom - at.top)
+        .filter(|h| *h > MARK_PT)
+        .reduce(f64::min)
+}
+
 /// The words of inline code (each of `tokens`, as often as it is there)
 /// that the PDF does not hold whole in a word of a line: each broken
 /// across two lines.

@@ -150,3 +150,23 @@ fn a_page_is_half_empty_with_cause_when_the_next_block_did_not_fit() {
     assert!(!pushed_over(&w, 1, 0.40, Paper::A4));
     assert!(!pushed_over(&w, 2, 0.48, Paper::A4));
 }
+
+/// The smallest text is the lowest word, the marks aside.
+#[test]
+fn the_smallest_text_leaves_the_marks_out() {
+    let w = words(&bbox(
+        1,
+        &[
+            (1, 10.0, 12.5, "QZT1S"),
+            (1, 20.0, 29.5, "word"),
+            (1, 40.0, 47.0, "small"),
+            // A piece of a mark, which poppler may cut up.
+            (1, 50.0, 52.6, "S8S"),
+        ],
+    ));
+    assert_eq!(smallest_text(&w), Some(7.0));
+    assert_eq!(
+        smallest_text(&words(&bbox(1, &[(1, 10.0, 12.5, "QZT1S")]))),
+        None
+    );
+}
