@@ -601,10 +601,7 @@ pub fn run(mut cfg: AgentConfig) -> Result<(), AgentError> {
         Ok(()) => AgentStatus::Ok,
         Err(e) => AgentStatus::Failed(e.to_string()),
     };
-    log.say(&match &status {
-        AgentStatus::Ok => "ok".to_string(),
-        AgentStatus::Failed(e) => format!("error: {e}"),
-    });
+    log.say(&status.to_string());
     let _ = out(&cfg).write(&agent_status_file(cfg.role.as_str()), record_line(&status));
     result
 }

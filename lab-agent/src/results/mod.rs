@@ -108,6 +108,16 @@ pub enum AgentStatus {
     Failed(String),
 }
 
+/// The agent's log line and a note's words: `ok` or `error: ...`.
+impl std::fmt::Display for AgentStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgentStatus::Ok => write!(f, "ok"),
+            AgentStatus::Failed(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
 /// The file in a result dir where an agent in role `role` says how its
 /// run ended ([`AgentStatus`]).
 pub fn agent_status_file(role: &str) -> String {
@@ -284,7 +294,7 @@ pub fn agent_note(dir: &Dir, role: &str, notes: &mut Vec<String>) {
     match read_in(dir, &agent_status_file(role)) {
         Some(s) => match parse_line(&s) {
             Some(AgentStatus::Ok) => {}
-            Some(AgentStatus::Failed(e)) => notes.push(format!("{role} agent: error: {e}")),
+            Some(failed) => notes.push(format!("{role} agent: {failed}")),
             None => notes.push(format!(
                 "{role} agent: its status is not one it writes: {}",
                 crate::base::text::escaped(&s, 300)

@@ -29,7 +29,7 @@ pub fn check_in_chromium(html: &Path, paper: Paper) -> Vec<String> {
     let dir = html.parent().unwrap_or(Path::new("."));
     let mut failures = check_dom(html);
     failures.extend(check_screenshot(html, dir));
-    failures.extend(check_print(html, dir));
+    failures.extend(check_print(html, dir, paper));
     failures.extend(check_teacher(dir));
     failures.extend(check_labs(dir, paper));
     failures.extend(check_supplied(html, dir));
@@ -153,7 +153,7 @@ pub(super) fn check_screenshot(html: &Path, dir: &Path) -> Vec<String> {
 /// The page printed to PDF: a title page and a page a chapter at least,
 /// the print's checks on its marked copy ([`check_marked`]), and no
 /// answer in its text.
-pub(super) fn check_print(html: &Path, dir: &Path) -> Vec<String> {
+pub(super) fn check_print(html: &Path, dir: &Path, paper: Paper) -> Vec<String> {
     let mut failures = Vec::new();
     let pdf_file = dir.join("handout.pdf");
     match pdf(html, &pdf_file) {
@@ -167,10 +167,6 @@ pub(super) fn check_print(html: &Path, dir: &Path) -> Vec<String> {
                 ));
             }
             let html_text = fs::read_to_string(html).unwrap_or_default();
-            let paper = Paper::ALL
-                .into_iter()
-                .find(|p| html_text.contains(p.css().as_str()))
-                .unwrap_or_default();
             failures.extend(check_marked(
                 &html_text,
                 (paper, paper),
@@ -501,7 +497,7 @@ pub(super) fn check_pdf(
     failures.extend(half_empty_pages(pdf, pages, headings, |n, fill| {
         layout::pushed_over(words, n, fill, paper)
     }));
-    match smallest_ladder_text(&pdf_bbox(pdf)) {
+    match smallest_ladder_text(words) {
         None => failures.push("the PDF has no ladder text (`frames`) that pdftotext finds".into()),
         Some(pt) if pt < 8.0 => failures.push(format!(
             "the ladders' smallest text is {pt:.1} pt in the PDF, less than 8"
@@ -602,25 +598,14 @@ pub fn page_fill(pgm: &[u8]) -> Option<f64> {
 }
 
 /// The smallest height, in points, of the word `frames` that follows
-/// `time,` in `pdftotext -bbox` output: the ladders' column header, set at
-/// their smallest size.
-pub fn smallest_ladder_text(bbox: &str) -> Option<f64> {
-    let words: Vec<(&str, f64)> = bbox
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            let attr = |name: &str| -> Option<f64> {
-                let at = l.find(&format!("{name}=\""))? + name.len() + 2;
-                l[at..].split('"').next()?.parse().ok()
-            };
-            let word = l.split('>').nth(1)?.split('<').next()?;
-            Some((word, attr("yMax")? - attr("yMin")?))
-        })
-        .collect();
+/// `time,` in a PDF's words: the ladders' column header, set at their
+/// smallest size.
+pub fn smallest_ladder_text(words: &layout::Words) -> Option<f64> {
     words
+        .words
         .windows(2)
         .filter(|w| w[0].0 == "time," && w[1].0 == "frames")
-        .map(|w| w[1].1)
+        .map(|w| w[1].1.bottom - w[1].1.top)
         .reduce(f64::min)
 }
 

@@ -17,8 +17,11 @@ fn a_stranded_heading_and_small_ladder_text_are_found() {
                 <word xMin=\"42\" yMin=\"100.0\" xMax=\"80\" yMax=\"109.5\">frames</word>\n\
                 <word xMin=\"10\" yMin=\"300.0\" xMax=\"40\" yMax=\"306.0\">time,</word>\n\
                 <word xMin=\"42\" yMin=\"300.0\" xMax=\"80\" yMax=\"306.0\">frames</word>\n";
-    assert_eq!(smallest_ladder_text(bbox), Some(6.0));
-    assert_eq!(smallest_ladder_text("<word>frames</word>"), None);
+    assert_eq!(smallest_ladder_text(&layout::words(bbox)), Some(6.0));
+    assert_eq!(
+        smallest_ladder_text(&layout::words("<word>frames</word>")),
+        None
+    );
 }
 
 /// A page's fill is how far down its ink goes.
