@@ -8,13 +8,13 @@
 #
 #   sh SCRIPT OUT BIN
 #
-# OUT is node0's rwdir, BIN a copy of rdma-lab and the example binaries.
+# OUT is node0's rwdir, BIN a copy of rdma-fabric and the example binaries.
 # Every program is bounded by `timeout`; an ssh session into an emulated
 # node under load can take a minute to start, so each has two.
 set -u
 out=$1 bin=$2
-lab=$bin/rdma-lab
-# The ranks' results go under the working directory (./rdma-lab/mesh):
+fabric=$bin/rdma-fabric
+# The ranks' results go under the working directory (./rdma-fabric-results/mesh):
 # /tmp, on every node, as srun starts each task where srun was started.
 cd /tmp || exit 1
 RDMA_LAB_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')

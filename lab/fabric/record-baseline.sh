@@ -5,7 +5,7 @@
 # 1. The healthy fabric measured on the ring, one pair at a time, both
 #    rails, with the QP timeout the throttled run needs, and saved as
 #    the baseline (--save-baseline: it passed).
-mesh_step base_healthy srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
+mesh_step base_healthy srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --save-baseline "$out/baseline.json"
 
 # 2. Every node's second NIC (rail 1) sends 3 Mbit/s (netem), a fifth
@@ -16,7 +16,7 @@ mesh_step base_healthy srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial
 for n in node0 node1 node2 node3; do
 	on "$n" tc qdisc add dev "$(nic "$n" 1)" root netem rate 3mbit
 done
-mesh_step rail_throttled srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
+mesh_step rail_throttled srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --baseline "$out/baseline.json" --json "$out/rail_throttled.json"
 for n in node0 node1 node2 node3; do
 	on "$n" tc qdisc del dev "$(nic "$n" 1)" root

@@ -2,13 +2,13 @@
 
 # 4. node1 drops only node3's RoCE v2 packets: the link between them.
 fault node1 'ip saddr 192.0.2.4 udp dport 4791'
-mesh_step link_blocked srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
+mesh_step link_blocked srun -N 4 --ntasks-per-node=1 "$fabric" mesh rc_example
 fault node1
 
 # 5. node3's netdev at MTU 9000, the others' at 1500.
 n3=$(nic node3)
 on node3 ip link set dev "$n3" mtu 9000
-mesh_step mtu srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
+mesh_step mtu srun -N 4 --ntasks-per-node=1 "$fabric" mesh rc_example
 on node3 ip link set dev "$n3" mtu 1500
 
 # 6. Four ranks, and the fourth never starts (a launcher of its own, by
@@ -19,11 +19,11 @@ flags="--size 4 --coordinator node0 --wait 180 --out /tmp/mesh-flags"
 for r in 1 2; do
 	# shellcheck disable=SC2086 # $flags is several words on purpose.
 	printf '%s\n' "$RDMA_LAB_SECRET" |
-		timeout 600 ssh "node$r" "$lab" mesh --rank "$r" $flags --secret-stdin rc_example \
+		timeout 600 ssh "node$r" "$fabric" mesh --rank "$r" $flags --secret-stdin rc_example \
 			>"$out/never_started.rank$r.out" 2>&1 &
 done
 # shellcheck disable=SC2086
-mesh_step never_started "$lab" mesh --rank 0 $flags rc_example
+mesh_step never_started "$fabric" mesh --rank 0 $flags rc_example
 wait
 
 # 7. node1's only fault is one its doctor finds and rc_example does not
@@ -41,11 +41,11 @@ for r in 1 2 3; do
 	fi
 	# shellcheck disable=SC2086 # $flags is several words on purpose.
 	printf '%s\n' "$RDMA_LAB_SECRET" |
-		timeout 600 ssh "node$r" "$limit $lab mesh --rank $r $flags --secret-stdin rc_example" \
+		timeout 600 ssh "node$r" "$limit $fabric mesh --rank $r $flags --secret-stdin rc_example" \
 			>"$out/doctor_only.rank$r.out" 2>&1 &
 done
 # shellcheck disable=SC2086
-mesh_step doctor_only "$lab" mesh --rank 0 $flags rc_example
+mesh_step doctor_only "$fabric" mesh --rank 0 $flags rc_example
 wait
 ip link set "$n0" up
 active node0 rxe1
@@ -58,7 +58,7 @@ n2b=$(nic node2 1)
 on node2 rdma link delete rxe0
 on node2 rdma link delete rxe1
 began=$(date +%s)
-mesh_step no_device srun -N 4 --ntasks-per-node=1 "$lab" mesh --wait 600 rc_example
+mesh_step no_device srun -N 4 --ntasks-per-node=1 "$fabric" mesh --wait 600 rc_example
 echo "took $(($(date +%s) - began)) s" >>"$out/no_device.out"
 on node2 rdma link add rxe0 type rxe netdev "$n2"
 on node2 rdma link add rxe1 type rxe netdev "$n2b"
@@ -72,7 +72,7 @@ active node2 rxe1
 n3=$(nic node3 1)
 on node3 ip addr del 198.51.100.4/24 dev "$n3"
 on node3 ip addr add 203.0.113.4/24 dev "$n3"
-mesh_step stray_rail srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
+mesh_step stray_rail srun -N 4 --ntasks-per-node=1 "$fabric" mesh rc_example
 on node3 ip addr del 203.0.113.4/24 dev "$n3"
 on node3 ip addr add 198.51.100.4/24 dev "$n3"
 
@@ -82,7 +82,7 @@ on node3 ip addr add 198.51.100.4/24 dev "$n3"
 #     The hosts' loss counters name the link, and no host is blamed.
 fault node1 'ip saddr 192.0.2.4 udp dport 4791 numgen random mod 100 lt 3'
 fault node3 'ip saddr 192.0.2.2 udp dport 4791 numgen random mod 100 lt 3'
-mesh_step lossy srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf rc_example --json "$out/lossy.json"
+mesh_step lossy srun -N 4 --ntasks-per-node=1 "$fabric" mesh --perf rc_example --json "$out/lossy.json"
 fault node1
 fault node3
 echo "fabric test: done"

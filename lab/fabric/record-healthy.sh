@@ -7,12 +7,12 @@
 #    (--rails: each node's second NIC, rxe1 on 198.51.100.0/24, at the
 #    same time) measured with perftest (--perf): on the healthy fabric no
 #    link is slow or lossy, on either rail.
-mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --perf --rails rc_example mckey \
+mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$fabric" mesh --perf --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
 # 2. node2 drops every RoCE v2 packet: the matrix names node2.
 fault node2 'udp dport 4791'
-mesh_step udp_blocked srun -N 4 --ntasks-per-node=1 "$lab" mesh rc_example
+mesh_step udp_blocked srun -N 4 --ntasks-per-node=1 "$fabric" mesh rc_example
 fault node2
 
 # 3. node2's second NIC (rail 1) is slow: netem lets it send 2 Mbit/s,
@@ -28,7 +28,7 @@ fault node2
 #    resend it until the pair failed rather than measure it slow.
 n2=$(nic node2 1)
 on node2 tc qdisc add dev "$n2" root netem rate 2mbit
-mesh_step slow_host srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
+mesh_step slow_host srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --json "$out/slow_host.json"
 on node2 tc qdisc del dev "$n2" root
 

@@ -25,14 +25,14 @@ on node1 rdma link add rxe0 type rxe netdev "$n1b"
 on node1 rdma link add rxe1 type rxe netdev "$n1a"
 active node1 rxe0
 active node1 rxe1
-mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --rails rc_example mckey \
+mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
 # 1b. The plain mesh (no --rails: rail 0 alone) under the same names,
 #     with the multicast example in pairs and in the multicast round: rail
 #     0 is each host's port on the coordinator's subnet, whatever it is
 #     called, so it passes with no finding and says node1's order.
-mesh_step plain timeout 400 srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring mckey
+mesh_step plain timeout 400 srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring mckey
 
 # 2. Two faults at once, as the issue of a real fabric: a throttled NIC
 #    and a lossy link, on different rails.
@@ -57,7 +57,7 @@ n2=$(nic node2 1)
 on node2 tc qdisc add dev "$n2" root netem rate 2mbit
 fault node0 'ip saddr 192.0.2.2 udp dport 4791 meta length > 256 numgen random mod 100 lt 3'
 fault node1 'ip saddr 192.0.2.1 udp dport 4791 meta length > 256 numgen random mod 100 lt 3'
-mesh_step slow_and_lossy srun -N 4 --ntasks-per-node=1 "$lab" mesh --ring --serial --perf --qp-timeout 20 \
+mesh_step slow_and_lossy srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring --serial --perf --qp-timeout 20 \
 	--rails perf_write_bw --json "$out/slow_and_lossy.json"
 on node2 tc qdisc del dev "$n2" root
 fault node0
@@ -78,7 +78,7 @@ n3=$(nic node3 1)
 on node3 ip addr del 198.51.100.4/24 dev "$n3"
 on node3 ip addr add 203.0.113.4/24 dev "$n3"
 began=$(date +%s)
-mesh_step blocked_missing_and_stray "$lab" mesh --ssh node0,node1,node2,node3 --wait 600 rc_example \
+mesh_step blocked_missing_and_stray "$fabric" mesh --ssh node0,node1,node2,node3 --wait 600 rc_example \
 	--html "$out/blocked_missing_and_stray.html" --out "$out/blocked_missing_and_stray"
 echo "took $(($(date +%s) - began)) s" >>"$out/blocked_missing_and_stray.out"
 
@@ -96,5 +96,5 @@ case $spare in
 	active node3 rxe2
 	;;
 esac
-step doctor_numa srun -N 1 -w node3 "$lab" doctor
+step doctor_numa srun -N 1 -w node3 "$fabric" doctor
 echo "fabric test: done"

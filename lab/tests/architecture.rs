@@ -122,7 +122,7 @@ fn sources(dir: &Path, root: &Path, out: &mut Vec<(PathBuf, String)>) {
 
 /// The stages' own crates: the lab's, and the agent's and the core's
 /// below it (whose modules sit at the same paths, `crate::guest`, ...).
-const STAGE_CRATES: &[&str] = &["lab", "lab-agent", "lab-core"];
+const STAGE_CRATES: &[&str] = &["lab", "fabric", "lab-agent", "lab-core"];
 
 #[test]
 fn every_stage_imports_only_earlier_stages() {
@@ -235,6 +235,7 @@ fn examples(root: &Path) -> Vec<String> {
                 "common",
                 "lab-core",
                 "lab-agent",
+                "fabric",
                 "lab",
                 "xtask",
             ]
@@ -450,4 +451,61 @@ fn an_inline_test_in_any_form_is_found() {
         file("tests.rs", "#[test]\nfn t() {}\n"),
     ];
     assert_eq!(tests_not_beside(&astray), ["tests.rs:1"]);
+}
+
+/// What the fabric tool may not know: the lab above it, and what only the
+/// lab does (the source tree, cargo, the VMs, a browser). Its crate graph
+/// keeps the lab out (the lab depends on it); these are the rest.
+const FABRIC_MAY_NOT_NAME: &[&str] = &[
+    "rdma_lab::",
+    "CARGO_MANIFEST_DIR",
+    "Command::new(\"cargo\")",
+    "Command::new(\"vng\")",
+    "Command::new(\"tshark\")",
+    "browser::",
+    "handout::",
+    "setup::",
+    "vm::",
+    "workspace::",
+];
+
+/// The fabric's own source (not its tests): every file and the words of
+/// [`FABRIC_MAY_NOT_NAME`] it names.
+fn fabric_names(files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (rel, text) in files {
+        if rel.ends_with("tests.rs") {
+            continue;
+        }
+        for word in FABRIC_MAY_NOT_NAME {
+            if text.contains(word) {
+                found.push(format!("{}: {word}", rel.display()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_fabric_tool_knows_no_lab_and_no_source_tree() {
+    let fabric = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fabric");
+    let root = fabric.join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    assert!(files.len() > 10, "read {} files", files.len());
+    let found = fabric_names(&files);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    let manifest = std::fs::read_to_string(fabric.join("Cargo.toml")).unwrap();
+    for dep in ["rdma-lab =", "rdma-lab.workspace", "pulldown-cmark"] {
+        assert!(!manifest.contains(dep), "fabric/Cargo.toml: {dep}");
+    }
+}
+
+#[test]
+fn a_word_the_fabric_may_not_name_is_named() {
+    let files = vec![(
+        PathBuf::from("host/x.rs"),
+        "fn f() { let _ = std::process::Command::new(\"cargo\"); }\n".to_string(),
+    )];
+    assert_eq!(fabric_names(&files), ["host/x.rs: Command::new(\"cargo\")"]);
 }

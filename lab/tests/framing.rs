@@ -20,11 +20,11 @@ fn findings(run: &MeshRun) -> Vec<(String, Vec<u64>, String)> {
     let found = rdma_lab::judge::mesh::diagnose(run);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("mesh.json");
-    let files = rdma_lab::present::mesh::ReportFiles {
+    let files = rdma_fabric::present::mesh::ReportFiles {
         json: Some(json.clone()),
         ..Default::default()
     };
-    rdma_lab::present::mesh::report(run, &files).unwrap();
+    rdma_fabric::present::mesh::report(run, &files).unwrap();
     let text = std::fs::read_to_string(json).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
@@ -88,12 +88,12 @@ fn a_host_over_reporting_400_times_is_named_for_an_impossible_report() {
     let (run, found) = lying_run(Lie::Times(400.0));
     let diagnosis = rdma_lab::judge::mesh::diagnose(&run);
     let said = "node003 reported 3200.00 Gb/s on a 100 Gb/s port";
-    let text = rdma_lab::present::mesh::matrix_text(&run, &diagnosis);
+    let text = rdma_fabric::present::mesh::matrix_text(&run, &diagnosis);
     assert!(
         text.contains(&format!("\nDiagnosis:\n  - {said}")),
         "{text}"
     );
-    let page = rdma_lab::present::mesh::html(&run, &diagnosis);
+    let page = rdma_fabric::present::mesh::html(&run, &diagnosis);
     assert!(
         page.contains(&format!("<li class=\"impossible\">{said}")),
         "{page}"

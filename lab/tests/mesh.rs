@@ -56,7 +56,7 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
     let findings = rdma_lab::judge::mesh::diagnose(&run);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     assert!(findings[0].text.contains("node003"), "{}", findings[0].text);
-    let matrix = rdma_lab::present::mesh::matrix_text(&run, &findings);
+    let matrix = rdma_fabric::present::mesh::matrix_text(&run, &findings);
     assert!(matrix.contains("node003"), "{matrix}");
 }
 
@@ -209,11 +209,11 @@ fn strangers_at_the_port_keep_no_host_out() {
 fn reported(run: &MeshRun) -> (Vec<serde_json::Value>, bool) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("mesh.json");
-    let files = rdma_lab::present::mesh::ReportFiles {
+    let files = rdma_fabric::present::mesh::ReportFiles {
         json: Some(json.clone()),
         ..Default::default()
     };
-    let passed = rdma_lab::present::mesh::report(run, &files).unwrap();
+    let passed = rdma_fabric::present::mesh::report(run, &files).unwrap();
     let text = std::fs::read_to_string(json).unwrap();
     let lines = text
         .lines()
@@ -334,7 +334,7 @@ fn a_host_slow_with_every_peer_is_named_with_its_numbers() {
         assert_eq!(l["alone"], on_2, "{l}");
     }
     assert_eq!(finding_lines(&lines)[0]["kind"], "slow_host");
-    let page = rdma_lab::present::mesh::html(&run, &findings);
+    let page = rdma_fabric::present::mesh::html(&run, &findings);
     assert!(page.contains("Bandwidth (ib_write_bw, Gb/s)"));
     assert!(page.contains("Latency (ib_send_lat, usec)"));
     // node2's links red, as the diagnosis names them, the others green.
@@ -398,7 +398,7 @@ fn a_doctor_finding_alone_is_a_finding_of_the_run() {
              meet it there, so fix it there"
         )
     );
-    let matrix = rdma_lab::present::mesh::matrix_text(&run, &findings);
+    let matrix = rdma_fabric::present::mesh::matrix_text(&run, &findings);
     assert!(!matrix.contains("every pair passed"), "{matrix}");
     let (lines, passed) = reported(&run);
     assert!(!passed, "the run fails on its finding");
@@ -649,9 +649,9 @@ fn a_slow_nic_is_named_on_its_rail_only() {
     assert_eq!(found[0]["rail"], 7);
     let links = lines.iter().filter(|l| l["type"] == "link").count();
     assert_eq!(links, 6 * 8, "a link line a pair and rail");
-    let page = rdma_lab::present::mesh::html(&run, &findings);
+    let page = rdma_fabric::present::mesh::html(&run, &findings);
     assert!(page.contains("<h2>Rail 7 (198.51.100.0/24)</h2>"));
-    let text = rdma_lab::present::mesh::matrix_text(&run, &findings);
+    let text = rdma_fabric::present::mesh::matrix_text(&run, &findings);
     assert!(text.contains("\nRail 7 (198.51.100.0/24):\n"), "{text}");
 }
 

@@ -22,9 +22,9 @@ macro_rules! print {
 
 pub mod browser;
 pub mod cpu;
-pub mod tmp;
 pub mod workspace;
 
+pub use rdma_fabric::base::tmp;
 pub use rdma_lab_agent::base::{fsafe, netstat, out, rundir, text};
 /// The core's statistics, which the benchmarks use as the judges do.
 pub use rdma_lab_core::stats;

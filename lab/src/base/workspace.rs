@@ -22,14 +22,7 @@ pub fn source_tree() -> bool {
     root.join("Cargo.toml").is_file() && root.join("lab/src/lib.rs").is_file()
 }
 
-/// The directory of the running binary: where a copied `rdma-lab` finds
-/// the example binaries beside it.
-pub fn exe_dir() -> Option<PathBuf> {
-    std::env::current_exe()
-        .ok()?
-        .parent()
-        .map(Path::to_path_buf)
-}
+pub use rdma_fabric::host::places::exe_dir;
 
 /// The cargo target dir; without the source tree (a copied `rdma-lab`),
 /// `rdma-lab/` in the current directory, where its results go.
@@ -77,9 +70,7 @@ pub fn results_root(kind: &str) -> Result<Dir, String> {
 /// `./rdma-lab/KIND` in the working directory, as [`results_root`] opens
 /// it beside a copy.
 pub fn copy_root(kind: &str) -> Result<Dir, String> {
-    let cwd = Dir::cwd().map_err(|e| format!("the working directory: {e}"))?;
-    fsafe::shared_cwd_refused(&cwd)?;
-    fsafe::own_dir(&fsafe::own_dir(&cwd, "rdma-lab")?, kind)
+    rdma_fabric::host::places::copy_root("rdma-lab", kind)
 }
 
 /// The cargo that runs this (`CARGO`, as cargo sets it for what it

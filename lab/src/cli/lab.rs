@@ -11,7 +11,11 @@ pub(super) fn lab_cmd(args: &[String]) -> Result<bool, String> {
     // `lab --mesh ...` is `mesh ...`, for those who start from `lab`.
     if args.iter().any(|a| a == "--mesh") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--mesh").cloned().collect();
-        return super::mesh::mesh_cmd(&rest);
+        if let Some(done) =
+            rdma_fabric::cli::dispatch("mesh", &rest, &crate::host::places::Workspace)
+        {
+            return done;
+        }
     }
     let Some(m) = parse("lab", lab_getopts(), args)? else {
         return Ok(true);

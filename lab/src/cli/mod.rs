@@ -1,32 +1,44 @@
 //! The lab's command line, the same under both of its names: `cargo xtask`
 //! (the developer's, in the source tree) and `rdma-lab` (the binary that
-//! runs from a copy): `setup | lab | doctor | keygen | list | handout | ladder | fmt
-//! | test | bench`; see `help`. It parses and dispatches: each command's
-//! file reads its options and calls the stage that does the work.
+//! runs from a copy): `setup | lab | doctor | mesh | keygen | list | handout |
+//! ladder | fmt | test | bench`; see `help`. It parses and dispatches: each
+//! command's file reads its options and calls the stage that does the work;
+//! `doctor`, `mesh` and `keygen` are the fabric's (`rdma_fabric::cli`), run
+//! with the lab's places (its build, its target dir).
 
 // The lab's functions stay short (threshold in clippy.toml); CI denies it.
 
 mod args;
 mod bench;
-mod doctor;
 mod handout;
-mod help;
-mod keygen;
 mod lab;
 mod ladder;
 mod list;
-mod mesh;
 
 use crate::{guest, host};
 use args::*;
 use std::process::ExitCode;
 
+/// The lab's command line under `name`.
+fn lab_program(name: &'static str) -> Program {
+    Program {
+        name,
+        commands: lab_commands(),
+        footer: "(agent ...  internal: the runner inside the VMs)",
+    }
+}
+
 fn real_main(args: &[String]) -> Result<bool, String> {
+    // As `main` set it, else (the tests') under the developer's name.
+    set_program(lab_program("cargo xtask"));
     let Some(cmd) = args.first() else {
         print!("{}", usage(None));
         return Ok(false);
     };
     let rest = &args[1..];
+    if let Some(done) = rdma_fabric::cli::dispatch(cmd, rest, &host::places::Workspace) {
+        return done;
+    }
     match cmd.as_str() {
         "setup" => {
             if !no_args("setup", rest)? {
@@ -37,12 +49,9 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             Ok(true)
         }
         "lab" => lab::lab_cmd(rest),
-        "doctor" => doctor::doctor_cmd(rest),
         "ladder" => ladder::ladder_cmd(rest),
         "handout" => handout::handout_cmd(rest),
         "list" => list::list_cmd(rest),
-        "mesh" => mesh::mesh_cmd(rest),
-        "keygen" => keygen::keygen_cmd(rest),
         "fmt" | "test" | "fabric-record" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),
@@ -79,42 +88,19 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?)
             .map(|()| true)
             .map_err(|e| e.to_string()),
-        "help" | "-h" | "--help" => help::help_cmd(rest),
+        "help" | "-h" | "--help" => rdma_fabric::cli::help::help_cmd(rest),
         "--version" | "-V" => {
             println!("{} {}", prog(), env!("CARGO_PKG_VERSION"));
             Ok(true)
         }
-        other => {
-            let near = closest(other, COMMANDS.iter().map(|c| c.0));
-            Err(format!(
-                "unknown command `{other}`{}; {}",
-                did_you_mean(near),
-                see_help(None)
-            ))
-        }
+        other => Err(rdma_fabric::cli::help::unknown_command(other)),
     }
 }
 
 /// Runs the command line of this process as the lab called `name`; its
 /// exit code. A failure is one line on stderr.
 pub fn main(name: &'static str) -> ExitCode {
-    let _ = PROG.set(name);
-    crate::base::out::set_program(name.rsplit(' ').next().unwrap_or(name));
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let result = real_main(&args);
-    // What `print!` left buffered is written now, checked like the rest.
-    crate::base::out::flush();
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("{}: {e}", prog().rsplit(' ').next().unwrap_or(prog()));
-            ExitCode::FAILURE
-        }
-    }
+    rdma_fabric::cli::help::run_main(lab_program(name), real_main)
 }
 
 /// `fabric-record [NAME...]`: the record scripts NAMEd (all by default),

@@ -6,7 +6,7 @@ fn args(v: &[&str]) -> Vec<String> {
 
 #[test]
 fn every_command_answers_help_without_running() {
-    for (name, _, _) in COMMANDS {
+    for (name, _, _) in lab_commands() {
         assert_eq!(real_main(&args(&[name, "--help"])), Ok(true), "{name}");
     }
 }
@@ -247,7 +247,7 @@ fn two_host_options_are_checked_before_anything_runs() {
 #[test]
 fn the_usage_lists_every_command() {
     let text = usage(None);
-    for (name, synopsis, _) in COMMANDS {
+    for (name, synopsis, _) in lab_commands() {
         assert!(text.contains(synopsis), "{name}");
     }
     assert!(usage(Some("lab")).contains("--two-hosts"));
@@ -265,17 +265,4 @@ fn a_directory_without_a_capture_is_refused_in_one_line() {
         e.contains("not the result dir of a two-host run with --capture"),
         "{e}"
     );
-}
-
-#[test]
-fn a_qp_timeout_is_read_with_perf() {
-    let limits = |a: &[&str]| {
-        let m = super::mesh::mesh_getopts().parse(a).unwrap();
-        super::mesh::perf_limits(&m).unwrap().unwrap()
-    };
-    assert_eq!(
-        limits(&["--perf", "--qp-timeout", "20"]).qp_timeout,
-        Some(20)
-    );
-    assert_eq!(limits(&["--perf"]).qp_timeout, None);
 }

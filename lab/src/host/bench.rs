@@ -74,7 +74,7 @@ for k in 1 2; do
 		[ "$mode" = serial ] && flag=--serial
 		t0=$(date +%s.%N)
 		# shellcheck disable=SC2086 # $flag is one word or none.
-		timeout 1500 srun -N 4 --ntasks-per-node=1 "$bin/rdma-lab" mesh $flag rc_example \
+		timeout 1500 srun -N 4 --ntasks-per-node=1 "$bin/rdma-fabric" mesh $flag rc_example \
 			>"$out/bench-$mode-$k.out" 2>&1
 		s=$?
 		echo "$mode $k $s $t0 $(date +%s.%N)" >>"$out/bench.times"
@@ -94,7 +94,7 @@ cd /tmp || exit 1
 RDMA_LAB_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export RDMA_LAB_SECRET
 mesh() {
-	timeout 1500 srun -N 4 --ntasks-per-node=1 "$bin/rdma-lab" mesh "$@" >>"$log" 2>&1
+	timeout 1500 srun -N 4 --ntasks-per-node=1 "$bin/rdma-fabric" mesh "$@" >>"$log" 2>&1
 	[ $? -le 1 ] || s=1
 }
 for k in 1 2; do

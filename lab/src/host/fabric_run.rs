@@ -146,7 +146,8 @@ pub struct FabricRun {
 }
 
 /// The release binaries a node needs, built and copied into `dir/bin`:
-/// the eight examples and `rdma-lab`.
+/// the eight examples and the fabric tool, `rdma-fabric`, as an
+/// administrator copies them.
 fn binaries(dir: &Dir) -> Result<PathBuf, String> {
     lab::build()?;
     let release = target_dir().join("release");
@@ -154,8 +155,8 @@ fn binaries(dir: &Dir) -> Result<PathBuf, String> {
         .make_dir("bin")
         .map_err(|e| format!("{}: {e}", dir.join("bin").display()))?;
     lab::copy_binaries(&release, &bin)?;
-    bin.copy_from(&release.join("rdma-lab"), "rdma-lab")
-        .map_err(|e| format!("copying rdma-lab: {e}"))?;
+    bin.copy_from(&release.join("rdma-fabric"), "rdma-fabric")
+        .map_err(|e| format!("copying rdma-fabric: {e}"))?;
     Ok(bin.path().to_path_buf())
 }
 

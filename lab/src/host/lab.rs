@@ -8,11 +8,11 @@ use crate::guest::agent::{AgentConfig, Net, Role};
 use crate::host::vm::{Vm, VmSpec};
 use crate::model::{Local, Mode, Outcome, Params, Scenario, Skip, CLIENT_IP, SERVER_IP};
 pub use crate::results::report::{LabReport, VmInfo};
-use crate::results::HostCheck;
 use crate::results::{
     agent_note, collect, read_doctor, read_in, read_refused, read_times, result_file, ScenarioTime,
 };
 use crate::{catalog, host};
+use rdma_fabric::host::doctor::first_rdma_device;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -764,22 +764,9 @@ fn attach_captures(dir: &Dir, outcomes: &mut [Outcome]) -> Result<(), String> {
     Ok(())
 }
 
-/// First device in /sys/class/infiniband, by name.
-pub fn first_rdma_device() -> Option<String> {
-    let mut v: Vec<String> = fs::read_dir("/sys/class/infiniband")
-        .ok()?
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v.into_iter().next()
-}
-
-mod doctor;
 mod kept;
 mod vms;
 
-pub use doctor::{doctor, DoctorRequest};
 pub use kept::{handout_run, load_two_host_run};
 use vms::{boot_one_vm, boot_two_vms, vm_info};
 

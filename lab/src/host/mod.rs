@@ -7,7 +7,6 @@ pub mod ci;
 pub mod fabric;
 pub mod fabric_run;
 pub mod lab;
-pub mod mesh;
+pub mod places;
 pub mod setup;
-pub mod ssh;
 pub mod vm;

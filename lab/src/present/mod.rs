@@ -3,7 +3,6 @@
 //! the test run's time table.
 
 pub mod bench;
-pub mod doctor;
 pub mod handout;
 pub mod mesh;
 pub mod report;

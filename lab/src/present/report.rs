@@ -8,18 +8,11 @@ use crate::catalog;
 use crate::model::{Outcome, SideOutcome};
 use crate::results::report::{Judged, LabReport};
 use crate::results::side_transcript;
+use rdma_fabric::present::xml::{secs, xml_escape, xml_text, Case, FAILURE_TYPE, FINDING_TYPE};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The `type` of a scenario's `<failure>`: every failure is an expectation
-/// of the scenario that the run did not meet.
-pub(crate) const FAILURE_TYPE: &str = "unmet expectation";
-
-/// The `type` of the doctor's `<failure>`.
-pub(crate) const FINDING_TYPE: &str = "doctor finding";
 
 /// The name (and classname) of the doctor's test case and JSON line.
 const DOCTOR: &str = "doctor";
@@ -71,96 +64,6 @@ fn wall_ms(o: &Outcome) -> Option<u64> {
         .into_iter()
         .filter_map(|s| s.as_ref()?.elapsed_ms)
         .max()
-}
-
-/// Milliseconds as seconds with three decimals, the form JUnit readers
-/// (and the Surefire time pattern of Jenkins' schema) take.
-pub(crate) fn secs(ms: u64) -> String {
-    format!("{}.{:03}", ms / 1000, ms % 1000)
-}
-
-/// `s` as XML 1.0 attribute text: the five special characters escaped,
-/// and the characters XML 1.0 forbids dropped (the control characters but
-/// tab, newline and carriage return, U+FFFE and U+FFFF; Rust's `char` has
-/// no surrogates), since a program's output is arbitrary and one NUL byte
-/// would make the whole report unreadable. Tab, newline and carriage
-/// return go as character references: a parser turns them into spaces in
-/// an attribute, and a raw CR into LF anywhere.
-pub(crate) fn xml_escape(s: &str) -> String {
-    escape(s, false)
-}
-
-/// Text content: as [`xml_escape`], but with newlines kept as they are, so
-/// that the transcripts stay readable in the file itself.
-pub(crate) fn xml_text(s: &str) -> String {
-    escape(s, true)
-}
-
-fn escape(s: &str, raw_newlines: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' if raw_newlines => out.push('\n'),
-            '\t' => out.push_str("&#9;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
-            // A direction override or a zero-width character would make
-            // the page read other than it is: shown, as on the terminal.
-            c if crate::base::text::is_invisible(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A `<testcase>` with its optional failure or skip element and its
-/// `<system-out>`.
-pub(crate) struct Case {
-    pub(crate) classname: String,
-    pub(crate) name: String,
-    pub(crate) time: String,
-    /// `(message, type, text)`.
-    pub(crate) failure: Option<(String, &'static str, String)>,
-    pub(crate) skipped: Option<String>,
-    pub(crate) out: String,
-}
-
-impl Case {
-    /// Appends the test case to `xml`, indented for a `<testsuite>`.
-    pub(crate) fn write(&self, xml: &mut String) {
-        let _ = writeln!(
-            xml,
-            r#"    <testcase classname="{}" name="{}" time="{}">"#,
-            xml_escape(&self.classname),
-            xml_escape(&self.name),
-            self.time
-        );
-        if let Some((message, ty, text)) = &self.failure {
-            let _ = writeln!(
-                xml,
-                r#"      <failure message="{}" type="{ty}">{}</failure>"#,
-                xml_escape(message),
-                xml_text(text)
-            );
-        }
-        if let Some(reason) = &self.skipped {
-            let _ = writeln!(xml, r#"      <skipped message="{}"/>"#, xml_escape(reason));
-        }
-        let _ = writeln!(
-            xml,
-            "      <system-out>{}</system-out>",
-            xml_text(&self.out)
-        );
-        xml.push_str("    </testcase>\n");
-    }
 }
 
 /// The run as JUnit XML: one `<testsuite>` named after the mode, a test
@@ -388,43 +291,13 @@ pub fn write(report: &LabReport, junit: Option<&Path>, json: Option<&Path>) -> R
 /// The JUnit schema the reports are checked against: Jenkins' (the xUnit
 /// plugin's `junit-10.xsd`), which CI readers follow.
 pub fn junit_schema() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit.xsd")
+    crate::base::workspace::workspace_root().join("fabric/tests/data/junit.xsd")
 }
 
-/// What is wrong with the JUnit file `file` by [`junit_schema`], as
-/// `xmllint --schema` says it; empty when it is valid. A machine without
-/// xmllint gets that as a failure, not a pass: the check must not vanish
-/// silently where libxml2-utils is missing.
+/// What is wrong with the JUnit file `file` by [`junit_schema`]; empty
+/// when it is valid (`rdma_fabric::present::xml::validate_junit`).
 pub fn validate_junit(file: &Path) -> Vec<String> {
-    let schema = junit_schema();
-    let out = Command::new("xmllint")
-        .arg("--noout")
-        .arg("--schema")
-        .arg(&schema)
-        .arg(file)
-        .output();
-    match out {
-        Err(e) => vec![format!(
-            "cannot run xmllint ({e}) to check {} against the JUnit schema: install libxml2-utils",
-            file.display()
-        )],
-        Ok(out) if out.status.success() => Vec::new(),
-        Ok(out) => {
-            let mut failures = vec![format!(
-                "{} is not valid by {} ({})",
-                file.display(),
-                schema.display(),
-                out.status
-            )];
-            failures.extend(
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .map(str::to_string),
-            );
-            failures
-        }
-    }
+    rdma_fabric::present::xml::validate_junit(file, &junit_schema())
 }
 
 #[cfg(test)]

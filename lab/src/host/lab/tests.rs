@@ -1,6 +1,6 @@
-use super::doctor::doctor_dir;
 use super::*;
 use crate::base::workspace::workspace_root;
+use rdma_fabric::host::doctor::doctor_dir;
 
 #[test]
 fn what_a_mode_cannot_run_is_skipped_with_its_reason() {
@@ -47,14 +47,15 @@ fn what_a_mode_cannot_run_is_skipped_with_its_reason() {
 
 #[test]
 fn the_binaries_to_copy_are_the_workspace_examples() {
-    // Every workspace binary but the lab's own: a `src/main.rs` is its
+    // Every workspace binary but the lab's and the fabric's own: a `src/main.rs` is its
     // package's binary, and each `src/bin/NAME.rs` is one more.
     let root = workspace_root();
     let mut found = Vec::new();
     for e in fs::read_dir(&root).unwrap().flatten() {
         let dir = e.path();
         let name = e.file_name().to_string_lossy().into_owned();
-        if ["xtask", "lab"].contains(&name.as_str()) || !dir.join("Cargo.toml").is_file() {
+        if ["xtask", "lab", "fabric"].contains(&name.as_str()) || !dir.join("Cargo.toml").is_file()
+        {
             continue;
         }
         if dir.join("src/main.rs").is_file() {

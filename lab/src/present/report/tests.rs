@@ -8,6 +8,8 @@ use super::*;
 use crate::model;
 use crate::model::{Mode, Outcome, Skip};
 use crate::results::HostInfo;
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::Duration;
 
 /// Output no program should print, and a report must still carry:

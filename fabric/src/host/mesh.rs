@@ -1,4 +1,4 @@
-//! `rdma-lab mesh`: the fabric smoke test as a cluster launches it. Each
+//! `mesh`: the fabric smoke test as a cluster launches it. Each
 //! process learns its rank, the number of hosts and the coordinator from
 //! its launcher: flags (`--rank`, `--size`, `--coordinator`), the
 //! environment (`RDMA_LAB_RANK`, `RDMA_LAB_SIZE`, `RDMA_LAB_COORDINATOR`,
@@ -13,6 +13,7 @@ use crate::base::rundir::Dir;
 use crate::guest::control::Secret;
 use crate::guest::mesh::coordinator::{coordinate, CoordConfig};
 use crate::guest::mesh::{run_host, run_unable, MeshHostConfig};
+use crate::host::places::Places;
 use crate::model::mesh::{MeshRun, Pattern};
 use crate::model::rails::rail0_port;
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
@@ -258,51 +259,26 @@ pub fn rdma_address(
     Ok((dev, ip.to_string()))
 }
 
-/// This binary's dir when the example binaries are beside it, as in a
-/// copy taken to a host (or a build's `target/release`): they run from
-/// there, and its results go to `./rdma-lab/` (a cluster's nodes may all
-/// see the source tree, read-only, on a shared file system).
-/// A copy may hold only the binaries its scenarios start (the ssh
-/// launcher's does): outside the build's own dir, one is enough.
-pub fn copy_dir() -> Option<PathBuf> {
-    let exe = crate::base::workspace::exe_dir()?;
-    let has = |b: &&str| exe.join(b).is_file();
-    let built_here = exe.starts_with(crate::base::workspace::target_dir());
-    let mut binaries = crate::catalog::binaries().iter();
-    let copy = if built_here {
-        binaries.all(has)
-    } else {
-        binaries.any(has)
-    };
-    copy.then_some(exe)
-}
-
 /// This process's run dir: a fresh private dir (mode 0700, its name
-/// unpredictable, [`crate::base::fsafe::fresh_run`]) in `--out DIR`, or
-/// without it in `./rdma-lab/mesh` beside a copy, else in the build's
-/// `target/mesh`; the root opened once and refused when another user could
-/// redirect what is written there ([`crate::base::fsafe::open_root`],
-/// [`crate::base::workspace::copy_root`]).
-pub fn run_dir(out: Option<&std::path::Path>) -> Result<Dir, String> {
-    let root = match (out, copy_dir()) {
-        (Some(o), _) => crate::base::fsafe::open_root(o, "--out ", false)?,
-        (None, Some(_)) => crate::base::workspace::copy_root("mesh")?,
-        (None, None) => crate::base::workspace::results_root("mesh")?,
+/// unpredictable, [`crate::base::fsafe::fresh_run`]) in `--out DIR`, else
+/// in the places' `mesh` root; the root opened once and refused when
+/// another user could redirect what is written there
+/// ([`crate::base::fsafe::open_root`], [`Places::results_root`]).
+pub fn run_dir(out: Option<&std::path::Path>, places: &dyn Places) -> Result<Dir, String> {
+    let root = match out {
+        Some(o) => crate::base::fsafe::open_root(o, "--out ", false)?,
+        None => places.results_root("mesh")?,
     };
     crate::base::fsafe::fresh_run(&root, "")
 }
 
-/// The example binaries: `--bin-dir`, else beside this binary when it
-/// runs from a copy, else the build's.
-pub fn bin_dir(opts: &MeshOptions) -> Result<PathBuf, String> {
-    if let Some(d) = &opts.bin_dir {
-        return Ok(d.clone());
+/// The example binaries: `--bin-dir`, else where the places have them,
+/// built.
+pub fn bin_dir(given: Option<&std::path::Path>, places: &dyn Places) -> Result<PathBuf, String> {
+    match given {
+        Some(d) => Ok(d.to_path_buf()),
+        None => places.built_binaries(),
     }
-    if let Some(dir) = copy_dir() {
-        return Ok(dir);
-    }
-    crate::host::lab::build()?;
-    Ok(crate::base::workspace::target_dir().join("release"))
 }
 
 /// The scenarios the pairs run: the NAMEs checked against the table, or
@@ -344,7 +320,11 @@ pub fn coord_config(
 /// This rank's part; rank 0 also coordinates, in a thread of its own, and
 /// returns the run (the other ranks return `None`). A host without an RDMA
 /// device or address joins all the same, to say so.
-pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, String> {
+pub fn run_ranked(
+    opts: &MeshOptions,
+    r: &Ranked,
+    places: &dyn Places,
+) -> Result<Option<MeshRun>, String> {
     scenario_names(&opts.names)?;
     // Rail 0 is the subnet the coordinator is on, where a port is.
     let toward = listen_addr(&r.coordinator, opts.port)
@@ -371,7 +351,7 @@ pub fn run_ranked(opts: &MeshOptions, r: &Ranked) -> Result<Option<MeshRun>, Str
         gid_idx: opts.gid_idx,
         rail_devs: opts.rail_devs.clone(),
         pin: opts.pin,
-        bin_dir: bin_dir(opts)?,
+        bin_dir: bin_dir(opts.bin_dir.as_deref(), places)?,
         out: opts
             .out
             .fresh_dir(&format!("rank{}", r.rank))

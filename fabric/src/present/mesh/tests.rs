@@ -2,7 +2,6 @@ use super::*;
 use crate::judge::mesh::diagnose;
 use crate::model::mesh::testkit::{drop_host, run};
 use crate::model::mesh::{McastResult, Pattern};
-use crate::present::report::validate_junit;
 use serde_json::{json, Value};
 use std::fs;
 
@@ -203,7 +202,13 @@ fn junit_has_a_suite_per_pair_and_passes_the_schema() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("mesh.xml");
     fs::write(&file, &xml).unwrap();
-    assert_eq!(validate_junit(&file), Vec::<String>::new());
+    assert_eq!(
+        crate::present::xml::validate_junit(
+            &file,
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit.xsd"),
+        ),
+        Vec::<String>::new()
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `rdma-lab mesh --ssh HOSTS`: this process coordinates, and starts one
+//! `mesh --ssh HOSTS`: this process coordinates, and starts one
 //! rank on each host with the user's own OpenSSH (`BatchMode`, their keys
 //! and their `~/.ssh/config`), from a private copy of the binaries it puts
 //! there (`mktemp -d` on the host, `scp`) or from `--remote-dir`, a
@@ -43,7 +43,7 @@ const STEP_SECS: u64 = 300;
 pub struct SshLaunch {
     /// The hosts, rank 0 first.
     pub hosts: Vec<String>,
-    /// A directory the hosts share that holds `rdma-lab` and the example
+    /// A directory the hosts share that holds `rdma-fabric` and the example
     /// binaries; else each gets a private copy.
     pub remote_dir: Option<String>,
     /// The name the hosts reach this one by (else its own).
@@ -172,11 +172,35 @@ pub fn binaries_needed(names: &[String]) -> Vec<&'static str> {
         .collect()
 }
 
-/// The files a host needs: this binary and the example binaries that
-/// `names` take ([`binaries_needed`]).
+/// The binary each host runs its rank with: the fabric tool, not the lab
+/// (which carries the VMs, the set-up and the handout to no purpose).
+pub const TOOL: &str = "rdma-fabric";
+
+/// The fabric tool to copy: this binary when it is [`TOOL`], else the one
+/// beside the example binaries or beside this one (a build's).
+fn tool(bin_dir: &Path) -> Result<PathBuf, String> {
+    let me = std::env::current_exe().map_err(|e| format!("mesh: this binary: {e}"))?;
+    if me.file_name().is_some_and(|n| n == TOOL) {
+        return Ok(me);
+    }
+    let found = [Some(bin_dir), me.parent()]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join(TOOL))
+        .find(|f| f.is_file());
+    found.ok_or_else(|| {
+        format!(
+            "mesh --ssh: no {TOOL} in {} to copy to the hosts: build it (cargo build \
+                 --release) or copy it there",
+            bin_dir.display()
+        )
+    })
+}
+
+/// The files a host needs: the fabric tool ([`tool`]) and the example
+/// binaries that `names` take ([`binaries_needed`]).
 fn files_to_copy(bin_dir: &Path, names: &[String]) -> Result<Vec<PathBuf>, String> {
-    let lab = std::env::current_exe().map_err(|e| format!("mesh: this binary: {e}"))?;
-    let mut files = vec![lab];
+    let mut files = vec![tool(bin_dir)?];
     for b in binaries_needed(names) {
         let f = bin_dir.join(b);
         if !f.is_file() {
@@ -227,7 +251,7 @@ fn rank_words(
     names: &[String],
 ) -> Vec<String> {
     let mut w: Vec<String> = vec![
-        format!("{dir}/rdma-lab"),
+        format!("{dir}/{TOOL}"),
         "mesh".into(),
         "--rank".into(),
         rank.to_string(),

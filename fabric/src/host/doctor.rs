@@ -2,16 +2,24 @@
 //! authenticated control channel, each judging its own host (the agent's
 //! doctor-only session); its result dir is private and temporary.
 
-use super::*;
+use crate::base::fsafe;
+use crate::base::rundir::Dir;
+use crate::catalog;
+use crate::guest::agent::{AgentConfig, Net, Role};
+use crate::host::places::Places;
+use crate::model::{Params, Scenario};
+use crate::results::{read_doctor, HostCheck};
+use std::fs;
+use std::path::PathBuf;
 
 /// The doctor's result dir for a run with a peer: fresh, mode 0700, under
 /// an unpredictable name, removed when dropped. In the temporary dir, not
 /// in target/: inside the lab's VMs only /tmp is writable.
-pub(super) fn doctor_dir() -> Result<tempfile::TempDir, String> {
+pub fn doctor_dir() -> Result<tempfile::TempDir, String> {
     crate::base::tmp::private_tempdir("rdma-doctor-", "the doctor")
 }
 
-/// What `cargo xtask doctor` is asked.
+/// What `doctor` is asked.
 #[derive(Debug, Clone, Default)]
 pub struct DoctorRequest {
     /// The device (`None`: the first).
@@ -41,11 +49,11 @@ pub struct DoctorRequest {
 /// Runs the doctor on this host (and with a peer, on the path to it, with
 /// the peer's doctor, whose session prints as it goes): what it saw, its
 /// notes and its findings, some of them the peer's.
-pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
+pub fn doctor(req: &DoctorRequest, places: &dyn Places) -> Result<HostCheck, String> {
     let pairs: Vec<&Scenario> = catalog::pairs().collect();
     let (locked_kib, locked_by) = catalog::largest_registration(&pairs);
     let Some(peer) = &req.peer else {
-        return Ok(doctor_alone(req, locked_kib, locked_by));
+        return Ok(doctor_alone(req, places, locked_kib, locked_by));
     };
     let ip = req
         .ip
@@ -60,7 +68,10 @@ pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
         None => first_rdma_device()
             .ok_or("no RDMA device on this host (/sys/class/infiniband is empty): pass --dev")?,
     };
-    let bin_dir = probe_bin_dir(req)?;
+    let bin_dir = match &req.bin_dir {
+        Some(d) => d.clone(),
+        None => places.built_binaries()?,
+    };
     // Kept until the findings are read.
     let out_dir = doctor_dir()?;
     let out = fsafe::open_private(out_dir.path())?;
@@ -81,7 +92,12 @@ pub fn doctor(req: &DoctorRequest) -> Result<HostCheck, String> {
 }
 
 /// The doctor without a peer: this host's check.
-pub(super) fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str) -> HostCheck {
+fn doctor_alone(
+    req: &DoctorRequest,
+    places: &dyn Places,
+    locked_kib: u64,
+    locked_by: &str,
+) -> HostCheck {
     crate::guest::doctor::check_host(&crate::guest::doctor::DoctorOpts {
         dev: req.dev.clone(),
         ip: req.ip.clone(),
@@ -89,17 +105,14 @@ pub(super) fn doctor_alone(req: &DoctorRequest, locked_kib: u64, locked_by: &str
         locked_kib,
         locked_by: locked_by.to_string(),
         mcast: req.mcast.clone(),
-        // Given, or the build's (in a source tree; else beside this binary).
-        bin_dir: req
-            .bin_dir
-            .clone()
-            .or_else(|| Some(target_dir().join("release"))),
+        // Given, or where the places have them, built or not.
+        bin_dir: req.bin_dir.clone().or_else(|| places.binaries()),
     })
 }
 
 /// Whether this host's doctor serves the session: both doctors are started
 /// alike, and the lower address serves.
-pub(super) fn doctor_serves(ip: &str, peer: &str) -> Result<bool, String> {
+fn doctor_serves(ip: &str, peer: &str) -> Result<bool, String> {
     let parse = |a: &str| {
         a.parse::<std::net::IpAddr>()
             .map_err(|e| format!("`{a}`: {e}"))
@@ -111,25 +124,9 @@ pub(super) fn doctor_serves(ip: &str, peer: &str) -> Result<bool, String> {
     }
 }
 
-/// Where the probe's binary is: `--bin-dir`, or the build's, built now if
-/// it lacks the probe.
-pub(super) fn probe_bin_dir(req: &DoctorRequest) -> Result<PathBuf, String> {
-    let probe = catalog::find(catalog::PROBE).expect("the probe is in the table");
-    Ok(match &req.bin_dir {
-        Some(d) => d.clone(),
-        None => {
-            let d = target_dir().join("release");
-            if !d.join(probe.package).is_file() {
-                build()?;
-            }
-            d
-        }
-    })
-}
-
 /// The agent of a doctor's session with `peer`: serving or the peer, the
 /// doctor only, its results in `out`.
-pub(super) fn doctor_agent(
+fn doctor_agent(
     req: &DoctorRequest,
     serves: bool,
     ip: &str,
@@ -171,4 +168,15 @@ pub(super) fn doctor_agent(
         doctor_only: true,
         queue: None,
     }
+}
+
+/// First device in /sys/class/infiniband, by name.
+pub fn first_rdma_device() -> Option<String> {
+    let mut v: Vec<String> = fs::read_dir("/sys/class/infiniband")
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v.into_iter().next()
 }

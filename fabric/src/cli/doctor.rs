@@ -1,9 +1,11 @@
 //! `doctor`: this host's RDMA setup, and with `--peer` the path to a peer.
 
 use super::args::*;
+use crate::host::places::Places;
 use crate::{guest, host, model};
 
-pub(super) fn doctor_cmd(args: &[String]) -> Result<bool, String> {
+/// `doctor [OPTIONS]`, its binaries where `places` says.
+pub(super) fn doctor_cmd(args: &[String], places: &dyn Places) -> Result<bool, String> {
     let mut opts = getopts::Options::new();
     for value in TWO_HOST_VALUES.iter().chain(&["mcast"]) {
         opts.optopt("", value, "", "");
@@ -21,22 +23,22 @@ pub(super) fn doctor_cmd(args: &[String]) -> Result<bool, String> {
             mcast.push(g);
         }
     }
-    let gid_idx = match m.opt_str("gid-idx") {
-        Some(v) => Some(v.parse().map_err(|e| format!("--gid-idx {v}: {e}"))?),
-        None => None,
-    };
+    let gid_idx = whole_opt::<u32>(&m, "gid-idx")?;
     let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
-    let check = host::lab::doctor(&host::lab::DoctorRequest {
-        dev: m.opt_str("dev"),
-        ip: m.opt_str("ip"),
-        peer: m.opt_str("peer"),
-        gid_idx,
-        mcast,
-        port: num_opt(&m, "port", model::CONTROL_PORT)?,
-        wait_secs: num_opt(&m, "wait", guest::agent::PEER_WAIT_SECS)?,
-        bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
-        secret_file,
-        allow: allow_list(&m)?,
-    })?;
+    let check = host::doctor::doctor(
+        &host::doctor::DoctorRequest {
+            dev: m.opt_str("dev"),
+            ip: m.opt_str("ip"),
+            peer: m.opt_str("peer"),
+            gid_idx,
+            mcast,
+            port: num_opt(&m, "port", model::CONTROL_PORT)?,
+            wait_secs: num_opt(&m, "wait", guest::agent::PEER_WAIT_SECS)?,
+            bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
+            secret_file,
+            allow: allow_list(&m)?,
+        },
+        places,
+    )?;
     Ok(crate::present::doctor::print(&check))
 }

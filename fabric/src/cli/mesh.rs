@@ -1,6 +1,7 @@
 //! `mesh`: the fabric smoke test of N hosts, under Slurm, `--ssh`, or flags.
 
 use super::args::*;
+use crate::host::places::Places;
 use crate::{guest, host, model};
 
 /// `mesh`'s flags.
@@ -149,6 +150,7 @@ pub(super) fn mesh_options(
     m: &getopts::Matches,
     plain: Plain,
     hosts: &[String],
+    places: &dyn Places,
 ) -> Result<host::mesh::MeshOptions, String> {
     let pattern = mesh_pattern(m, hosts)?;
     let Plain {
@@ -164,7 +166,10 @@ pub(super) fn mesh_options(
     } else {
         mesh_secret(m)?
     };
-    let out = host::mesh::run_dir(m.opt_str("out").as_deref().map(std::path::Path::new))?;
+    let out = host::mesh::run_dir(
+        m.opt_str("out").as_deref().map(std::path::Path::new),
+        places,
+    )?;
     Ok(host::mesh::MeshOptions {
         names: m.free.clone(),
         pattern,
@@ -249,7 +254,7 @@ pub(super) fn perf_limits(
 
 /// `mesh`: launched by ssh from here, or one rank of another launcher's;
 /// rank 0 (or this launcher) prints the matrix and writes the reports.
-pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
+pub(super) fn mesh_cmd(args: &[String], places: &dyn Places) -> Result<bool, String> {
     let Some(m) = parse("mesh", mesh_getopts(), args)? else {
         return Ok(true);
     };
@@ -269,7 +274,7 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
     let (run, dir, baseline) = if ssh_hosts.is_empty() {
         let (rank, size) = (whole_opt(&m, "rank")?, whole_opt(&m, "size")?);
         let ranked = host::mesh::ranked(rank, size, m.opt_str("coordinator"))?;
-        let opts = mesh_options(&m, plain, &ranked.names)?;
+        let opts = mesh_options(&m, plain, &ranked.names, places)?;
         // Rank 0 reports, and reads the baseline before it starts; the
         // others may not see its file.
         let baseline = if ranked.rank == 0 {
@@ -277,18 +282,24 @@ pub(super) fn mesh_cmd(args: &[String]) -> Result<bool, String> {
         } else {
             None
         };
-        (host::mesh::run_ranked(&opts, &ranked)?, opts.out, baseline)
+        (
+            host::mesh::run_ranked(&opts, &ranked, places)?,
+            opts.out,
+            baseline,
+        )
     } else {
         host::ssh::check_hosts(&ssh_hosts)?;
         let baseline = baseline(&m)?;
-        let opts = mesh_options(&m, plain, &ssh_hosts)?;
+        // What the hosts are to run, before any dir is made for the run.
+        host::mesh::scenario_names(&m.free)?;
+        let given = m.opt_str("bin-dir").map(std::path::PathBuf::from);
+        let bin_dir = host::mesh::bin_dir(given.as_deref(), places)?;
+        let opts = mesh_options(&m, plain, &ssh_hosts, places)?;
         let launch = host::ssh::SshLaunch {
             hosts: ssh_hosts,
             remote_dir: m.opt_str("remote-dir"),
             coordinator: m.opt_str("coordinator"),
         };
-        host::mesh::scenario_names(&opts.names)?;
-        let bin_dir = host::mesh::bin_dir(&opts)?;
         (
             Some(host::ssh::run_ssh(&opts, &launch, &bin_dir)?),
             opts.out,
