@@ -129,15 +129,16 @@ fn an_authenticated_peer_cannot_make_a_real_host_change_itself() {
     let asked = "doctor_no_rdma_ucm mckey_device_removed lab_peer_never_comes";
     c.send_blob("scenarios", asked.as_bytes()).unwrap();
     let refused = c.expect_blob("accepted", Duration::from_secs(10)).unwrap();
-    let refused = String::from_utf8(refused).unwrap();
+    let refused: Vec<rdma_lab::model::Skip> = serde_json::from_slice(&refused).unwrap();
     for name in asked.split(' ') {
-        let line = refused
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}\t")))
-            .unwrap_or_else(|| panic!("{name} not refused: {refused}"));
+        let skip = refused
+            .iter()
+            .find(|s| s.scenario == name)
+            .unwrap_or_else(|| panic!("{name} not refused: {refused:?}"));
         assert!(
-            line.contains("the serving host refused it: VMs only"),
-            "{line}"
+            skip.reason
+                .starts_with("the serving host refused it: VMs only"),
+            "{skip:?}"
         );
     }
     drop(c);
@@ -157,12 +158,14 @@ fn the_doctors_serving_host_runs_its_probe_only() {
     let mut c = a.session();
     c.send_blob("scenarios", b"rc_example").unwrap();
     let refused = c.expect_blob("accepted", Duration::from_secs(10)).unwrap();
+    let refused: Vec<rdma_lab::model::Skip> = serde_json::from_slice(&refused).unwrap();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].scenario, "rc_example");
     assert!(
-        String::from_utf8_lossy(&refused).starts_with(
-            "rc_example\tthe serving host refused it: the doctor's session runs its probe only"
-        ),
-        "{}",
-        String::from_utf8_lossy(&refused)
+        refused[0]
+            .reason
+            .starts_with("the serving host refused it: the doctor's session runs its probe only"),
+        "{refused:?}"
     );
 }
 
@@ -578,9 +581,13 @@ fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
     let (peer, dir, mut c) = serving_the_peer();
     let asked = c.expect_blob("scenarios", Duration::from_secs(10)).unwrap();
     assert_eq!(asked, b"rc_example");
-    let evil = "rc_example\tVMs only\x1b]0;owned\x07 \u{202e}txt.exe\u{2066}\n\
-                \x1b[2Jstranger\u{200b}\tnot asked\nsrq\tnot asked either\n";
-    c.send_blob("accepted", evil.as_bytes()).unwrap();
+    let evil = serde_json::json!([
+        {"scenario": "rc_example", "reason": "VMs only\x1b]0;owned\x07 \u{202e}txt.exe\u{2066}"},
+        {"scenario": "\x1b[2Jstranger\u{200b}", "reason": "not asked"},
+        {"scenario": "srq", "reason": "not asked either"},
+    ]);
+    c.send_blob("accepted", evil.to_string().as_bytes())
+        .unwrap();
     drop(c);
     end_of(peer, 20);
     let out = rdma_lab::base::rundir::Dir::open(&dir.path().join("out")).unwrap();
@@ -625,7 +632,7 @@ fn a_serving_hosts_escape_sequences_reach_no_file_of_the_peers() {
     let (peer, dir, mut c) = serving_the_peer();
     let step = Duration::from_secs(60);
     c.expect_blob("scenarios", step).unwrap();
-    c.send_blob("accepted", b"").unwrap();
+    c.send_blob("accepted", b"[]").unwrap();
     c.send_blob("findings", EVIL).unwrap();
     c.send_blob("host", EVIL).unwrap();
     c.expect_blob("findings", step).unwrap();

@@ -70,7 +70,7 @@ pub fn doctor(req: &DoctorRequest, places: &dyn Places) -> Result<HostCheck, Str
     };
     let bin_dir = match &req.bin_dir {
         Some(d) => d.clone(),
-        None => places.built_binaries()?,
+        None => places.built_binaries().map_err(|e| e.to_string())?,
     };
     // Kept until the findings are read.
     let out_dir = doctor_dir()?;

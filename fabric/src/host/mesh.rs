@@ -267,7 +267,7 @@ pub fn rdma_address(
 pub fn run_dir(out: Option<&std::path::Path>, places: &dyn Places) -> Result<Dir, String> {
     let root = match out {
         Some(o) => crate::base::fsafe::open_root(o, "--out ", false)?,
-        None => places.results_root("mesh")?,
+        None => places.results_root("mesh").map_err(|e| e.to_string())?,
     };
     crate::base::fsafe::fresh_run(&root, "")
 }
@@ -277,7 +277,7 @@ pub fn run_dir(out: Option<&std::path::Path>, places: &dyn Places) -> Result<Dir
 pub fn bin_dir(given: Option<&std::path::Path>, places: &dyn Places) -> Result<PathBuf, String> {
     match given {
         Some(d) => Ok(d.to_path_buf()),
-        None => places.built_binaries(),
+        None => places.built_binaries().map_err(|e| e.to_string()),
     }
 }
 

@@ -8,6 +8,27 @@ use crate::base::fsafe;
 use crate::base::rundir::Dir;
 use std::path::{Path, PathBuf};
 
+/// Why the places could not give what was asked: a caller tells the user
+/// (its words are one line), and decides on the variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlacesError {
+    /// This binary's own dir is unknown.
+    #[error("this binary's own dir is unknown: give --bin-dir DIR")]
+    NoOwnDir,
+    /// No example binary is beside this one, in the dir given.
+    #[error(
+        "no example binary is beside this one in {}: copy them there, or give --bin-dir DIR",
+        .0.display()
+    )]
+    NoBinaries(PathBuf),
+    /// The build the binaries come from failed, as it said.
+    #[error("{0}")]
+    Build(String),
+    /// The results' root could not be made or is not safe, as it said.
+    #[error("{0}")]
+    Results(String),
+}
+
 /// Where the example binaries are and where results go, when the command
 /// line names neither (`--bin-dir`, `--out`).
 pub trait Places {
@@ -16,10 +37,10 @@ pub trait Places {
     fn binaries(&self) -> Option<PathBuf>;
     /// The example binaries' dir, ready to run the pairs from (a build's
     /// made first where there is one to make).
-    fn built_binaries(&self) -> Result<PathBuf, String>;
+    fn built_binaries(&self) -> Result<PathBuf, PlacesError>;
     /// The root of the result dirs of `kind` (`mesh`), opened once and
     /// refused when another user could redirect what is written there.
-    fn results_root(&self, kind: &str) -> Result<Dir, String>;
+    fn results_root(&self, kind: &str) -> Result<Dir, PlacesError>;
 }
 
 /// The fabric tool's places: the example binaries beside this binary, the
@@ -35,20 +56,17 @@ impl Places for BesideBinary {
         exe_dir()
     }
 
-    fn built_binaries(&self) -> Result<PathBuf, String> {
-        let dir = exe_dir().ok_or("this binary's own dir is unknown: give --bin-dir DIR")?;
+    fn built_binaries(&self) -> Result<PathBuf, PlacesError> {
+        let dir = exe_dir().ok_or(PlacesError::NoOwnDir)?;
         if holds_binaries(&dir, false) {
             Ok(dir)
         } else {
-            Err(format!(
-                "no example binary is beside this one in {}: copy them there, or give --bin-dir DIR",
-                dir.display()
-            ))
+            Err(PlacesError::NoBinaries(dir))
         }
     }
 
-    fn results_root(&self, kind: &str) -> Result<Dir, String> {
-        copy_root(self.top, kind)
+    fn results_root(&self, kind: &str) -> Result<Dir, PlacesError> {
+        copy_root(self.top, kind).map_err(PlacesError::Results)
     }
 }
 

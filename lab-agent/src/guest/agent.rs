@@ -300,18 +300,23 @@ fn accept_list(
             ));
         }
     };
-    let mut refused = String::new();
+    let mut refused = Vec::new();
     let mut runs = Vec::new();
     for s in list {
         match refusal(cfg, s) {
             Some(why) => {
                 log.say(&format!("{}: {why}", s.name));
-                refused += &format!("{}\t{why}\n", s.name);
+                refused.push(Skip {
+                    scenario: s.name.to_string(),
+                    reason: why,
+                });
             }
             None => runs.push(s),
         }
     }
-    c.send_blob("accepted", refused.as_bytes())?;
+    // What this host refused, as JSON: the peer reads it into its type.
+    let answer = serde_json::to_vec(&refused).map_err(|e| format!("the refusals: {e}"))?;
+    c.send_blob("accepted", &answer)?;
     cfg.scenarios = runs.iter().map(|s| s.name.to_string()).collect();
     Ok(runs)
 }
@@ -337,22 +342,28 @@ fn ask_list(cfg: &AgentConfig, c: &mut Control) -> Result<Vec<&'static Scenario>
     c.send_blob("scenarios", names.join(" ").as_bytes())?;
     let answer = c.recv("accepted", SETUP_STEP)?;
     let (word, payload) = answer.split_once(' ').unwrap_or((&answer, ""));
-    let text = String::from_utf8_lossy(&crate::guest::control::unhex(payload)?).into_owned();
+    let bytes = crate::guest::control::unhex(payload)?;
     if word != "accepted" {
         return Err(format!(
             "the serving host refused the list: {}: run the same version of the lab on both hosts",
-            crate::base::text::shown(&text)
+            crate::base::text::shown(&String::from_utf8_lossy(&bytes))
         ));
     }
+    let theirs: Vec<Skip> = serde_json::from_slice(&bytes).map_err(|e| {
+        format!(
+            "the serving host's refusals are not the lab's ({e}): run the same version of the \
+             lab on both hosts"
+        )
+    })?;
     // Only the names this host asked for, each reason escaped: what the
     // serving host says reaches this host's terminal and reports.
     let mut refused: Vec<&str> = Vec::new();
-    for (name, why) in text.lines().filter_map(|l| l.split_once('\t')) {
-        if let Some(n) = names.iter().find(|n| **n == name) {
+    for skip in &theirs {
+        if let Some(n) = names.iter().find(|n| **n == skip.scenario) {
             refused.push(n);
             skips.push(Skip {
                 scenario: n.to_string(),
-                reason: crate::base::text::escaped(why, 300),
+                reason: crate::base::text::escaped(&skip.reason, 300),
             });
         }
     }

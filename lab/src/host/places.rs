@@ -5,7 +5,7 @@
 
 use crate::base::rundir::Dir;
 use crate::base::workspace::{copy_root, exe_dir, results_root, target_dir};
-use rdma_fabric::host::places::{holds_binaries, Places};
+use rdma_fabric::host::places::{holds_binaries, Places, PlacesError};
 use std::path::PathBuf;
 
 /// The places of `rdma-lab` and `cargo xtask`.
@@ -26,18 +26,19 @@ impl Places for Workspace {
         copy_dir().or_else(|| Some(target_dir().join("release")))
     }
 
-    fn built_binaries(&self) -> Result<PathBuf, String> {
+    fn built_binaries(&self) -> Result<PathBuf, PlacesError> {
         if let Some(dir) = copy_dir() {
             return Ok(dir);
         }
-        crate::host::lab::build()?;
+        crate::host::lab::build().map_err(PlacesError::Build)?;
         Ok(target_dir().join("release"))
     }
 
-    fn results_root(&self, kind: &str) -> Result<Dir, String> {
+    fn results_root(&self, kind: &str) -> Result<Dir, PlacesError> {
         match copy_dir() {
             Some(_) => copy_root(kind),
             None => results_root(kind),
         }
+        .map_err(PlacesError::Results)
     }
 }
