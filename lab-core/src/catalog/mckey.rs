@@ -390,7 +390,7 @@ fn mckey_scenario() -> Scenario {
     Scenario {
         name: "mckey".into(),
         package: "mckey",
-        pause: Some("each side waits 3 s after joining, for a subnet manager (RoCE has none)"),
+        pause: Some("each side waits 3 s after its own join, for a subnet manager (RoCE has none)"),
         server: Some(receiver("mckey", &[])),
         client: Some(sender("mckey", &[])),
         ready: Ready::Line("receiving data transfers"),

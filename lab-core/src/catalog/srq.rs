@@ -341,7 +341,8 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
         line: "qp_num",
         look: "on the server, the QP each message came in on; on the client, \
             the QP each was sent from (both in decimal; the capture shows QP \
-            numbers in hex)",
+            numbers in hex). The capture lists a row per packet: count the \
+            different destination QPs its rows name, not the rows",
     },
     gives_away: &[
         "all 100 recv count lines name it",
