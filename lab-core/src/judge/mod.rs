@@ -1,7 +1,7 @@
 //! Judging a run: every way an outcome falls short of its scenario.
 
 use crate::model::{
-    count, expand, glob_match, has_line, Addrs, Expect, Outcome, Scenario, SideOutcome,
+    count, expand, glob_match, has_line, Addrs, Expect, Outcome, Scenario, Side, SideOutcome,
     StderrLines, TIMED_OUT,
 };
 
@@ -139,29 +139,12 @@ pub fn missing_in_order(text: &str, patterns: &[&str]) -> Vec<String> {
 /// addresses (`None`: unknown, see [`expand`]); empty means PASS.
 pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> Vec<String> {
     let mut failures = Vec::new();
-    for (label, cmd, expect, side) in [
-        (
-            "server",
-            &scenario.server,
-            &scenario.server_expect,
-            &outcome.server,
-        ),
-        (
-            "client",
-            &scenario.client,
-            &scenario.client_expect,
-            &outcome.client,
-        ),
+    for (side, cmd, got) in [
+        (Side::Server, &scenario.server, &outcome.server),
+        (Side::Client, &scenario.client, &outcome.client),
     ] {
         if cmd.is_some() {
-            check_side(
-                label,
-                expect,
-                side.as_ref(),
-                scenario.timeout_secs,
-                addrs,
-                &mut failures,
-            );
+            failures.extend(check_one_side(scenario, side, got.as_ref(), addrs));
         }
     }
     if let Some(verify) = scenario.verify {
@@ -179,25 +162,26 @@ pub fn check(scenario: &Scenario, outcome: &Outcome, addrs: Option<&Addrs>) -> V
     failures
 }
 
-/// Every way one side (`"server"` or `"client"`) of `scenario`, run alone,
-/// falls short of that side's expectations: a mesh's multicast round runs
-/// one sender and many receivers, each judged on its own.
+/// Every way one side of `scenario` (`got`, its result, if any) falls
+/// short of that side's expectations, worded as [`check`] words it: a
+/// mesh's multicast round runs one sender and many receivers, each judged
+/// on its own, and a serving host judges its own side alone, whatever its
+/// peer says of the other.
 pub fn check_one_side(
     scenario: &Scenario,
-    label: &str,
-    side: Option<&SideOutcome>,
+    side: Side,
+    got: Option<&SideOutcome>,
     addrs: Option<&Addrs>,
 ) -> Vec<String> {
-    let expect = if label == "server" {
-        &scenario.server_expect
-    } else {
-        &scenario.client_expect
+    let (label, expect) = match side {
+        Side::Server => ("server", &scenario.server_expect),
+        Side::Client => ("client", &scenario.client_expect),
     };
     let mut failures = Vec::new();
     check_side(
         label,
         expect,
-        side,
+        got,
         scenario.timeout_secs,
         addrs,
         &mut failures,

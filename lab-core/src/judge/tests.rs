@@ -34,6 +34,31 @@ fn wrong_exit_code_fails() {
     assert_eq!(check(s, &o, None), ["client: exit status 1, expected 0"]);
 }
 
+/// A serving host judges its own side alone: the client's failure, and
+/// what was left in the kernel, are not the server's.
+#[test]
+fn one_side_is_judged_alone() {
+    let s = find("rc_example").unwrap();
+    let mut o = good_rc();
+    o.client.as_mut().unwrap().exit = Some(1);
+    o.leftover = "qp 17".into();
+    assert_eq!(
+        check_one_side(s, Side::Server, o.server.as_ref(), None),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        check_one_side(s, Side::Client, o.client.as_ref(), None),
+        ["client: exit status 1, expected 0"]
+    );
+    let all = check(s, &o, None);
+    assert_eq!(all.len(), 2, "{all:?}");
+    o.server = None;
+    assert_eq!(
+        check_one_side(s, Side::Server, o.server.as_ref(), None),
+        ["server: no result (never ran, or the VM died)"]
+    );
+}
+
 #[test]
 fn missing_line_fails() {
     let s = find("rc_example").unwrap();

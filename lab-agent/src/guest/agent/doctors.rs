@@ -134,10 +134,16 @@ pub(super) fn not_run(who: &str, why: &str) -> String {
 /// side, whatever the peer may claim; the peer, both sides' files.
 pub(super) fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
     let outcome = crate::results::collect(&[probe], out(cfg), out(cfg)).pop()?;
-    let mut failures = judge::check(probe, &outcome, None);
-    if cfg.role == Role::Server {
-        failures.retain(|f| f.starts_with("server"));
-    }
+    let failures = match cfg.role {
+        Role::Server if probe.server.is_some() => judge::check_one_side(
+            probe,
+            crate::model::Side::Server,
+            outcome.server.as_ref(),
+            None,
+        ),
+        Role::Server => Vec::new(),
+        _ => judge::check(probe, &outcome, None),
+    };
     if failures.is_empty() {
         return None;
     }

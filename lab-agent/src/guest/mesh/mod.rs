@@ -296,7 +296,12 @@ fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<Sc
         }
     });
     let failures = if ran {
-        crate::judge::check_one_side(s, side, one, None)
+        let which = if side == "server" {
+            crate::model::Side::Server
+        } else {
+            crate::model::Side::Client
+        };
+        crate::judge::check_one_side(s, which, one, None)
     } else {
         vec![format!("{side}: it has no such side")]
     };
