@@ -55,7 +55,7 @@ fn short_name(run: &MeshRun, rank: usize) -> String {
     escaped(short, MAX_NAME)
 }
 
-/// Where `rdma-lab mesh` writes its reports, each where asked.
+/// Where `mesh` writes its reports, each where asked.
 #[derive(Debug, Clone, Default)]
 pub struct ReportFiles {
     /// `--junit FILE`.
@@ -437,7 +437,7 @@ pub fn link_prefix(page: &std::path::Path, dir: &std::path::Path) -> String {
 /// run's dir as the page sees it, [`link_prefix`]).
 pub fn html_linked(run: &MeshRun, findings: &[Finding], prefix: &str) -> String {
     let title = format!(
-        "rdma-lab mesh: {} ({})",
+        "rdma-fabric mesh: {} ({})",
         plural(run.hosts.len(), "host"),
         run.pattern_name
     );
