@@ -293,7 +293,7 @@ pub(super) fn mesh_cmd(args: &[String], places: &dyn Places) -> Result<bool, Str
         // What the hosts are to run, before any dir is made for the run.
         host::mesh::scenario_names(&m.free)?;
         let given = m.opt_str("bin-dir").map(std::path::PathBuf::from);
-        let bin_dir = host::mesh::bin_dir(given.as_deref(), places)?;
+        let bin_dir = host::places::bin_dir(given.as_deref(), places)?;
         let opts = mesh_options(&m, plain, &ssh_hosts, places)?;
         let launch = host::ssh::SshLaunch {
             hosts: ssh_hosts,

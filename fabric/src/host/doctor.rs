@@ -68,10 +68,7 @@ pub fn doctor(req: &DoctorRequest, places: &dyn Places) -> Result<HostCheck, Str
         None => first_rdma_device()
             .ok_or("no RDMA device on this host (/sys/class/infiniband is empty): pass --dev")?,
     };
-    let bin_dir = match &req.bin_dir {
-        Some(d) => d.clone(),
-        None => places.built_binaries().map_err(|e| e.to_string())?,
-    };
+    let bin_dir = crate::host::places::bin_dir(req.bin_dir.as_deref(), places)?;
     // Kept until the findings are read.
     let out_dir = doctor_dir()?;
     let out = fsafe::open_private(out_dir.path())?;

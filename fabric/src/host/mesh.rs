@@ -272,15 +272,6 @@ pub fn run_dir(out: Option<&std::path::Path>, places: &dyn Places) -> Result<Dir
     crate::base::fsafe::fresh_run(&root, "")
 }
 
-/// The example binaries: `--bin-dir`, else where the places have them,
-/// built.
-pub fn bin_dir(given: Option<&std::path::Path>, places: &dyn Places) -> Result<PathBuf, String> {
-    match given {
-        Some(d) => Ok(d.to_path_buf()),
-        None => places.built_binaries().map_err(|e| e.to_string()),
-    }
-}
-
 /// The scenarios the pairs run: the NAMEs checked against the table, or
 /// every example pair.
 pub fn scenario_names(names: &[String]) -> Result<Vec<String>, String> {
@@ -351,7 +342,7 @@ pub fn run_ranked(
         gid_idx: opts.gid_idx,
         rail_devs: opts.rail_devs.clone(),
         pin: opts.pin,
-        bin_dir: bin_dir(opts.bin_dir.as_deref(), places)?,
+        bin_dir: crate::host::places::bin_dir(opts.bin_dir.as_deref(), places)?,
         out: opts
             .out
             .fresh_dir(&format!("rank{}", r.rank))

@@ -70,6 +70,15 @@ impl Places for BesideBinary {
     }
 }
 
+/// The example binaries a command runs: `given` (`--bin-dir`), else
+/// where `places` has them, built.
+pub fn bin_dir(given: Option<&Path>, places: &dyn Places) -> Result<PathBuf, String> {
+    match given {
+        Some(d) => Ok(d.to_path_buf()),
+        None => places.built_binaries().map_err(|e| e.to_string()),
+    }
+}
+
 /// The directory of the running binary.
 pub fn exe_dir() -> Option<PathBuf> {
     std::env::current_exe()
