@@ -24,19 +24,33 @@ fn run_in(dir: &Path, tool: &Path, args: &[&str]) -> (Option<i32>, String) {
     let mut perms = std::fs::metadata(&cargo).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&cargo, perms).unwrap();
-    let out = Command::new(tool)
-        .args(args)
+    let mut cmd = Command::new(tool);
+    cmd.args(args)
         .current_dir(dir)
         .env("PATH", format!("{}:/usr/bin:/bin", fake.display()))
         .env_remove("CARGO")
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
+        .env_remove("CARGO_TARGET_DIR");
+    let out = output_when_not_busy(&mut cmd);
     assert!(!mark.exists(), "the fabric tool ran cargo");
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `cmd`'s output. The copy (or the fake cargo) may still be open for
+/// writing in a child that the other test forked meanwhile, until that
+/// child execs: "text file busy" for a moment, which is not the tool's.
+fn output_when_not_busy(cmd: &mut Command) -> std::process::Output {
+    for _ in 0..100 {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
+            other => return other.unwrap(),
+        }
+    }
+    panic!("the copy stayed busy for 5 s")
 }
 
 #[test]
