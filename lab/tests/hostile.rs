@@ -345,6 +345,8 @@ fn peer_of(port: &str, wait: &str) -> (std::process::Child, tempfile::TempDir) {
         .arg(&config)
         .env_remove(rdma_lab::guest::control::SECRET_ENV)
         .stdout(std::process::Stdio::null())
+        // A few lines at most: the pipe's buffer holds them unread.
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     (peer, dir)
@@ -601,6 +603,50 @@ fn refusals_from_the_serving_host_are_escaped_and_only_of_names_asked() {
         "{why:?}"
     );
     assert!(why.contains("\\u{202e}"), "{why}");
+}
+
+/// A serving host that holds the secret answers the peer's list with
+/// refusals that are not the lab's: a JSON string full of escape
+/// sequences where a list belongs, a list whose names are numbers, bytes
+/// that are not JSON. The peer refuses in one line that names the
+/// serving host and says what to do, with none of the sender's bytes raw,
+/// and exits 1.
+#[test]
+fn refusals_the_peer_cannot_read_end_it_in_one_clean_line() {
+    let answers: [&[u8]; 3] = [
+        br#""\u001b]0;owned\u0007\u001b[2J\u202etxt.exe""#,
+        br#"[{"scenario": 7, "reason": "\u001b[31mALL PASSED"}]"#,
+        b"\x1b[2J\x9b31m not json",
+    ];
+    for answer in answers {
+        let (mut peer, _dir, mut c) = serving_the_peer();
+        c.expect_blob("scenarios", Duration::from_secs(10)).unwrap();
+        c.send_blob("accepted", answer).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while peer.try_wait().unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = peer.kill();
+        let status = peer.wait().unwrap();
+        let mut err = String::new();
+        peer.stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("the serving host's refusals are not the lab's")
+                && err.contains("run the same version of the lab on both hosts"),
+            "{err}"
+        );
+        let raw = err
+            .trim_end()
+            .chars()
+            .find(|&c| c.is_control() || rdma_lab::base::text::is_invisible(c));
+        assert_eq!(raw, None, "{err:?}");
+    }
 }
 
 /// What a hostile serving host puts in everything it sends: a window
