@@ -60,6 +60,32 @@ fn eight_hosts_each_pair_once_and_the_bad_host_fails_with_everyone() {
     assert!(matrix.contains("node003"), "{matrix}");
 }
 
+/// Two hosts, the administrator's two-host check with the fabric tool
+/// alone: one pair in one round, and when it fails the diagnosis cannot
+/// blame either host over the other.
+#[test]
+fn two_hosts_are_one_pair_and_a_failure_blames_neither_alone() {
+    let (run, seen, _) = mesh(2, &[], None, 99, Duration::ZERO, Strangers::None, false);
+    check_schedule(&run, &seen, 2);
+    assert_eq!(run.cells.len(), 1);
+    assert_eq!(run.cells[0].verdict(), Verdict::Pass);
+    assert!(rdma_lab::judge::mesh::diagnose(&run).is_empty());
+    let (run, seen, _) = mesh(2, &[], None, 1, Duration::ZERO, Strangers::None, false);
+    check_schedule(&run, &seen, 2);
+    assert_eq!(run.cells[0].verdict(), Verdict::Fail);
+    let findings = rdma_lab::judge::mesh::diagnose(&run);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(
+        findings[0].kind,
+        rdma_lab::judge::finding::FindingKind::LinkFault { a: 0, b: 1 }
+    );
+    assert!(
+        findings[0].text.contains("cannot be pinned on either one"),
+        "{}",
+        findings[0].text
+    );
+}
+
 #[test]
 fn a_host_that_never_joins_and_one_that_dies_leave_the_rest_complete() {
     // Rank 5 never starts; rank 2 goes away when handed its third pair.
