@@ -398,8 +398,13 @@ fn doctor_with_secret(file: Option<&Path>, env: Option<&str>) -> (Option<i32>, S
     if let Some(s) = env {
         cmd.env(rdma_lab::guest::control::SECRET_ENV, s);
     }
-    let mut child = cmd.spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    ended_within(cmd.spawn().unwrap(), 10)
+}
+
+/// Waits for `child` to end, for at most `secs`, then ends it: its exit
+/// code and its stderr (piped).
+fn ended_within(mut child: std::process::Child, secs: u64) -> (Option<i32>, String) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
     while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -563,13 +568,8 @@ fn serving_the_peer() -> (std::process::Child, tempfile::TempDir, Control) {
 }
 
 /// Waits for `peer` to end, for at most `secs`, then ends it.
-fn end_of(mut peer: std::process::Child, secs: u64) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while peer.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = peer.kill();
-    let _ = peer.wait();
+fn end_of(peer: std::process::Child, secs: u64) {
+    ended_within(peer, secs);
 }
 
 /// A serving host (here a stand-in that holds the secret) refuses the
@@ -619,22 +619,11 @@ fn refusals_the_peer_cannot_read_end_it_in_one_clean_line() {
         b"\x1b[2J\x9b31m not json",
     ];
     for answer in answers {
-        let (mut peer, _dir, mut c) = serving_the_peer();
+        let (peer, _dir, mut c) = serving_the_peer();
         c.expect_blob("scenarios", Duration::from_secs(10)).unwrap();
         c.send_blob("accepted", answer).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while peer.try_wait().unwrap().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = peer.kill();
-        let status = peer.wait().unwrap();
-        let mut err = String::new();
-        peer.stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        assert_eq!(status.code(), Some(1), "{err}");
+        let (code, err) = ended_within(peer, 20);
+        assert_eq!(code, Some(1), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(
             err.contains("the serving host's refusals are not the lab's")
