@@ -28,8 +28,8 @@ pub enum BaselineError {
     NoRunLine,
     /// A `run` line of another tool or without a version.
     NotOurs,
-    /// Made by another version of `rdma-lab`, whose figures may not be
-    /// this one's.
+    /// Made by another version of the fabric tool, whose figures may not
+    /// be this one's.
     OtherVersion(String),
     /// Its run was not measured (`--perf`): no link has a figure.
     NotMeasured,
@@ -45,10 +45,10 @@ impl std::fmt::Display for BaselineError {
                 f,
                 "not a mesh run's JSON report (no \"run\" line): give --json's or --save-baseline's file"
             ),
-            BaselineError::NotOurs => write!(f, "its \"run\" line is not rdma-lab's"),
+            BaselineError::NotOurs => write!(f, "its \"run\" line is not rdma-fabric's"),
             BaselineError::OtherVersion(v) => write!(
                 f,
-                "made by rdma-lab {v}, not {}: save a baseline with this version",
+                "made by rdma-fabric {v}, not {}: save a baseline with this version",
                 env!("CARGO_PKG_VERSION")
             ),
             BaselineError::NotMeasured => write!(f, "its run was not measured (--perf): no figure"),
@@ -98,9 +98,14 @@ pub fn from_json_lines(text: &str) -> Result<Baseline, BaselineError> {
     Ok(base)
 }
 
+/// The `tool` of a report whose lines this module reads: the fabric tool
+/// that writes them, and `rdma-lab`, which wrote the same lines before the
+/// fabric tool was a binary of its own (its `mesh` is the fabric's).
+pub const TOOLS: [&str; 2] = ["rdma-fabric", "rdma-lab"];
+
 /// A report's `run` line, its links to come.
 fn run_line(v: &Value) -> Result<Baseline, BaselineError> {
-    if v["tool"] != "rdma-lab" {
+    if !TOOLS.iter().any(|t| v["tool"] == *t) {
         return Err(BaselineError::NotOurs);
     }
     let version = v["version"].as_str().ok_or(BaselineError::NotOurs)?;

@@ -92,7 +92,7 @@ pub fn json_lines(run: &MeshRun, findings: &[Finding]) -> String {
 fn run_json(run: &MeshRun) -> Value {
     let rails: Vec<Option<String>> = run.rails.iter().map(|r| r.map(|s| s.to_string())).collect();
     json!({
-        "type": "run", "tool": "rdma-lab", "version": env!("CARGO_PKG_VERSION"),
+        "type": "run", "tool": crate::results::baseline::TOOLS[0], "version": env!("CARGO_PKG_VERSION"),
         "date": crate::base::text::today(), "hosts": run.hosts.len(), "rails": rails,
         "measured": run.perf.is_some(), "qp_timeout": run.perf.and_then(|p| p.qp_timeout),
         "baseline": run.baseline.as_ref().map(|b| &b.date),

@@ -241,7 +241,7 @@ fn json_lines_has_a_line_per_pair_scenario_host_receiver_and_finding() {
     // First, what wrote it, when, and on which rails.
     assert_eq!(count("run"), 1);
     assert_eq!(lines[0]["type"], "run");
-    assert_eq!(lines[0]["tool"], "rdma-lab");
+    assert_eq!(lines[0]["tool"], "rdma-fabric");
     assert_eq!(lines[0]["rails"], json!([null]));
     assert_eq!(lines.len(), 1 + 12 + 4 + 3 + findings.len());
     assert!(lines.iter().all(|l| l["pattern"] == "all-pairs"));

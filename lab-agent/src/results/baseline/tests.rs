@@ -2,8 +2,13 @@ use super::*;
 
 /// A report's lines: its `run` line (`version`, `rails`), then links.
 fn report(version: &str, links: &[&str]) -> String {
+    report_of("rdma-fabric", version, links)
+}
+
+/// A report's lines, its `run` line saying `tool` wrote it.
+fn report_of(tool: &str, version: &str, links: &[&str]) -> String {
     let mut lines = vec![format!(
-        r#"{{"type":"run","tool":"rdma-lab","version":"{version}","date":"2026-11-20","rails":[null,"198.51.100.0/24"],"measured":true,"qp_timeout":20}}"#
+        r#"{{"type":"run","tool":"{tool}","version":"{version}","date":"2026-11-20","rails":[null,"198.51.100.0/24"],"measured":true,"qp_timeout":20}}"#
     )];
     lines.push(r#"{"type":"pair","rail":0,"server_name":"a","client_name":"b"}"#.into());
     lines.extend(links.iter().map(|l| l.to_string()));
@@ -29,6 +34,14 @@ fn a_report_gives_its_rails_and_each_links_figure() {
     assert_eq!(b.links[0].hosts, ["node1", "node2"]);
     assert_eq!((b.links[0].rail, b.links[0].gbps), (1, Some(11.8)));
     assert_eq!(b.links[1].gbps, None);
+    // The lab's mesh wrote the same lines under its own name.
+    let by_lab = from_json_lines(&report_of("rdma-lab", OURS, &[&links_of(&text)])).unwrap();
+    assert_eq!(by_lab.links, b.links);
+}
+
+/// The lines after a report's `run` line.
+fn links_of(text: &str) -> String {
+    text.lines().skip(1).collect::<Vec<_>>().join("\n")
 }
 
 #[test]
@@ -57,7 +70,7 @@ fn what_is_not_a_baseline_is_refused_by_cause() {
     // Each cause reads as a sentence of its own.
     assert!(BaselineError::OtherVersion("0.0.1".into())
         .to_string()
-        .starts_with("made by rdma-lab 0.0.1, not "));
+        .starts_with("made by rdma-fabric 0.0.1, not "));
 }
 
 #[test]
