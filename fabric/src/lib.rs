@@ -12,9 +12,12 @@
 // Functions stay short (threshold in clippy.toml); CI denies it.
 #![warn(clippy::too_many_lines)]
 
-// First, so that its `println!` and `print!` shadow std's in every module
-// below (textual scope): a failed write to stdout is an error, not a panic.
+// The agent's `println!` and `print!`, which shadow std's in every module
+// (the `macro_use` prelude): a failed write to stdout is an error, not a
+// panic.
 #[macro_use]
+extern crate rdma_lab_agent;
+
 pub mod base;
 
 pub mod cli;

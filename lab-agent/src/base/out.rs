@@ -5,7 +5,8 @@
 //! write and exit status 1, as the examples' `common/src/out.rs` does
 //! (the lab cannot depend on `common`: it builds without rdma-core).
 //!
-//! The lib gets them by textual scope (`out` is its first module). A
+//! This crate gets them by textual scope (`out` is its first module);
+//! the fabric and the lab by `#[macro_use] extern crate rdma_lab_agent`. A
 //! closed pipe (`rdma-lab list | head -1`) is not a failure: the reader
 //! has all it wanted, so the rest of the output is dropped, quietly, and
 //! the command ends with its own status.
