@@ -4,7 +4,7 @@
 
 use super::cells::{
     memlocked, past_max_msg_sz_cell, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED,
-    MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
+    MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP, SURVIVOR_SECS,
 };
 use crate::model::{
     owned, Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
@@ -419,7 +419,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Client,
             signals: KILL_TERM_INT,
             line: "loading alt path*",
-            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            survivor: Expect::fails(&[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -427,7 +427,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Server,
             signals: KILL_TERM_INT,
             line: "loading alt path*",
-            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            survivor: Expect::fails(&[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -435,7 +435,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Client,
             line: "recv: 2",
             signals: KILL_TERM_INT,
-            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            survivor: Expect::fails(&[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -443,7 +443,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Server,
             signals: KILL_TERM_INT,
             line: "recv: 2",
-            survivor: Expect::exits(1, &["send: 2"], &[PEER_GONE]).within(20),
+            survivor: Expect::exits(1, &["send: 2"], &[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {

@@ -127,6 +127,14 @@ pub const fn kill_then_handled(stderr: &'static [&'static str]) -> [Sig; 3] {
     ]
 }
 
+/// The bound of a kill cell's survivor, from its own start: the peer's
+/// start, the exchange up to the victim's line, then the survivor's one
+/// line. Up to 19 s was measured across two VMs beside the suite's other
+/// VMs (apm's and ibv_sockets_pingpong's mid-exchange cells); a survivor
+/// that waited out its own completion or connection bound (30 to 120 s)
+/// or hung would meet it.
+pub const SURVIVOR_SECS: u32 = 30;
+
 /// SIGSTOP: the program stays, and its kernel objects with it, but it says
 /// nothing more: a peer that is there and silent. [`SIGNAL_AT`] holds it
 /// stopped until the other side is done, then kills it.

@@ -1,6 +1,8 @@
 //! Scenarios of `ibv_sockets_pingpong` (the Q&A's server.c/client.c).
 
-use super::cells::{pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT};
+use super::cells::{
+    pingpong_summaries, refused, Kill, SideChannel, Waiting, KILL_TERM_INT, SURVIVOR_SECS,
+};
 use crate::model::{
     Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
@@ -702,7 +704,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Client,
             signals: KILL_TERM_INT,
             line: "successfully connect to server, ip: *, port: *",
-            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -710,7 +712,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Server,
             signals: KILL_TERM_INT,
             line: "successfully accept client, ip: *, port: *",
-            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(15),
+            survivor: Expect::fails_one_of(PEER_DIES_CONNECTED).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -723,7 +725,7 @@ pub fn kills() -> Vec<Kill> {
             // begun.
             delay: "1",
             signals: KILL_TERM_INT,
-            survivor: Expect::fails_one_of(PEER_DIES).within(20),
+            survivor: Expect::fails_one_of(PEER_DIES).within(SURVIVOR_SECS),
             ..pair()
         },
     ]

@@ -1,6 +1,8 @@
 //! Scenarios of `rc_example` (manual 7.1/7.2).
 
-use super::cells::{refused, Kill, SideChannel, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT};
+use super::cells::{
+    refused, Kill, SideChannel, Waiting, KILL_TERM_INT, MEMLOCKED, MEMLOCK_HINT, SURVIVOR_SECS,
+};
 use crate::model::{
     owned, Cause, Check, Cmd, Exercise, Expect, Fault, PacketFact, Placement, Ready, Scenario, Side,
 };
@@ -790,7 +792,7 @@ pub fn kills() -> Vec<Kill> {
         victim: Side::Server,
         line: "QP state was change to RTS",
         signals: KILL_TERM_INT,
-        survivor: Expect::ok(&["the server closed the connection"]).within(15),
+        survivor: Expect::ok(&["the server closed the connection"]).within(SURVIVOR_SECS),
         ..Kill::BASE
     }]
 }

@@ -7,7 +7,7 @@
 
 use super::cells::{
     memlocked, past_max_msg_sz_cell, refused, Kill, Waiting, KILL_TERM_INT, MEMLOCKED,
-    MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP,
+    MEMLOCK_REFUSED, PAST_MAX_MSG_SZ, SIGSTOP, SURVIVOR_SECS,
 };
 use crate::model::{
     stdout_of, Cause, Check, Cmd, Exercise, Expect, Fault, Outcome, PacketFact, Placement, Ready,
@@ -657,7 +657,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Client,
             signals: KILL_TERM_INT,
             line: "send count: 1, qp_num: *",
-            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            survivor: Expect::fails(&[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -665,7 +665,7 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Server,
             signals: KILL_TERM_INT,
             line: "recv count: 1, qp_num: *",
-            survivor: Expect::fails(&[PEER_GONE]).within(20),
+            survivor: Expect::fails(&[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -674,7 +674,7 @@ pub fn kills() -> Vec<Kill> {
             line: "recv count: 2",
             signals: KILL_TERM_INT,
             // The server had answered two batches.
-            survivor: Expect::exits(1, &["send count: 2"], &[PEER_GONE]).within(20),
+            survivor: Expect::exits(1, &["send count: 2"], &[PEER_GONE]).within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
@@ -682,7 +682,8 @@ pub fn kills() -> Vec<Kill> {
             victim: Side::Server,
             signals: KILL_TERM_INT,
             line: "recv count: 20, qp_num: *",
-            survivor: Expect::exits(1, &["send count: 20, qp_num: *"], &[PEER_GONE]).within(20),
+            survivor: Expect::exits(1, &["send count: 20, qp_num: *"], &[PEER_GONE])
+                .within(SURVIVOR_SECS),
             ..pair()
         },
         Kill {
