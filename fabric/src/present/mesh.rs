@@ -3,12 +3,13 @@
 //!
 //! Every string from a host (its name, its doctor's findings, the
 //! programs' output) is the host's own text: escaped for the terminal
-//! with `base::text`, for HTML and XML with the JUnit report's escaper.
+//! with `base::text`, for the page by its template (`maud`, in `page`),
+//! for XML with the JUnit report's escaper.
 
 use crate::base::text::{escape_controls, escaped};
 use crate::judge::finding::{Finding, FindingKind};
-use crate::model::mesh::{transcript_path, Joined, MeshRun, PairCell, Verdict};
-use crate::present::xml::{secs, xml_escape, xml_text, Case, FAILURE_TYPE, FINDING_TYPE};
+use crate::model::mesh::{Joined, MeshRun, PairCell, Verdict};
+use crate::present::xml::{secs, xml_escape, Case, FAILURE_TYPE, FINDING_TYPE};
 use std::fmt::Write as _;
 
 /// Column labels longer than this make the matrix label its columns by
@@ -433,207 +434,6 @@ pub fn link_prefix(page: &std::path::Path, dir: &std::path::Path) -> String {
     rel.iter().map(|r| format!("{r}/")).collect()
 }
 
-/// [`html`], its links to the transcripts starting with `prefix` (the
-/// run's dir as the page sees it, [`link_prefix`]).
-pub fn html_linked(run: &MeshRun, findings: &[Finding], prefix: &str) -> String {
-    let title = format!(
-        "rdma-fabric mesh: {} ({})",
-        plural(run.hosts.len(), "host"),
-        run.pattern_name
-    );
-    let mut h = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n<p>{}</p>\n",
-        xml_text(&tally(run)),
-        t = xml_text(&title)
-    );
-    h += "<section class=\"diagnosis\">\n<h2>Diagnosis</h2>\n";
-    if findings.is_empty() {
-        h += "<p class=\"ok\">every pair passed</p>\n";
-    } else {
-        h += "<ul>\n";
-        for f in findings {
-            let _ = writeln!(
-                h,
-                "<li class=\"{}\">{}</li>",
-                finding_class(&f.kind),
-                xml_text(&f.text)
-            );
-        }
-        h += "</ul>\n";
-    }
-    h += "</section>\n";
-    let first = run.rail_view(0);
-    h += &html_matrix(&first);
-    h += &heatmaps::html_perf(&first, run);
-    h += &html_scenarios(&first, prefix);
-    for rail in 1..run.rails.len() {
-        let view = run.rail_view(rail);
-        let _ = writeln!(
-            h,
-            "<section class=\"rail\">\n<h2>{}</h2>",
-            xml_text(&capitalised(&run.rail_name(rail)))
-        );
-        h += &html_matrix(&view);
-        h += &heatmaps::html_perf(&view, run);
-        h += &html_scenarios(&view, prefix);
-        h += "</section>\n";
-    }
-    h += &html_mcast(&first);
-    h += &html_hosts(run);
-    h + "</body>\n</html>\n"
-}
-
-/// The anchor of a pair's row in its rail's scenario heatmap.
-fn anchor(c: &PairCell) -> String {
-    match c.rail {
-        0 => format!("pair-{}-{}", c.pair.server, c.pair.client),
-        k => format!("pair-{}-{}-rail{k}", c.pair.server, c.pair.client),
-    }
-}
-
-/// The N x N heatmap: columns by rank (a host's name in its tooltip), rows
-/// by rank and name.
-fn html_matrix(run: &MeshRun) -> String {
-    html_grid(run, "Pairs", &|c| {
-        let v = c.verdict();
-        let tip = format!(
-            "{} (server) and {} (client), round {}: {}",
-            run.name(c.pair.server),
-            run.name(c.pair.client),
-            c.round,
-            verdict_words(&v)
-        );
-        Some((class(&v), tip, mark(&v).to_string()))
-    })
-}
-
-/// A heatmap cell: its CSS class, its tooltip and its text.
-type GridCell = (&'static str, String, String);
-
-/// A heatmap of the pairs titled `title`: each scheduled pair's cell is
-/// `cell`'s class, tooltip and text, linked to the pair's row of the
-/// scenario heatmap (blank when `cell` has nothing to show).
-fn html_grid(run: &MeshRun, title: &str, cell: &dyn Fn(&PairCell) -> Option<GridCell>) -> String {
-    let n = run.hosts.len();
-    let mut h = format!("<h2>{title}</h2>\n<table class=\"matrix\">\n<tr><th></th>");
-    for r in 0..n {
-        let _ = write!(h, "<th title=\"{}\">{r}</th>", xml_escape(&run.name(r)));
-    }
-    h += "</tr>\n";
-    let grid = grid(run);
-    for a in 0..n {
-        let _ = write!(h, "<tr><th>{a} {}</th>", xml_text(&run.name(a)));
-        for b in 0..n {
-            match grid[a * n + b].map(|c| (c, cell(c))) {
-                _ if a == b => h += "<td class=\"self\"></td>",
-                Some((c, Some((class, tip, text)))) => {
-                    let _ = write!(
-                        h,
-                        "<td class=\"{class}\"><a href=\"#{}\" title=\"{}\">{}</a></td>",
-                        anchor(c),
-                        xml_escape(&tip),
-                        xml_text(&text)
-                    );
-                }
-                _ => h += "<td class=\"none\"></td>",
-            }
-        }
-        h += "</tr>\n";
-    }
-    h + "</table>\n"
-}
-
-/// Every scenario a pair ran, in the order first seen.
-fn scenario_names(run: &MeshRun) -> Vec<&str> {
-    let mut names: Vec<&str> = Vec::new();
-    for r in run.cells.iter().flat_map(|c| &c.results) {
-        if !names.contains(&r.scenario.as_str()) {
-            names.push(&r.scenario);
-        }
-    }
-    names
-}
-
-/// The heatmap of pairs by scenario: a row a pair, a column a scenario,
-/// each cell linking to both sides' transcripts, its detail as tooltip.
-fn html_scenarios(run: &MeshRun, prefix: &str) -> String {
-    let names = scenario_names(run);
-    let mut h = String::from(
-        "<h2>Pairs by scenario</h2>\n<table class=\"scenarios\">\n<tr><th>server - client</th>",
-    );
-    for s in &names {
-        let _ = write!(h, "<th>{}</th>", xml_text(s));
-    }
-    h += "</tr>\n";
-    for c in &run.cells {
-        let _ = write!(
-            h,
-            "<tr id=\"{}\"><th>{} - {}</th>",
-            anchor(c),
-            xml_text(&run.name(c.pair.server)),
-            xml_text(&run.name(c.pair.client))
-        );
-        for s in &names {
-            let Some(r) = c.results.iter().find(|r| r.scenario == *s) else {
-                h += "<td class=\"none\"></td>";
-                continue;
-            };
-            let tip = match &r.verdict {
-                Verdict::Fail | Verdict::Skip if !r.detail.is_empty() => r.detail.clone(),
-                v => verdict_words(v),
-            };
-            let _ = write!(
-                h,
-                "<td class=\"{}\" title=\"{}\"><a href=\"{}\">server</a> <a href=\"{}\">client</a></td>",
-                class(&r.verdict),
-                xml_escape(&tip),
-                xml_escape(&format!("{prefix}{}", transcript_path(c.pair, c.rail, s, "server"))),
-                xml_escape(&format!("{prefix}{}", transcript_path(c.pair, c.rail, s, "client")))
-            );
-        }
-        h += "</tr>\n";
-    }
-    h + "</table>\n"
-}
-
-/// The multicast rounds: a row a sender, a cell a receiver; nothing when
-/// there were none.
-fn html_mcast(run: &MeshRun) -> String {
-    if run.mcast.is_empty() {
-        return String::new();
-    }
-    let mut h = String::from("<h2>Multicast</h2>\n<table class=\"matrix\">\n<tr><th>sender</th>");
-    for r in 0..run.hosts.len() {
-        let _ = write!(h, "<th title=\"{}\">{r}</th>", xml_escape(&run.name(r)));
-    }
-    h += "</tr>\n";
-    for m in &run.mcast {
-        let _ = write!(
-            h,
-            "<tr><th>{} ({})</th>",
-            xml_text(&run.name(m.sender)),
-            xml_text(&m.scenario)
-        );
-        for r in 0..run.hosts.len() {
-            match m.receivers.iter().find(|(rank, _)| *rank == r) {
-                _ if r == m.sender => h += "<td class=\"self\"></td>",
-                Some((_, v)) => {
-                    let _ = write!(
-                        h,
-                        "<td class=\"{}\" title=\"{}\">{}</td>",
-                        class(v),
-                        xml_escape(&verdict_words(v)),
-                        mark(v)
-                    );
-                }
-                None => h += "<td class=\"none\"></td>",
-            }
-        }
-        h += "</tr>\n";
-    }
-    h + "</table>\n"
-}
-
 /// How a host took part, in words.
 fn joined_words(j: &Joined) -> String {
     match j {
@@ -644,43 +444,14 @@ fn joined_words(j: &Joined) -> String {
     }
 }
 
-/// The hosts: each one's device, the doctor's facts and findings.
-fn html_hosts(run: &MeshRun) -> String {
-    let mut h = String::from(
-        "<h2>Hosts</h2>\n<table class=\"hosts\">\n<tr><th>rank</th><th>name</th><th>RDMA address</th><th>netdev</th><th>MTU</th><th>GID type</th><th>subnet</th><th>took part</th><th>doctor</th></tr>\n",
-    );
-    let unknown = || "unknown".to_string();
-    for host in &run.hosts {
-        let cells = [
-            host.rank.to_string(),
-            host.name.clone(),
-            host.rdma_addr.clone(),
-            host.netdev.clone(),
-            host.mtu.map_or_else(unknown, |m| m.to_string()),
-            host.gid_type.clone().unwrap_or_else(unknown),
-            host.subnet.clone().unwrap_or_else(unknown),
-            joined_words(&host.joined),
-            if host.findings.is_empty() {
-                "found nothing".into()
-            } else {
-                host.findings.join("; ")
-            },
-        ];
-        h += "<tr>";
-        for c in cells {
-            let _ = write!(h, "<td>{}</td>", xml_text(&c));
-        }
-        h += "</tr>\n";
-    }
-    h + "</table>\n"
-}
-
 mod heatmaps;
 mod json;
 mod junit;
+mod page;
 
 pub use json::json_lines;
 pub use junit::junit;
+pub use page::html_linked;
 
 #[cfg(test)]
 mod tests;

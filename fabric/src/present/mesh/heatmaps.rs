@@ -3,8 +3,9 @@
 //! with its figures, its baseline's where there is one, and the CPUs each
 //! side's perftest ran on.
 
-use super::html_grid;
+use super::page::html_grid;
 use crate::model::mesh::{MeshRun, PairCell};
+use maud::{html, Markup};
 use std::fmt::Write as _;
 
 /// With `--perf`: a heatmap of each pair's bandwidth and one of its
@@ -13,10 +14,10 @@ use std::fmt::Write as _;
 /// rounds' median, else green; a bandwidth's title also gives its
 /// baseline's figure and ratio, where `whole` has a baseline, and where
 /// each side's perftest ran.
-pub(super) fn html_perf(run: &MeshRun, whole: &MeshRun) -> String {
+pub(super) fn html_perf(run: &MeshRun, whole: &MeshRun) -> Markup {
     use crate::judge::{perf, units};
     let Some(limits) = run.perf else {
-        return String::new();
+        return html! {};
     };
     // The rounds' medians, and red for what the diagnosis names.
     let m = perf::round_medians(&run.cells);
@@ -74,7 +75,7 @@ pub(super) fn html_perf(run: &MeshRun, whole: &MeshRun) -> String {
         let what = format!("{v:.1} usec, median {med:.1} usec");
         Some((class, tip(c, what), format!("{v:.1}")))
     });
-    bw + &lat
+    html! { (bw) (lat) }
 }
 
 /// Where each side's perftest of `c`'s link ran, as its own process said

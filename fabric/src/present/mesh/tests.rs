@@ -114,9 +114,15 @@ fn the_page_has_the_diagnosis_and_escapes_what_hosts_say() {
     let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 1);
     mesh.hosts[1].name = "<script>alert(1)</script>".into();
     mesh.hosts[1].findings = vec!["port \"1\" & <b>down</b>".into()];
+    mesh.hosts[2].name = "n2\u{202e}gpj.exe\x1b[2J\x00".into();
     let findings = diagnose(&mesh);
     let page = html(&mesh, &findings);
     assert!(!page.contains("<script") && !page.contains("<b>"), "{page}");
+    // Shown as it is, and nothing a terminal or a renderer would obey.
+    assert!(page.contains("n2\\u{202e}gpj.exe[2J"), "{page}");
+    assert!(!page
+        .chars()
+        .any(|c| (c.is_control() && c != '\n') || crate::base::text::is_invisible(c)));
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; fails with every one"));
     assert!(page.contains("port &quot;1&quot; &amp; &lt;b&gt;down&lt;/b&gt;"));
     assert!(
