@@ -47,11 +47,12 @@ pub struct HostInfo {
 impl std::fmt::Display for HostInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let link = self.link_layer.as_deref().unwrap_or("link layer unknown");
-        write!(
-            f,
-            "{} host: {} port {} ({link})",
-            self.role, self.dev, self.port
-        )?;
+        // One host that ran both sides is "this host", not a "both host".
+        match self.role.as_str() {
+            "both" => write!(f, "this host (both sides)")?,
+            role => write!(f, "{role} host")?,
+        }
+        write!(f, ": {} port {} ({link})", self.dev, self.port)?;
         match (self.gid_index, &self.gid_type) {
             (Some(i), Some(t)) => write!(f, ", GID index {i} ({t})")?,
             (Some(i), None) => write!(f, ", GID index {i}")?,

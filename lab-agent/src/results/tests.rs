@@ -89,4 +89,12 @@ fn a_host_reads_as_one_line() {
         bare.to_string(),
         "server host: rxe0 port 1 (link layer unknown)"
     );
+    let alone = HostInfo {
+        role: "both".into(),
+        ..bare
+    };
+    assert_eq!(
+        alone.to_string(),
+        "this host (both sides): rxe0 port 1 (link layer unknown)"
+    );
 }

@@ -226,7 +226,7 @@ fn junit_counts_and_cases() {
     assert_eq!(case("doctor", "failure/@message"), FINDINGS[0]);
     assert_eq!(case("doctor", "failure"), FINDINGS.join("\n"));
     assert!(case("doctor", "system-out")
-        .contains("both host: rxe0 port 1 (Ethernet), GID index 1 (RoCE v2)"));
+        .contains("this host (both sides): rxe0 port 1 (Ethernet), GID index 1 (RoCE v2)"));
     assert_eq!(
         xpath(&xml, "err.xml", "string(//testsuite/system-err)"),
         "client agent: died & <gone>\n"
