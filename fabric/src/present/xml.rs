@@ -35,10 +35,32 @@ pub fn xml_text(s: &str) -> String {
     escape(s, true)
 }
 
+/// `s` as a report may hold it, before its markup is escaped: the
+/// characters XML 1.0 forbids dropped (the control characters but tab,
+/// newline and carriage return, U+FFFE and U+FFFF), since a program's
+/// output is arbitrary; a direction override or a zero-width character,
+/// which would make a page read other than it is, shown as `\u{...}`, as
+/// on the terminal. The mesh's page gives it to its template, which
+/// escapes the markup; [`xml_escape`] and [`xml_text`] escape it here.
+pub fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' | '\n' | '\r' => out.push(c),
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
+            c if crate::base::text::is_invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// [`xml_escape`] or [`xml_text`], as `raw_newlines` says.
 fn escape(s: &str, raw_newlines: bool) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in shown(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -49,12 +71,6 @@ fn escape(s: &str, raw_newlines: bool) -> String {
             '\t' => out.push_str("&#9;"),
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
-            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
-            // A direction override or a zero-width character would make
-            // the page read other than it is: shown, as on the terminal.
-            c if crate::base::text::is_invisible(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-            }
             c => out.push(c),
         }
     }

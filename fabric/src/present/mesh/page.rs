@@ -1,35 +1,16 @@
 //! The mesh's HTML page, through `maud`: every value a host sent (its
 //! name, its doctor's findings, the programs' details) goes through the
-//! template's one escaper; [`shown`] only drops what a page may not hold
-//! and shows what would make it read other than it is.
+//! template's one escaper; `xml::shown` before it only drops what a page
+//! may not hold and shows what would make it read other than it is.
 
 use super::{
     capitalised, class, finding_class, heatmaps, joined_words, mark, plural, tally, verdict_words,
     STYLE,
 };
 use crate::judge::finding::Finding;
-use crate::model::mesh::{transcript_path, MeshRun, PairCell};
+use crate::model::mesh::{transcript_path, MeshRun, PairCell, Verdict};
+use crate::present::xml::shown;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-
-/// `s` as a page may show it, before the template escapes it: the
-/// characters XML 1.0 forbids dropped (the control characters but tab,
-/// newline and carriage return, U+FFFE and U+FFFF), since a program's
-/// output is arbitrary; a direction override or a zero-width character
-/// shown as `\u{...}`, as on the terminal.
-pub(super) fn shown(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\t' | '\n' | '\r' => out.push(c),
-            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
-            c if crate::base::text::is_invisible(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The page ([`super::html`]), its links to the transcripts starting with
 /// `prefix` (the run's dir as the page sees it, [`super::link_prefix`]).
@@ -196,11 +177,7 @@ fn scenario_cell(c: &PairCell, s: &str, prefix: &str) -> Markup {
         return html! { td.none {} };
     };
     let tip = match &r.verdict {
-        crate::model::mesh::Verdict::Fail | crate::model::mesh::Verdict::Skip
-            if !r.detail.is_empty() =>
-        {
-            r.detail.clone()
-        }
+        Verdict::Fail | Verdict::Skip if !r.detail.is_empty() => r.detail.clone(),
         v => verdict_words(v),
     };
     let link = |side: &str| {
