@@ -34,6 +34,23 @@ fn every_recorded_fault_is_diagnosed_as_declared() {
     assert!(bad.is_empty(), "{bad:#?}");
 }
 
+/// The fabric test's own slow and lossy run, kept from a run whose
+/// lossy link stalled on its QP timeout more than it was NAKed: few
+/// packets crossed it, and the gaps its hosts counted came to 0.41% of
+/// them, ten times the links beside it. Held to the live step's
+/// declaration, it names the lossy link, the slow NIC and nothing else.
+#[test]
+fn the_fabric_tests_stalled_lossy_link_is_named_lossy() {
+    let scratch = tempfile::tempdir().unwrap();
+    let step = rdma_lab::catalog::fabric::TEST
+        .iter()
+        .find(|s| s.name == "slow_and_lossy")
+        .unwrap();
+    let record = records().join("test/slow_and_lossy.record.json");
+    let bad = shortfalls(step, &replay(&record, scratch.path()), false);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
 /// The replay can fail: the lossy link's record with its loss counters
 /// gone names no lossy link, and the slow NIC's with its figures evened
 /// names no slow one.

@@ -40,6 +40,13 @@ fn a_link_that_loses_several_times_the_usual_share_stands_out() {
     let u = usual(&[t(48, 10_000)]);
     assert!(stands_out(&t(171, 13_762), &u));
     assert!(!stands_out(&t(86, 10_000), &u));
+    // Twice the usual, but only 0.14 points over it (healthy links
+    // measured all at once), is not; 0.37 points over, ten times it (a
+    // lossy link that stalled on its QP timeout), is.
+    let u = usual(&[t(113, 100_000)]);
+    assert!(!stands_out(&t(252, 100_000), &u));
+    let u = usual(&[t(4, 10_000)]);
+    assert!(stands_out(&t(5, 1232), &u));
 }
 
 #[test]
@@ -47,12 +54,13 @@ fn on_a_clean_fabric_a_few_percent_stand_out_and_a_stray_gap_does_not() {
     let mut links = vec![t(0, 1000); 5];
     links.push(t(30, 1000));
     links.push(t(LOSSY_MIN - 1, 10));
-    links.push(t(4, 1000)); // 0.4%: under the floor.
+    links.push(t(4, 2000)); // 0.2%: under the margin.
+    links.push(t(4, 1000)); // 0.4%: over it, where the others lose none.
     let u = usual(&links);
     let named: Vec<usize> = (0..links.len())
         .filter(|&i| stands_out(&links[i], &u))
         .collect();
-    assert_eq!(named, [5]);
+    assert_eq!(named, [5, 8]);
 }
 
 #[test]
@@ -109,9 +117,9 @@ fn one_bad_link_or_every_link_of_one_host_is_named_against_the_links_beside_it()
     // the link without host 2.
     let three = [(0, 1, t(0, 1000)), (0, 2, t(40, 1000)), (1, 2, t(40, 1000))];
     assert_eq!(named(&three), [(0, 2), (1, 2)]);
-    // Two hosts: one link, judged by the floor alone.
+    // Two hosts: one link, judged by the margin alone.
     assert_eq!(named(&[(0, 1, t(40, 1000))]), [(0, 1)]);
-    assert!(named(&[(0, 1, t(4, 1000))]).is_empty());
+    assert!(named(&[(0, 1, t(4, 2000))]).is_empty());
 }
 
 /// The links beside a link are judged by their yardsticks, not their
