@@ -8,94 +8,6 @@ use crate::model;
 /// A command: its name, its synopsis and what it does.
 pub type Command = (&'static str, &'static str, &'static str);
 
-/// The fabric's commands.
-pub const COMMANDS: &[Command] = &[
-    (
-        "doctor",
-        "doctor [--dev DEV] [--ip ADDR] [--gid-idx N] [--mcast GROUP] [--bin-dir DIR]
-       [--peer ADDR [--port N] [--wait SECS] [--secret-file F] [--allow ADDR...]]",
-        "check this host's RDMA setup (devices, ports, MTUs, the GID table,
-            ulimit -l, rdma_cm, tried as the examples try it with
-            --bin-dir's rdmacm_server, the address's netdev, and that the route to
-            the examples' multicast group 239.255.1.1, and to --mcast
-            GROUP's, leaves through that netdev) and, with --peer (run
-            the doctor there too, with --peer this host), the path to the
-            peer: one RC message (both doctors need the same secret:
-            --secret-file F or RDMA_LAB_SECRET); each finding is one line on stderr, what
-            is wrong and what to do; exit 1 when there is one",
-    ),
-    (
-        "mesh",
-        "mesh [NAME...] [--ring | --star HOST] [--mcast-senders all] [--serial]
-       [--ssh HOST,HOST... [--remote-dir DIR] [--coordinator HOST]
-        | --rank R --size N --coordinator HOST]
-       [--port N] [--wait SECS] [--ip ADDR | --netdev NETDEV] [--dev DEV...]
-       [--gid-idx N] [--bin-dir DIR] [--secret-file F | --secret-stdin] [--allow ADDR...]
-       [--perf [--min-bw-ratio R] [--min-gbps G] [--max-lat-ratio R]
-        [--min-rate-ratio R] [--qp-timeout T] [--baseline FILE]
-        [--save-baseline FILE]] [--no-pin] [--rails]
-       [--out DIR] [--junit FILE] [--json FILE] [--html FILE] [--record FILE]
-  or:  mesh --replay FILE [--junit FILE] [--json FILE] [--html FILE]
-       [--baseline FILE] [--save-baseline FILE]",
-        "smoke-test a fabric of N hosts: every pair (or --ring, --star)
-            runs the doctor's RC probe and the example pairs (or the
-            NAMEs) in parallel rounds, then an N x N matrix and a
-            diagnosis that names a bad host or link; under srun each task
-            takes its rank from Slurm (SLURM_PROCID, SLURM_NTASKS,
-            SLURM_JOB_NODELIST), another launcher sets --rank, --size and
-            --coordinator (or RDMA_LAB_RANK, RDMA_LAB_SIZE,
-            RDMA_LAB_COORDINATOR); the ranks need one secret
-            (--secret-file F, RDMA_LAB_SECRET or --secret-stdin); --ssh
-            starts a rank on each HOST with your ssh (BatchMode), from a
-            copy of the binaries or --remote-dir, and makes the secret
-            itself; rank 0 (or the --ssh launcher) coordinates on TCP
-            7471 (--port), the pairs meet on the next port, and every
-            wait is bounded (--wait, 120 s, to join); --allow ADDR
-            (repeatable) lets only those addresses (and the launcher's
-            hosts') join; --serial runs one pair at a time (the
-            benchmark's baseline); --perf also measures each pair with
-            perftest (ib_write_bw, ib_send_lat), measures a suspect again
-            alone, and names a link slow under R (0.5) of the median
-            bandwidth or G Gb/s, or over R (2) times the median latency,
-            or (--min-rate-ratio R) under R of its ports' link rate;
-            --qp-timeout T (1 to 31) measures bandwidth with the QP
-            timeout your jobs use (perftest's -u, 4.096 usec x 2^T;
-            perftest's 14 otherwise); --baseline FILE (an earlier run's
-            --json or --save-baseline report, of this version and these
-            rails) also judges each link against its own earlier
-            bandwidth, and a rail whose every link fell alike as the
-            fabric; --save-baseline FILE writes one from a run that
-            passed; each host runs its measurements on
-            its NIC's local CPUs (sysfs's local_cpulist, taskset), which
-            the pair's record shows from perftest's own process, unless
-            --no-pin;
-            rail 0 is a subnet, not a device name: without --dev, --ip
-            or --netdev each host plays it on its port on the
-            coordinator's subnet, else on its lowest, and a host whose
-            devices are named in another order is said, not failed;
-            --rails also runs each pair on every other rail (subnet) both
-            hosts have a port on, all rails at once: the probe and
-            --perf's measurements, each rail judged on its own and a
-            fault named with its device (node2 rxe1, rail 1); each
-            rank's results go to a fresh private dir in --out DIR
-            (./rdma-fabric-results/mesh; ./rdma-lab/mesh beside a copied rdma-lab,
-            target/mesh under cargo xtask), rank 0's
-            with the pairs' transcripts, which --html's page links to;
-            --record FILE keeps every host's report as the judge took
-            it, which --replay FILE judges and shows again without a
-            host",
-    ),
-    (
-        "keygen",
-        "keygen FILE",
-        "write a new key (32 random bytes, as 64 hex digits) to FILE, which
-            must not exist, mode 600: the secret two hosts or a mesh share
-            (--secret-file FILE, or its text in RDMA_LAB_SECRET); copy it
-            to the other hosts privately; nothing else is accepted as a
-            secret, since a pass phrase could be guessed offline",
-    ),
-];
-
 /// A binary's command line as its help shows it.
 #[derive(Debug, Clone, Copy)]
 pub struct Program {
@@ -123,16 +35,19 @@ pub fn prog() -> &'static str {
 
 /// The program's commands: the fabric's unless set.
 pub fn commands() -> &'static [Command] {
-    PROGRAM.get().map_or(COMMANDS, |p| p.commands)
+    PROGRAM
+        .get()
+        .map_or_else(super::read::fabric_commands, |p| p.commands)
 }
 
-/// The usage of every command, or of one.
+/// The usage of every command, or of one: a fabric command's as clap
+/// makes it.
 pub fn usage(only: Option<&str>) -> String {
+    if let Some(help) = only.and_then(super::read::long_help) {
+        return help;
+    }
     let mut text = format!("usage: {} <command> [--help]\n\n", prog());
-    for (_, synopsis, what) in commands()
-        .iter()
-        .filter(|c| only.map_or(true, |o| o == c.0))
-    {
+    for (_, synopsis, what) in commands().iter().filter(|c| only.is_none_or(|o| o == c.0)) {
         if synopsis.len() <= 8 {
             text += &format!("  {synopsis:9} {what}\n");
         } else {
@@ -154,8 +69,13 @@ pub fn see_help(cmd: Option<&str>) -> String {
     }
 }
 
-/// The long options `cmd`'s synopsis names, `--help` among them.
+/// The long options `cmd` takes (as its clap definition or its synopsis
+/// names them), `--help` among them.
 pub fn options_of(cmd: &str) -> Vec<String> {
+    if let Some(mut opts) = super::read::options(cmd) {
+        opts.push("--help".into());
+        return opts;
+    }
     let synopsis = commands().iter().find(|c| c.0 == cmd).map_or("", |c| c.1);
     let mut opts: Vec<String> = synopsis
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
@@ -239,15 +159,20 @@ pub fn num_opt<T: Whole>(m: &getopts::Matches, name: &str, default: T) -> Result
 pub fn whole_opt<T: Whole>(m: &getopts::Matches, name: &str) -> Result<Option<T>, String> {
     m.opt_str(name)
         .map(|v| {
-            v.parse().map_err(|_| {
-                let range = T::MAX.map_or(String::new(), |max| format!(" from 0 to {max}"));
-                format!(
-                    "--{name} {}: give a whole number{range}",
-                    crate::base::text::shown(&v)
-                )
-            })
+            v.parse()
+                .map_err(|_| not_whole::<T>(&format!("--{name}"), &v))
         })
         .transpose()
+}
+
+/// The one line that refuses `v`, given to `opt`, as no whole number of
+/// `T`'s range.
+pub fn not_whole<T: Whole>(opt: &str, v: &str) -> String {
+    let range = T::MAX.map_or(String::new(), |max| format!(" from 0 to {max}"));
+    format!(
+        "{opt} {}: give a whole number{range}",
+        crate::base::text::shown(v)
+    )
 }
 
 /// The unsigned integers that options take, with their largest value.

@@ -1,42 +1,27 @@
 //! `doctor`: this host's RDMA setup, and with `--peer` the path to a peer.
 
-use super::args::*;
+use super::define::DoctorArgs;
+use crate::host;
 use crate::host::places::Places;
-use crate::{guest, host, model};
 
 /// `doctor [OPTIONS]`, its binaries where `places` says.
-pub(super) fn doctor_cmd(args: &[String], places: &dyn Places) -> Result<bool, String> {
-    let mut opts = getopts::Options::new();
-    for value in TWO_HOST_VALUES.iter().chain(&["mcast"]) {
-        opts.optopt("", value, "", "");
-    }
-    opts.optmulti("", "allow", "", "");
-    let Some(m) = parse("doctor", opts, args)? else {
-        return Ok(true);
-    };
-    check_values(&m)?;
-    no_operands("doctor", &m)?;
+pub(super) fn doctor_cmd(a: DoctorArgs, places: &dyn Places) -> Result<bool, String> {
     let mut mcast = vec![hints::EXAMPLES_GROUP.to_string()];
-    if let Some(g) = m.opt_str("mcast") {
-        mcast_group(&g)?;
-        if !mcast.contains(&g) {
-            mcast.push(g);
-        }
+    if let Some(g) = a.mcast.filter(|g| !mcast.contains(g)) {
+        mcast.push(g);
     }
-    let gid_idx = whole_opt::<u32>(&m, "gid-idx")?;
-    let secret_file = m.opt_str("secret-file").map(std::path::PathBuf::from);
     let check = host::doctor::doctor(
         &host::doctor::DoctorRequest {
-            dev: m.opt_str("dev"),
-            ip: m.opt_str("ip"),
-            peer: m.opt_str("peer"),
-            gid_idx,
+            dev: a.dev,
+            ip: a.ip,
+            peer: a.peer,
+            gid_idx: a.gid_idx,
             mcast,
-            port: num_opt(&m, "port", model::CONTROL_PORT)?,
-            wait_secs: num_opt(&m, "wait", guest::agent::PEER_WAIT_SECS)?,
-            bin_dir: m.opt_str("bin-dir").map(std::path::PathBuf::from),
-            secret_file,
-            allow: allow_list(&m)?,
+            port: a.port,
+            wait_secs: a.session.wait,
+            bin_dir: a.bin_dir,
+            secret_file: a.session.secret_file,
+            allow: a.session.allow,
         },
         places,
     )?;

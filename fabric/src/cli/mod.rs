@@ -4,13 +4,18 @@
 //! same three here ([`dispatch`]), with its own places.
 
 pub mod args;
+pub mod define;
 mod doctor;
+mod generate;
 pub mod help;
 mod keygen;
 mod mesh;
+pub mod read;
+mod refuse;
 
 use crate::host::places::{BesideBinary, Places};
 use args::*;
+use define::FabricCommand;
 use std::process::ExitCode;
 
 /// The fabric tool's places: the binaries beside it, the results in
@@ -22,13 +27,21 @@ const PLACES: BesideBinary = BesideBinary {
 
 /// Runs the fabric's command `cmd` with the arguments `rest`, its binaries
 /// and results where `places` says; `None` when `cmd` is not one of
-/// [`args::COMMANDS`].
+/// [`define::FabricCommand`]'s.
 pub fn dispatch(cmd: &str, rest: &[String], places: &dyn Places) -> Option<Result<bool, String>> {
-    Some(match cmd {
-        "doctor" => doctor::doctor_cmd(rest, places),
-        "mesh" => mesh::mesh_cmd(rest, places),
-        "keygen" => keygen::keygen_cmd(rest),
-        _ => return None,
+    if !define::names().iter().any(|n| n == cmd) {
+        return None;
+    }
+    let read = match read::read(cmd, rest) {
+        Ok(Some(read)) => read,
+        Ok(None) => return Some(Ok(true)),
+        Err(e) => return Some(Err(e)),
+    };
+    let read::Read { command, given } = read;
+    Some(match command {
+        FabricCommand::Doctor(a) => doctor::doctor_cmd(a, places),
+        FabricCommand::Mesh(a) => mesh::mesh_cmd(&a, &given, places),
+        FabricCommand::Keygen(a) => keygen::keygen_cmd(a),
     })
 }
 
@@ -43,6 +56,7 @@ fn real_main(args: &[String]) -> Result<bool, String> {
     }
     match cmd.as_str() {
         "help" | "-h" | "--help" => help::help_cmd(rest),
+        "--generate" => generate::generate_cmd(rest),
         "--version" | "-V" => {
             println!("{} {}", prog(), env!("CARGO_PKG_VERSION"));
             Ok(true)
@@ -56,8 +70,8 @@ pub fn main() -> ExitCode {
     help::run_main(
         Program {
             name: "rdma-fabric",
-            commands: COMMANDS,
-            footer: "",
+            commands: read::fabric_commands(),
+            footer: "(--generate man DIR | --generate SHELL: the man pages, or bash, zsh, fish, elvish or powershell completions)",
         },
         real_main,
     )

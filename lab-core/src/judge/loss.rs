@@ -166,7 +166,7 @@ pub fn judged(links: &[Link], yards: &[Yard]) -> Vec<(usize, Usual)> {
     (0..links.len())
         .filter(|&i| {
             let t = &links[i].2;
-            t.lost >= LOSSY_MIN && t.rate().map_or(true, |r| r >= RATE_MARGIN)
+            t.lost >= LOSSY_MIN && t.rate().is_none_or(|r| r >= RATE_MARGIN)
         })
         .filter_map(|i| {
             let u = whole.unwrap_or_else(|| beside(links, yards, i));

@@ -146,7 +146,7 @@ fn most_common(lists: &[Vec<Option<String>>]) -> Option<&Vec<Option<String>>> {
     let mut best: Option<(&Vec<Option<String>>, usize)> = None;
     for l in known {
         let n = count(l);
-        if best.map_or(true, |(_, b)| n > b) {
+        if best.is_none_or(|(_, b)| n > b) {
             best = Some((l, n));
         }
     }

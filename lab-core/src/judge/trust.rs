@@ -94,7 +94,7 @@ fn measure<'a>(reports: &'a [SideReport], rank: usize, scenario: &str) -> Option
 /// show: a finite figure, not below zero (a direction that completed no
 /// message is 0), and within the rate.
 pub fn possible_gbps(gbps: f64, rate: Option<f64>) -> bool {
-    gbps.is_finite() && gbps >= 0.0 && rate.map_or(true, |r| gbps <= r * RATE_SLACK)
+    gbps.is_finite() && gbps >= 0.0 && rate.is_none_or(|r| gbps <= r * RATE_SLACK)
 }
 
 /// An impossible bandwidth in words, with the rate it exceeds.

@@ -106,5 +106,12 @@ const LAB_REST: &[Command] = &[
 /// their place among them, as the help lists them.
 pub(super) fn lab_commands() -> &'static [Command] {
     static ALL: std::sync::OnceLock<Vec<Command>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| [LAB_FIRST, COMMANDS, LAB_REST].concat())
+    ALL.get_or_init(|| {
+        [
+            LAB_FIRST,
+            rdma_fabric::cli::read::fabric_commands(),
+            LAB_REST,
+        ]
+        .concat()
+    })
 }

@@ -142,7 +142,7 @@ fn mesh_options_are_checked_in_one_line_before_anything_runs() {
         (&["--dev", "x;reboot"][..], "--dev"),
         (&["--ip", "1.2.3.4 x"], "--ip"),
         (&["--netdev", "$(reboot)"], "--netdev"),
-        (&["--ring", "--star", "1"], "choose one"),
+        (&["--ring", "--star", "1"], "exclude each other"),
         (&["--mcast-senders", "some"], "--mcast-senders some"),
         (&["--star", "nowhere"], "--star nowhere"),
         (&["--port", "65535"], "--port 65535"),

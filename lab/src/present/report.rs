@@ -25,8 +25,8 @@ fn transcript(j: &Judged) -> String {
     let (o, s) = (&j.outcome, j.scenario);
     let mut out = String::new();
     for (label, declared, side) in [
-        ("server", s.map_or(true, |s| s.server.is_some()), &o.server),
-        ("client", s.map_or(true, |s| s.client.is_some()), &o.client),
+        ("server", s.is_none_or(|s| s.server.is_some()), &o.server),
+        ("client", s.is_none_or(|s| s.client.is_some()), &o.client),
     ] {
         match side {
             Some(side) => out.push_str(&side_transcript(label, side)),

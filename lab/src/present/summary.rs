@@ -25,10 +25,10 @@ fn side_text(name: &str, label: &str, side: Option<&SideOutcome>) -> String {
 pub fn print_transcripts(outcomes: &[Judged], addrs: Option<&Addrs>) {
     for j in outcomes {
         let (o, s) = (&j.outcome, j.scenario);
-        if s.map_or(true, |s| s.server.is_some()) {
+        if s.is_none_or(|s| s.server.is_some()) {
             print!("{}", side_text(&o.scenario, "server", o.server.as_ref()));
         }
-        if s.map_or(true, |s| s.client.is_some()) {
+        if s.is_none_or(|s| s.client.is_some()) {
             print!("{}", side_text(&o.scenario, "client", o.client.as_ref()));
         }
         if let (Some(rungs), Some(addrs)) = (&j.rungs, addrs) {

@@ -16,7 +16,7 @@ fn marks(text: &str, n: usize) -> Vec<Vec<char>> {
     let head: Vec<char> = lines[header].chars().collect();
     // The columns' right edges: where each label of the header ends.
     let edges: Vec<usize> = (0..head.len())
-        .filter(|&i| head[i] != ' ' && head.get(i + 1).map_or(true, |c| *c == ' '))
+        .filter(|&i| head[i] != ' ' && head.get(i + 1).is_none_or(|c| *c == ' '))
         .collect();
     assert_eq!(edges.len(), n, "{text}");
     lines[header + 1..=header + n]

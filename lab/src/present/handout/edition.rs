@@ -47,7 +47,7 @@ pub(super) fn without_xtask(paragraph: &str) -> String {
     for (i, &b) in bytes.iter().enumerate() {
         match b {
             b'`' => code = !code,
-            b'.' if !code && bytes.get(i + 1).map_or(true, |n| n.is_ascii_whitespace()) => {
+            b'.' if !code && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()) => {
                 sentences.push(&paragraph[start..=i]);
                 start = i + 1;
             }

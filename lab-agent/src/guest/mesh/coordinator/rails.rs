@@ -19,7 +19,7 @@ pub(super) fn pair_rails(
     rails
         .iter()
         .enumerate()
-        .filter(|(k, _)| only.map_or(true, |o| o == *k))
+        .filter(|(k, _)| only.is_none_or(|o| o == *k))
         .filter_map(|(rail, net)| {
             let Some(net) = net else {
                 return Some(Leg {

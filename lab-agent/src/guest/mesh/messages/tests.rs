@@ -79,7 +79,7 @@ fn a_hello_keeps_only_well_formed_ports_and_at_most_ports_max() {
         r#"{"dev":"rxe1","netdev":"e1","addr":"198.51.100.2","prefix":24}"#,
     ];
     let mut ports: Vec<&str> = bad.to_vec();
-    ports.extend(std::iter::repeat(good).take(PORTS_MAX + 5));
+    ports.extend(std::iter::repeat_n(good, PORTS_MAX + 5));
     let hello = format!(r#"{{"rank":1,"ports":[{}]}}"#, ports.join(","));
     let h = Hello::from_json(hello.as_bytes()).unwrap();
     // The three bad ones are among the first PORTS_MAX read, and dropped.
