@@ -171,13 +171,17 @@ pub fn run() -> (Vec<String>, Times) {
     let mut failed = Vec::new();
     println!("$ cargo xtask setup");
     let setup = Instant::now();
-    if let Err(e) = set_up() {
-        println!("FAILED: {e}");
-        if e.starts_with("setup") {
+    match set_up() {
+        Ok(()) => {}
+        Err(SetUp::Tools(e)) => {
             // Without the tools nothing below can pass; say so once.
+            println!("FAILED: {e}");
             return (vec![e], times);
         }
-        failed.push(e);
+        Err(SetUp::Suite(e)) => {
+            println!("FAILED: {e}");
+            failed.push(e);
+        }
     }
     times.steps.push(Step {
         name: "cargo xtask setup".into(),
@@ -250,15 +254,24 @@ fn side_by_side(exes: &[TestExe], beside: &[Job], logs_dir: &Path) -> Vec<Step> 
 /// Setup, and xmllint: the tests check the lab's JUnit report against its
 /// schema with it, as a CI system's reader would take it. An error that
 /// starts with "setup" means nothing can run.
-fn set_up() -> Result<(), String> {
+/// Why set-up failed: the lab's own tools, without which no step can
+/// pass, or what only some of the suite's steps need.
+enum SetUp {
+    /// The lab's set-up (`cargo xtask setup`) failed.
+    Tools(String),
+    /// A package or tool of the suite's could not be installed.
+    Suite(String),
+}
+
+fn set_up() -> Result<(), SetUp> {
     use crate::host::setup::{ensure_package, ensure_print_tools};
-    crate::host::setup::ensure().map_err(|e| format!("setup failed: {e}"))?;
+    crate::host::setup::ensure().map_err(|e| SetUp::Tools(format!("setup failed: {e}")))?;
     // What the tests' scenarios and checks need, before they run side by
     // side: each would install its own on a fresh machine, once, slower.
     for (pkg, why) in SUITE_PACKAGES {
-        ensure_package(pkg, why)?;
+        ensure_package(pkg, why).map_err(SetUp::Suite)?;
     }
-    ensure_print_tools(true)
+    ensure_print_tools(true).map_err(SetUp::Suite)
 }
 
 /// The packages the test suite uses beyond the lab's own, and what for.
