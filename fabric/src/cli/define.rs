@@ -76,15 +76,12 @@ pub struct DoctorArgs {
     /// This host's address on its RDMA netdev
     #[arg(long, value_name = "ADDR", value_parser = ip("--ip"))]
     pub ip: Option<String>,
-    /// The GID index the examples are to use
-    #[arg(long, value_name = "N", value_parser = whole::<u32>("--gid-idx"))]
-    pub gid_idx: Option<u32>,
     /// Also check the route to this IPv4 multicast group
     #[arg(long, value_name = "GROUP", value_parser = mcast)]
     pub mcast: Option<String>,
-    /// Where the example binaries are
-    #[arg(long, value_name = "DIR")]
-    pub bin_dir: Option<PathBuf>,
+    /// The examples' GID index and binaries.
+    #[command(flatten)]
+    pub examples: Examples,
     /// How long to wait for the peer, the secret, who may connect.
     #[command(flatten)]
     pub session: Session,
@@ -95,6 +92,17 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "N", default_value_t = model::CONTROL_PORT,
           value_parser = whole::<u16>("--port"))]
     pub port: u16,
+}
+
+/// How the examples run: their GID index, and where their binaries are.
+#[derive(Debug, Args)]
+pub struct Examples {
+    /// The GID index the examples are to use
+    #[arg(long, value_name = "N", value_parser = whole::<u32>("--gid-idx"))]
+    pub gid_idx: Option<u32>,
+    /// Where the example binaries are
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
 }
 
 /// What two hosts' sessions share: how long to wait, the secret, who may
@@ -190,12 +198,9 @@ pub struct Ports {
     /// The RDMA device (repeatable: one a rail, in the rails' order)
     #[arg(long, value_name = "DEV", value_parser = dev("--dev"))]
     pub dev: Vec<String>,
-    /// The GID index the examples are to use
-    #[arg(long, value_name = "N", value_parser = whole::<u32>("--gid-idx"))]
-    pub gid_idx: Option<u32>,
-    /// Where the example binaries are
-    #[arg(long, value_name = "DIR")]
-    pub bin_dir: Option<PathBuf>,
+    /// The examples' GID index and binaries.
+    #[command(flatten)]
+    pub examples: Examples,
 }
 
 /// `--perf`: each link measured, and what names one slow.
@@ -231,7 +236,7 @@ pub struct Perf {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Reports")]
 pub struct Reports {
-    /// Put each rank's results in a fresh private dir in DIR [default: ./rdma-fabric-results/mesh]
+    /// Put each rank's results in a fresh private dir in DIR (else in ./rdma-fabric-results/mesh; target/mesh under cargo xtask)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Write the JUnit XML report to FILE

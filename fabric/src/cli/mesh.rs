@@ -85,8 +85,8 @@ fn mesh_options(
         netdev: ports.netdev.clone(),
         dev: ports.dev.first().cloned(),
         rail_devs: ports.dev.clone(),
-        gid_idx: ports.gid_idx,
-        bin_dir: ports.bin_dir.clone(),
+        gid_idx: ports.examples.gid_idx,
+        bin_dir: ports.examples.bin_dir.clone(),
         out,
         secret,
         mcast_all: a.pairing.mcast_senders == Senders::All,
@@ -166,7 +166,7 @@ fn ssh_run(
     let baseline = baseline(&a.reports)?;
     // What the hosts are to run, before any dir is made for the run.
     host::mesh::scenario_names(&a.pairing.names)?;
-    let bin_dir = host::places::bin_dir(a.ports.bin_dir.as_deref(), places)?;
+    let bin_dir = host::places::bin_dir(a.ports.examples.bin_dir.as_deref(), places)?;
     let opts = mesh_options(a, perf, &hosts, places)?;
     let launch = host::ssh::SshLaunch {
         hosts,
