@@ -2,6 +2,7 @@
 //! program's own, whichever commands it has.
 
 use super::args::*;
+use super::usage::{commands, usage};
 use std::process::ExitCode;
 
 /// `help [COMMAND]`: the usage of every command, or of COMMAND.

@@ -12,11 +12,13 @@ mod keygen;
 mod mesh;
 pub mod read;
 mod refuse;
+pub mod usage;
 
 use crate::host::places::{BesideBinary, Places};
 use args::*;
 use define::FabricCommand;
 use std::process::ExitCode;
+use usage::usage;
 
 /// The fabric tool's places: the binaries beside it, the results in
 /// `./rdma-fabric-results/` (not `./rdma-fabric/`: the tool itself may be

@@ -95,13 +95,13 @@ fn a_perf_option_is_read_with_perf_and_its_default_alone_is_not_refused() {
 
 #[test]
 fn the_help_lists_each_command_from_its_definition() {
-    let text = args::usage(None);
+    let text = usage::usage(None);
     for (name, synopsis, what) in read::fabric_commands() {
         assert!(text.contains(synopsis) && text.contains(what), "{name}");
     }
     assert!(text.contains("mesh [OPTIONS] [NAME...]"), "{text}");
     assert!(text.contains("keygen FILE"), "{text}");
-    let mesh = args::usage(Some("mesh"));
+    let mesh = usage::usage(Some("mesh"));
     for opt in [
         "--coordinator",
         "--qp-timeout",

@@ -444,6 +444,7 @@ fn joined_words(j: &Joined) -> String {
     }
 }
 
+mod grid;
 mod heatmaps;
 mod json;
 mod junit;

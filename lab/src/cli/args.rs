@@ -3,6 +3,7 @@
 //! where to read more) is the fabric's, re-exported.
 
 pub(super) use rdma_fabric::cli::args::*;
+pub(super) use rdma_fabric::cli::usage::*;
 
 /// The lab's commands before the fabric's: their name, synopsis and what
 /// they do.

@@ -3,7 +3,7 @@
 //! with its figures, its baseline's where there is one, and the CPUs each
 //! side's perftest ran on.
 
-use super::page::html_grid;
+use super::grid::html_grid;
 use crate::model::mesh::{MeshRun, PairCell};
 use maud::{html, Markup};
 use std::fmt::Write as _;

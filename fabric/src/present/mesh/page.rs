@@ -3,6 +3,7 @@
 //! template's one escaper; `xml::shown` before it only drops what a page
 //! may not hold and shows what would make it read other than it is.
 
+use super::grid::{anchor, html_grid};
 use super::{
     capitalised, class, finding_class, heatmaps, joined_words, mark, plural, tally, verdict_words,
     STYLE,
@@ -76,14 +77,6 @@ fn rail_part(view: &MeshRun, whole: &MeshRun, prefix: &str) -> Markup {
     }
 }
 
-/// The anchor of a pair's row in its rail's scenario heatmap.
-fn anchor(c: &PairCell) -> String {
-    match c.rail {
-        0 => format!("pair-{}-{}", c.pair.server, c.pair.client),
-        k => format!("pair-{}-{}-rail{k}", c.pair.server, c.pair.client),
-    }
-}
-
 /// The N x N heatmap: columns by rank (a host's name in its tooltip), rows
 /// by rank and name.
 fn html_matrix(run: &MeshRun) -> Markup {
@@ -98,44 +91,6 @@ fn html_matrix(run: &MeshRun) -> Markup {
         );
         Some((class(&v), tip, mark(&v).to_string()))
     })
-}
-
-/// A heatmap cell: its CSS class, its tooltip and its text.
-pub(super) type GridCell = (&'static str, String, String);
-
-/// A heatmap of the pairs titled `title`: each scheduled pair's cell is
-/// `cell`'s class, tooltip and text, linked to the pair's row of the
-/// scenario heatmap (blank when `cell` has nothing to show).
-pub(super) fn html_grid(
-    run: &MeshRun,
-    title: &str,
-    cell: &dyn Fn(&PairCell) -> Option<GridCell>,
-) -> Markup {
-    let n = run.hosts.len();
-    let grid = super::grid(run);
-    html! {
-        h2 { (title) }
-        table.matrix {
-            tr {
-                th {}
-                @for r in 0..n { th title=(shown(&run.name(r))) { (r) } }
-            }
-            @for a in 0..n {
-                tr {
-                    th { (a) " " (shown(&run.name(a))) }
-                    @for b in 0..n {
-                        @match grid[a * n + b].map(|c| (c, cell(c))) {
-                            _ if a == b => td.self {},
-                            Some((c, Some((class, tip, text)))) => td class=(class) {
-                                a href={ "#" (anchor(c)) } title=(shown(&tip)) { (shown(&text)) }
-                            },
-                            _ => td.none {},
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Every scenario a pair ran, in the order first seen.
