@@ -354,8 +354,11 @@ impl Vm {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start vng: {e}"))?;
+        // The run's dir goes when the run passes, unless --keep: the
+        // console is there to watch while it runs, and to read after a
+        // failure.
         eprintln!(
-            "lab: booting VM {} (console: {})",
+            "lab: booting VM {} (console, kept if the run fails or with --keep: {})",
             spec.name,
             console.display()
         );
