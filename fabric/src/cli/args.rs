@@ -126,7 +126,8 @@ pub fn mcast_group(g: &str) -> Result<(), String> {
     match g.parse::<std::net::Ipv4Addr>() {
         Ok(a) if a.is_multicast() => Ok(()),
         _ => Err(format!(
-            "--mcast {g}: give an IPv4 multicast address (224.0.0.0/4), as the examples' -m takes"
+            "--mcast {}: give an IPv4 multicast address (224.0.0.0/4), as the examples' -m takes",
+            crate::base::text::shown(g)
         )),
     }
 }

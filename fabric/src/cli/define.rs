@@ -165,14 +165,14 @@ pub struct Launch {
     /// With --ssh, run the binaries from this dir on each host instead of a copy
     #[arg(long, value_name = "DIR")]
     pub remote_dir: Option<String>,
-    /// This host's rank, 0 to size - 1 (under srun, SLURM_PROCID)
-    #[arg(long, value_name = "R", env = "RDMA_LAB_RANK", value_parser = whole::<usize>("--rank"))]
+    /// This host's rank, 0 to size - 1 (else RDMA_LAB_RANK, else srun's SLURM_PROCID)
+    #[arg(long, value_name = "R", value_parser = whole::<usize>("--rank"))]
     pub rank: Option<usize>,
-    /// How many hosts (under srun, SLURM_NTASKS)
-    #[arg(long, value_name = "N", env = "RDMA_LAB_SIZE", value_parser = whole::<usize>("--size"))]
+    /// How many hosts (else RDMA_LAB_SIZE, else srun's SLURM_NTASKS)
+    #[arg(long, value_name = "N", value_parser = whole::<usize>("--size"))]
     pub size: Option<usize>,
-    /// Rank 0's host (under srun, the first of SLURM_JOB_NODELIST)
-    #[arg(long, value_name = "HOST", env = "RDMA_LAB_COORDINATOR")]
+    /// Rank 0's host (else RDMA_LAB_COORDINATOR, else the first of srun's SLURM_JOB_NODELIST)
+    #[arg(long, value_name = "HOST")]
     pub coordinator: Option<String>,
     /// The TCP port rank 0 coordinates on; the pairs meet on the next ports, one a rail
     #[arg(long, value_name = "N", default_value_t = model::CONTROL_PORT, value_parser = mesh_port)]
@@ -383,8 +383,12 @@ fn mcast(v: &str) -> Result<String, String> {
 
 /// `--allow ADDR`: an IP address.
 fn allow(v: &str) -> Result<IpAddr, String> {
-    v.parse()
-        .map_err(|e| format!("--allow {v}: {e}: give an IP address"))
+    v.parse().map_err(|e| {
+        format!(
+            "--allow {}: {e}: give an IP address",
+            crate::base::text::shown(v)
+        )
+    })
 }
 
 /// `--wait SECS`: 1 to a day.

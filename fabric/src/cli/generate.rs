@@ -52,7 +52,7 @@ pub fn completions(shell: &str) -> Result<Vec<u8>, String> {
 /// The man pages, in `dir`, made here (so that nothing planted in it is
 /// written through); the names of the pages.
 pub fn man_pages(dir: &Path) -> Result<Vec<String>, String> {
-    let shown = dir.display();
+    let shown = crate::base::text::shown(&dir.to_string_lossy());
     std::fs::create_dir(dir).map_err(|e| format!("--generate man {shown}: {e}"))?;
     clap_mangen::generate_to(root("rdma-fabric"), dir)
         .map_err(|e| format!("--generate man {shown}: {e}"))?;

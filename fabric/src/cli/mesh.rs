@@ -33,10 +33,12 @@ fn mesh_pattern(a: &MeshArgs, hosts: &[String]) -> Result<Pattern, String> {
         None => Ok(Pattern::AllPairs),
         Some(h) => match hosts.iter().position(|n| n == h) {
             Some(r) => Ok(Pattern::Star(r)),
-            None => h
-                .parse()
-                .map(Pattern::Star)
-                .map_err(|_| format!("--star {h}: give a rank, or one of the hosts' names")),
+            None => h.parse().map(Pattern::Star).map_err(|_| {
+                format!(
+                    "--star {}: give a rank, or one of the hosts' names",
+                    crate::base::text::shown(h)
+                )
+            }),
         },
     }
 }

@@ -39,8 +39,14 @@ pub fn refusal(cmd: &str, e: &clap::Error) -> String {
             let missing: Vec<String> = arg.iter().map(|a| name_of(a)).collect();
             format!("{cmd}: give {}; {help}", missing.join(" and "))
         }
+        ErrorKind::TooManyValues if !opt.is_empty() => {
+            let value = context(e, ContextKind::InvalidValue);
+            let given = value.first().map_or(String::new(), |v| shown(v));
+            format!("{opt} takes no value, not `{given}`; {help}")
+        }
         other => format!(
-            "{cmd}: {}; {help}",
+            "{}: {}; {help}",
+            if opt.is_empty() { cmd } else { &opt },
             other.as_str().unwrap_or("a command line it does not take")
         ),
     }

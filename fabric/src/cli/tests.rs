@@ -63,6 +63,23 @@ fn a_bad_value_is_named_in_one_line() {
             &["keygen"],
             "keygen: give FILE; `rdma-fabric keygen --help`",
         ),
+        (&["mesh", "--ring=yes"], "--ring takes no value, not `yes`"),
+        (&["mesh", "--allow", "x\ny"], "--allow x\\ny: "),
+        (&["doctor", "--mcast", "x\ny"], "--mcast x\\ny: "),
+        (
+            &[
+                "mesh",
+                "--rank",
+                "0",
+                "--size",
+                "2",
+                "--coordinator",
+                "n",
+                "--star",
+                "x\ny",
+            ],
+            "--star x\\ny: ",
+        ),
     ] {
         let e = real_main(&args(bad)).unwrap_err();
         assert!(e.contains(says), "{bad:?}: {e}");
@@ -134,6 +151,8 @@ fn the_man_pages_and_completions_come_from_the_same_definition() {
     for opt in ["--min-bw-ratio", "--secret-stdin", "--mcast"] {
         assert!(bash.contains(opt), "{opt}");
     }
+    let e = generate::man_pages(&dir.path().join("a\nb/c")).unwrap_err();
+    assert!(!e.contains('\n'), "{e}");
     let e = generate::completions("tcsh").unwrap_err();
     assert!(
         e.starts_with("--generate tcsh: give one of man DIR, bash"),

@@ -132,17 +132,20 @@ pub fn check_host_name(n: &str) -> Result<(), String> {
     }
 }
 
-/// The rank, size and coordinator: the options' where given (on the
-/// command line or in their `RDMA_LAB_*` variables), else Slurm's; one
-/// line saying what is missing.
+/// The rank, size and coordinator: the flags' where given, else the
+/// environment's, else Slurm's; one line saying what is missing.
 pub fn ranked(
     rank: Option<usize>,
     size: Option<usize>,
     coord: Option<String>,
 ) -> Result<Ranked, String> {
-    // RDMA_LAB_RANK and the like are the options' (cli::define).
-    let rank = rank.map(Ok).or_else(|| env_num(&["SLURM_PROCID"]));
-    let size = size.map(Ok).or_else(|| env_num(&["SLURM_NTASKS"]));
+    // Read only here: a --replay or --ssh run never reads them.
+    let rank = rank
+        .map(Ok)
+        .or_else(|| env_num(&["RDMA_LAB_RANK", "SLURM_PROCID"]));
+    let size = size
+        .map(Ok)
+        .or_else(|| env_num(&["RDMA_LAB_SIZE", "SLURM_NTASKS"]));
     let (Some(rank), Some(size)) = (rank, size) else {
         return Err(
             "mesh: no rank: run it under srun, give --ssh HOSTS, or give --rank, --size \
@@ -162,7 +165,7 @@ pub fn ranked(
         ));
     }
     let mut names = Vec::new();
-    let coordinator = match coord {
+    let coordinator = match coord.or_else(|| std::env::var("RDMA_LAB_COORDINATOR").ok()) {
         Some(c) => c,
         None => {
             let list = std::env::var("SLURM_JOB_NODELIST").map_err(|_| {
