@@ -3,8 +3,6 @@
 //! in one line that says where to read more. The lab's command line uses
 //! the same, with its own commands beside these.
 
-use crate::model;
-
 /// A command: its name, its synopsis and what it does.
 pub type Command = (&'static str, &'static str, &'static str);
 
@@ -17,6 +15,8 @@ pub struct Program {
     pub commands: &'static [Command],
     /// A line the help ends with, if any.
     pub footer: &'static str,
+    /// A command's whole help, when it is one of the program's.
+    pub help: fn(&str) -> Option<String>,
 }
 
 /// The program whose command line this process reads.
@@ -47,22 +47,6 @@ pub fn see_help(cmd: Option<&str>) -> String {
 }
 
 pub use crate::model::typo::{closest, did_you_mean};
-
-/// `--NAME N`, a number, or `default`.
-pub fn num_opt<T: Whole>(m: &getopts::Matches, name: &str, default: T) -> Result<T, String> {
-    Ok(whole_opt(m, name)?.unwrap_or(default))
-}
-
-/// Option `name`'s value as a whole number of `T`'s range, if given; one
-/// line naming the option, its value and the range otherwise.
-pub fn whole_opt<T: Whole>(m: &getopts::Matches, name: &str) -> Result<Option<T>, String> {
-    m.opt_str(name)
-        .map(|v| {
-            v.parse()
-                .map_err(|_| not_whole::<T>(&format!("--{name}"), &v))
-        })
-        .transpose()
-}
 
 /// The one line that refuses `v`, given to `opt`, as no whole number of
 /// `T`'s range.
@@ -97,29 +81,6 @@ impl Whole for usize {
     const MAX: Option<u64> = None;
 }
 
-/// Refuses a `--dev` that is not a device name and an `--ip` or `--peer`
-/// that is not an IP address, before anything runs: the values reach the
-/// scenarios' command lines.
-pub fn check_values(m: &getopts::Matches) -> Result<(), String> {
-    for v in m.opt_strs("dev") {
-        model::check_dev("--dev", &v)?;
-    }
-    // A command that has no such option has no such value to check.
-    for opt in ["ip", "peer"].into_iter().filter(|o| m.opt_defined(o)) {
-        if let Some(v) = m.opt_str(opt) {
-            model::check_ip(&format!("--{opt}"), &v)?;
-        }
-    }
-    if let Some(v) = m
-        .opt_defined("netdev")
-        .then(|| m.opt_str("netdev"))
-        .flatten()
-    {
-        model::check_dev("--netdev", &v)?;
-    }
-    Ok(())
-}
-
 /// `--mcast GROUP`: an IPv4 multicast address, the only kind whose route
 /// the doctor knows how to fix.
 pub fn mcast_group(g: &str) -> Result<(), String> {
@@ -131,27 +92,3 @@ pub fn mcast_group(g: &str) -> Result<(), String> {
         )),
     }
 }
-
-/// The `--allow` addresses, each an IP address.
-pub fn allow_list(m: &getopts::Matches) -> Result<Vec<std::net::IpAddr>, String> {
-    m.opt_strs("allow")
-        .iter()
-        .map(|a| {
-            a.parse()
-                .map_err(|e| format!("--allow {a}: {e}: give an IP address"))
-        })
-        .collect()
-}
-
-/// The options with a value that `lab --local` and `doctor` share: the
-/// device, the addresses and the two-host session's.
-pub const TWO_HOST_VALUES: &[&str] = &[
-    "dev",
-    "ip",
-    "gid-idx",
-    "peer",
-    "port",
-    "wait",
-    "bin-dir",
-    "secret-file",
-];

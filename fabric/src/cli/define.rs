@@ -367,12 +367,12 @@ pub fn whole<T: Whole + Clone + Send + Sync + 'static>(
 
 /// A parser of a device or netdev name for `opt`: the values reach the
 /// scenarios' command lines.
-fn dev(opt: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync {
+pub fn dev(opt: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync {
     move |v| model::check_dev(opt, v).map(|()| v.to_string())
 }
 
 /// A parser of an IP address for `opt`, kept as given.
-fn ip(opt: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync {
+pub fn ip(opt: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync {
     move |v| model::check_ip(opt, v).map(|()| v.to_string())
 }
 

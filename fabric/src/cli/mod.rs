@@ -73,6 +73,7 @@ pub fn main() -> ExitCode {
         Program {
             name: "rdma-fabric",
             commands: read::fabric_commands(),
+            help: read::long_help,
             footer: "(--generate man DIR | --generate SHELL: the man pages, or bash, zsh, fish, elvish or powershell completions)",
         },
         real_main,

@@ -27,6 +27,8 @@ pub fn refusal(cmd: &str, e: &clap::Error) -> String {
         ErrorKind::UnknownArgument => {
             format!("unexpected argument `{}` for `{cmd}`; {help}", shown(&opt))
         }
+        // An operand's value is the command's.
+        ErrorKind::InvalidValue if !opt.starts_with('-') => invalid_value(e, cmd, &help),
         ErrorKind::InvalidValue => invalid_value(e, &opt, &help),
         ErrorKind::ArgumentConflict => {
             let prior = context(e, ContextKind::PriorArg);

@@ -1,19 +1,12 @@
 //! `ladder`: the packet ladders of a kept two-host run with `--capture`.
 
-use super::args::*;
+use super::define::LadderArgs;
 use crate::catalog;
 use crate::model::Mode;
 
-pub(super) fn ladder_cmd(args: &[String]) -> Result<bool, String> {
-    let Some(m) = parse("ladder", getopts::Options::new(), args)? else {
-        return Ok(true);
-    };
-    let Some((dir, names)) = m.free.split_first() else {
-        return Err(format!(
-            "ladder: which run? give a kept run's result dir; {}",
-            see_help(Some("ladder"))
-        ));
-    };
+/// `ladder DIR [NAME...]`.
+pub(super) fn ladder_cmd(a: LadderArgs) -> Result<bool, String> {
+    let (dir, names) = (&a.dir, &a.names);
     let addrs = Mode::TwoHosts
         .addrs()
         .expect("the two-host lab has addresses");

@@ -1,17 +1,11 @@
 //! `list`: the scenarios, and with `--full` everything each declares.
 
-use super::args::*;
+use super::define::ListArgs;
 use crate::catalog;
 
 /// `list [--full]`.
-pub(super) fn list_cmd(rest: &[String]) -> Result<bool, String> {
-    let mut opts = getopts::Options::new();
-    opts.optflag("", "full", "");
-    let Some(m) = parse("list", opts, rest)? else {
-        return Ok(true);
-    };
-    no_operands("list", &m)?;
-    if m.opt_present("full") {
+pub(super) fn list_cmd(a: ListArgs) -> Result<bool, String> {
+    if a.full {
         let bench = catalog::bench_runs();
         for s in catalog::all().iter().chain(bench) {
             print!("{}", crate::catalog::describe(s));

@@ -10,6 +10,7 @@
 
 mod args;
 mod bench;
+mod define;
 mod handout;
 mod lab;
 mod ladder;
@@ -17,6 +18,8 @@ mod list;
 
 use crate::{guest, host};
 use args::*;
+use define::LabCommand;
+use rdma_fabric::cli::read::{long_help_in, read_in, Read};
 use std::process::ExitCode;
 
 /// The lab's command line under `name`.
@@ -25,7 +28,13 @@ fn lab_program(name: &'static str) -> Program {
         name,
         commands: lab_commands(),
         footer: "(agent ...  internal: the runner inside the VMs)",
+        help: lab_help,
     }
+}
+
+/// A command's whole help: the lab's own, or the fabric's.
+fn lab_help(cmd: &str) -> Option<String> {
+    long_help_in(define::root(prog()), cmd).or_else(|| rdma_fabric::cli::read::long_help(cmd))
 }
 
 fn real_main(args: &[String]) -> Result<bool, String> {
@@ -40,51 +49,10 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         return done;
     }
     match cmd.as_str() {
-        "setup" => {
-            if !no_args("setup", rest)? {
-                return Ok(true);
-            }
-            let t = host::setup::ensure()?;
-            println!("setup: ok; VMs boot {}", t.kernel.image.display());
-            Ok(true)
-        }
-        "lab" => lab::lab_cmd(rest),
-        "ladder" => ladder::ladder_cmd(rest),
-        "handout" => handout::handout_cmd(rest),
-        "list" => list::list_cmd(rest),
+        "lab" if rest.iter().any(|a| a == "--mesh") => lab::mesh_alias(rest),
         "fmt" | "test" | "fabric-record" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),
-        "fmt" => {
-            let mut opts = getopts::Options::new();
-            opts.optflag("", "check", "");
-            match parse("fmt", opts, rest)? {
-                Some(m) => Ok(host::ci::fmt(m.opt_present("check"))),
-                None => Ok(true),
-            }
-        }
-        "test" => {
-            if !no_args("test", rest)? {
-                return Ok(true);
-            }
-            let (failed, times) = host::ci::run();
-            print!("{}", crate::present::times::table(&times));
-            let path = crate::results::times::path(
-                &crate::base::workspace::target_dir(),
-                crate::results::times::RUN_FILE,
-            );
-            if let Err(e) = times.write(&path) {
-                println!("the times were not kept: {e}");
-            }
-            if failed.is_empty() {
-                println!("all steps passed");
-            } else {
-                println!("failed steps:\n  {}", failed.join("\n  "));
-            }
-            Ok(failed.is_empty())
-        }
-        "fabric-record" => fabric_record_cmd(rest),
-        "bench" => bench::bench_cmd(rest),
         "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?)
             .map(|()| true)
             .map_err(|e| e.to_string()),
@@ -93,8 +61,51 @@ fn real_main(args: &[String]) -> Result<bool, String> {
             println!("{} {}", prog(), env!("CARGO_PKG_VERSION"));
             Ok(true)
         }
+        c if define::root(prog()).find_subcommand(c).is_some() => run(c, rest),
         other => Err(rdma_fabric::cli::help::unknown_command(other)),
     }
+}
+
+/// Runs the lab's own command `cmd` with the arguments `rest`.
+fn run(cmd: &str, rest: &[String]) -> Result<bool, String> {
+    let Some(Read { command, given }) = read_in::<LabCommand>(define::root(prog()), cmd, rest)?
+    else {
+        return Ok(true);
+    };
+    match command {
+        LabCommand::Setup => {
+            let t = host::setup::ensure()?;
+            println!("setup: ok; VMs boot {}", t.kernel.image.display());
+            Ok(true)
+        }
+        LabCommand::Lab(a) => lab::lab_cmd(*a, &given),
+        LabCommand::List(a) => list::list_cmd(a),
+        LabCommand::Handout(a) => handout::handout_cmd(a),
+        LabCommand::Ladder(a) => ladder::ladder_cmd(a),
+        LabCommand::Fmt(a) => Ok(host::ci::fmt(a.check)),
+        LabCommand::Test => test_cmd(),
+        LabCommand::FabricRecord(a) => fabric_record_cmd(&a.names),
+        LabCommand::Bench(a) => bench::bench_cmd(a),
+    }
+}
+
+/// `test`: set-up and every step, the time table, and whether all passed.
+fn test_cmd() -> Result<bool, String> {
+    let (failed, times) = host::ci::run();
+    print!("{}", crate::present::times::table(&times));
+    let path = crate::results::times::path(
+        &crate::base::workspace::target_dir(),
+        crate::results::times::RUN_FILE,
+    );
+    if let Err(e) = times.write(&path) {
+        println!("the times were not kept: {e}");
+    }
+    if failed.is_empty() {
+        println!("all steps passed");
+    } else {
+        println!("failed steps:\n  {}", failed.join("\n  "));
+    }
+    Ok(failed.is_empty())
 }
 
 /// Runs the command line of this process as the lab called `name`; its
@@ -105,11 +116,8 @@ pub fn main(name: &'static str) -> ExitCode {
 
 /// `fabric-record [NAME...]`: the record scripts NAMEd (all by default),
 /// each step's record kept as its declaration says; whether all were.
-fn fabric_record_cmd(rest: &[String]) -> Result<bool, String> {
-    let Some(m) = parse("fabric-record", getopts::Options::new(), rest)? else {
-        return Ok(true);
-    };
-    let (kept, not) = host::fabric_run::record(&m.free)?;
+fn fabric_record_cmd(names: &[String]) -> Result<bool, String> {
+    let (kept, not) = host::fabric_run::record(names)?;
     println!(
         "fabric-record: kept {} in {}",
         kept.join(", "),

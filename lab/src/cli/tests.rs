@@ -66,7 +66,8 @@ fn version_and_help_of_one_command_answer() {
     for a in [&["--version"][..], &["-V"], &["help", "mesh"], &["help"]] {
         assert_eq!(real_main(&args(a)), Ok(true), "{a:?}");
     }
-    assert!(options_of("mesh").contains(&"--coordinator".to_string()));
+    assert!(usage(Some("mesh")).contains("--coordinator"));
+    assert!(usage(Some("lab")).contains("--two-hosts"));
 }
 
 /// Asserts that `mesh` as rank 0 of 4 with `extra` is refused with one
