@@ -368,12 +368,12 @@ pub fn whole<T: Whole + Clone + Send + Sync + 'static>(
 /// A parser of a device or netdev name for `opt`: the values reach the
 /// scenarios' command lines.
 pub fn dev(opt: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync {
-    move |v| model::check_dev(opt, v).map(|()| v.to_string())
+    move |v| Ok(model::check_dev(opt, v).map(|()| v.to_string())?)
 }
 
 /// A parser of an IP address for `opt`, kept as given.
 pub fn ip(opt: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync {
-    move |v| model::check_ip(opt, v).map(|()| v.to_string())
+    move |v| Ok(model::check_ip(opt, v).map(|()| v.to_string())?)
 }
 
 /// `--mcast GROUP`: an IPv4 multicast address.

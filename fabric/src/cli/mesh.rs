@@ -18,10 +18,11 @@ fn mesh_secret(a: &MeshArgs) -> Result<guest::control::Secret, String> {
             .take(4096)
             .read_line(&mut line)
             .map_err(|e| format!("--secret-stdin: {e}"))?;
-        return guest::control::Secret::from_text(&line, "--secret-stdin");
+        return Ok(guest::control::Secret::from_text(&line, "--secret-stdin")?);
     }
-    guest::control::Secret::load(a.launch.session.secret_file.as_deref())
-        .unwrap_or_else(|| Err(guest::control::Secret::missing()))
+    Ok(guest::control::Secret::required(
+        a.launch.session.secret_file.as_deref(),
+    )?)
 }
 
 /// The pattern of `--ring` or `--star HOST` (a rank, or a name of

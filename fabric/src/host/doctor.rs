@@ -61,8 +61,7 @@ pub fn doctor(req: &DoctorRequest, places: &dyn Places) -> Result<HostCheck, Str
         .ok_or("--peer needs --ip: this host's address on its RDMA netdev")?;
     let serves = doctor_serves(&ip, peer)?;
     // Without a secret the two doctors cannot meet: said at once.
-    crate::guest::control::Secret::load(req.secret_file.as_deref())
-        .unwrap_or_else(|| Err(crate::guest::control::Secret::missing()))?;
+    crate::guest::control::Secret::required(req.secret_file.as_deref())?;
     let dev = match &req.dev {
         Some(d) => d.clone(),
         None => first_rdma_device()

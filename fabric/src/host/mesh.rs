@@ -13,7 +13,7 @@ use crate::base::rundir::Dir;
 use crate::guest::control::Secret;
 use crate::guest::mesh::coordinator::{coordinate, CoordConfig};
 use crate::guest::mesh::{run_host, run_unable, MeshHostConfig};
-use crate::host::places::Places;
+use crate::host::places::{Places, PlacesError};
 use crate::model::mesh::{MeshRun, Pattern};
 use crate::model::rails::rail0_port;
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
@@ -265,12 +265,12 @@ pub fn rdma_address(
 /// in the places' `mesh` root; the root opened once and refused when
 /// another user could redirect what is written there
 /// ([`crate::base::fsafe::open_root`], [`Places::results_root`]).
-pub fn run_dir(out: Option<&std::path::Path>, places: &dyn Places) -> Result<Dir, String> {
+pub fn run_dir(out: Option<&std::path::Path>, places: &dyn Places) -> Result<Dir, PlacesError> {
     let root = match out {
         Some(o) => crate::base::fsafe::open_root(o, "--out ", false)?,
-        None => places.results_root("mesh").map_err(|e| e.to_string())?,
+        None => places.results_root("mesh")?,
     };
-    crate::base::fsafe::fresh_run(&root, "")
+    Ok(crate::base::fsafe::fresh_run(&root, "")?)
 }
 
 /// The scenarios the pairs run: the NAMEs checked against the table, or

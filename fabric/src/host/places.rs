@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Why the places could not give what was asked: a caller tells the user
 /// (its words are one line), and decides on the variant.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum PlacesError {
     /// This binary's own dir is unknown.
     #[error("this binary's own dir is unknown: give --bin-dir DIR")]
@@ -24,9 +24,15 @@ pub enum PlacesError {
     /// The build the binaries come from failed, as it said.
     #[error("{0}")]
     Build(String),
-    /// The results' root could not be made or is not safe, as it said.
-    #[error("{0}")]
-    Results(String),
+    /// The results' root could not be made or is not safe.
+    #[error(transparent)]
+    Results(#[from] fsafe::FsError),
+}
+
+impl From<PlacesError> for String {
+    fn from(e: PlacesError) -> String {
+        e.to_string()
+    }
 }
 
 /// Where the example binaries are and where results go, when the command
@@ -66,7 +72,7 @@ impl Places for BesideBinary {
     }
 
     fn results_root(&self, kind: &str) -> Result<Dir, PlacesError> {
-        copy_root(self.top, kind).map_err(PlacesError::Results)
+        Ok(copy_root(self.top, kind)?)
     }
 }
 
@@ -104,8 +110,8 @@ pub fn holds_binaries(dir: &Path, all: bool) -> bool {
 /// when the working directory is open to other users without the sticky
 /// bit, [`fsafe::shared_cwd_refused`], or another user could redirect
 /// what is written there, [`fsafe::own_dir`]).
-pub fn copy_root(top: &str, kind: &str) -> Result<Dir, String> {
-    let cwd = Dir::cwd().map_err(|e| format!("the working directory: {e}"))?;
+pub fn copy_root(top: &str, kind: &str) -> Result<Dir, fsafe::FsError> {
+    let cwd = Dir::cwd().map_err(fsafe::FsError::NoCwd)?;
     fsafe::shared_cwd_refused(&cwd)?;
     fsafe::own_dir(&fsafe::own_dir(&cwd, top)?, kind)
 }

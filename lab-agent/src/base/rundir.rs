@@ -57,9 +57,21 @@ fn io_err(e: Errno) -> io::Error {
     }
 }
 
-/// What a link where a dir or a file was to be is told.
+/// What a link where a dir or a file was to be is told: its own type in
+/// the `io::Error`, which [`is_link`] tells apart from any other error.
 fn link_err() -> io::Error {
-    io::Error::other("it is a symbolic link")
+    io::Error::other(IsLink)
+}
+
+/// The error inside an `io::Error` for a link where a dir or a file was
+/// to be.
+#[derive(Debug, thiserror::Error)]
+#[error("it is a symbolic link")]
+struct IsLink;
+
+/// Whether `e` says a link was where a dir or a file was to be.
+pub fn is_link(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<IsLink>())
 }
 
 /// Opens the dir `name` in `at` without following a link: a link there

@@ -73,11 +73,81 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// Why a session has no usable secret: each its own variant, so that a
+/// caller decides on what happened; the message (one line) says what to
+/// do.
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    /// Neither `--secret-file` nor [`SECRET_ENV`] was given.
+    #[error(
+        "no secret for the session: make a key with `rdma-lab keygen FILE` and give both \
+         hosts that file with --secret-file FILE (mode 600) or its text in {SECRET_ENV}"
+    )]
+    Missing,
+    /// The text is not a key of [`KEY_HEX`] hex digits (a pass phrase).
+    #[error(
+        "the secret in {from} is not a key of {KEY_HEX} hex digits (a pass phrase could \
+         be guessed offline): make one with `rdma-lab keygen FILE` and give both hosts \
+         that file"
+    )]
+    NotAKey {
+        /// Where the text came from.
+        from: String,
+    },
+    /// A key of the right form that is not random (why).
+    #[error(
+        "the secret in {from} is not a random key ({why}): make one with `rdma-lab \
+         keygen FILE` and give both hosts that file"
+    )]
+    NotRandom {
+        /// Where the text came from.
+        from: String,
+        /// What gives it away.
+        why: String,
+    },
+    /// [`SECRET_ENV`] is not UTF-8.
+    #[error("{SECRET_ENV} is not UTF-8")]
+    EnvNotUtf8,
+    /// The secret file could not be read.
+    #[error("--secret-file {}: {source}", path.display())]
+    Unreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the kernel said.
+        source: io::Error,
+    },
+    /// The secret file is not a private file of this user's or root's.
+    #[error("--secret-file {}: {source}", path.display())]
+    NotPrivate {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        source: crate::base::fsafe::NotPrivateFile,
+    },
+    /// A new secret file could not be written.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the kernel said.
+        source: io::Error,
+    },
+    /// The OS gave no randomness.
+    #[error("no randomness from the OS: {0}")]
+    NoRandomness(getrandom::Error),
+}
+
+impl From<SecretError> for String {
+    fn from(e: SecretError) -> String {
+        e.to_string()
+    }
+}
+
 impl Secret {
     /// A fresh random secret: 32 bytes from the OS, as 64 hex digits (one
     /// that [`Secret::from_text`] would refuse, about once in 10^11, is
     /// drawn again).
-    pub fn generate() -> Result<Secret, String> {
+    pub fn generate() -> Result<Secret, SecretError> {
         loop {
             let key = hex(&random32()?);
             if keys::not_random(&key).is_none() {
@@ -89,21 +159,15 @@ impl Secret {
     /// A secret from text (a file's content, the environment), trimmed of
     /// surrounding white space: a key of [`KEY_HEX`] hex digits, as
     /// `rdma-lab keygen` writes one, and nothing a person chose.
-    pub fn from_text(text: &str, from: &str) -> Result<Secret, String> {
+    pub fn from_text(text: &str, from: &str) -> Result<Secret, SecretError> {
         let t = text.trim();
+        let from = from.to_string();
         if t.len() != KEY_HEX || !t.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(format!(
-                "the secret in {from} is not a key of {KEY_HEX} hex digits (a pass phrase could \
-                 be guessed offline): make one with `rdma-lab keygen FILE` and give both hosts \
-                 that file"
-            ));
+            return Err(SecretError::NotAKey { from });
         }
         let key = t.to_ascii_lowercase();
         if let Some(why) = keys::not_random(&key) {
-            return Err(format!(
-                "the secret in {from} is not a random key ({why}): make one with `rdma-lab \
-                 keygen FILE` and give both hosts that file"
-            ));
+            return Err(SecretError::NotRandom { from, why });
         }
         Ok(Secret(key))
     }
@@ -111,45 +175,47 @@ impl Secret {
     /// The secret in `path`: a regular file (not a link, a FIFO or a
     /// device, opened without following a link or waiting on a writer),
     /// owned by this user or root, that no one else may read or write.
-    pub fn from_file(path: &Path) -> Result<Secret, String> {
-        let shown = path.display();
-        let failed = |e: &dyn std::fmt::Display| format!("--secret-file {shown}: {e}");
-        let mut f = crate::base::fsafe::open_nofollow(path).map_err(|e| failed(&e))?;
+    pub fn from_file(path: &Path) -> Result<Secret, SecretError> {
+        let failed = |source| SecretError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut f = crate::base::fsafe::open_nofollow(path).map_err(failed)?;
         // The file opened, not the path again: nothing can swap it between.
-        let meta = f.metadata().map_err(|e| failed(&e))?;
-        crate::base::fsafe::own_private_file(&meta).map_err(|e| failed(&e))?;
+        let meta = f.metadata().map_err(failed)?;
+        crate::base::fsafe::own_private_file(&meta).map_err(|source| SecretError::NotPrivate {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut text = String::new();
         (&mut f)
             .take(4096)
             .read_to_string(&mut text)
-            .map_err(|e| failed(&e))?;
-        Secret::from_text(&text, &format!("--secret-file {shown}"))
+            .map_err(failed)?;
+        Secret::from_text(&text, &format!("--secret-file {}", path.display()))
     }
 
     /// The secret in [`SECRET_ENV`], if it is set.
-    pub fn from_env() -> Option<Result<Secret, String>> {
+    pub fn from_env() -> Option<Result<Secret, SecretError>> {
         let v = std::env::var_os(SECRET_ENV)?;
         Some(match v.to_str() {
             Some(t) => Secret::from_text(t, SECRET_ENV),
-            None => Err(format!("{SECRET_ENV} is not UTF-8")),
+            None => Err(SecretError::EnvNotUtf8),
         })
     }
 
     /// The secret of `--secret-file` when given, else the environment's;
     /// `None` when there is neither.
-    pub fn load(file: Option<&Path>) -> Option<Result<Secret, String>> {
+    pub fn load(file: Option<&Path>) -> Option<Result<Secret, SecretError>> {
         match file {
             Some(f) => Some(Secret::from_file(f)),
             None => Secret::from_env(),
         }
     }
 
-    /// What a host without a secret is told.
-    pub fn missing() -> String {
-        format!(
-            "no secret for the session: make a key with `rdma-lab keygen FILE` and give both \
-             hosts that file with --secret-file FILE (mode 600) or its text in {SECRET_ENV}"
-        )
+    /// [`Secret::load`], a missing secret an error too.
+    pub fn required(file: Option<&Path>) -> Result<Secret, SecretError> {
+        Secret::load(file).unwrap_or(Err(SecretError::Missing))
     }
 
     /// The text to hand to the peer host.
@@ -175,27 +241,31 @@ impl Secret {
 
 /// 32 fresh random bytes from the OS as 64 hex digits: a nonce that names
 /// something once.
-pub fn nonce() -> Result<String, String> {
+pub fn nonce() -> Result<String, SecretError> {
     Ok(hex(&random32()?))
 }
 
 /// `rdma-lab keygen FILE`: a fresh key in a new file that only its owner
 /// may read (as `mungekey` makes Munge's), to copy to every host.
-pub fn keygen(path: &Path) -> Result<(), String> {
+pub fn keygen(path: &Path) -> Result<(), SecretError> {
     write_secret(path, &Secret::generate()?)
 }
 
 /// Writes `secret` to a new file that only its owner may read (it must not
 /// exist: nothing planted there is followed).
-pub fn write_secret(path: &Path, secret: &Secret) -> Result<(), String> {
+pub fn write_secret(path: &Path, secret: &Secret) -> Result<(), SecretError> {
     use std::os::unix::fs::OpenOptionsExt;
+    let failed = |source| SecretError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    writeln!(f, "{}", secret.text()).map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(failed)?;
+    writeln!(f, "{}", secret.text()).map_err(failed)
 }
 
 fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
@@ -216,9 +286,9 @@ fn hmac_ok(key: &[u8], parts: &[&[u8]], tag: &[u8]) -> bool {
     m.verify_slice(tag).is_ok()
 }
 
-fn random32() -> Result<[u8; 32], String> {
+fn random32() -> Result<[u8; 32], SecretError> {
     let mut b = [0u8; 32];
-    getrandom::fill(&mut b).map_err(|e| format!("no randomness from the OS: {e}"))?;
+    getrandom::fill(&mut b).map_err(SecretError::NoRandomness)?;
     Ok(b)
 }
 
@@ -538,7 +608,7 @@ impl Control {
                     shown(&hello)
                 ))
             })?;
-        let ns = random32().map_err(other)?;
+        let ns = random32().map_err(|e| other(e.to_string()))?;
         let proof = secret.mac("rdma-examples lab server", &nc, &ns);
         self.send_raw(&format!("challenge {} {}", hex(&ns), hex(&proof)))
             .map_err(other)?;

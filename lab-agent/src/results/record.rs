@@ -34,21 +34,53 @@ pub fn to_text(run: &MeshRun) -> String {
     serde_json::to_string_pretty(&record).unwrap_or_default() + "\n"
 }
 
+/// Why a record could not be written or read: each its own variant, so
+/// that a caller decides on what happened; the message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The file could not be written.
+    #[error("--record {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the kernel said.
+        source: std::io::Error,
+    },
+    /// The text is not a record's JSON.
+    #[error("not a mesh record: {0}")]
+    NotARecord(serde_json::Error),
+    /// A record of another format than this tool's.
+    #[error("a record of format {:?}: this rdma-lab reads {FORMAT:?}", crate::base::text::shown(.0))]
+    Format(String),
+    /// A host's rank is not its place in the list.
+    #[error("a host's rank is not its place in the list")]
+    RankOutOfPlace,
+    /// A pair or a receiver names a rank past the hosts.
+    #[error("a pair or a receiver names a rank past {0} hosts")]
+    RankPastHosts(usize),
+}
+
+impl From<RecordError> for String {
+    fn from(e: RecordError) -> String {
+        e.to_string()
+    }
+}
+
 /// Writes the run to `path` as a new file, never through a link there.
-pub fn write(path: &Path, run: &MeshRun) -> Result<(), String> {
-    crate::base::fsafe::replace_file(path, to_text(run).as_bytes())
-        .map_err(|e| format!("--record {}: {e}", path.display()))
+pub fn write(path: &Path, run: &MeshRun) -> Result<(), RecordError> {
+    crate::base::fsafe::replace_file(path, to_text(run).as_bytes()).map_err(|source| {
+        RecordError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }
 
 /// A record's run from its text; one line on what is wrong.
-pub fn from_text(text: &str) -> Result<MeshRun, String> {
-    let record: Record =
-        serde_json::from_str(text).map_err(|e| format!("not a mesh record: {e}"))?;
+pub fn from_text(text: &str) -> Result<MeshRun, RecordError> {
+    let record: Record = serde_json::from_str(text).map_err(RecordError::NotARecord)?;
     if record.format != FORMAT {
-        return Err(format!(
-            "a record of format {:?}: this rdma-lab reads {FORMAT:?}",
-            crate::base::text::shown(&record.format)
-        ));
+        return Err(RecordError::Format(record.format));
     }
     check(&record.run)?;
     Ok(record.run)
@@ -56,10 +88,10 @@ pub fn from_text(text: &str) -> Result<MeshRun, String> {
 
 /// The run's indices agree with its hosts and rails, so that judging it
 /// cannot index past them.
-fn check(run: &MeshRun) -> Result<(), String> {
+fn check(run: &MeshRun) -> Result<(), RecordError> {
     let n = run.hosts.len();
     if run.hosts.iter().enumerate().any(|(i, h)| h.rank != i) {
-        return Err("a host's rank is not its place in the list".into());
+        return Err(RecordError::RankOutOfPlace);
     }
     let bad_cell = run.cells.iter().any(|c| {
         c.pair.server >= n
@@ -74,7 +106,7 @@ fn check(run: &MeshRun) -> Result<(), String> {
         .iter()
         .any(|m| m.sender >= n || m.receivers.iter().any(|(r, _)| *r >= n));
     if bad_cell || bad_mcast {
-        return Err(format!("a pair or a receiver names a rank past {n} hosts"));
+        return Err(RecordError::RankPastHosts(n));
     }
     Ok(())
 }

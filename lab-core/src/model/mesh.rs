@@ -91,13 +91,13 @@ impl Pair {
 ///   be split in two), one for `n = 2`.
 /// - `Star(c)`: `c` with each other host, one a round (`n - 1` rounds),
 ///   serving every other round so both of its roles are tried.
-pub fn schedule(n: usize, pattern: Pattern) -> Result<Vec<Vec<Pair>>, String> {
+pub fn schedule(n: usize, pattern: Pattern) -> Result<Vec<Vec<Pair>>, CentreNotAHost> {
     if let Pattern::Star(c) = pattern {
         if c >= n {
-            return Err(format!(
-                "the star's centre, host {c}, is not one of the {n} hosts (ranks 0 to {})",
-                n.saturating_sub(1)
-            ));
+            return Err(CentreNotAHost {
+                centre: c,
+                hosts: n,
+            });
         }
     }
     if n < 2 {
@@ -108,6 +108,25 @@ pub fn schedule(n: usize, pattern: Pattern) -> Result<Vec<Vec<Pair>>, String> {
         Pattern::Ring => ring(n),
         Pattern::Star(c) => star(n, c),
     })
+}
+
+/// A star whose centre is not one of the hosts ([`schedule`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the star's centre, host {centre}, is not one of the {hosts} hosts (ranks 0 to {})",
+    hosts.saturating_sub(1)
+)]
+pub struct CentreNotAHost {
+    /// The centre's rank.
+    pub centre: usize,
+    /// How many hosts there are.
+    pub hosts: usize,
+}
+
+impl From<CentreNotAHost> for String {
+    fn from(e: CentreNotAHost) -> String {
+        e.to_string()
+    }
 }
 
 /// The pair of `a` and `b` with the server chosen by their distance

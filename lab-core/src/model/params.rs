@@ -67,26 +67,58 @@ impl Default for Params {
     }
 }
 
+/// A value of an option that names a device or an address and is not
+/// one; its message (one line) quotes the value as Rust's Debug does, so
+/// that a newline in it shows as `\n`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadValue {
+    /// Not a device name.
+    #[error("{opt} {value:?}: a device name is 1 to 64 of A-Z a-z 0-9 _ . : -")]
+    Dev {
+        /// The option.
+        opt: String,
+        /// Its value.
+        value: String,
+    },
+    /// Not an IP address.
+    #[error("{opt} {value:?}: not an IPv4 or IPv6 address")]
+    Ip {
+        /// The option.
+        opt: String,
+        /// Its value.
+        value: String,
+    },
+}
+
+impl From<BadValue> for String {
+    fn from(e: BadValue) -> String {
+        e.to_string()
+    }
+}
+
 /// Checks the value of `opt`, a device name: 1 to 64 characters of
 /// `[A-Za-z0-9_.:-]`, as the kernel's RDMA and net device names are. The
 /// name reaches command lines and scripts: nothing else gets that far.
-pub fn check_dev(opt: &str, v: &str) -> Result<(), String> {
+pub fn check_dev(opt: &str, v: &str) -> Result<(), BadValue> {
     let allowed = |b: u8| b.is_ascii_alphanumeric() || b"_.:-".contains(&b);
     if (1..=64).contains(&v.len()) && v.bytes().all(allowed) {
         Ok(())
     } else {
-        // Debug quoting: the value itself may hold a newline.
-        Err(format!(
-            "{opt} {v:?}: a device name is 1 to 64 of A-Z a-z 0-9 _ . : -"
-        ))
+        Err(BadValue::Dev {
+            opt: opt.into(),
+            value: v.into(),
+        })
     }
 }
 
 /// Checks the value of `opt`, an IP address (v4 or v6).
-pub fn check_ip(opt: &str, v: &str) -> Result<(), String> {
+pub fn check_ip(opt: &str, v: &str) -> Result<(), BadValue> {
     match v.parse::<std::net::IpAddr>() {
         Ok(_) => Ok(()),
-        Err(_) => Err(format!("{opt} {v:?}: not an IPv4 or IPv6 address")),
+        Err(_) => Err(BadValue::Ip {
+            opt: opt.into(),
+            value: v.into(),
+        }),
     }
 }
 

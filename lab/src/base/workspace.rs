@@ -60,7 +60,7 @@ fn beside_a_copy() -> bool {
 /// when another user could redirect what the runs write there
 /// ([`fsafe::own_dir`], [`fsafe::open_root`]). A run makes its own fresh
 /// dir inside ([`fsafe::fresh_run`]).
-pub fn results_root(kind: &str) -> Result<Dir, String> {
+pub fn results_root(kind: &str) -> Result<Dir, fsafe::FsError> {
     if beside_a_copy() {
         return copy_root(kind);
     }
@@ -69,7 +69,7 @@ pub fn results_root(kind: &str) -> Result<Dir, String> {
 
 /// `./rdma-lab/KIND` in the working directory, as [`results_root`] opens
 /// it beside a copy.
-pub fn copy_root(kind: &str) -> Result<Dir, String> {
+pub fn copy_root(kind: &str) -> Result<Dir, fsafe::FsError> {
     rdma_fabric::host::places::copy_root("rdma-lab", kind)
 }
 

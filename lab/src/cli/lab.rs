@@ -28,8 +28,7 @@ pub(super) fn lab_cmd(a: LabArgs, given: &[String]) -> Result<bool, String> {
     }
     // A peer without a secret is told at once, before any build.
     if let model::Local::Peer(_) = role {
-        crate::guest::control::Secret::load(opts.secret_file.as_deref())
-            .unwrap_or_else(|| Err(crate::guest::control::Secret::missing()))?;
+        crate::guest::control::Secret::required(opts.secret_file.as_deref())?;
     }
     let report = crate::host::lab::run_scenarios(&opts, &names)?;
     if role == model::Local::Serve {

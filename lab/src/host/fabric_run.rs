@@ -165,7 +165,7 @@ fn binaries(dir: &Dir) -> Result<PathBuf, String> {
 /// fabric's VMs are handed its path: they write their nodes' files there.
 fn run_dir() -> Result<Dir, String> {
     let root = crate::base::workspace::results_root("lab")?;
-    crate::base::fsafe::fresh_run(&root, "fabric-")
+    Ok(crate::base::fsafe::fresh_run(&root, "fabric-")?)
 }
 
 /// Boots `n` nodes with Slurm and sshd (node `numa` a guest of two NUMA

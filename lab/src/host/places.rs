@@ -35,10 +35,9 @@ impl Places for Workspace {
     }
 
     fn results_root(&self, kind: &str) -> Result<Dir, PlacesError> {
-        match copy_dir() {
+        Ok(match copy_dir() {
             Some(_) => copy_root(kind),
             None => results_root(kind),
-        }
-        .map_err(PlacesError::Results)
+        }?)
     }
 }

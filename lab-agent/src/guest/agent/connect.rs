@@ -8,7 +8,7 @@ use super::*;
 pub(super) fn secret(cfg: &AgentConfig) -> Result<Secret, String> {
     match &cfg.secret {
         Some(s) => Ok(s.clone()),
-        None => Secret::load(cfg.secret_file.as_deref()).unwrap_or_else(|| Err(Secret::missing())),
+        None => Ok(Secret::required(cfg.secret_file.as_deref())?),
     }
 }
 

@@ -61,6 +61,11 @@ fn secrets_are_checked() {
     ] {
         let e = Secret::from_text(phrase, "x").unwrap_err();
         assert!(
+            matches!(&e, SecretError::NotAKey { from } if from == "x"),
+            "{e:?}"
+        );
+        let e = e.to_string();
+        assert!(
             e.contains("rdma-lab keygen FILE") && !e.contains('\n'),
             "{e}"
         );
@@ -69,6 +74,8 @@ fn secrets_are_checked() {
     // Nor is a key that is not random: zeros, the lab's public test key.
     for weak in ["0".repeat(64), keys::VM_TEST_KEY.to_string()] {
         let e = Secret::from_text(&weak, "x").unwrap_err();
+        assert!(matches!(e, SecretError::NotRandom { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("not a random key")
                 && e.contains("rdma-lab keygen FILE")
@@ -96,7 +103,17 @@ fn a_secret_file_open_to_others_is_refused() {
     std::fs::write(&f, format!("{KEY_X}\n")).unwrap();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
     let e = Secret::from_file(&f).unwrap_err();
-    assert!(e.contains("chmod 600") && e.contains("644"), "{e}");
+    assert!(
+        matches!(
+            e,
+            SecretError::NotPrivate {
+                source: crate::base::fsafe::NotPrivateFile::OpenToOthers(0o644),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("chmod 600"), "{e}");
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
     assert_eq!(Secret::from_file(&f).unwrap().text(), KEY_X);
 }

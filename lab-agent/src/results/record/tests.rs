@@ -17,10 +17,12 @@ fn another_format_is_refused_by_name() {
     let run = testkit::run(2, Pattern::AllPairs, |_, _| false);
     let text = to_text(&run).replace(FORMAT, "rdma-lab mesh record 0");
     let e = from_text(&text).unwrap_err();
-    assert!(e.contains("\"rdma-lab mesh record 0\""), "{e}");
-    assert!(from_text("{}")
-        .unwrap_err()
-        .starts_with("not a mesh record"));
+    assert!(
+        matches!(&e, RecordError::Format(f) if f == "rdma-lab mesh record 0"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("\"rdma-lab mesh record 0\""), "{e}");
+    assert!(matches!(from_text("{}"), Err(RecordError::NotARecord(_))));
 }
 
 #[test]
@@ -28,8 +30,11 @@ fn a_rank_past_the_hosts_is_refused() {
     let mut run = testkit::run(3, Pattern::AllPairs, |_, _| false);
     run.cells[0].pair.client = 7;
     let e = from_text(&to_text(&run)).unwrap_err();
-    assert!(e.contains("past 3 hosts"), "{e}");
+    assert!(matches!(e, RecordError::RankPastHosts(3)), "{e:?}");
     let mut run = testkit::run(3, Pattern::AllPairs, |_, _| false);
     run.hosts.swap(0, 1);
-    assert!(from_text(&to_text(&run)).is_err());
+    assert!(matches!(
+        from_text(&to_text(&run)),
+        Err(RecordError::RankOutOfPlace)
+    ));
 }
