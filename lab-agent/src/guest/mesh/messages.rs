@@ -10,9 +10,11 @@ use crate::model::mesh::{Measure, ScenarioResult, SideReport, Verdict};
 use crate::model::rails::Port;
 use crate::model::{Addrs, Scenario};
 use crate::results::{collect, findings_file, read_in, read_refused, read_text, side_transcript};
-use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
+use wire::{elements, listed, Field};
+
+pub mod wire;
 
 /// The name of a pair's own result when its session did not come about.
 pub const SESSION: &str = "session";
@@ -42,8 +44,10 @@ pub const NAME_MAX: usize = 64;
 /// How many of a hello's findings are kept.
 pub const FINDINGS_MAX: usize = 64;
 
-/// A JSON document from a peer, or one line that says what is wrong.
-fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
+/// A message of type `T` from a peer, or one line that says what is
+/// wrong: a message of more than [`MESSAGE_VALUES`] values is refused
+/// before it is parsed.
+fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, String> {
     let values = values_in(bytes);
     if values > MESSAGE_VALUES {
         return Err(format!(
@@ -51,6 +55,11 @@ fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
         ));
     }
     serde_json::from_slice(bytes).map_err(|e| format!("mesh: a bad {what} message: {e}"))
+}
+
+/// `message` as its JSON text.
+fn to_text<T: serde::Serialize>(message: &T) -> String {
+    serde_json::to_string(message).unwrap_or_default()
 }
 
 /// An upper bound on the number of values in a JSON text, counted without
@@ -81,8 +90,13 @@ pub fn cut(t: &str, max: usize) -> String {
 }
 
 /// A string field, or "", at most [`FIELD_MAX`] characters.
-fn text(v: &Value, key: &str) -> String {
-    cut(v.get(key).and_then(Value::as_str).unwrap_or(""), FIELD_MAX)
+fn text(f: Field<String>) -> String {
+    cut(f.as_read().map_or("", String::as_str), FIELD_MAX)
+}
+
+/// A name's field, when it is a string: at most [`NAME_MAX`] characters.
+fn name(f: Field<String>) -> Option<String> {
+    f.read().map(|t| cut(&t, NAME_MAX))
 }
 
 /// What a host says of itself when it joins.
@@ -114,29 +128,27 @@ pub struct Hello {
 /// The most rail ports a hello may list: more than a node has NICs.
 pub const PORTS_MAX: usize = 64;
 
-/// A port as JSON.
-fn port_json(p: &Port) -> Value {
-    json!({
-        "dev": p.dev, "port": p.port, "netdev": p.netdev,
-        "addr": p.addr.to_string(), "prefix": p.prefix, "rate": p.rate,
-    })
+/// A port as a message's.
+fn port_wire(p: &Port) -> wire::Port {
+    wire::Port {
+        dev: Field::Read(p.dev.clone()),
+        port: Field::Read(p.port),
+        netdev: Field::Read(p.netdev.clone()),
+        addr: Field::Read(p.addr.to_string()),
+        prefix: Field::Read(p.prefix),
+        rate: p.rate.clone().into(),
+    }
 }
 
-/// A port of a host's JSON, or none when a field is missing or wrong.
-fn port_of(v: &Value) -> Option<Port> {
-    let name = |k: &str| v.get(k).and_then(Value::as_str).map(|t| cut(t, NAME_MAX));
+/// A port of a host's message, or none when a field is missing or wrong.
+fn port_of(p: wire::Port) -> Option<Port> {
     Some(Port {
-        dev: name("dev")?,
-        port: u32::try_from(v.get("port")?.as_u64()?).ok()?,
-        netdev: name("netdev")?,
-        addr: v.get("addr")?.as_str()?.parse().ok()?,
-        prefix: u8::try_from(v.get("prefix")?.as_u64()?)
-            .ok()
-            .filter(|p| *p <= 32)?,
-        rate: v
-            .get("rate")
-            .and_then(Value::as_str)
-            .map(|t| cut(t, NAME_MAX)),
+        dev: name(p.dev)?,
+        port: p.port.read()?,
+        netdev: name(p.netdev)?,
+        addr: p.addr.read()?.parse().ok()?,
+        prefix: p.prefix.read().filter(|p| *p <= 32)?,
+        rate: name(p.rate),
     })
 }
 
@@ -212,60 +224,49 @@ impl Hello {
 
     /// As JSON.
     pub fn to_json(&self) -> String {
-        json!({
-            "rank": self.rank, "name": self.name, "ip": self.ip, "netdev": self.netdev,
-            "mtu": self.mtu, "gid_type": self.gid_type, "subnet": self.subnet,
-            "findings": self.findings, "cannot_run": self.cannot_run,
-            "ports": self.ports.iter().map(port_json).collect::<Vec<_>>(),
+        to_text(&wire::Hello {
+            rank: Field::Read(self.rank as u64),
+            name: Field::Read(self.name.clone()),
+            ip: Field::Read(self.ip.clone()),
+            netdev: Field::Read(self.netdev.clone()),
+            mtu: self.mtu.map(u64::from).into(),
+            gid_type: self.gid_type.clone().into(),
+            subnet: self.subnet.clone().into(),
+            findings: listed(self.findings.clone()),
+            cannot_run: self.cannot_run.clone().into(),
+            ports: listed(self.ports.iter().map(port_wire)),
         })
-        .to_string()
     }
 
     /// From a host's JSON.
     pub fn from_json(bytes: &[u8]) -> Result<Hello, String> {
-        let v = parse(bytes, "hello")?;
-        let rank = v
-            .get("rank")
-            .and_then(Value::as_u64)
-            .ok_or("mesh: a hello without a rank")?;
-        let opt = |k: &str| v.get(k).and_then(Value::as_str).map(|t| cut(t, NAME_MAX));
-        let name = |k: &str| opt(k).unwrap_or_default();
+        let h: wire::Hello = parse(bytes, "hello")?;
+        let rank = h.rank.read().ok_or("mesh: a hello without a rank")?;
         Ok(Hello {
             rank: usize::try_from(rank).map_err(|e| e.to_string())?,
-            name: name("name"),
-            ip: name("ip"),
-            netdev: name("netdev"),
-            mtu: v
-                .get("mtu")
-                .and_then(Value::as_u64)
-                .and_then(|m| u32::try_from(m).ok()),
-            gid_type: opt("gid_type"),
-            subnet: opt("subnet"),
-            findings: strings(&v, "findings"),
+            name: name(h.name).unwrap_or_default(),
+            ip: name(h.ip).unwrap_or_default(),
+            netdev: name(h.netdev).unwrap_or_default(),
+            mtu: h.mtu.read().and_then(|m| u32::try_from(m).ok()),
+            gid_type: name(h.gid_type),
+            subnet: name(h.subnet),
+            findings: strings(h.findings),
             // A reason, kept as the other texts are, not as a name.
-            cannot_run: Some(text(&v, "cannot_run")).filter(|t| !t.is_empty()),
-            ports: v
-                .get("ports")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().take(PORTS_MAX).filter_map(port_of).collect())
-                .unwrap_or_default(),
+            cannot_run: Some(text(h.cannot_run)).filter(|t| !t.is_empty()),
+            ports: elements(h.ports, PORTS_MAX).filter_map(port_of).collect(),
         })
     }
 }
 
-/// A list of strings, or none: at most [`FINDINGS_MAX`] of them, each
-/// at most [`FIELD_MAX`] characters.
-fn strings(v: &Value, key: &str) -> Vec<String> {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .take(FINDINGS_MAX)
-                .map(|t| cut(t, FIELD_MAX))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The strings of a list, or none: at most [`FINDINGS_MAX`] of them (what
+/// is not a string is passed over, not counted), each at most
+/// [`FIELD_MAX`] characters.
+fn strings(list: wire::List<String>) -> Vec<String> {
+    (list.read().unwrap_or_default().into_iter())
+        .filter_map(Field::read)
+        .take(FINDINGS_MAX)
+        .map(|t| cut(&t, FIELD_MAX))
+        .collect()
 }
 
 /// The subnet of `ip` from `ip -o addr show` output: `192.0.2.0/24` for
@@ -294,16 +295,18 @@ pub struct Plan {
 impl Plan {
     /// As JSON.
     pub fn to_json(&self) -> String {
-        json!({ "round_secs": self.round_secs, "rounds": self.rounds }).to_string()
+        to_text(&wire::Plan {
+            round_secs: Field::Read(self.round_secs),
+            rounds: Field::Read(self.rounds as u64),
+        })
     }
 
     /// From the coordinator's JSON.
     pub fn from_json(bytes: &[u8]) -> Result<Plan, String> {
-        let v = parse(bytes, "plan")?;
-        let num = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let p: wire::Plan = parse(bytes, "plan")?;
         Ok(Plan {
-            round_secs: num("round_secs").clamp(60, 24 * 3600),
-            rounds: usize::try_from(num("rounds")).unwrap_or(0),
+            round_secs: p.round_secs.read().unwrap_or(0).clamp(60, 24 * 3600),
+            rounds: usize::try_from(p.rounds.read().unwrap_or(0)).unwrap_or(0),
         })
     }
 }
@@ -342,14 +345,10 @@ pub const RAILS_MAX: usize = 16;
 /// several (one a rail) as a list.
 pub fn assignments_json(list: &[Assignment]) -> String {
     match list {
-        [one] => one.to_json(),
-        _ => format!(
-            "[{}]",
-            list.iter()
-                .map(Assignment::to_json)
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
+        [one] => to_text(&one.to_wire()),
+        _ => to_text(&wire::Assignments::Rails(
+            list.iter().map(|a| Field::Read(a.to_wire())).collect(),
+        )),
     }
 }
 
@@ -357,7 +356,7 @@ pub fn assignments_json(list: &[Assignment]) -> String {
 /// length (at most [`RAILS_MAX`]), else one.
 pub fn assignments_count(bytes: &[u8]) -> usize {
     match parse(bytes, "pair") {
-        Ok(Value::Array(list)) => list.len().clamp(1, RAILS_MAX),
+        Ok(wire::Assignments::Rails(list)) => list.len().clamp(1, RAILS_MAX),
         _ => 1,
     }
 }
@@ -365,19 +364,18 @@ pub fn assignments_count(bytes: &[u8]) -> usize {
 /// A round's assignments from the coordinator's JSON: an object, or a
 /// list of at most [`RAILS_MAX`], each on a rail of its own.
 pub fn assignments_from_json(bytes: &[u8]) -> Result<Vec<Assignment>, String> {
-    let v = parse(bytes, "pair")?;
-    let list = match &v {
-        Value::Array(list) if list.len() > RAILS_MAX => {
+    let list = match parse(bytes, "pair")? {
+        wire::Assignments::Rails(list) if list.len() > RAILS_MAX => {
             return Err(format!(
                 "mesh: a round of {} rails, more than {RAILS_MAX}",
                 list.len()
             ))
         }
-        Value::Array(list) => list
-            .iter()
-            .map(Assignment::from_value)
+        wire::Assignments::Rails(list) => list
+            .into_iter()
+            .map(|a| Assignment::from_wire(a.read().unwrap_or_default()))
             .collect::<Result<Vec<_>, _>>()?,
-        _ => vec![Assignment::from_value(&v)?],
+        wire::Assignments::One(a) => vec![Assignment::from_wire(*a)?],
     };
     for (i, a) in list.iter().enumerate() {
         if list[..i].iter().any(|b| b.rail == a.rail) {
@@ -398,49 +396,60 @@ impl Assignment {
 
     /// As JSON.
     pub fn to_json(&self) -> String {
-        json!({
-            "round": self.round, "role": self.role.as_str(), "server_ip": self.server_ip,
-            "client_ip": self.client_ip, "nonce": self.nonce, "scenarios": self.scenarios,
-            "rail": self.rail, "qp_timeout": self.qp_timeout,
-        })
-        .to_string()
+        to_text(&self.to_wire())
+    }
+
+    /// As a message's.
+    fn to_wire(&self) -> wire::Assignment {
+        wire::Assignment {
+            round: Field::Read(self.round as u64),
+            role: Field::Read(self.role.as_str().into()),
+            server_ip: Field::Read(self.server_ip.clone()),
+            client_ip: Field::Read(self.client_ip.clone()),
+            nonce: Field::Read(self.nonce.clone()),
+            scenarios: listed(self.scenarios.clone()),
+            rail: Field::Read(self.rail as u64),
+            qp_timeout: self.qp_timeout.map(u64::from).into(),
+        }
     }
 
     /// From the coordinator's JSON; addresses and names are checked as a
     /// command line's would be, since they reach the programs.
     pub fn from_json(bytes: &[u8]) -> Result<Assignment, String> {
-        Assignment::from_value(&parse(bytes, "pair")?)
+        Assignment::from_wire(parse(bytes, "pair")?)
     }
 
-    /// [`Assignment::from_json`] of a parsed value.
-    fn from_value(v: &Value) -> Result<Assignment, String> {
-        let v = v.clone();
-        let role = match text(&v, "role").as_str() {
+    /// [`Assignment::from_json`] of a parsed message.
+    fn from_wire(a: wire::Assignment) -> Result<Assignment, String> {
+        let role = match text(a.role).as_str() {
             "server" => Role::Server,
             "client" => Role::Client,
             other => return Err(format!("mesh: a pair with the role `{other}`")),
         };
-        let ip = |k: &str| -> Result<String, String> {
-            let t = text(&v, k);
+        let ip = |k: &str, f: Field<String>| -> Result<String, String> {
+            let t = text(f);
             t.parse::<std::net::IpAddr>()
                 .map(|_| t.clone())
                 .map_err(|_| format!("mesh: a pair whose {k} is not an address"))
         };
-        let scenarios = strings(&v, "scenarios");
+        let scenarios = strings(a.scenarios);
         if let Some(bad) = scenarios.iter().find(|n| catalog::find(n).is_none()) {
             return Err(format!(
                 "mesh: a pair with the unknown scenario `{}`: run the same lab on every host",
                 crate::base::text::shown(bad)
             ));
         }
+        let bad_timeout = |t: &dyn std::fmt::Display| {
+            Err(format!("mesh: a pair with the QP timeout {t}, not 1 to 31"))
+        };
         Ok(Assignment {
-            round: v.get("round").and_then(Value::as_u64).unwrap_or(0) as usize,
+            round: a.round.read().unwrap_or(0) as usize,
             role,
-            server_ip: ip("server_ip")?,
-            client_ip: ip("client_ip")?,
-            nonce: text(&v, "nonce"),
+            server_ip: ip("server_ip", a.server_ip)?,
+            client_ip: ip("client_ip", a.client_ip)?,
+            nonce: text(a.nonce),
             scenarios,
-            rail: match v.get("rail").and_then(Value::as_u64) {
+            rail: match a.rail.read() {
                 None => 0,
                 Some(r) if r < RAILS_MAX as u64 => r as usize,
                 Some(r) => {
@@ -450,12 +459,11 @@ impl Assignment {
                     ))
                 }
             },
-            qp_timeout: match v.get("qp_timeout") {
-                None | Some(Value::Null) => None,
-                Some(t) => match t.as_u64() {
-                    Some(t @ QP_TIMEOUTS_LOW..=QP_TIMEOUTS_HIGH) => Some(t as u8),
-                    _ => return Err(format!("mesh: a pair with the QP timeout {t}, not 1 to 31")),
-                },
+            qp_timeout: match a.qp_timeout {
+                Field::Absent => None,
+                Field::Read(t @ QP_TIMEOUTS_LOW..=QP_TIMEOUTS_HIGH) => Some(t as u8),
+                Field::Read(t) => return bad_timeout(&t),
+                Field::Unread(t) => return bad_timeout(&t),
             },
         })
     }
@@ -474,17 +482,22 @@ fn verdict_word(v: &Verdict) -> (&'static str, String) {
 
 /// A pair's results as JSON.
 pub fn results_json(results: &[ScenarioResult]) -> String {
-    let list: Vec<Value> = results
-        .iter()
-        .map(|r| {
-            let (word, why) = verdict_word(&r.verdict);
-            json!({
-                "scenario": r.scenario, "verdict": word, "why": why, "detail": r.detail,
-                "server_log": r.server_log, "client_log": r.client_log,
-            })
-        })
-        .collect();
-    Value::Array(list).to_string()
+    to_text(&results_wire(results))
+}
+
+/// A pair's results as a message's.
+fn results_wire(results: &[ScenarioResult]) -> wire::List<wire::Verdict> {
+    listed(results.iter().map(|r| {
+        let (word, why) = verdict_word(&r.verdict);
+        wire::Verdict {
+            scenario: Field::Read(r.scenario.clone()),
+            verdict: Field::Read(word.into()),
+            why: Field::Read(why),
+            detail: Field::Read(r.detail.clone()),
+            server_log: r.server_log.clone().into(),
+            client_log: r.client_log.clone().into(),
+        }
+    }))
 }
 
 /// The most loss counters a `done` may carry.
@@ -564,111 +577,106 @@ impl Done {
     }
 }
 
-/// A host's own side as JSON.
-fn side_json(s: &SideReport) -> Value {
-    let measures: Vec<Value> = s
-        .measures
-        .iter()
-        .map(|m| {
-            json!({
-                "scenario": m.scenario, "report": m.report,
-                "received": m.received, "mtu": m.mtu,
-            })
-        })
-        .collect();
-    json!({ "measures": measures, "elapsed_ms": s.elapsed_ms })
+/// A host's own side as a message's.
+fn side_wire(s: &SideReport) -> wire::Side {
+    wire::Side {
+        measures: listed(s.measures.iter().map(|m| wire::Measure {
+            scenario: Field::Read(m.scenario.clone()),
+            report: Field::Read(m.report.clone()),
+            received: listed(m.received.clone()),
+            mtu: m.mtu.map(u64::from).into(),
+        })),
+        elapsed_ms: s.elapsed_ms.into(),
+    }
 }
 
-/// A list of counters (`[name, rise]` pairs) of a host's JSON: at most
+/// A list of counters (`[name, rise]` pairs) of a host's message: at most
 /// [`COUNTERS_MAX`], names cut; what is not such a pair is left out.
-fn counters_of(v: Option<&Value>) -> Vec<(String, u64)> {
-    let Some(list) = v.and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    list.iter()
-        .take(COUNTERS_MAX)
-        .filter_map(|pair| {
-            let name = cut(pair.get(0)?.as_str()?, NAME_MAX);
-            Some((name, pair.get(1)?.as_u64()?))
-        })
+fn counters_of(list: wire::List<(String, u64)>) -> Vec<(String, u64)> {
+    elements(list, COUNTERS_MAX)
+        .map(|(name, rise)| (cut(&name, NAME_MAX), rise))
         .collect()
 }
 
-/// A host's own side from its JSON: at most [`MEASURES_MAX`]
+/// A host's own side from its message: at most [`MEASURES_MAX`]
 /// measurements, each report cut at [`REPORT_MAX`] characters; its rank
 /// is not its to say.
-fn side_of(v: &Value) -> SideReport {
-    let measure = |m: &Value| {
+fn side_of(s: wire::Side) -> SideReport {
+    let measure = |m: wire::Measure| {
         Some(Measure {
-            scenario: cut(m.get("scenario")?.as_str()?, NAME_MAX),
-            report: cut(m.get("report")?.as_str()?, REPORT_MAX),
-            received: counters_of(m.get("received")),
-            mtu: m
-                .get("mtu")
-                .and_then(Value::as_u64)
-                .and_then(|u| u32::try_from(u).ok()),
+            scenario: cut(&m.scenario.read()?, NAME_MAX),
+            report: cut(&m.report.read()?, REPORT_MAX),
+            received: counters_of(m.received),
+            mtu: m.mtu.read().and_then(|u| u32::try_from(u).ok()),
         })
     };
     SideReport {
         rank: 0,
-        measures: (v.get("measures").and_then(Value::as_array))
-            .map(|a| a.iter().take(MEASURES_MAX).filter_map(measure).collect())
-            .unwrap_or_default(),
-        elapsed_ms: v.get("elapsed_ms").and_then(Value::as_u64),
+        measures: elements(s.measures, MEASURES_MAX)
+            .filter_map(measure)
+            .collect(),
+        elapsed_ms: s.elapsed_ms.read(),
     }
 }
 
 /// A `done` as JSON.
 pub fn done_json(done: &Done) -> String {
-    let results: Value = serde_json::from_str(&results_json(&done.results)).unwrap_or_default();
-    let side = done.side.as_ref().map(side_json);
-    json!({ "results": results, "counters": done.counters, "side": side }).to_string()
+    to_text(&wire::Done {
+        results: results_wire(&done.results),
+        counters: listed(done.counters.clone()),
+        side: done.side.as_ref().map(side_wire).into(),
+    })
 }
 
 /// A host's `done` from its JSON: an object of results, counters and its
 /// own side, or a bare list of results (no counters, no side).
 pub fn done_from_json(bytes: &[u8]) -> Result<Done, String> {
-    let v = parse(bytes, "done")?;
-    if v.is_array() {
-        return Ok(Done {
-            results: results_of(&v)?,
-            ..Done::default()
-        });
+    let d = match parse(bytes, "done")? {
+        wire::DoneOrList::List(list) => {
+            return Ok(Done {
+                results: results_of(Field::Read(list))?,
+                ..Done::default()
+            })
+        }
+        wire::DoneOrList::Done(d) => d,
+    };
+    if matches!(d.results, Field::Absent) {
+        return Err("mesh: a done message without results".into());
     }
-    let list = v
-        .get("results")
-        .ok_or("mesh: a done message without results")?;
     Ok(Done {
-        results: results_of(list)?,
-        counters: counters_of(v.get("counters")),
-        side: v.get("side").filter(|s| s.is_object()).map(side_of),
+        results: results_of(d.results)?,
+        counters: counters_of(d.counters),
+        side: d.side.read().map(side_of),
     })
 }
 
 /// A pair's results from a host's JSON list.
 pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
-    results_of(&parse(bytes, "done")?)
+    results_of(parse(bytes, "done")?)
 }
 
-/// The results of a parsed list.
-fn results_of(v: &Value) -> Result<Vec<ScenarioResult>, String> {
-    let list = v
-        .as_array()
+/// The results of a message's list.
+fn results_of(list: wire::List<wire::Verdict>) -> Result<Vec<ScenarioResult>, String> {
+    let list = list
+        .read()
         .ok_or("mesh: a done message that is not a list")?;
     Ok(list
-        .iter()
-        .map(|r| ScenarioResult {
-            scenario: cut(&text(r, "scenario"), NAME_MAX),
-            verdict: match text(r, "verdict").as_str() {
-                "pass" => Verdict::Pass,
-                "fail" => Verdict::Fail,
-                "skip" => Verdict::Skip,
-                "port-held" => Verdict::PortHeld(text(r, "why")),
-                _ => Verdict::NotRun(text(r, "why")),
-            },
-            detail: text(r, "detail"),
-            server_log: r.get("server_log").and_then(Value::as_str).map(transcript),
-            client_log: r.get("client_log").and_then(Value::as_str).map(transcript),
+        .into_iter()
+        .map(|r| {
+            let r = r.read().unwrap_or_default();
+            ScenarioResult {
+                scenario: cut(&text(r.scenario), NAME_MAX),
+                verdict: match text(r.verdict).as_str() {
+                    "pass" => Verdict::Pass,
+                    "fail" => Verdict::Fail,
+                    "skip" => Verdict::Skip,
+                    "port-held" => Verdict::PortHeld(text(r.why)),
+                    _ => Verdict::NotRun(text(r.why)),
+                },
+                detail: text(r.detail),
+                server_log: r.server_log.read().map(|t| transcript(&t)),
+                client_log: r.client_log.read().map(|t| transcript(&t)),
+            }
         })
         .collect())
 }
