@@ -177,16 +177,11 @@ impl AgentConfig {
         Ok(cfg)
     }
 
-    /// Reads the arguments of `rdma-lab agent`: `--config FILE`, the JSON
-    /// the lab wrote into the run's result dir.
-    pub fn from_cli(args: &[String]) -> Result<AgentConfig, String> {
-        match args {
-            [flag, file] if flag == "--config" => {
-                let text = fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-                AgentConfig::from_json(&text)
-            }
-            _ => Err("agent: give --config FILE (the lab writes it)".into()),
-        }
+    /// The configuration of `rdma-lab agent --config FILE`: the JSON the
+    /// lab wrote into the run's result dir.
+    pub fn from_file(file: &Path) -> Result<AgentConfig, String> {
+        let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        AgentConfig::from_json(&text)
     }
 }
 

@@ -53,6 +53,17 @@ pub enum LabCommand {
     FabricRecord(FabricRecordArgs),
     /// Run a benchmark: two ways of one thing in one boot, and their ratio
     Bench(BenchArgs),
+    /// The runner inside the VMs and on a `lab --local` host (internal)
+    #[command(hide = true)]
+    Agent(AgentArgs),
+}
+
+/// `agent`'s options: what the lab wrote for it.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The agent's configuration, the JSON the lab wrote into the run's dir
+    #[arg(long, value_name = "FILE", required = true)]
+    pub config: PathBuf,
 }
 
 /// The lab's commands that come before the fabric's in the help.

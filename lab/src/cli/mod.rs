@@ -53,9 +53,6 @@ fn real_main(args: &[String]) -> Result<bool, String> {
         "fmt" | "test" | "fabric-record" if !crate::base::workspace::source_tree() => Err(format!(
             "`{cmd}` works in the source tree, with cargo: run `cargo xtask {cmd}` there"
         )),
-        "agent" => guest::agent::run(guest::agent::AgentConfig::from_cli(rest)?)
-            .map(|()| true)
-            .map_err(|e| e.to_string()),
         "help" | "-h" | "--help" => rdma_fabric::cli::help::help_cmd(rest),
         "--version" | "-V" => {
             println!("{} {}", prog(), env!("CARGO_PKG_VERSION"));
@@ -86,6 +83,9 @@ fn run(cmd: &str, rest: &[String]) -> Result<bool, String> {
         LabCommand::Test => test_cmd(),
         LabCommand::FabricRecord(a) => fabric_record_cmd(&a.names),
         LabCommand::Bench(a) => bench::bench_cmd(a),
+        LabCommand::Agent(a) => guest::agent::run(guest::agent::AgentConfig::from_file(&a.config)?)
+            .map(|()| true)
+            .map_err(|e| e.to_string()),
     }
 }
 

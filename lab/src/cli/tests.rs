@@ -32,6 +32,9 @@ fn unknown_options_and_arguments_are_refused_in_one_line() {
         &["ladder", "/nonexistent", "rc_example"],
         &["keygen"],
         &["help", "nope"],
+        &["agent"],
+        &["agent", "--config"],
+        &["agent", "--config", "f", "extra"],
     ] {
         let e = real_main(&args(bad)).unwrap_err();
         assert!(!e.contains('\n') && !e.contains("usage:"), "{bad:?}: {e}");
@@ -43,6 +46,18 @@ fn unknown_options_and_arguments_are_refused_in_one_line() {
             "{bad:?}: {e}"
         );
     }
+}
+
+/// The agent's command line goes through clap as the others do: it is
+/// read before any file is, and a configuration that is not there is one
+/// line naming it.
+#[test]
+fn the_agent_reads_its_config_file_or_names_it() {
+    let e = real_main(&args(&["agent"])).unwrap_err();
+    assert!(e.contains("--config"), "{e}");
+    let e = real_main(&args(&["agent", "--config", "/nonexistent/agent.json"])).unwrap_err();
+    assert!(e.starts_with("/nonexistent/agent.json: "), "{e}");
+    assert_eq!(real_main(&args(&["agent", "--help"])), Ok(true));
 }
 
 #[test]

@@ -88,9 +88,8 @@ fn config_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(CONFIG_FILE);
     fs::write(&file, long.to_json()).unwrap();
-    let args = ["--config".to_string(), file.to_string_lossy().into_owned()];
-    assert_eq!(AgentConfig::from_cli(&args).unwrap(), long);
-    assert!(AgentConfig::from_cli(&["--role".into(), "server".into()]).is_err());
+    assert_eq!(AgentConfig::from_file(&file).unwrap(), long);
+    assert!(AgentConfig::from_file(&dir.path().join("none")).is_err());
 }
 
 #[test]
