@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// The doctor's result dir for a run with a peer: fresh, mode 0700, under
 /// an unpredictable name, removed when dropped. In the temporary dir, not
 /// in target/: inside the lab's VMs only /tmp is writable.
-pub fn doctor_dir() -> Result<tempfile::TempDir, String> {
+pub fn doctor_dir() -> Result<tempfile::TempDir, crate::base::tmp::TempDirError> {
     crate::base::tmp::private_tempdir("rdma-doctor-", "the doctor")
 }
 

@@ -361,7 +361,7 @@ pub fn run_ranked(
         Err(why) => run_unable(host, why.strip_prefix("mesh: ").unwrap_or(why)),
     };
     if r.rank != 0 {
-        return play(&host).map(|()| None);
+        return Ok(play(&host).map(|()| None)?);
     }
     let cfg = coord_config(
         opts,

@@ -78,10 +78,10 @@ impl Places for BesideBinary {
 
 /// The example binaries a command runs: `given` (`--bin-dir`), else
 /// where `places` has them, built.
-pub fn bin_dir(given: Option<&Path>, places: &dyn Places) -> Result<PathBuf, String> {
+pub fn bin_dir(given: Option<&Path>, places: &dyn Places) -> Result<PathBuf, PlacesError> {
     match given {
         Some(d) => Ok(d.to_path_buf()),
-        None => places.built_binaries().map_err(|e| e.to_string()),
+        None => places.built_binaries(),
     }
 }
 

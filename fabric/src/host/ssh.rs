@@ -448,7 +448,10 @@ pub fn run_ssh(opts: &MeshOptions, launch: &SshLaunch, bin_dir: &Path) -> Result
 fn coordinate_quietly(
     cfg: &crate::guest::mesh::coordinator::CoordConfig,
 ) -> Result<MeshRun, String> {
-    crate::guest::mesh::coordinator::coordinate(cfg, &mut |l| println!("{l}"))
+    Ok(crate::guest::mesh::coordinator::coordinate(
+        cfg,
+        &mut |l| println!("{l}"),
+    )?)
 }
 
 #[cfg(test)]

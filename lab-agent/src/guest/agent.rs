@@ -145,6 +145,38 @@ pub struct AgentConfig {
     pub dir: Option<Dir>,
 }
 
+/// Why an agent's configuration was refused: each its own variant; the
+/// message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the kernel said.
+        source: std::io::Error,
+    },
+    /// The text is not a configuration's JSON.
+    #[error("agent configuration: {0}")]
+    Json(serde_json::Error),
+    /// A device or an address that is not one.
+    #[error(transparent)]
+    BadValue(#[from] model::BadValue),
+    /// A QP timeout outside a QP's 5-bit field.
+    #[error("agent configuration: QP timeout {0}, not 1 to 31")]
+    QpTimeout(u8),
+    /// No result dir.
+    #[error("agent configuration: no result dir (out)")]
+    NoOut,
+}
+
+impl From<ConfigError> for String {
+    fn from(e: ConfigError) -> String {
+        e.to_string()
+    }
+}
+
 impl AgentConfig {
     /// The configuration as the VM's agent reads it ([`AgentConfig::from_json`]).
     pub fn to_json(&self) -> String {
@@ -154,9 +186,8 @@ impl AgentConfig {
     /// Reads what [`AgentConfig::to_json`] wrote, and refuses a device, an
     /// address or a QP timeout that is not one: they reach the scenarios'
     /// command lines.
-    pub fn from_json(text: &str) -> Result<AgentConfig, String> {
-        let cfg: AgentConfig =
-            serde_json::from_str(text).map_err(|e| format!("agent configuration: {e}"))?;
+    pub fn from_json(text: &str) -> Result<AgentConfig, ConfigError> {
+        let cfg: AgentConfig = serde_json::from_str(text).map_err(ConfigError::Json)?;
         for (opt, ip) in [
             ("--ip", &cfg.ip),
             ("--server-ip", &cfg.params.server_ip),
@@ -166,21 +197,21 @@ impl AgentConfig {
         }
         model::check_dev("--dev", &cfg.params.dev)?;
         if !(1..=31).contains(&cfg.params.qp_timeout) {
-            return Err(format!(
-                "agent configuration: QP timeout {}, not 1 to 31",
-                cfg.params.qp_timeout
-            ));
+            return Err(ConfigError::QpTimeout(cfg.params.qp_timeout));
         }
         if cfg.out.as_os_str().is_empty() {
-            return Err("agent configuration: no result dir (out)".into());
+            return Err(ConfigError::NoOut);
         }
         Ok(cfg)
     }
 
     /// The configuration of `rdma-lab agent --config FILE`: the JSON the
     /// lab wrote into the run's result dir.
-    pub fn from_file(file: &Path) -> Result<AgentConfig, String> {
-        let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    pub fn from_file(file: &Path) -> Result<AgentConfig, ConfigError> {
+        let text = fs::read_to_string(file).map_err(|source| ConfigError::Read {
+            path: file.to_path_buf(),
+            source,
+        })?;
         AgentConfig::from_json(&text)
     }
 }

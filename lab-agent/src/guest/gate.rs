@@ -46,10 +46,8 @@ pub struct Gate<T> {
 
 impl<T: Send + 'static> Gate<T> {
     /// A gate on `listener`; `allow` empty lets any address in.
-    pub fn new(listener: TcpListener, allow: Vec<IpAddr>) -> Result<Gate<T>, String> {
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("control: {e}"))?;
+    pub fn new(listener: TcpListener, allow: Vec<IpAddr>) -> std::io::Result<Gate<T>> {
+        listener.set_nonblocking(true)?;
         let (tx, rx) = mpsc::channel();
         Ok(Gate {
             listener,

@@ -29,7 +29,7 @@ impl Pattern {
     }
 
     /// A pattern from its [`Pattern::name`]; an error says what is accepted.
-    pub fn parse(s: &str) -> Result<Pattern, String> {
+    pub fn parse(s: &str) -> Result<Pattern, UnknownPattern> {
         match s {
             "all-pairs" => Ok(Pattern::AllPairs),
             "ring" => Ok(Pattern::Ring),
@@ -37,9 +37,7 @@ impl Pattern {
                 .strip_prefix("star:")
                 .and_then(|c| c.parse().ok())
                 .map(Pattern::Star)
-                .ok_or_else(|| {
-                    format!("unknown mesh pattern `{s}`: expected all-pairs, ring or star:RANK")
-                }),
+                .ok_or_else(|| UnknownPattern(s.to_string())),
         }
     }
 }
@@ -108,6 +106,17 @@ pub fn schedule(n: usize, pattern: Pattern) -> Result<Vec<Vec<Pair>>, CentreNotA
         Pattern::Ring => ring(n),
         Pattern::Star(c) => star(n, c),
     })
+}
+
+/// A pattern's name that is none ([`Pattern::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mesh pattern `{0}`: expected all-pairs, ring or star:RANK")]
+pub struct UnknownPattern(pub String);
+
+impl From<UnknownPattern> for String {
+    fn from(e: UnknownPattern) -> String {
+        e.to_string()
+    }
 }
 
 /// A star whose centre is not one of the hosts ([`schedule`]).

@@ -362,7 +362,7 @@ pub fn payload_heuristics(heuristics: &str, protocols: &str) -> Vec<String> {
 /// preferences: fresh and private (0700) for each run. A fixed dir in the
 /// world-writable temporary dir could hold a preferences file any local
 /// user put there for root's tshark.
-fn no_prefs_dir() -> Result<tempfile::TempDir, String> {
+fn no_prefs_dir() -> Result<tempfile::TempDir, crate::base::tmp::TempDirError> {
     crate::base::tmp::private_tempdir("rdma-examples-no-wireshark-prefs-", "tshark")
 }
 

@@ -32,7 +32,7 @@ pub(super) fn control_server(
         },
         _ => AgentError::Failed(format!("control: bind {addr}: {e}")),
     })?;
-    let mut gate = Gate::new(listener, cfg.allow.clone())?;
+    let mut gate = Gate::new(listener, cfg.allow.clone()).map_err(|e| format!("control: {e}"))?;
     log.say(&format!(
         "control: listening on {addr}, for {} s",
         cfg.wait_secs

@@ -122,6 +122,14 @@ fn a_device_or_address_that_is_not_one_is_refused() {
         let mut c = base.clone();
         spoil(&mut c);
         let e = AgentConfig::from_json(&c.to_json()).unwrap_err();
+        let typed = match &e {
+            ConfigError::QpTimeout(_) => opt.ends_with("QP timeout"),
+            ConfigError::BadValue(model::BadValue::Dev { opt: o, .. }) => o == opt,
+            ConfigError::BadValue(model::BadValue::Ip { opt: o, .. }) => o == opt,
+            _ => false,
+        };
+        assert!(typed, "{opt}: {e:?}");
+        let e = e.to_string();
         assert!(e.starts_with(&format!("{opt} ")), "{e}");
         assert!(!e.contains('\n'), "{e}");
     }

@@ -6,6 +6,7 @@
 //! still completes.
 
 use super::messages::{self, Assignment, Hello, Plan};
+use super::MeshError;
 use crate::base::rundir::Dir;
 use crate::base::text::shown;
 use crate::catalog;
@@ -274,9 +275,11 @@ fn register(
 /// strangers, addresses the launcher did not name (closed before they take
 /// a slot), and doubles are turned away, each in one line, and the wait
 /// goes on.
-fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, String> {
-    let listener =
-        TcpListener::bind(cfg.listen).map_err(|e| format!("mesh: bind {}: {e}", cfg.listen))?;
+fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, MeshError> {
+    let listener = TcpListener::bind(cfg.listen).map_err(|source| MeshError::Bind {
+        addr: cfg.listen,
+        source,
+    })?;
     let mut members: Vec<Member> = (0..cfg.size)
         .map(|r| Member {
             control: None,
@@ -290,7 +293,7 @@ fn gather(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<Vec<Member>, S
         .chain(&cfg.allow)
         .copied()
         .collect();
-    let mut gate = Gate::new(listener, allow)?;
+    let mut gate = Gate::new(listener, allow).map_err(MeshError::Listener)?;
     let secret = cfg.secret.clone();
     let handshake = move |stream, _| admit(stream, &secret);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
@@ -627,7 +630,7 @@ fn round_bound(names: &[String]) -> u64 {
 }
 
 /// The whole run, from the joins to `bye`.
-pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRun, String> {
+pub fn coordinate(cfg: &CoordConfig, say: &mut dyn FnMut(&str)) -> Result<MeshRun, MeshError> {
     let cfg = &with_perf(cfg);
     let mut rounds = schedule(cfg.size, cfg.pattern)?;
     if cfg.serial {

@@ -28,6 +28,64 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Why a host's part of a mesh, or the coordinator's, ended before it was
+/// done: each its own variant, so that a caller decides on what
+/// happened; the message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum MeshError {
+    /// The star's centre is not one of the hosts.
+    #[error(transparent)]
+    Schedule(#[from] crate::model::mesh::CentreNotAHost),
+    /// The coordinator's address could not be bound.
+    #[error("mesh: bind {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// What the kernel said.
+        source: std::io::Error,
+    },
+    /// The coordinator's listener could not be set up.
+    #[error("control: {0}")]
+    Listener(std::io::Error),
+    /// No session with the coordinator came about within the wait.
+    #[error(
+        "mesh: no session with the coordinator at {target} within {secs} s ({last}): start \
+         rank 0 (or the launcher) and check that TCP port {port} is open to this host"
+    )]
+    NoSession {
+        /// The coordinator's name and port.
+        target: String,
+        /// How long it was tried.
+        secs: u64,
+        /// What the last attempt met.
+        last: String,
+        /// The mesh's port.
+        port: u16,
+    },
+    /// The session with the coordinator failed, or a message of its could
+    /// not be read, as the channel said.
+    #[error("{0}")]
+    Session(String),
+    /// The coordinator sent what no host of this version says.
+    #[error("mesh: the coordinator sent `{}`", crate::base::text::shown(.0))]
+    Unexpected(String),
+    /// This host cannot take part (why); it told the coordinator so.
+    #[error("mesh: this host cannot take part ({0}); the coordinator was told")]
+    CannotTakePart(String),
+}
+
+impl From<String> for MeshError {
+    fn from(said: String) -> MeshError {
+        MeshError::Session(said)
+    }
+}
+
+impl From<MeshError> for String {
+    fn from(e: MeshError) -> String {
+        e.to_string()
+    }
+}
+
 /// The only scenarios a multicast round runs: the two multicast pairs.
 pub const MCAST_SCENARIOS: &[&str] = &["mckey", "mc"];
 
@@ -88,7 +146,7 @@ pub fn round_secs(scenarios: &[&Scenario]) -> u64 {
 /// Connects to the coordinator and proves the secret, trying again (a
 /// refused handshake too: a stranger may hold the coordinator's port for
 /// a while) until `wait_secs` have passed.
-fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
+fn connect(cfg: &MeshHostConfig) -> Result<Control, MeshError> {
     connect_via(cfg, &|target| {
         target
             .to_socket_addrs()
@@ -104,7 +162,7 @@ fn connect(cfg: &MeshHostConfig) -> Result<Control, String> {
 fn connect_via(
     cfg: &MeshHostConfig,
     resolve: &dyn Fn(&str) -> Vec<SocketAddr>,
-) -> Result<Control, String> {
+) -> Result<Control, MeshError> {
     let target = format!("{}:{}", cfg.coordinator, cfg.port);
     let deadline = Instant::now() + Duration::from_secs(cfg.wait_secs);
     let mut last = String::from("nothing answered");
@@ -136,17 +194,18 @@ fn connect_via(
         let round = u32::try_from(failed / addrs.len().max(1)).unwrap_or(u32::MAX);
         std::thread::sleep(agent::backoff(round).max(Duration::from_millis(200)));
     }
-    Err(format!(
-        "mesh: no session with the coordinator at {target} within {} s ({last}): start rank 0 \
-         (or the launcher) and check that TCP port {} is open to this host",
-        cfg.wait_secs, cfg.port
-    ))
+    Err(MeshError::NoSession {
+        target,
+        secs: cfg.wait_secs,
+        last,
+        port: cfg.port,
+    })
 }
 
 /// The host's whole part: join, then play each pair it is handed until
 /// the coordinator says `bye`. Its own failures in a pair are the pair's
 /// verdicts, not the end of the run.
-pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
+pub fn run_host(cfg: &MeshHostConfig) -> Result<(), MeshError> {
     agent::set_quiet(true);
     // What the doctor sees first: the coordinator waits for the hello
     // only as long as a handshake.
@@ -182,8 +241,8 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                 }
                 match mcast_side(cfg, rest, "recv") {
                     Ok((s, acfg)) => {
-                        let mut r =
-                            SideRun::start(&acfg, s, "server").ok_or("mesh: no receiver")?;
+                        let mut r = SideRun::start(&acfg, s, "server")
+                            .ok_or_else(|| MeshError::Session("mesh: no receiver".into()))?;
                         r.wait_ready(&acfg, s);
                         receiver = Some((r, s, acfg));
                         c.send("ready")?;
@@ -211,12 +270,7 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
                 };
                 c.send_blob("done", messages::results_json(&results).as_bytes())?;
             }
-            _ => {
-                return Err(format!(
-                    "mesh: the coordinator sent `{}`",
-                    crate::base::text::shown(&line)
-                ))
-            }
+            _ => return Err(MeshError::Unexpected(line)),
         }
     }
 }
@@ -225,21 +279,16 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), String> {
 /// address): it joins all the same, with its doctor's findings and why,
 /// so that the coordinator names it and its cause at once instead of
 /// waiting for it; then it is let go. `Err` says why it did not play.
-pub fn run_unable(cfg: &MeshHostConfig, why: &str) -> Result<(), String> {
+pub fn run_unable(cfg: &MeshHostConfig, why: &str) -> Result<(), MeshError> {
     let hello = Hello::unable(cfg, why);
     let mut c = connect(cfg)?;
     c.send_blob("hello", hello.to_json().as_bytes())?;
     let bound = Duration::from_secs(cfg.wait_secs + PAIR_WAIT_SECS);
     let said = c.recv("bye", bound)?;
     if said != "bye" {
-        return Err(format!(
-            "mesh: the coordinator sent `{}`",
-            crate::base::text::shown(&said)
-        ));
+        return Err(MeshError::Unexpected(said));
     }
-    Err(format!(
-        "mesh: this host cannot take part ({why}); the coordinator was told"
-    ))
+    Err(MeshError::CannotTakePart(why.to_string()))
 }
 
 /// The scenario a multicast message names and the agent that runs one of

@@ -146,7 +146,11 @@ fn patterns_read_back_their_names() {
     }
     for bad in ["", "star", "star:", "star:-1", "mesh"] {
         let e = Pattern::parse(bad).unwrap_err();
-        assert!(e.contains("all-pairs, ring or star:RANK"), "{e}");
+        assert_eq!(e, UnknownPattern(bad.into()));
+        assert!(
+            e.to_string().contains("all-pairs, ring or star:RANK"),
+            "{e}"
+        );
     }
 }
 

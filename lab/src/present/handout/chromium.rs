@@ -193,7 +193,7 @@ pub const LAB_PAGES_MAX: usize = 26;
 pub(super) fn check_labs(dir: &Path, paper: Paper) -> Vec<String> {
     let other = match crate::base::tmp::private_tempdir("rdma-examples-handout-paper-", "print") {
         Ok(d) => d,
-        Err(e) => return vec![e],
+        Err(e) => return vec![e.to_string()],
     };
     let mut failures = layout_canary(other.path());
     for lab in &LABS {
@@ -535,7 +535,7 @@ pub(super) fn half_empty_pages(
 ) -> Vec<String> {
     let dir = match crate::base::tmp::private_tempdir("rdma-examples-handout-pages-", "pdftoppm") {
         Ok(d) => d,
-        Err(e) => return vec![e],
+        Err(e) => return vec![e.to_string()],
     };
     let prefix = dir.path().join("p");
     let ok = Command::new("pdftoppm")
