@@ -450,7 +450,7 @@ const IBV_SOCKETS_PINGPONG_N100_S4096_EXERCISE: Exercise = Exercise {
     question: "Add -n 100 -s 4096 on both sides: instead of the greeting, 100 \
         round trips of 4096-byte messages, timed.",
     predict: "The path MTU is 1024 bytes. How many packets carry one \
-        4096-byte message, with which opcodes? How many messages does each \
+        4096-byte message, sent once, with which opcodes? How many messages does each \
         side send in all, counted as distinct PSNs of its RC Send First \
         packets? (Under emulation some messages cross twice with the same \
         PSNs, with no NAK before them: count each PSN once.)",

@@ -355,8 +355,9 @@ fn rc_example_auto_gid() -> Scenario {
             predict: "The manual's `connect_qp` sets `is_global = 0` when no GID index \
                 is given. Would the manual's QPs reach RTS on this RoCE port, and \
                 which step would refuse them? This port's do: which GID does each \
-                side put in the address handle it moves to RTR with, and how can \
-                you tell from the capture?",
+                side give as the destination (`dgid`) of the address handle it \
+                moves to RTR with, and which of its own GIDs as the source \
+                (`sgid_index`)? How can you tell from the capture?",
             explain: "The manual's program sets `is_global = 0` when no GID index is \
                 given: its address handle has no GRH fields and no GID. \
                 InfiniBand can reach a peer in the same subnet by its LID \

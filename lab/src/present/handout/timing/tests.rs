@@ -45,13 +45,13 @@ fn a_long_lab_is_split_and_says_how_it_was_estimated() {
         questions,
     };
     let long = time_text(ch(5000, 3, 5), ch(1800, 2, 5));
-    assert!(long.starts_with("About 3 hours (estimated from this edition: its prose at 120 words a minute (6800 words)"), "{long}");
+    assert!(long.starts_with("About 3 hours and three quarters (estimated from this edition: its prose at 100 words a minute (6800 words)"), "{long}");
     assert!(
-        long.contains("in class (about an hour and three quarters)"),
+        long.contains("in class (about 2 hours and a quarter)"),
         "{long}"
     );
     assert!(
-        long.contains("homework (about an hour and a quarter)"),
+        long.contains("homework (about an hour and a half)"),
         "{long}"
     );
     let short = time_text(ch(2000, 1, 5), ch(300, 0, 0));
