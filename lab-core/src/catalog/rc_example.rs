@@ -178,12 +178,12 @@ const RC_EXAMPLE_CAUSES: &[Cause] = &[
     Cause {
         from: Side::Client,
         label: "TCP :19875 SYN*",
-        call: "resources_create (7.1.4): sock_connect, the client's connect()",
+        call: "resources_create (7.1.4) calling sock_connect (7.1.5): the client's connect()",
     },
     Cause {
         from: Side::Server,
         label: "TCP :19875 SYN/ACK*",
-        call: "the server's kernel, for the socket sock_connect listens on (7.1.4)",
+        call: "the server's kernel, for the socket sock_connect (7.1.5) listens on",
     },
     Cause {
         from: Side::Server,
