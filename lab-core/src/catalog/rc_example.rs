@@ -372,7 +372,7 @@ fn rc_example_auto_gid() -> Scenario {
             check: Check {
                 filter: "infiniband",
                 fields: &["ip.dst"],
-                line: "GID index",
+                line: "GID",
                 look: "what each side says of the GID index it uses and the remote GID it \
             prints; then whether RoCE packets crossed, and between which addresses",
             },

@@ -62,7 +62,7 @@ pub enum LabCommand {
 #[derive(Debug, Args)]
 pub struct AgentArgs {
     /// The agent's configuration, the JSON the lab wrote into the run's dir
-    #[arg(long, value_name = "FILE", required = true)]
+    #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
 }
 

@@ -122,10 +122,12 @@ fn a_device_or_address_that_is_not_one_is_refused() {
         let mut c = base.clone();
         spoil(&mut c);
         let e = AgentConfig::from_json(&c.to_json()).unwrap_err();
-        let typed = match &e {
-            ConfigError::QpTimeout(_) => opt.ends_with("QP timeout"),
-            ConfigError::BadValue(model::BadValue::Dev { opt: o, .. }) => o == opt,
-            ConfigError::BadValue(model::BadValue::Ip { opt: o, .. }) => o == opt,
+        let typed = match (&e, opt) {
+            (ConfigError::QpTimeout(_), "agent configuration: QP timeout") => true,
+            (ConfigError::BadValue(model::BadValue::Dev { opt: o, .. }), "--dev") => o == opt,
+            (ConfigError::BadValue(model::BadValue::Ip { opt: o, .. }), _) => {
+                o == opt && opt.ends_with("ip")
+            }
             _ => false,
         };
         assert!(typed, "{opt}: {e:?}");

@@ -28,9 +28,11 @@ pub const TRANSCRIPT_MAX: usize = 24 * 1024;
 
 /// The most values (numbers, strings, lists, objects...) one message
 /// may hold: a pair's results are a few dozen each, a hello's findings
-/// a few. A parsed value costs some 80 bytes however small its text, so a
-/// million-element list of a few MB would cost the reader 100 MB or more:
-/// refused before it is parsed.
+/// a few. A parsed value costs some 80 bytes however small its text, and
+/// the reader holds up to three copies of a message while it reads it
+/// (serde's buffer of an object or a list, its values, and the fields
+/// read from them), so a million-element list of a few MB would cost it
+/// 100 MB or more: refused before it is parsed.
 pub const MESSAGE_VALUES: usize = 4096;
 
 /// The longest text kept of one field from a peer (a reason, a detail, a
@@ -46,8 +48,9 @@ pub const FINDINGS_MAX: usize = 64;
 
 /// A message of type `T` from a peer, or one line that says what is
 /// wrong: a message of more than [`MESSAGE_VALUES`] values is refused
-/// before it is parsed.
-fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, String> {
+/// before it is parsed. `T` is a [`Field`]: a message of another shape
+/// than its type's is read as such, and its reader decides.
+fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<Field<T>, String> {
     let values = values_in(bytes);
     if values > MESSAGE_VALUES {
         return Err(format!(
@@ -141,7 +144,7 @@ fn port_wire(p: &Port) -> wire::Port {
 }
 
 /// A port of a host's message, or none when a field is missing or wrong.
-fn port_of(p: wire::Port) -> Option<Port> {
+fn port_of(wire::Obj(p): wire::Obj<wire::Port>) -> Option<Port> {
     Some(Port {
         dev: name(p.dev)?,
         port: p.port.read()?,
@@ -234,13 +237,15 @@ impl Hello {
             subnet: self.subnet.clone().into(),
             findings: listed(self.findings.clone()),
             cannot_run: self.cannot_run.clone().into(),
-            ports: listed(self.ports.iter().map(port_wire)),
+            ports: listed(self.ports.iter().map(|p| wire::Obj(port_wire(p)))),
         })
     }
 
     /// From a host's JSON.
     pub fn from_json(bytes: &[u8]) -> Result<Hello, String> {
-        let h: wire::Hello = parse(bytes, "hello")?;
+        let wire::Obj(h) = parse::<wire::Obj<wire::Hello>>(bytes, "hello")?
+            .read()
+            .unwrap_or_default();
         let rank = h.rank.read().ok_or("mesh: a hello without a rank")?;
         Ok(Hello {
             rank: usize::try_from(rank).map_err(|e| e.to_string())?,
@@ -303,7 +308,9 @@ impl Plan {
 
     /// From the coordinator's JSON.
     pub fn from_json(bytes: &[u8]) -> Result<Plan, String> {
-        let p: wire::Plan = parse(bytes, "plan")?;
+        let wire::Obj(p) = parse::<wire::Obj<wire::Plan>>(bytes, "plan")?
+            .read()
+            .unwrap_or_default();
         Ok(Plan {
             round_secs: p.round_secs.read().unwrap_or(0).clamp(60, 24 * 3600),
             rounds: usize::try_from(p.rounds.read().unwrap_or(0)).unwrap_or(0),
@@ -347,7 +354,9 @@ pub fn assignments_json(list: &[Assignment]) -> String {
     match list {
         [one] => to_text(&one.to_wire()),
         _ => to_text(&wire::Assignments::Rails(
-            list.iter().map(|a| Field::Read(a.to_wire())).collect(),
+            list.iter()
+                .map(|a| Field::Read(wire::Obj(a.to_wire())))
+                .collect(),
         )),
     }
 }
@@ -355,8 +364,8 @@ pub fn assignments_json(list: &[Assignment]) -> String {
 /// How many rails a round's assignments name, read or not: a list's
 /// length (at most [`RAILS_MAX`]), else one.
 pub fn assignments_count(bytes: &[u8]) -> usize {
-    match parse(bytes, "pair") {
-        Ok(wire::Assignments::Rails(list)) => list.len().clamp(1, RAILS_MAX),
+    match parse(bytes, "pair").map(Field::read) {
+        Ok(Some(wire::Assignments::Rails(list))) => list.len().clamp(1, RAILS_MAX),
         _ => 1,
     }
 }
@@ -364,7 +373,10 @@ pub fn assignments_count(bytes: &[u8]) -> usize {
 /// A round's assignments from the coordinator's JSON: an object, or a
 /// list of at most [`RAILS_MAX`], each on a rail of its own.
 pub fn assignments_from_json(bytes: &[u8]) -> Result<Vec<Assignment>, String> {
-    let list = match parse(bytes, "pair")? {
+    // A message of neither shape reads as an empty pair, refused for its
+    // role as the old reader refused it.
+    let whole = wire::Assignments::One(Box::default());
+    let list = match parse(bytes, "pair")?.read().unwrap_or(whole) {
         wire::Assignments::Rails(list) if list.len() > RAILS_MAX => {
             return Err(format!(
                 "mesh: a round of {} rails, more than {RAILS_MAX}",
@@ -373,9 +385,9 @@ pub fn assignments_from_json(bytes: &[u8]) -> Result<Vec<Assignment>, String> {
         }
         wire::Assignments::Rails(list) => list
             .into_iter()
-            .map(|a| Assignment::from_wire(a.read().unwrap_or_default()))
+            .map(|a| Assignment::from_wire(a.read().unwrap_or_default().0))
             .collect::<Result<Vec<_>, _>>()?,
-        wire::Assignments::One(a) => vec![Assignment::from_wire(*a)?],
+        wire::Assignments::One(a) => vec![Assignment::from_wire(a.0)?],
     };
     for (i, a) in list.iter().enumerate() {
         if list[..i].iter().any(|b| b.rail == a.rail) {
@@ -416,7 +428,10 @@ impl Assignment {
     /// From the coordinator's JSON; addresses and names are checked as a
     /// command line's would be, since they reach the programs.
     pub fn from_json(bytes: &[u8]) -> Result<Assignment, String> {
-        Assignment::from_wire(parse(bytes, "pair")?)
+        let wire::Obj(a) = parse::<wire::Obj<wire::Assignment>>(bytes, "pair")?
+            .read()
+            .unwrap_or_default();
+        Assignment::from_wire(a)
     }
 
     /// [`Assignment::from_json`] of a parsed message.
@@ -486,17 +501,17 @@ pub fn results_json(results: &[ScenarioResult]) -> String {
 }
 
 /// A pair's results as a message's.
-fn results_wire(results: &[ScenarioResult]) -> wire::List<wire::Verdict> {
+fn results_wire(results: &[ScenarioResult]) -> wire::List<wire::Obj<wire::Verdict>> {
     listed(results.iter().map(|r| {
         let (word, why) = verdict_word(&r.verdict);
-        wire::Verdict {
+        wire::Obj(wire::Verdict {
             scenario: Field::Read(r.scenario.clone()),
             verdict: Field::Read(word.into()),
             why: Field::Read(why),
             detail: Field::Read(r.detail.clone()),
             server_log: r.server_log.clone().into(),
             client_log: r.client_log.clone().into(),
-        }
+        })
     }))
 }
 
@@ -578,16 +593,18 @@ impl Done {
 }
 
 /// A host's own side as a message's.
-fn side_wire(s: &SideReport) -> wire::Side {
-    wire::Side {
-        measures: listed(s.measures.iter().map(|m| wire::Measure {
-            scenario: Field::Read(m.scenario.clone()),
-            report: Field::Read(m.report.clone()),
-            received: listed(m.received.clone()),
-            mtu: m.mtu.map(u64::from).into(),
+fn side_wire(s: &SideReport) -> wire::Obj<wire::Side> {
+    wire::Obj(wire::Side {
+        measures: listed(s.measures.iter().map(|m| {
+            wire::Obj(wire::Measure {
+                scenario: Field::Read(m.scenario.clone()),
+                report: Field::Read(m.report.clone()),
+                received: listed(m.received.clone()),
+                mtu: m.mtu.map(u64::from).into(),
+            })
         })),
         elapsed_ms: s.elapsed_ms.into(),
-    }
+    })
 }
 
 /// A list of counters (`[name, rise]` pairs) of a host's message: at most
@@ -601,8 +618,8 @@ fn counters_of(list: wire::List<(String, u64)>) -> Vec<(String, u64)> {
 /// A host's own side from its message: at most [`MEASURES_MAX`]
 /// measurements, each report cut at [`REPORT_MAX`] characters; its rank
 /// is not its to say.
-fn side_of(s: wire::Side) -> SideReport {
-    let measure = |m: wire::Measure| {
+fn side_of(wire::Obj(s): wire::Obj<wire::Side>) -> SideReport {
+    let measure = |wire::Obj(m): wire::Obj<wire::Measure>| {
         Some(Measure {
             scenario: cut(&m.scenario.read()?, NAME_MAX),
             report: cut(&m.report.read()?, REPORT_MAX),
@@ -631,14 +648,15 @@ pub fn done_json(done: &Done) -> String {
 /// A host's `done` from its JSON: an object of results, counters and its
 /// own side, or a bare list of results (no counters, no side).
 pub fn done_from_json(bytes: &[u8]) -> Result<Done, String> {
-    let d = match parse(bytes, "done")? {
-        wire::DoneOrList::List(list) => {
+    let d = match parse(bytes, "done")?.read() {
+        Some(wire::DoneOrList::List(list)) => {
             return Ok(Done {
                 results: results_of(Field::Read(list))?,
                 ..Done::default()
             })
         }
-        wire::DoneOrList::Done(d) => d,
+        Some(wire::DoneOrList::Done(wire::Obj(d))) => d,
+        None => return Err("mesh: a done message without results".into()),
     };
     if matches!(d.results, Field::Absent) {
         return Err("mesh: a done message without results".into());
@@ -656,14 +674,14 @@ pub fn results_from_json(bytes: &[u8]) -> Result<Vec<ScenarioResult>, String> {
 }
 
 /// The results of a message's list.
-fn results_of(list: wire::List<wire::Verdict>) -> Result<Vec<ScenarioResult>, String> {
+fn results_of(list: wire::List<wire::Obj<wire::Verdict>>) -> Result<Vec<ScenarioResult>, String> {
     let list = list
         .read()
         .ok_or("mesh: a done message that is not a list")?;
     Ok(list
         .into_iter()
         .map(|r| {
-            let r = r.read().unwrap_or_default();
+            let wire::Obj(r) = r.read().unwrap_or_default();
             ScenarioResult {
                 scenario: cut(&text(r.scenario), NAME_MAX),
                 verdict: match text(r.verdict).as_str() {

@@ -62,10 +62,13 @@ pub enum MeshError {
         /// The mesh's port.
         port: u16,
     },
-    /// The session with the coordinator failed, or a message of its could
-    /// not be read, as the channel said.
+    /// The session with the coordinator failed, or a message from it
+    /// could not be read: what the channel or the message's reader said.
     #[error("{0}")]
     Session(String),
+    /// The multicast receiver the coordinator asked for did not start.
+    #[error("mesh: no receiver")]
+    NoReceiver,
     /// The coordinator sent what no host of this version says.
     #[error("mesh: the coordinator sent `{}`", crate::base::text::shown(.0))]
     Unexpected(String),
@@ -241,8 +244,8 @@ pub fn run_host(cfg: &MeshHostConfig) -> Result<(), MeshError> {
                 }
                 match mcast_side(cfg, rest, "recv") {
                     Ok((s, acfg)) => {
-                        let mut r = SideRun::start(&acfg, s, "server")
-                            .ok_or_else(|| MeshError::Session("mesh: no receiver".into()))?;
+                        let mut r =
+                            SideRun::start(&acfg, s, "server").ok_or(MeshError::NoReceiver)?;
                         r.wait_ready(&acfg, s);
                         receiver = Some((r, s, acfg));
                         c.send("ready")?;

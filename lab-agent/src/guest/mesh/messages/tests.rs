@@ -266,3 +266,34 @@ fn a_rounds_rails_are_bounded_and_each_named_once() {
     assert_eq!(assignments_count(many.as_bytes()), RAILS_MAX);
     assert_eq!(assignments_count(b"not json"), 1);
 }
+
+/// A message's object is read only from an object: a list of its fields
+/// (which serde's derive would read in their order) is not one, and a
+/// key given twice takes its last value. A message of another shape
+/// reads as it did when the messages were read from `Value`s.
+#[test]
+fn an_object_is_read_only_from_an_object_and_other_shapes_as_before() {
+    let e = Hello::from_json(b"[1]").unwrap_err();
+    assert!(e.contains("without a rank"), "{e}");
+    assert_eq!(Hello::from_json(br#"{"rank":1,"rank":2}"#).unwrap().rank, 2);
+    let port = r#"["rxe1",1,"e1","198.51.100.2",24]"#;
+    let h = Hello::from_json(format!(r#"{{"rank":1,"ports":[{port}]}}"#).as_bytes()).unwrap();
+    assert!(h.ports.is_empty(), "a port as a list is no port");
+    let d = done_from_json(br#"{"results":[],"side":[]}"#).unwrap();
+    assert_eq!(d.side, None, "a side as a list is no side");
+    let d = done_from_json(br#"{"results":[["x","pass"]]}"#).unwrap();
+    assert_eq!(d.results[0].verdict, Verdict::NotRun(String::new()));
+    assert_eq!(
+        Plan::from_json(b"5").unwrap(),
+        Plan {
+            round_secs: 60,
+            rounds: 0
+        }
+    );
+    for pair in [&b"5"[..], b"null", b"\"x\""] {
+        let e = assignments_from_json(pair).unwrap_err();
+        assert!(e.contains("with the role ``"), "{e}");
+    }
+    let e = done_from_json(b"5").unwrap_err();
+    assert!(e.contains("without results"), "{e}");
+}

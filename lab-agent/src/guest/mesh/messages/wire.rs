@@ -3,8 +3,9 @@
 //! that one field a peer got wrong drops that field (or that element of
 //! a list), as the reader decides, not the whole message. The bounds
 //! (lengths, counts, ranges) are applied after parsing, by `messages`.
-//! As serde reads any struct, a message's object may also come as the
-//! list of its fields in order: each is still read as its own type.
+//! A message's object is read only from a JSON object ([`Obj`]): serde
+//! would also read a struct from the list of its fields, in their order
+//! here, which no host sends.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -69,6 +70,27 @@ impl<T: Serialize> Serialize for Field<T> {
     }
 }
 
+/// A struct read only from a JSON object, a key given twice taking its
+/// last value (as serde_json's own map does): never from a list of its
+/// fields, which serde's derive would read in their declared order.
+#[derive(Debug, Default)]
+pub struct Obj<T>(pub T);
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::<String, Value>::deserialize(d)?;
+        T::deserialize(Value::Object(map))
+            .map(Obj)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl<T: Serialize> Serialize for Obj<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
 /// A list whose elements are each read or not.
 pub type List<T> = Field<Vec<Field<T>>>;
 
@@ -110,7 +132,7 @@ pub struct Hello {
     /// Why it cannot take part.
     pub cannot_run: Field<String>,
     /// Its rail ports.
-    pub ports: List<Port>,
+    pub ports: List<Obj<Port>>,
 }
 
 /// A rail port of a `hello`.
@@ -168,9 +190,9 @@ pub struct Assignment {
 #[serde(untagged)]
 pub enum Assignments {
     /// Several rails, each an element.
-    Rails(Vec<Field<Assignment>>),
+    Rails(Vec<Field<Obj<Assignment>>>),
     /// One rail.
-    One(Box<Assignment>),
+    One(Box<Obj<Assignment>>),
 }
 
 /// A scenario's result in a `done`: its verdict and what goes with it.
@@ -199,7 +221,8 @@ pub struct Measure {
     pub scenario: Field<String>,
     /// Its perftest report.
     pub report: Field<String>,
-    /// The receive counters that rose, `[name, rise]` pairs.
+    /// The receive counters that rose, `[name, rise]` pairs (exactly two
+    /// elements each).
     pub received: List<(String, u64)>,
     /// The port's active MTU.
     pub mtu: Field<u64>,
@@ -210,7 +233,7 @@ pub struct Measure {
 #[serde(default)]
 pub struct Side {
     /// Its measurements.
-    pub measures: List<Measure>,
+    pub measures: List<Obj<Measure>>,
     /// How long it read its port's counters, in ms.
     pub elapsed_ms: Field<u64>,
 }
@@ -220,11 +243,12 @@ pub struct Side {
 #[serde(default)]
 pub struct Done {
     /// The scenarios' results.
-    pub results: List<Verdict>,
-    /// The loss counters that rose, `[name, rise]` pairs.
+    pub results: List<Obj<Verdict>>,
+    /// The loss counters that rose, `[name, rise]` pairs (exactly two
+    /// elements each).
     pub counters: List<(String, u64)>,
     /// Its own side.
-    pub side: Field<Side>,
+    pub side: Field<Obj<Side>>,
 }
 
 /// A host's `done`: the object, or a bare list of results.
@@ -232,9 +256,9 @@ pub struct Done {
 #[serde(untagged)]
 pub enum DoneOrList {
     /// The results alone.
-    List(Vec<Field<Verdict>>),
+    List(Vec<Field<Obj<Verdict>>>),
     /// Results, counters and its side.
-    Done(Done),
+    Done(Obj<Done>),
 }
 
 #[cfg(test)]
