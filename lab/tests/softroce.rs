@@ -156,7 +156,7 @@ impl Counter {
     }
 
     /// Prints `test NAME ... ok` with the count and the time left at the
-    /// rate so far, as cargo does.
+    /// rate so far, as cargo does, and a failed test's reasons below it.
     fn tell(&mut self, test: &str, failures: &[String], time: TestTime) {
         self.done += 1;
         let elapsed = self.started.elapsed().as_secs_f64();
@@ -180,6 +180,12 @@ impl Counter {
             self.total,
             clock(elapsed),
         );
+        // Why, at once: a long run's output is often read cut in the
+        // middle (CI shows its head and tail), where the batch's own list
+        // of failures falls.
+        for f in failures {
+            println!("  {f}");
+        }
         self.told.push((test.to_string(), failures.is_empty()));
         self.times.push(time);
     }

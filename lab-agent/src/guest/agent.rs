@@ -26,8 +26,9 @@ use crate::guest::control::{Control, HandshakeError, Secret};
 use crate::guest::counters;
 use crate::model::{Params, Ready, Scenario, Skip};
 use crate::results::{
-    agent_status_file, boot_file, findings_file, host_file, parse_line, read_in, record_line,
-    result_file, times_file, AgentStatus, BootPhases, HostInfo, REFUSED_FILE,
+    agent_status_file, boot_file, findings_file, findings_of, findings_text, host_file, parse_line,
+    read_in, record_line, result_file, times_file, AgentStatus, BootPhases, DoctorFinding,
+    HostInfo, REFUSED_FILE,
 };
 use crate::{catalog, judge, model};
 use std::fs::{self, File};

@@ -208,6 +208,48 @@ pub fn findings_file(who: &str) -> String {
     format!("doctor.{who}.findings")
 }
 
+/// One of the doctor's findings as its file ([`findings_file`]) keeps it:
+/// a record a line ([`record_line`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DoctorFinding {
+    /// What it found, as the reports say it.
+    pub text: String,
+    /// Why the doctor's RC probe (a pair of the examples' programs) never
+    /// started, when that is the finding: a program that cannot start
+    /// says nothing of the host's RDMA or of the path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_unstarted: Option<String>,
+}
+
+impl DoctorFinding {
+    /// A finding that is its text alone.
+    pub fn said(text: impl Into<String>) -> DoctorFinding {
+        DoctorFinding {
+            text: text.into(),
+            probe_unstarted: None,
+        }
+    }
+
+    /// The finding `text`, that the probe never started, for `why`.
+    pub fn unstarted(text: impl Into<String>, why: impl Into<String>) -> DoctorFinding {
+        DoctorFinding {
+            text: text.into(),
+            probe_unstarted: Some(why.into()),
+        }
+    }
+}
+
+/// `findings` as their file holds them.
+pub fn findings_text(findings: &[DoctorFinding]) -> String {
+    findings.iter().map(record_line).collect()
+}
+
+/// The findings of a findings file's text; a line that is not one is
+/// not a finding.
+pub fn findings_of(text: &str) -> Vec<DoctorFinding> {
+    text.lines().filter_map(parse_line).collect()
+}
+
 /// The file in a result dir with the device the doctor found on `who`.
 pub fn host_file(who: &str) -> String {
     format!("doctor.{who}.host")
@@ -334,9 +376,9 @@ pub fn read_doctor(dir: &Dir) -> (Vec<String>, Vec<HostInfo>) {
     ] {
         if let Some(text) = read_in(dir, &findings_file(who)) {
             findings.extend(
-                text.lines()
-                    .filter(|l| !l.is_empty())
-                    .map(|l| format!("{label}: {l}")),
+                findings_of(&text)
+                    .into_iter()
+                    .map(|f| format!("{label}: {}", f.text)),
             );
         }
         if let Some(text) = read_in(dir, &host_file(who)) {

@@ -106,8 +106,8 @@ struct Ran<'a> {
     pair: Pair,
     /// The scenarios that failed; empty when it passed.
     failed: Vec<&'a str>,
-    /// The details of those failures that are a program that never
-    /// started (`could not start PATH: REASON`), not a fault of the path.
+    /// Of those failures, the programs that never started
+    /// ([`crate::model::mesh::ScenarioResult::unstarted`]), not a fault of the path.
     unstarted: Vec<&'a str>,
 }
 
@@ -146,8 +146,8 @@ impl<'a> Mesh<'a> {
                 unstarted: c
                     .results
                     .iter()
-                    .filter(|r| r.verdict == Verdict::Fail && r.detail.contains(NOT_STARTED))
-                    .map(|r| r.detail.as_str())
+                    .filter(|r| r.verdict == Verdict::Fail)
+                    .filter_map(|r| r.unstarted.as_deref())
                     .collect(),
             })
             .collect();
@@ -496,10 +496,6 @@ impl<'a> Mesh<'a> {
         }
     }
 }
-
-/// How a verdict's detail says that a program never started
-/// ([`crate::model::not_started`]).
-const NOT_STARTED: &str = "could not start ";
 
 /// What every host shares, where a fabric-wide failure comes from.
 const FABRIC_HINT: &str = "Look at what every host shares: UDP port 4791 (RoCE v2) blocked by \

@@ -189,6 +189,33 @@ pub fn check_one_side(
     failures
 }
 
+/// The failure [`check`] reports for the first side of `outcome` that
+/// never started where its scenario expects it to, when one did not
+/// (`client: could not start PATH: REASON`): what the mesh's diagnosis
+/// tells apart from a fault of the path.
+pub fn unstarted(scenario: &Scenario, outcome: &Outcome) -> Option<String> {
+    [
+        (Side::Server, &scenario.server, &outcome.server),
+        (Side::Client, &scenario.client, &outcome.client),
+    ]
+    .into_iter()
+    .filter(|(_, cmd, _)| cmd.is_some())
+    .find_map(|(side, _, got)| unstarted_side(scenario, side, got.as_ref()))
+}
+
+/// [`unstarted`] of one side alone.
+pub fn unstarted_side(
+    scenario: &Scenario,
+    side: Side,
+    got: Option<&SideOutcome>,
+) -> Option<String> {
+    let (label, expect) = match side {
+        Side::Server => ("server", &scenario.server_expect),
+        Side::Client => ("client", &scenario.client_expect),
+    };
+    never_started(expect, got?).map(|why| format!("{label}: {why}"))
+}
+
 pub mod baseline;
 pub mod finding;
 pub mod loss;

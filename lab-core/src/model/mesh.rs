@@ -346,14 +346,21 @@ pub struct ScenarioResult {
     pub server_log: Option<String>,
     /// The client side's transcript, when it ran.
     pub client_log: Option<String>,
+    /// Why a program of a failed scenario never started, when one did
+    /// not (`SIDE: could not start PATH: REASON`): such a failure says
+    /// nothing of the path, and the diagnosis says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unstarted: Option<String>,
 }
 
 impl ScenarioResult {
     /// A scenario that ran, judged: a pass without failures, else a fail
-    /// whose detail is the failures.
+    /// whose detail is the failures. `unstarted` is the judge's
+    /// [`crate::judge::unstarted`] of the same run.
     pub fn judged(
         scenario: &str,
         failures: &[String],
+        unstarted: Option<String>,
         server_log: Option<String>,
         client_log: Option<String>,
     ) -> ScenarioResult {
@@ -367,6 +374,7 @@ impl ScenarioResult {
             detail: failures.join("; "),
             server_log,
             client_log,
+            unstarted: unstarted.filter(|_| !failures.is_empty()),
         }
     }
 }

@@ -186,6 +186,7 @@ pub fn recorded(a: &Assignment, faults: &Faults) -> Vec<ScenarioResult> {
         detail: String::new(),
         server_log: Some("=== server (exit 0) ===\n".into()),
         client_log: Some(format!("=== client (exit 0) ===\n{log}")),
+        unstarted: None,
     };
     let has = |s: &str| a.scenarios.iter().any(|n| n == s);
     let mut results: Vec<ScenarioResult> = ["doctor_rc_probe", "rc_example"]
@@ -391,6 +392,7 @@ fn answer(
             detail: String::new(),
             server_log: None,
             client_log: None,
+            unstarted: None,
         }]
     } else if faults.held.as_ref() == Some(&a.server_ip) && a.role == Role::Client {
         vec![ScenarioResult {
@@ -399,6 +401,7 @@ fn answer(
             detail: "no session with the serving host".into(),
             server_log: None,
             client_log: None,
+            unstarted: None,
         }]
     } else if how == Behaviour::LongReason {
         vec![ScenarioResult {
@@ -407,6 +410,7 @@ fn answer(
             detail: String::new(),
             server_log: None,
             client_log: None,
+            unstarted: None,
         }]
     } else if a.role == Role::Client {
         // The pair's own time, as a real pair takes some; the schedule's

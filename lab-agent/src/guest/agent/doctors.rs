@@ -46,7 +46,8 @@ pub(super) fn doctor_here(
     }
     let mut info = check.info;
     info.role = cfg.role.as_str().to_string();
-    let findings: String = check.findings.iter().map(|f| format!("{f}\n")).collect();
+    let findings: Vec<DoctorFinding> = check.findings.iter().map(DoctorFinding::said).collect();
+    let findings = findings_text(&findings);
     let host = record_line(&info);
     let who = cfg.role.as_str();
     let _ = out(cfg).write(&findings_file(who), &findings);
@@ -66,8 +67,8 @@ pub(super) fn exchange_doctors(
     // Told to the peer with the rest, so that neither host takes a probe
     // that never ran for a fault of the path.
     if let Some(f) = probe_unstartable(cfg) {
-        log.say(&format!("doctor finds: {f}"));
-        findings += &format!("{f}\n");
+        log.say(&format!("doctor finds: {}", f.text));
+        findings += &record_line(&f);
         let _ = out(cfg).write(&findings_file(cfg.role.as_str()), &findings);
     }
     c.send_blob("findings", findings.as_bytes())?;
@@ -76,8 +77,9 @@ pub(super) fn exchange_doctors(
         Role::Server => "client",
         _ => "server",
     };
-    // The peer's words, escaped before they reach a file.
-    let theirs = escaped_bytes(&c.expect_blob("findings", SETUP_STEP)?);
+    // The peer's words, escaped before they reach a file; a line that is
+    // not a finding is none.
+    let theirs = their_findings(&c.expect_blob("findings", SETUP_STEP)?);
     let their_host = escaped_bytes(&c.expect_blob("host", SETUP_STEP)?);
     let _ = out(cfg).write(&findings_file(peer), theirs);
     let _ = out(cfg).write(&host_file(peer), &their_host);
@@ -88,12 +90,25 @@ pub(super) fn exchange_doctors(
     Ok(mtu)
 }
 
+/// A peer's findings as told, each text escaped.
+fn their_findings(blob: &[u8]) -> String {
+    let escaped = |t: String| crate::base::text::escape_controls(&t);
+    let findings: Vec<DoctorFinding> = findings_of(&String::from_utf8_lossy(blob))
+        .into_iter()
+        .map(|f| DoctorFinding {
+            text: escaped(f.text),
+            probe_unstarted: f.probe_unstarted.map(escaped),
+        })
+        .collect();
+    findings_text(&findings)
+}
+
 /// The start of a host's finding that its side of the RC probe cannot start.
 pub(super) const PROBE_CANNOT_START: &str = "the doctor's RC probe cannot start here: ";
 
 /// This host's finding when it cannot start its side of the RC probe:
 /// `PROGRAM --help`, started as the probe will be (bounded: 5 s).
-pub(super) fn probe_unstartable(cfg: &AgentConfig) -> Option<String> {
+pub(super) fn probe_unstartable(cfg: &AgentConfig) -> Option<DoctorFinding> {
     let probe = catalog::find(catalog::PROBE)?;
     let cmd = match cfg.role {
         Role::Server => probe.server.as_ref()?,
@@ -108,7 +123,10 @@ pub(super) fn probe_unstartable(cfg: &AgentConfig) -> Option<String> {
         .output()
         .ok()?;
     let why = crate::model::not_started(out.status.code(), &String::from_utf8_lossy(&out.stderr))?;
-    Some(format!("{PROBE_CANNOT_START}{why}"))
+    Some(DoctorFinding::unstarted(
+        format!("{PROBE_CANNOT_START}{why}"),
+        why,
+    ))
 }
 
 /// A host's finding (this one's or the peer's, as told) that its side of
@@ -116,23 +134,28 @@ pub(super) fn probe_unstartable(cfg: &AgentConfig) -> Option<String> {
 pub(super) fn probe_cannot_start(cfg: &AgentConfig) -> Option<(&'static str, String)> {
     ["server", "client"].into_iter().find_map(|who| {
         let text = read_in(out(cfg), &findings_file(who))?;
-        let why = text
-            .lines()
-            .find_map(|l| l.strip_prefix(PROBE_CANNOT_START))?;
-        Some((who, why.to_string()))
+        let why = findings_of(&text)
+            .into_iter()
+            .find_map(|f| f.probe_unstarted)?;
+        Some((who, why))
     })
 }
 
 /// The finding of a probe that did not run because the `who` host cannot
 /// start its side, for `why`.
-pub(super) fn not_run(who: &str, why: &str) -> String {
-    format!("the doctor's RC probe did not run, since the {who} host cannot start its side: {why}")
+pub(super) fn not_run(who: &str, why: &str) -> DoctorFinding {
+    DoctorFinding::unstarted(
+        format!(
+            "the doctor's RC probe did not run, since the {who} host cannot start its side: {why}"
+        ),
+        why,
+    )
 }
 
 /// The finding of a failed probe, or `None` when its RC message arrived,
 /// judged on what this host ran and saw: a serving host judges its own
 /// side, whatever the peer may claim; the peer, both sides' files.
-pub(super) fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<String> {
+pub(super) fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Option<DoctorFinding> {
     let outcome = crate::results::collect(&[probe], out(cfg), out(cfg)).pop()?;
     let failures = match cfg.role {
         Role::Server if probe.server.is_some() => judge::check_one_side(
@@ -163,8 +186,9 @@ pub(super) fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Opti
         } else {
             &cfg.params.client_ip
         };
-        return Some(format!(
-            "the doctor's RC probe did not run on {host}: its {side} side {why}"
+        return Some(DoctorFinding::unstarted(
+            format!("the doctor's RC probe did not run on {host}: its {side} side {why}"),
+            why,
         ));
     }
     let said = [&outcome.client, &outcome.server]
@@ -172,12 +196,12 @@ pub(super) fn probe_finding(cfg: &AgentConfig, probe: &'static Scenario) -> Opti
         .flatten()
         .find_map(|s| s.stderr.lines().next().map(crate::base::text::shown))
         .unwrap_or_else(|| failures[0].clone());
-    Some(format!(
+    Some(DoctorFinding::said(format!(
         "one RC message from {} to {} did not arrive ({said}): {}",
         cfg.params.server_ip,
         cfg.params.client_ip,
         hints::RC_PATH_BLOCKED
-    ))
+    )))
 }
 
 /// Step 3: the doctor's probe, one RC message across, as a scenario of its
@@ -193,23 +217,23 @@ pub(super) fn probe_path(
     // neither runs the probe, so no server waits out its bound for a
     // client that will never come.
     let finding = match probe_cannot_start(cfg) {
-        Some((who, why)) => not_run(who, &why),
+        Some((who, why)) => Some(not_run(who, &why)),
         None => {
             run_all(cfg, &[probe], Some(c), log)?;
-            probe_finding(cfg, probe).unwrap_or_default()
+            probe_finding(cfg, probe)
         }
     };
-    if finding.is_empty() {
+    if finding.is_none() {
         log.say("doctor: one RC message crossed to the peer and back");
     }
-    let found: Vec<String> = mtu
+    let found: Vec<DoctorFinding> = mtu
+        .map(DoctorFinding::said)
         .into_iter()
-        .chain((!finding.is_empty()).then_some(finding))
+        .chain(finding)
         .collect();
     for f in &found {
-        log.say(&format!("doctor finds: {f}"));
+        log.say(&format!("doctor finds: {}", f.text));
     }
-    let text: String = found.iter().map(|f| format!("{f}\n")).collect();
-    let _ = out(cfg).write(&findings_file("path"), text);
+    let _ = out(cfg).write(&findings_file("path"), findings_text(&found));
     Ok(())
 }

@@ -466,6 +466,7 @@ fn not_run(r: usize, pair: Pair, rail: usize, why: &str) -> PairCell {
             detail: why.to_string(),
             server_log: None,
             client_log: None,
+            unstarted: None,
         }],
         counters: Vec::new(),
         alone: Vec::new(),

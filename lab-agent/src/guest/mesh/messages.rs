@@ -9,7 +9,9 @@ use crate::guest::agent::Role;
 use crate::model::mesh::{Measure, ScenarioResult, SideReport, Verdict};
 use crate::model::rails::Port;
 use crate::model::{Addrs, Scenario};
-use crate::results::{collect, findings_file, read_in, read_refused, read_text, side_transcript};
+use crate::results::{
+    collect, findings_file, findings_of, read_in, read_refused, read_text, side_transcript,
+};
 use std::path::Path;
 use std::process::Command;
 use wire::{elements, listed, Field};
@@ -509,6 +511,7 @@ fn results_wire(results: &[ScenarioResult]) -> wire::List<wire::Obj<wire::Verdic
             verdict: Field::Read(word.into()),
             why: Field::Read(why),
             detail: Field::Read(r.detail.clone()),
+            unstarted: r.unstarted.clone().into(),
             server_log: r.server_log.clone().into(),
             client_log: r.client_log.clone().into(),
         })
@@ -565,6 +568,7 @@ impl Done {
             }
             results.push(ScenarioResult {
                 detail: cut(&r.detail, FIELD_MAX),
+                unstarted: r.unstarted.as_deref().map(|u| cut(u, FIELD_MAX)),
                 verdict: match r.verdict {
                     Verdict::NotRun(why) => Verdict::NotRun(cut(&why, FIELD_MAX)),
                     Verdict::PortHeld(why) => Verdict::PortHeld(cut(&why, FIELD_MAX)),
@@ -694,6 +698,7 @@ fn results_of(list: wire::List<wire::Obj<wire::Verdict>>) -> Result<Vec<Scenario
                 detail: text(r.detail),
                 server_log: r.server_log.read().map(|t| transcript(&t)),
                 client_log: r.client_log.read().map(|t| transcript(&t)),
+                unstarted: r.unstarted.read(),
             }
         })
         .collect())
@@ -724,7 +729,7 @@ pub fn bounded(mut t: String) -> String {
 /// The probe's result: what the pair's path finding says, once it ran.
 fn probe_result(out: &Dir) -> Option<ScenarioResult> {
     let text = read_in(out, &findings_file("path"))?;
-    let finding = text.lines().find(|l| !l.is_empty());
+    let finding = findings_of(&text).into_iter().next();
     Some(ScenarioResult {
         scenario: PROBE.into(),
         verdict: if finding.is_some() {
@@ -732,7 +737,12 @@ fn probe_result(out: &Dir) -> Option<ScenarioResult> {
         } else {
             Verdict::Pass
         },
-        detail: finding.unwrap_or("").to_string(),
+        // A probe that never started is said in the finding's own words.
+        unstarted: finding
+            .as_ref()
+            .filter(|f| f.probe_unstarted.is_some())
+            .map(|f| f.text.clone()),
+        detail: finding.map(|f| f.text).unwrap_or_default(),
         server_log: None,
         client_log: None,
     })
@@ -754,6 +764,7 @@ pub fn judge_pair(names: &[String], out: &Dir, addrs: &Addrs) -> Vec<ScenarioRes
         results.push(ScenarioResult::judged(
             &s.name,
             &failures,
+            crate::judge::unstarted(s, &o),
             o.server
                 .as_ref()
                 .map(|x| transcript(&side_transcript("server", x))),
@@ -768,6 +779,7 @@ pub fn judge_pair(names: &[String], out: &Dir, addrs: &Addrs) -> Vec<ScenarioRes
         detail: r.reason,
         server_log: None,
         client_log: None,
+        unstarted: None,
     }));
     results
 }

@@ -347,15 +347,18 @@ fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<Sc
             o.client.as_ref()
         }
     });
-    let failures = if ran {
-        let which = if side == "server" {
-            crate::model::Side::Server
-        } else {
-            crate::model::Side::Client
-        };
-        crate::judge::check_one_side(s, which, one, None)
+    let which = if side == "server" {
+        crate::model::Side::Server
     } else {
-        vec![format!("{side}: it has no such side")]
+        crate::model::Side::Client
+    };
+    let (failures, unstarted) = if ran {
+        (
+            crate::judge::check_one_side(s, which, one, None),
+            crate::judge::unstarted_side(s, which, one),
+        )
+    } else {
+        (vec![format!("{side}: it has no such side")], None)
     };
     let log = one.map(|x| crate::results::side_transcript(side, x));
     let (server_log, client_log) = if side == "server" {
@@ -364,7 +367,7 @@ fn judge_side(s: &Scenario, acfg: &AgentConfig, side: &str, ran: bool) -> Vec<Sc
         (None, log)
     };
     vec![ScenarioResult::judged(
-        &s.name, &failures, server_log, client_log,
+        &s.name, &failures, unstarted, server_log, client_log,
     )]
 }
 
@@ -528,6 +531,7 @@ fn own_rules(
                 detail: format!("{} refused it: {why}", cfg.name),
                 server_log: None,
                 client_log: None,
+                unstarted: None,
             }),
         }
     }
@@ -622,6 +626,7 @@ fn port_in_use(cfg: &MeshHostConfig) -> ScenarioResult {
         detail: why,
         server_log: None,
         client_log: None,
+        unstarted: None,
     }
 }
 
@@ -633,6 +638,7 @@ pub fn failed_session(why: &str) -> ScenarioResult {
         detail: crate::base::text::escaped(why, 300),
         server_log: None,
         client_log: None,
+        unstarted: None,
     }
 }
 

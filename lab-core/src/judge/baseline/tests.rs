@@ -15,6 +15,7 @@ fn measured(pair: Pair, rail: usize, gbps: f64) -> PairCell {
             detail: String::new(),
             server_log: None,
             client_log: Some(format!("=== client ===\nBW_average: {gbps},\n")),
+            unstarted: None,
         }],
         counters: Vec::new(),
         alone: Vec::new(),

@@ -1,6 +1,6 @@
 use super::*;
 use crate::model::mesh::testkit::{drop_host, result, run};
-use crate::model::mesh::{McastResult, PairCell, Pattern};
+use crate::model::mesh::{McastResult, PairCell, Pattern, ScenarioResult};
 
 /// The findings' kinds, in order.
 fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
@@ -412,11 +412,13 @@ fn a_doctor_finding_is_told_once_by_the_finding_that_names_its_host() {
 #[test]
 fn programs_that_never_started_are_not_blamed_on_the_network() {
     let not_started = "client: could not start /opt/rc_example: Permission denied (exit 126)";
+    let unstart = |r: &mut ScenarioResult| {
+        r.detail = format!("server: exit status 143, expected 0; {not_started}");
+        r.unstarted = Some(not_started.into());
+    };
     let mut mesh = run(4, Pattern::AllPairs, |_, _| true);
     for c in &mut mesh.cells {
-        for r in &mut c.results {
-            r.detail = not_started.into();
-        }
+        c.results.iter_mut().for_each(unstart);
     }
     let findings = diagnose(&mesh);
     assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
@@ -434,9 +436,7 @@ fn programs_that_never_started_are_not_blamed_on_the_network() {
     // One host's programs: named with it.
     let mut mesh = run(4, Pattern::AllPairs, |a, _| a == 2);
     for c in mesh.cells.iter_mut().filter(|c| c.pair.has(2)) {
-        for r in &mut c.results {
-            r.detail = not_started.into();
-        }
+        c.results.iter_mut().for_each(unstart);
     }
     let findings = diagnose(&mesh);
     assert_eq!(kinds(&findings), vec![FindingKind::HostFault { rank: 2 }]);
@@ -546,4 +546,20 @@ fn a_host_that_cannot_take_part_and_a_blocked_link_are_each_named() {
             FindingKind::LinkFault { a: 1, b: 3 }
         ]
     );
+}
+
+/// Whether a program never started is the result's own field: a detail
+/// that merely reads so (a program's own words, say) is a failure of the
+/// fabric like any other.
+#[test]
+fn a_detail_that_reads_unstarted_is_not_taken_for_it() {
+    let mut mesh = run(4, Pattern::AllPairs, |_, _| true);
+    for c in &mut mesh.cells {
+        for r in &mut c.results {
+            r.detail = "client: could not start /opt/rc_example: Permission denied".into();
+        }
+    }
+    let findings = diagnose(&mesh);
+    assert_eq!(kinds(&findings), vec![FindingKind::FabricWide]);
+    says(&findings[0].text, &["UDP port 4791"]);
 }

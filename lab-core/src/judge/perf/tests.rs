@@ -8,6 +8,7 @@ fn reports(gbps: f64, usec: f64) -> Vec<ScenarioResult> {
         detail: String::new(),
         server_log: None,
         client_log: Some(log),
+        unstarted: None,
     };
     vec![
         r(WRITE_BW, format!("=== client ===\nBW_average: {gbps},\n")),

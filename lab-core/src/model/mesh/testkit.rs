@@ -33,6 +33,7 @@ pub fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
         detail,
         server_log: Some(format!("server of {scenario}\n")),
         client_log: Some(format!("client of {scenario}\n")),
+        unstarted: None,
     }
 }
 

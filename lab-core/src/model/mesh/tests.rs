@@ -181,6 +181,7 @@ fn result(scenario: &str, verdict: Verdict) -> ScenarioResult {
         detail: String::new(),
         server_log: None,
         client_log: None,
+        unstarted: None,
     }
 }
 

@@ -85,9 +85,12 @@ fn the_binaries_to_copy_are_the_workspace_examples() {
 fn doctor_files_become_findings_and_hosts() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = &Dir::open(tmp.path()).unwrap();
-    dir.write(&crate::results::findings_file("server"), "too low\n")
+    let said = |t: &str| crate::results::record_line(&crate::results::DoctorFinding::said(t));
+    dir.write(&crate::results::findings_file("server"), said("too low"))
         .unwrap();
-    dir.write(&crate::results::findings_file("path"), "blocked\n")
+    // A line that is not a finding's record is none.
+    let path = said("blocked") + "blocked too\n";
+    dir.write(&crate::results::findings_file("path"), path)
         .unwrap();
     dir.write(&crate::results::findings_file("client"), "")
         .unwrap();
@@ -174,8 +177,11 @@ fn a_byte_that_is_not_utf8_keeps_the_transcript() {
     dir.write(&file("server", "status"), "{\"exit\":0,\"elapsed_ms\":5}\n")
         .unwrap();
     dir.write(&file("both", "leftover"), b"qp \x80\n").unwrap();
-    dir.write(&crate::results::findings_file("both"), b"bad \xc3\n")
-        .unwrap();
+    dir.write(
+        &crate::results::findings_file("both"),
+        b"{\"text\":\"bad \xc3\"}\n",
+    )
+    .unwrap();
     let status = crate::results::agent_status_file("both");
     dir.write(&status, b"{\"failed\":\"died \xff\"}\n").unwrap();
     let o = &collect(&[s], dir, dir)[0];

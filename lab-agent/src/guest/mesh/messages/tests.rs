@@ -66,6 +66,7 @@ fn messages_round_trip() {
         detail: "d".into(),
         server_log: Some("s".into()),
         client_log: None,
+        unstarted: None,
     }];
     assert_eq!(results_from_json(results_json(&r).as_bytes()).unwrap(), r);
 }
@@ -124,6 +125,7 @@ fn a_million_element_list_is_refused_unparsed_and_every_field_is_cut() {
         detail: long.clone(),
         server_log: Some(long.clone()),
         client_log: None,
+        unstarted: None,
     }];
     let back = results_from_json(results_json(&r).as_bytes()).unwrap();
     let Verdict::NotRun(why) = &back[0].verdict else {
@@ -154,6 +156,7 @@ fn a_done_carries_its_counters_bounded_and_a_bare_list_still_reads() {
             detail: String::new(),
             server_log: None,
             client_log: Some("c".into()),
+            unstarted: None,
         }],
         counters: vec![
             ("rcvd_seq_err".into(), 37),

@@ -207,6 +207,8 @@ pub struct Verdict {
     pub why: Field<String>,
     /// The judge's failures, or the skip's reason.
     pub detail: Field<String>,
+    /// Why a program of it never started, when one did not.
+    pub unstarted: Field<String>,
     /// The server side's transcript.
     pub server_log: Field<String>,
     /// The client side's transcript.
