@@ -14,6 +14,22 @@
 // The tests write scratch files and read the scripts beside the crate.
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
+/// `impl From<E> for String` by `E`'s `Display`, for each error type
+/// named: the bridge from a typed error to a caller that still returns
+/// its message (a command's top, which prints it and decides nothing).
+/// Each crate names its own types (the orphan rule); this one's use it
+/// by name, in scope below.
+#[macro_export]
+macro_rules! message_of {
+    ($($e:ty),+ $(,)?) => {
+        $(impl From<$e> for String {
+            fn from(e: $e) -> String {
+                e.to_string()
+            }
+        })+
+    };
+}
+
 pub mod catalog;
 pub mod judge;
 pub mod model;

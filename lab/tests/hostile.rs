@@ -44,7 +44,8 @@ fn a_wrong_secret_is_told_in_one_line_and_the_host_names_the_peer() {
     let wrong = Secret::generate().unwrap();
     let e = c
         .authenticate_client(&wrong, Duration::from_secs(5))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(AUTH_FAILED) && !e.contains('\n'), "{e}");
     drop(c);
     let (code, log, a) = a.finish(10);

@@ -12,11 +12,7 @@ pub struct TempDirError {
     pub source: std::io::Error,
 }
 
-impl From<TempDirError> for String {
-    fn from(e: TempDirError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(TempDirError);
 
 /// A fresh temporary dir that only this user may enter (0700), under an
 /// unpredictable name that starts with `prefix`, removed when dropped;

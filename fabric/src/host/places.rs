@@ -29,11 +29,7 @@ pub enum PlacesError {
     Results(#[from] fsafe::FsError),
 }
 
-impl From<PlacesError> for String {
-    fn from(e: PlacesError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(PlacesError);
 
 /// Where the example binaries are and where results go, when the command
 /// line names neither (`--bin-dir`, `--out`).

@@ -137,11 +137,7 @@ impl FsError {
     }
 }
 
-impl From<FsError> for String {
-    fn from(e: FsError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(FsError);
 
 /// Why an opened file is not a secret's ([`own_private_file`]).
 #[derive(Debug, thiserror::Error)]

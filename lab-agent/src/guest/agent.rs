@@ -172,11 +172,7 @@ pub enum ConfigError {
     NoOut,
 }
 
-impl From<ConfigError> for String {
-    fn from(e: ConfigError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(ConfigError);
 
 impl AgentConfig {
     /// The configuration as the VM's agent reads it ([`AgentConfig::from_json`]).
@@ -557,8 +553,8 @@ fn in_step(
 ) -> Result<(), String> {
     let line = format!("{word} {name}");
     match control {
-        Some(c) if role == from => c.send(&line),
-        Some(c) => c.expect(&line, within),
+        Some(c) if role == from => Ok(c.send(&line)?),
+        Some(c) => Ok(c.expect(&line, within)?),
         None => Ok(()),
     }
 }

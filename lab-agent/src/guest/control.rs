@@ -17,7 +17,9 @@
 //! session or an older one. The channel is authenticated, not encrypted:
 //! scenario names, findings and transcripts cross in the clear.
 
+mod error;
 mod keys;
+pub use error::{ControlError, HandshakeError};
 
 use crate::base::text::shown;
 pub use crate::model::session::LINE_MAX;
@@ -137,11 +139,7 @@ pub enum SecretError {
     NoRandomness(getrandom::Error),
 }
 
-impl From<SecretError> for String {
-    fn from(e: SecretError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(SecretError);
 
 impl Secret {
     /// A fresh random secret: 32 bytes from the OS, as 64 hex digits (one
@@ -298,16 +296,16 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// The bytes of [`hex`]'s text.
-pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
+pub fn unhex(s: &str) -> Result<Vec<u8>, ControlError> {
     if s.len() % 2 != 0 {
-        return Err("control: odd hex".into());
+        return Err(ControlError::OddHex);
     }
     (0..s.len())
         .step_by(2)
         .map(|i| {
             s.get(i..i + 2)
                 .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| "control: bad hex".to_string())
+                .ok_or(ControlError::BadHex)
         })
         .collect()
 }
@@ -385,17 +383,13 @@ impl Keys {
 }
 
 /// Opens a session line that `keys` expect next: its body, or why not.
-fn open_line(keys: &mut Keys, line: &str) -> Result<String, String> {
+fn open_line(keys: &mut Keys, line: &str) -> Result<String, ControlError> {
     let from = if keys.me == b's' { b'c' } else { b's' };
-    let (mac, body) = split_mac(line)
-        .ok_or_else(|| format!("control: a line without a MAC: `{}`", shown(line)))?;
+    let (mac, body) = split_mac(line).ok_or_else(|| ControlError::NoMac(shown(line)))?;
     let tag = unhex(mac)?;
     let seq = keys.received.to_be_bytes();
     if !hmac_ok(&keys.key, &[&[from], &seq, body.as_bytes()], &tag) {
-        return Err(format!(
-            "control: a line with a bad MAC (forged, replayed or out of order): `{}`",
-            shown(body)
-        ));
+        return Err(ControlError::BadMac(shown(body)));
     }
     keys.received += 1;
     Ok(body.to_string())
@@ -419,24 +413,13 @@ pub struct Control {
     write_within: Duration,
 }
 
-/// A handshake that did not end in a session.
-#[derive(Debug)]
-pub enum HandshakeError {
-    /// The peer does not hold the secret, or did not prove it in time.
-    Auth(String),
-    /// The connection or the protocol failed.
-    Other(String),
-}
-
 impl Control {
     /// The channel over a connected stream.
-    pub fn new(stream: TcpStream) -> Result<Control, String> {
+    pub fn new(stream: TcpStream) -> Result<Control, ControlError> {
         // One segment per message, sent at once: the capture is cut at the
         // "begin" and "end" segments, which Nagle would hold back and merge.
-        stream
-            .set_nodelay(true)
-            .map_err(|e| format!("control: {e}"))?;
-        let reader = BufReader::new(stream.try_clone().map_err(|e| format!("control: {e}"))?);
+        stream.set_nodelay(true).map_err(ControlError::Setup)?;
+        let reader = BufReader::new(stream.try_clone().map_err(ControlError::Setup)?);
         Ok(Control {
             writer: stream,
             reader,
@@ -456,37 +439,38 @@ impl Control {
         self.writer.peer_addr().ok()
     }
 
-    fn send_raw(&mut self, line: &str) -> Result<(), String> {
+    fn send_raw(&mut self, line: &str) -> Result<(), ControlError> {
         let bytes = format!("{line}\n").into_bytes();
         // The whole line within its deadline, not each write: a peer that
         // reads a byte now and then cannot hold it longer.
         let deadline = Instant::now() + self.write_within;
-        let failed = |e: &dyn std::fmt::Display| format!("control: sending `{}`: {e}", shown(line));
+        let failed = |source| ControlError::Send {
+            line: shown(line),
+            source,
+        };
         let mut sent = 0;
         while sent < bytes.len() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(failed(&format!(
-                    "not taken by the peer within {} s",
-                    self.write_within.as_secs()
-                )));
+                return Err(ControlError::SendTimedOut {
+                    line: shown(line),
+                    secs: self.write_within.as_secs(),
+                });
             }
-            self.writer
-                .set_write_timeout(Some(left))
-                .map_err(|e| failed(&e))?;
+            self.writer.set_write_timeout(Some(left)).map_err(failed)?;
             // One write, so one segment, for a short line.
             match self.writer.write(&bytes[sent..]) {
-                Ok(0) => return Err(failed(&"the connection is closed")),
+                Ok(0) => return Err(ControlError::SendClosed { line: shown(line) }),
                 Ok(n) => sent += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(failed(&e)),
+                Err(e) => return Err(failed(e)),
             }
         }
         Ok(())
     }
 
     /// Sends one line (with its MAC, once the session is open).
-    pub fn send(&mut self, msg: &str) -> Result<(), String> {
+    pub fn send(&mut self, msg: &str) -> Result<(), ControlError> {
         match &mut self.keys {
             None => self.send_raw(msg),
             Some(k) => {
@@ -498,12 +482,17 @@ impl Control {
     }
 
     /// Sends `tag HEX`: text of any kind as one line.
-    pub fn send_blob(&mut self, tag: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn send_blob(&mut self, tag: &str, bytes: &[u8]) -> Result<(), ControlError> {
         self.send(&format!("{tag} {}", hex(bytes)))
     }
 
     /// The next line, whole within `within` and at most `max` bytes.
-    fn recv_raw(&mut self, want: &str, within: Duration, max: usize) -> Result<String, String> {
+    fn recv_raw(
+        &mut self,
+        want: &str,
+        within: Duration,
+        max: usize,
+    ) -> Result<String, ControlError> {
         let bound = Bound {
             deadline: Instant::now() + within,
             secs: within.as_secs(),
@@ -514,7 +503,12 @@ impl Control {
 
     /// The next line by `bound`; `extra` bytes on top of its size for
     /// the MAC, which the error does not count.
-    fn recv_bounded(&mut self, want: &str, bound: &Bound, extra: usize) -> Result<String, String> {
+    fn recv_bounded(
+        &mut self,
+        want: &str,
+        bound: &Bound,
+        extra: usize,
+    ) -> Result<String, ControlError> {
         let deadline = bound.deadline;
         let stream = &self.writer;
         let arm = || {
@@ -524,25 +518,29 @@ impl Control {
             }
             stream.set_read_timeout(Some(left)).map_err(RecvError::Io)
         };
+        let want = want.to_string();
         match read_line_bounded(&mut self.reader, bound.bytes + extra, arm) {
             Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(RecvError::Closed) => Err(format!(
-                "control: the peer closed while we waited for `{want}`"
-            )),
-            Err(RecvError::TimedOut) => Err(format!(
-                "control: no `{want}` from the peer within {} s",
-                bound.secs
-            )),
-            Err(RecvError::TooLong(_)) => Err(format!(
-                "control: the peer sent a line longer than {} bytes while we waited for `{want}`",
-                bound.bytes
-            )),
-            Err(RecvError::Io(e)) => Err(format!("control: waiting for `{want}`: {e}")),
+            Err(RecvError::Closed) => Err(ControlError::Closed { want }),
+            Err(RecvError::TimedOut) => Err(ControlError::TimedOut {
+                want,
+                secs: bound.secs,
+            }),
+            Err(RecvError::TooLong(_)) => Err(ControlError::TooLong {
+                want,
+                bytes: bound.bytes,
+            }),
+            Err(RecvError::Io(source)) => Err(ControlError::Recv { want, source }),
         }
     }
 
     /// The next line's body, within `within`, of at most `max` bytes.
-    pub fn recv_max(&mut self, want: &str, within: Duration, max: usize) -> Result<String, String> {
+    pub fn recv_max(
+        &mut self,
+        want: &str,
+        within: Duration,
+        max: usize,
+    ) -> Result<String, ControlError> {
         let bound = Bound {
             deadline: Instant::now() + within,
             secs: within.as_secs(),
@@ -556,30 +554,33 @@ impl Control {
     }
 
     /// The next line's body, within `within`: at most [`LINE_MAX`] bytes.
-    pub fn recv(&mut self, want: &str, within: Duration) -> Result<String, String> {
+    pub fn recv(&mut self, want: &str, within: Duration) -> Result<String, ControlError> {
         self.recv_max(want, within, LINE_MAX)
     }
 
     /// The next line, which must be `want`.
-    pub fn expect(&mut self, want: &str, within: Duration) -> Result<(), String> {
+    pub fn expect(&mut self, want: &str, within: Duration) -> Result<(), ControlError> {
         let line = self.recv(want, within)?;
         if line == want {
             Ok(())
         } else {
-            Err(format!("control: got `{}`, wanted `{want}`", shown(&line)))
+            Err(ControlError::Unexpected {
+                got: shown(&line),
+                want: want.to_string(),
+            })
         }
     }
 
     /// The payload of the next line, which must be `tag HEX`.
-    pub fn expect_blob(&mut self, tag: &str, within: Duration) -> Result<Vec<u8>, String> {
+    pub fn expect_blob(&mut self, tag: &str, within: Duration) -> Result<Vec<u8>, ControlError> {
         let line = self.recv(tag, within)?;
         match line.split_once(' ') {
             Some((t, h)) if t == tag => unhex(h),
             _ if line == tag => Ok(Vec::new()),
-            _ => Err(format!(
-                "control: got `{}`, wanted `{tag} ...`",
-                shown(&line)
-            )),
+            _ => Err(ControlError::Unexpected {
+                got: shown(&line),
+                want: format!("{tag} ..."),
+            }),
         }
     }
 
@@ -601,14 +602,8 @@ impl Control {
             .and_then(|r| r.strip_prefix(' '))
             .and_then(|h| unhex(h).ok())
             .filter(|n| n.len() == 32)
-            .ok_or_else(|| {
-                other(format!(
-                    "control: the peer said `{}`, not `{HELLO} NONCE`: run the same version of \
-                     the lab on both hosts",
-                    shown(&hello)
-                ))
-            })?;
-        let ns = random32().map_err(|e| other(e.to_string()))?;
+            .ok_or_else(|| other(ControlError::NotAHello(shown(&hello))))?;
+        let ns = random32().map_err(|e| other(e.into()))?;
         let proof = secret.mac("rdma-examples lab server", &nc, &ns);
         self.send_raw(&format!("challenge {} {}", hex(&ns), hex(&proof)))
             .map_err(other)?;
@@ -622,24 +617,21 @@ impl Control {
         let key = secret.0.as_bytes();
         if !hmac_ok(key, &[b"rdma-examples lab client", &nc, &ns], &theirs) {
             let _ = self.send_raw(AUTH_FAILED);
-            return Err(HandshakeError::Auth(
-                "it does not hold this host's secret".into(),
-            ));
+            return Err(HandshakeError::Auth(ControlError::PeerLacksSecret));
         }
         self.open(secret, &nc, &ns, b's');
         self.send("authenticated").map_err(other)
     }
 
     /// The peer's half of the handshake.
-    pub fn authenticate_client(&mut self, secret: &Secret, within: Duration) -> Result<(), String> {
+    pub fn authenticate_client(
+        &mut self,
+        secret: &Secret,
+        within: Duration,
+    ) -> Result<(), ControlError> {
         let nc = random32()?;
         self.send_raw(&format!("{HELLO} {}", hex(&nc)))?;
-        let failed = || {
-            format!(
-                "control: {AUTH_FAILED}: the serving host does not hold the same secret \
-                 (--secret-file or {SECRET_ENV})"
-            )
-        };
+        let failed = || ControlError::NotSameSecret;
         let line = self.recv_raw("challenge", within, HANDSHAKE_MAX)?;
         if line == AUTH_FAILED {
             return Err(failed());
@@ -648,11 +640,7 @@ impl Control {
         let (Some("challenge"), Some(ns), Some(proof), None) =
             (words.next(), words.next(), words.next(), words.next())
         else {
-            return Err(format!(
-                "control: the serving host said `{}`, not a challenge: run the same version of \
-                 the lab on both hosts",
-                shown(&line)
-            ));
+            return Err(ControlError::NotAChallenge(shown(&line)));
         };
         let (ns, proof) = (unhex(ns)?, unhex(proof)?);
         let key = secret.0.as_bytes();
@@ -669,10 +657,10 @@ impl Control {
                 let keys = self.keys.as_mut().expect("opened above");
                 match open_line(keys, &l)? {
                     b if b == "authenticated" => Ok(()),
-                    b => Err(format!(
-                        "control: got `{}`, wanted `authenticated`",
-                        shown(&b)
-                    )),
+                    b => Err(ControlError::Unexpected {
+                        got: shown(&b),
+                        want: "authenticated".into(),
+                    }),
                 }
             }
         }

@@ -60,11 +60,7 @@ pub enum RecordError {
     RankPastHosts(usize),
 }
 
-impl From<RecordError> for String {
-    fn from(e: RecordError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(RecordError);
 
 /// Writes the run to `path` as a new file, never through a link there.
 pub fn write(path: &Path, run: &MeshRun) -> Result<(), RecordError> {

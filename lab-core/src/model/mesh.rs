@@ -113,11 +113,7 @@ pub fn schedule(n: usize, pattern: Pattern) -> Result<Vec<Vec<Pair>>, CentreNotA
 #[error("unknown mesh pattern `{0}`: expected all-pairs, ring or star:RANK")]
 pub struct UnknownPattern(pub String);
 
-impl From<UnknownPattern> for String {
-    fn from(e: UnknownPattern) -> String {
-        e.to_string()
-    }
-}
+message_of!(UnknownPattern);
 
 /// A star whose centre is not one of the hosts ([`schedule`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -132,11 +128,7 @@ pub struct CentreNotAHost {
     pub hosts: usize,
 }
 
-impl From<CentreNotAHost> for String {
-    fn from(e: CentreNotAHost) -> String {
-        e.to_string()
-    }
-}
+message_of!(CentreNotAHost);
 
 /// The pair of `a` and `b` with the server chosen by their distance
 /// around the circle of `n`: `a` serves when `b` is at most half way round

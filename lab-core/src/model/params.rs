@@ -90,11 +90,7 @@ pub enum BadValue {
     },
 }
 
-impl From<BadValue> for String {
-    fn from(e: BadValue) -> String {
-        e.to_string()
-    }
-}
+message_of!(BadValue);
 
 /// Checks the value of `opt`, a device name: 1 to 64 characters of
 /// `[A-Za-z0-9_.:-]`, as the kernel's RDMA and net device names are. The

@@ -118,6 +118,7 @@ pub(super) fn control_client(
             Err(e) => {
                 // Each new reason once: a wrong secret is said once, not
                 // at every attempt until --wait ends.
+                let e = e.to_string();
                 if last.as_ref() != Some(&e) {
                     log.say(&format!("{e} (at {addr}; trying again until --wait ends)"));
                 }

@@ -250,7 +250,7 @@ pub(super) fn send_results(cfg: &AgentConfig, c: &mut Control, name: &str) -> Re
             c.send_blob(&format!("file {ext}"), &bytes)?;
         }
     }
-    c.send(&format!("sent {name}"))
+    Ok(c.send(&format!("sent {name}"))?)
 }
 
 pub(super) fn receive_results(

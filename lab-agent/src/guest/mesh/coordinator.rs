@@ -133,7 +133,7 @@ fn admit(stream: std::net::TcpStream, secret: &Secret) -> Result<(Control, Hello
     let mut c = Control::new(stream)?;
     c.authenticate_server(secret).map_err(|e| match e {
         HandshakeError::Auth(why) => format!("{}: {why}", crate::guest::control::AUTH_FAILED),
-        HandshakeError::Other(why) => why,
+        HandshakeError::Other(why) => why.to_string(),
     })?;
     let hello = Hello::from_json(&c.expect_blob("hello", Duration::from_secs(HELLO_SECS))?)?;
     Ok((c, hello))
@@ -429,7 +429,7 @@ fn hand_out(
         let json = messages::assignments_json(&list);
         let m = &mut members[rank];
         let sent = m.control.as_mut().map_or(Err(String::new()), |c| {
-            c.send(&format!("pair {}", hex(json.as_bytes())))
+            Ok(c.send(&format!("pair {}", hex(json.as_bytes())))?)
         });
         if let Err(e) = sent {
             m.gone(Joined::Died {
@@ -487,6 +487,7 @@ fn done_of(
     let c = m.control.as_mut()?;
     let got = c
         .recv_max("done", left(deadline), DONE_MAX)
+        .map_err(String::from)
         .and_then(|line| {
             let hexed = line
                 .strip_prefix("done ")

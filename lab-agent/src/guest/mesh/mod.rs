@@ -62,8 +62,11 @@ pub enum MeshError {
         /// The mesh's port.
         port: u16,
     },
-    /// The session with the coordinator failed, or a message from it
-    /// could not be read: what the channel or the message's reader said.
+    /// The control channel with the coordinator failed.
+    #[error(transparent)]
+    Control(#[from] crate::guest::control::ControlError),
+    /// A message from the coordinator could not be read: what the
+    /// message's reader said.
     #[error("{0}")]
     Session(String),
     /// The multicast receiver the coordinator asked for did not start.
@@ -83,11 +86,7 @@ impl From<String> for MeshError {
     }
 }
 
-impl From<MeshError> for String {
-    fn from(e: MeshError) -> String {
-        e.to_string()
-    }
-}
+rdma_lab_core::message_of!(MeshError);
 
 /// The only scenarios a multicast round runs: the two multicast pairs.
 pub const MCAST_SCENARIOS: &[&str] = &["mckey", "mc"];
