@@ -9,7 +9,7 @@
 mod serving;
 
 use rdma_lab::guest::agent::Role;
-use rdma_lab::guest::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS};
+use rdma_lab::guest::control::{Control, Secret, AUTH_FAILED, HANDSHAKE_SECS, HELLO};
 use serving::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -30,7 +30,7 @@ fn a_stranger_without_the_secret_runs_nothing() {
     let (code, log, a) = a.finish(10);
     assert_eq!(code, 1, "{log}");
     assert_eq!(
-        lines_with(&log, "not `hello rdma-examples lab 2 NONCE`").len(),
+        lines_with(&log, &format!("not `{HELLO} NONCE`")).len(),
         1,
         "{log}"
     );

@@ -68,6 +68,22 @@ pub fn escape_controls(s: &str) -> String {
     out
 }
 
+/// At most `max` characters of text from a peer, as one line: every
+/// control and format character escaped as [`escape_controls`] does, and
+/// newlines and tabs too (`\n`, `\t`), so that it cannot start a line of
+/// its own under another's label; `…` when it was longer. Quotes and
+/// backslashes are kept as they are (unlike [`escaped`]).
+pub fn one_line(text: &str, max: usize) -> String {
+    let cut: String = text.chars().take(max).collect();
+    let mut s = escape_controls(&cut)
+        .replace('\n', "\\n")
+        .replace('\t', "\\t");
+    if text.chars().nth(max).is_some() {
+        s.push('…');
+    }
+    s
+}
+
 /// At most the first 60 characters of a line from a peer, every control
 /// character escaped: what a log or an error may show of it.
 pub fn shown(line: &str) -> String {

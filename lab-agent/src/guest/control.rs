@@ -4,7 +4,7 @@
 //!
 //! The handshake (the secret never crosses the wire):
 //!
-//! 1. peer: `hello rdma-examples lab 2 NC` (NC: 32 fresh random bytes, hex);
+//! 1. peer: `hello rdma-examples lab 3 NC` (NC: 32 fresh random bytes, hex);
 //! 2. serving host: `challenge NS PROOF_S`, with NS its own fresh nonce and
 //!    `PROOF_S = HMAC(secret, "rdma-examples lab server" | NC | NS)`;
 //! 3. peer: checks `PROOF_S`, then `proof PROOF_C`, with the label `client`;
@@ -59,7 +59,7 @@ pub const WRITE_SECS: u64 = 60;
 
 /// The first words of a session: two different versions of the lab must
 /// not walk two different lists.
-pub const HELLO: &str = "hello rdma-examples lab 2";
+pub const HELLO: &str = "hello rdma-examples lab 3";
 
 /// The line a serving host answers a failed proof with.
 pub const AUTH_FAILED: &str = "authentication failed";

@@ -91,12 +91,16 @@ pub fn parse_line<T: DeserializeOwned>(line: &str) -> Option<T> {
 
 /// How one side of a scenario ended, as `<scenario>.<side>.status` holds
 /// it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideStatus {
     /// Its exit status (128 and the signal for a signal's death).
     pub exit: i32,
     /// From its start to its end.
     pub elapsed_ms: u64,
+    /// Why the agent could not start it at all: the command and the
+    /// system's error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cannot_start: Option<String>,
 }
 
 /// How an agent's run ended, as `agent.<role>.status` holds it.
@@ -298,10 +302,11 @@ fn read_side(dir: &Dir, name: &str, side: &str) -> Option<SideOutcome> {
     }
     let status: Option<SideStatus> = status.as_deref().and_then(parse_line);
     Some(SideOutcome {
-        exit: status.map(|s| s.exit),
-        elapsed_ms: status.map(|s| s.elapsed_ms),
+        exit: status.as_ref().map(|s| s.exit),
+        elapsed_ms: status.as_ref().map(|s| s.elapsed_ms),
         stdout: stdout.unwrap_or_default(),
         stderr: read("stderr").unwrap_or_default(),
+        cannot_start: status.and_then(|s| s.cannot_start),
     })
 }
 

@@ -36,9 +36,16 @@ fn result_records_round_trip() {
     let status = SideStatus {
         exit: 137,
         elapsed_ms: 5,
+        cannot_start: None,
     };
     assert_eq!(record_line(&status), "{\"exit\":137,\"elapsed_ms\":5}\n");
     assert_eq!(parse_line(&record_line(&status)), Some(status));
+    let unstarted = SideStatus {
+        exit: 127,
+        elapsed_ms: 0,
+        cannot_start: Some("rc_example: No such file or directory".into()),
+    };
+    assert_eq!(parse_line(&record_line(&unstarted)), Some(unstarted));
     assert_eq!(parse_line::<SideStatus>("exit=0\nelapsed_ms=5\n"), None);
     for s in [AgentStatus::Ok, AgentStatus::Failed("no device".into())] {
         assert_eq!(parse_line(&record_line(&s)), Some(s));

@@ -296,11 +296,13 @@ fn a_side_that_never_started_says_why() {
         check(s, &o, None),
         ["client: could not start rc_example: No such file or directory (exit 127)"]
     );
-    o.client = Some(side(
-        127,
-        "",
-        "agent: cannot start rc_example: no timeout\n",
-    ));
+    // The agent's own word that `timeout` did not run: its status says
+    // so; a program that prints the same line is a run like any other.
+    let mut agent_said = side(127, "", "agent: cannot start rc_example: no timeout\n");
+    o.client = Some(agent_said.clone());
+    assert!(check(s, &o, None)[0].starts_with("client: could not start a program"));
+    agent_said.cannot_start = Some("rc_example: no timeout".into());
+    o.client = Some(agent_said);
     assert_eq!(
         check(s, &o, None),
         ["client: could not start rc_example: no timeout"]
@@ -314,6 +316,32 @@ fn a_side_that_never_started_says_why() {
     // Exit 1 is a run, judged as one.
     o.client = Some(side(1, "", "x\n"));
     assert!(check(s, &o, None)[0].starts_with("client: exit status 1"));
+    assert_eq!(unstarted(s, &o), None);
+}
+
+/// What the mesh's results carry of a side that never started is the
+/// judge's own failure for it, and nothing on a pass.
+#[test]
+fn unstarted_is_the_judges_failure_for_the_side() {
+    use crate::model::mesh::ScenarioResult;
+    let s = find("rc_example").unwrap();
+    let mut o = good_rc();
+    assert_eq!(unstarted(s, &o), None);
+    o.client = Some(side(
+        126,
+        "",
+        "timeout: failed to run command '/b/rc_example': Permission denied\n",
+    ));
+    let failures = check(s, &o, None);
+    let said = unstarted(s, &o);
+    assert_eq!(said.as_deref(), failures.first().map(String::as_str));
+    assert_eq!(unstarted_side(s, Side::Server, o.server.as_ref()), None);
+    let r = ScenarioResult::judged("rc_example", &failures, said.clone(), None, None);
+    assert_eq!(r.unstarted, said);
+    assert_eq!(
+        ScenarioResult::judged("rc_example", &[], said, None, None).unstarted,
+        None
+    );
 }
 
 /// rdmacm_client_dies as a real run printed it: the server's CQ thread

@@ -339,8 +339,9 @@ pub struct ScenarioResult {
     /// The client side's transcript, when it ran.
     pub client_log: Option<String>,
     /// Why a program of a failed scenario never started, when one did
-    /// not (`SIDE: could not start PATH: REASON`): such a failure says
-    /// nothing of the path, and the diagnosis says so.
+    /// not: the judge's failure that says so (`SIDE: could not start
+    /// PATH: REASON`), or for the doctor's probe its finding. Such a
+    /// failure says nothing of the path, and the diagnosis says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unstarted: Option<String>,
 }

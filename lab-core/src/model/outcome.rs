@@ -12,29 +12,30 @@ pub struct SideOutcome {
     pub stdout: String,
     /// Captured stderr.
     pub stderr: String,
+    /// Why the agent could not start the side at all (`timeout`, which
+    /// runs it, did not run): the command and the system's error.
+    pub cannot_start: Option<String>,
 }
 
 impl SideOutcome {
-    /// Why this side never started, when it did not (see [`not_started`]).
+    /// Why this side never started, when it did not: the agent's own word
+    /// ([`SideOutcome::cannot_start`]), else what `timeout` or a shell
+    /// said ([`not_started`]).
     pub fn not_started(&self) -> Option<String> {
-        not_started(self.exit, &self.stderr)
+        match &self.cannot_start {
+            Some(why) => Some(format!("could not start {why}")),
+            None => not_started(self.exit, &self.stderr),
+        }
     }
 }
 
 /// Why a program never started, from its exit status and stderr, when it
 /// did not: `timeout` (and a shell) exit 126 for a program found but not
 /// executable, 127 for one not found, and say which and why
-/// (`timeout: failed to run command '/x/p': Permission denied`); the
-/// agent says `agent: cannot start p: ...` when `timeout` itself could not
-/// run. "could not start /x/p: Permission denied (exit 126)", or with the
-/// first stderr line where no such line names the program.
+/// (`timeout: failed to run command '/x/p': Permission denied`): "could
+/// not start /x/p: Permission denied (exit 126)", or with the first
+/// stderr line where no such line names the program.
 pub fn not_started(exit: Option<i32>, stderr: &str) -> Option<String> {
-    if let Some(l) = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("agent: cannot start "))
-    {
-        return Some(format!("could not start {}", l.trim()));
-    }
     let code = exit.filter(|c| [126, 127].contains(c))?;
     let named = stderr.lines().find_map(|l| {
         let rest = l.split_once("failed to run command '")?.1;

@@ -231,6 +231,7 @@ pub(crate) fn side(exit: i32, stdout: &str, stderr: &str) -> SideOutcome {
         elapsed_ms: Some(10),
         stdout: stdout.into(),
         stderr: stderr.into(),
+        cannot_start: None,
     }
 }
 

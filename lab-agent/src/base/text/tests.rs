@@ -54,3 +54,15 @@ fn a_date_is_the_civil_date_of_its_day() {
     assert_eq!(date_of(1_795_866_088), "2026-11-28");
     assert_eq!(date_of(86_399), "1970-01-01");
 }
+
+#[test]
+fn one_line_keeps_a_peers_text_on_its_line() {
+    assert_eq!(
+        one_line("it's \"odd\"\nserver host: forged\r\x1b[2J\tx", 100),
+        "it's \"odd\"\\nserver host: forged\\x0d\\x1b[2J\\tx"
+    );
+    assert_eq!(one_line("abcdef", 3), "abc…");
+    assert!(!one_line(&"\n\u{85}\u{2028}".repeat(9), 20)
+        .chars()
+        .any(|c| c.is_control() || is_invisible(c)));
+}

@@ -90,9 +90,16 @@ pub(super) fn exchange_doctors(
     Ok(mtu)
 }
 
-/// A peer's findings as told, each text escaped.
-fn their_findings(blob: &[u8]) -> String {
-    let escaped = |t: String| crate::base::text::escape_controls(&t);
+/// The longest text kept of a peer's finding: the doctor's own are a few
+/// hundred characters.
+const FINDING_MAX: usize = 2000;
+
+/// A peer's findings as told, each text escaped on one line and cut
+/// ([`crate::base::text::one_line`]); a line that is not a finding's
+/// record is none (the peer runs this version: the handshake's hello
+/// says so).
+pub(super) fn their_findings(blob: &[u8]) -> String {
+    let escaped = |t: String| crate::base::text::one_line(&t, FINDING_MAX);
     let findings: Vec<DoctorFinding> = findings_of(&String::from_utf8_lossy(blob))
         .into_iter()
         .map(|f| DoctorFinding {

@@ -75,6 +75,8 @@ pub(super) fn program_path(cfg: &AgentConfig, program: &str) -> std::ffi::OsStri
 /// One side running under `timeout`, its output going to files.
 pub(super) struct Running {
     child: Option<Child>,
+    /// Why `child` is none: the command and the system's error.
+    cannot_start: Option<String>,
     started: Instant,
     /// The result dir, and the side's files in it without their extension.
     out: Dir,
@@ -103,18 +105,19 @@ impl Running {
                 .stderr(e)
                 .spawn()
         });
-        let child = match child {
-            Ok(c) => Some(c),
+        let (child, cannot_start) = match child {
+            Ok(c) => (Some(c), None),
             Err(e) => {
-                let _ = out.write(
-                    &base("stderr"),
-                    format!("agent: cannot start {}: {e}\n", cmd.program),
-                );
-                None
+                let why = format!("{}: {e}", cmd.program);
+                // For the reader of the transcript; the status says it
+                // for the judge.
+                let _ = out.write(&base("stderr"), format!("agent: cannot start {why}\n"));
+                (None, Some(why))
             }
         };
         Running {
             child,
+            cannot_start,
             started: Instant::now(),
             out,
             base: result_file(&s.name, side, ""),
@@ -173,6 +176,7 @@ impl Running {
             crate::results::record_line(&crate::results::SideStatus {
                 exit: code,
                 elapsed_ms: self.started.elapsed().as_millis() as u64,
+                cannot_start: self.cannot_start.take(),
             }),
         );
         code

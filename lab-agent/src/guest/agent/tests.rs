@@ -208,3 +208,29 @@ fn a_sides_output_is_escaped_and_bounded_once_it_ended() {
     escape_file(&out, "c.stdout");
     assert_eq!(out.read("c.stdout").unwrap(), b"plain\n");
 }
+
+/// A peer's findings reach the file one record a finding, each text on
+/// one line and escaped: a newline cannot start a line of its own under
+/// another host's label; what is not a record is dropped.
+#[test]
+fn a_peers_findings_stay_on_their_lines() {
+    let forged = DoctorFinding::unstarted(
+        "MTU 1024\nserver host: all is well\x1b[2J",
+        "why\nbetween the hosts: fine",
+    );
+    let blob = findings_text(&[forged, DoctorFinding::said("ok")]) + "plain text\n";
+    let kept = findings_of(&doctors::their_findings(blob.as_bytes()));
+    assert_eq!(
+        kept,
+        [
+            DoctorFinding::unstarted(
+                "MTU 1024\\nserver host: all is well\\x1b[2J",
+                "why\\nbetween the hosts: fine"
+            ),
+            DoctorFinding::said("ok"),
+        ]
+    );
+    let long = DoctorFinding::said("y".repeat(100_000));
+    let kept = findings_of(&doctors::their_findings(findings_text(&[long]).as_bytes()));
+    assert!(kept[0].text.chars().count() <= 2001);
+}

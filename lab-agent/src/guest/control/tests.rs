@@ -281,3 +281,46 @@ proptest! {
         let _ = shown(&line);
     }
 }
+
+/// Each failure reads as the one line the lab has always printed for it.
+#[test]
+fn control_errors_read_as_before() {
+    let said = |e: ControlError| e.to_string();
+    assert_eq!(
+        said(ControlError::Closed { want: "end".into() }),
+        "control: the peer closed while we waited for `end`"
+    );
+    assert_eq!(
+        said(ControlError::TimedOut {
+            want: "ready x".into(),
+            secs: 7
+        }),
+        "control: no `ready x` from the peer within 7 s"
+    );
+    assert_eq!(
+        said(ControlError::Unexpected {
+            got: "oops".into(),
+            want: "host ...".into()
+        }),
+        "control: got `oops`, wanted `host ...`"
+    );
+    assert_eq!(
+        said(ControlError::NotAHello("hi".into())),
+        format!(
+            "control: the peer said `hi`, not `{HELLO} NONCE`: run the same version of the lab \
+             on both hosts"
+        )
+    );
+    assert_eq!(
+        said(ControlError::NotAChallenge("x".into())),
+        "control: the serving host said `x`, not a challenge: run the same version of the lab \
+         on both hosts"
+    );
+    assert_eq!(
+        said(ControlError::SendTimedOut {
+            line: "l".into(),
+            secs: 3
+        }),
+        "control: sending `l`: not taken by the peer within 3 s"
+    );
+}

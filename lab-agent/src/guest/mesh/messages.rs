@@ -568,7 +568,12 @@ impl Done {
             }
             results.push(ScenarioResult {
                 detail: cut(&r.detail, FIELD_MAX),
-                unstarted: r.unstarted.as_deref().map(|u| cut(u, FIELD_MAX)),
+                // Only a failure can be one of a program that never started.
+                unstarted: r
+                    .unstarted
+                    .as_deref()
+                    .filter(|_| r.verdict == Verdict::Fail)
+                    .map(|u| cut(u, FIELD_MAX)),
                 verdict: match r.verdict {
                     Verdict::NotRun(why) => Verdict::NotRun(cut(&why, FIELD_MAX)),
                     Verdict::PortHeld(why) => Verdict::PortHeld(cut(&why, FIELD_MAX)),
@@ -698,7 +703,7 @@ fn results_of(list: wire::List<wire::Obj<wire::Verdict>>) -> Result<Vec<Scenario
                 detail: text(r.detail),
                 server_log: r.server_log.read().map(|t| transcript(&t)),
                 client_log: r.client_log.read().map(|t| transcript(&t)),
-                unstarted: r.unstarted.read(),
+                unstarted: r.unstarted.read().map(|u| cut(&u, FIELD_MAX)),
             }
         })
         .collect())
@@ -729,20 +734,22 @@ pub fn bounded(mut t: String) -> String {
 /// The probe's result: what the pair's path finding says, once it ran.
 fn probe_result(out: &Dir) -> Option<ScenarioResult> {
     let text = read_in(out, &findings_file("path"))?;
-    let finding = findings_of(&text).into_iter().next();
+    let findings = findings_of(&text);
+    let texts: Vec<&str> = findings.iter().map(|f| f.text.as_str()).collect();
     Some(ScenarioResult {
         scenario: PROBE.into(),
-        verdict: if finding.is_some() {
-            Verdict::Fail
-        } else {
+        verdict: if findings.is_empty() {
             Verdict::Pass
+        } else {
+            Verdict::Fail
         },
-        // A probe that never started is said in the finding's own words.
-        unstarted: finding
-            .as_ref()
-            .filter(|f| f.probe_unstarted.is_some())
+        // A probe that never started is said in its finding's own words,
+        // whatever else was found on the path (the MTUs).
+        unstarted: findings
+            .iter()
+            .find(|f| f.probe_unstarted.is_some())
             .map(|f| f.text.clone()),
-        detail: finding.map(|f| f.text).unwrap_or_default(),
+        detail: texts.join("; "),
         server_log: None,
         client_log: None,
     })

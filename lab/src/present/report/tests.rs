@@ -27,6 +27,7 @@ fn side(exit: i32, ms: u64, stdout: &str, stderr: &str) -> SideOutcome {
         elapsed_ms: Some(ms),
         stdout: stdout.into(),
         stderr: stderr.into(),
+        cannot_start: None,
     }
 }
 
@@ -284,6 +285,7 @@ fn transcript_of_a_side() {
         elapsed_ms: None,
         stdout: "partial".into(),
         stderr: String::new(),
+        cannot_start: None,
     };
     assert_eq!(
         side_transcript("client", &timed_out),
@@ -294,6 +296,7 @@ fn transcript_of_a_side() {
         elapsed_ms: Some(1500),
         stdout: String::new(),
         stderr: "gone\n".into(),
+        cannot_start: None,
     };
     assert_eq!(
         side_transcript("server", &silent),

@@ -7,6 +7,7 @@ fn a_transcript_shows_the_programs_escape_sequences_escaped() {
         elapsed_ms: None,
         stdout: "got \x1b]0;pwned\x07 from the peer\n\tnext\n".into(),
         stderr: "\u{9b}2J\n".into(),
+        cannot_start: None,
     };
     assert_eq!(
         side_text("rc_example", "server", Some(&side)),

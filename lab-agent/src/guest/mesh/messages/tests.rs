@@ -125,9 +125,11 @@ fn a_million_element_list_is_refused_unparsed_and_every_field_is_cut() {
         detail: long.clone(),
         server_log: Some(long.clone()),
         client_log: None,
-        unstarted: None,
+        unstarted: Some(long.clone()),
     }];
     let back = results_from_json(results_json(&r).as_bytes()).unwrap();
+    let unstarted = back[0].unstarted.as_ref().unwrap();
+    assert!(unstarted.chars().count() <= FIELD_MAX + 1);
     let Verdict::NotRun(why) = &back[0].verdict else {
         panic!("{:?}", back[0].verdict)
     };
@@ -299,4 +301,61 @@ fn an_object_is_read_only_from_an_object_and_other_shapes_as_before() {
     }
     let e = done_from_json(b"5").unwrap_err();
     assert!(e.contains("without results"), "{e}");
+}
+
+/// A host's claim that a program never started is kept only on a
+/// failure, cut and escaped as a detail is.
+#[test]
+fn only_a_failure_keeps_its_unstarted_claim_cut_to_size() {
+    let claim = format!("client: could not start /x\x1b[2J {}", "z".repeat(5000));
+    let result = |scenario: &str, verdict| ScenarioResult {
+        scenario: scenario.into(),
+        verdict,
+        detail: "d".into(),
+        server_log: None,
+        client_log: None,
+        unstarted: Some(claim.clone()),
+    };
+    let done = Done {
+        results: vec![
+            result("rc_example", Verdict::Pass),
+            result("mckey", Verdict::Fail),
+        ],
+        counters: Vec::new(),
+        side: None,
+    };
+    let kept = done.kept(&["rc_example".into(), "mckey".into()]);
+    assert_eq!(kept.results[0].unstarted, None);
+    let u = kept.results[1].unstarted.as_deref().unwrap();
+    assert_eq!(u, cut(&claim, FIELD_MAX));
+    assert!(u.len() < 2 * FIELD_MAX && !u.contains('\x1b'), "{u}");
+}
+
+/// The probe's result reads every path finding: one that says the probe
+/// never started is told apart whatever else was found (the MTUs, which
+/// come first).
+#[test]
+fn the_probe_result_finds_an_unstarted_probe_behind_an_mtu_finding() {
+    use crate::results::{findings_text, DoctorFinding};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Dir::open(tmp.path()).unwrap();
+    let not_run =
+        "the doctor's RC probe did not run, since the client host cannot start its side: x";
+    let findings = [
+        DoctorFinding::said("the MTUs differ"),
+        DoctorFinding::unstarted(not_run, "x"),
+    ];
+    dir.write(&findings_file("path"), findings_text(&findings))
+        .unwrap();
+    let r = probe_result(&dir).unwrap();
+    assert_eq!(r.verdict, Verdict::Fail);
+    assert_eq!(r.unstarted.as_deref(), Some(not_run));
+    assert_eq!(r.detail, format!("the MTUs differ; {not_run}"));
+    // A finding of the path alone is the path's.
+    dir.write(&findings_file("path"), findings_text(&findings[..1]))
+        .unwrap();
+    let r = probe_result(&dir).unwrap();
+    assert_eq!((r.verdict, r.unstarted), (Verdict::Fail, None));
+    dir.write(&findings_file("path"), "").unwrap();
+    assert_eq!(probe_result(&dir).unwrap().verdict, Verdict::Pass);
 }
