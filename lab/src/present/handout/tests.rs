@@ -214,8 +214,7 @@ fn a_long_transcript_is_shortened_with_a_link_to_the_whole() {
         exit: Some(0),
         elapsed_ms: Some(1),
         stdout: out,
-        stderr: String::new(),
-        cannot_start: None,
+        ..SideOutcome::default()
     };
     let cmd = Cmd::new("srq", &["-s"]);
     let keep = ["recv count: 50".to_string()];
@@ -452,8 +451,7 @@ fn a_run_whose_hosts_numbered_their_qps_alike_is_refused() {
         exit: Some(0),
         elapsed_ms: Some(1),
         stdout: format!("[OK] create qp.\n\tqp num: {qp}\n"),
-        stderr: String::new(),
-        cannot_start: None,
+        ..SideOutcome::default()
     };
     let mut report = rendered_report();
     let run = |server: u32, client: u32| Outcome {
@@ -585,8 +583,7 @@ fn a_check_step_whose_line_was_not_printed_is_refused() {
         exit: Some(1),
         elapsed_ms: Some(1),
         stdout: stdout.to_string(),
-        stderr: String::new(),
-        cannot_start: None,
+        ..SideOutcome::default()
     };
     let mut report = rendered_report();
     let run = |stdout: &str| Outcome {
