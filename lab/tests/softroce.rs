@@ -1,7 +1,7 @@
-//! Soft-RoCE tests: every scenario of `rdma_lab::catalog::all()`, once in one
-//! VM (`<name>_single_host`, but for those that need two hosts) and once
-//! across two (`<name>_two_hosts`, but for those that say
-//! `Placement::one_host`, not being about the wire),
+//! Soft-RoCE tests: every scenario of `rdma_lab::catalog::all()`, across
+//! two VMs (`<name>_two_hosts`) or in one (`<name>_single_host`), or both,
+//! as `catalog::in_suite` places it (in one VM what is about one host and
+//! each example's default pair, across two the rest),
 //! judged by `rdma_lab::judge::check` alone: what a scenario expects is declared
 //! with it, so a new scenario is tested without touching this file.
 //!
@@ -67,15 +67,6 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
     Ok(a)
 }
 
-/// The mode of a batch.
-fn mode_of(two: bool) -> Mode {
-    if two {
-        Mode::TwoHosts
-    } else {
-        Mode::SingleHost
-    }
-}
-
 /// The tests the filters select, single-host ones first.
 fn selected(args: &Args) -> Vec<Test> {
     let modes = [
@@ -85,14 +76,10 @@ fn selected(args: &Args) -> Vec<Test> {
     modes
         .into_iter()
         .flat_map(|(mode, suffix)| {
-            let two = mode == Mode::TwoHosts;
+            let of = mode.clone();
             catalog::all()
                 .iter()
-                // A handout exercise runs across two VMs even when it is
-                // not about the wire: the handout shows that run.
-                .filter(move |s| !(two && s.placement.one_host() && s.exercise.is_none()))
-                // Nor what the lab skips in this mode (what needs two hosts).
-                .filter(move |s| catalog::skip_reason(s, &mode_of(two), None).is_none())
+                .filter(move |s| catalog::in_suite(s, &of))
                 .map(move |scenario| Test {
                     name: format!("{}_{suffix}", scenario.name),
                     mode: mode.clone(),

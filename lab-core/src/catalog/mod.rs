@@ -307,6 +307,23 @@ pub fn skip_reason(s: &Scenario, mode: &Mode, link_layer: Option<&str>) -> Optio
     }
 }
 
+/// Whether the Soft-RoCE suite runs `s` in `mode`: across two VMs, all
+/// but what is about one host (unless the handout shows its run); in one
+/// VM, what does not run across two, and each example's default pair (the
+/// path of a program and its peer on one device). Anything else would
+/// repeat in one VM what the two-host batch shows of it, with the wire
+/// besides: the same binaries, the same expectations, the same `check`.
+pub fn in_suite(s: &Scenario, mode: &Mode) -> bool {
+    if skip_reason(s, mode, None).is_some() {
+        return false;
+    }
+    match mode {
+        Mode::TwoHosts => !(s.placement.one_host() && s.exercise.is_none()),
+        Mode::SingleHost => s.pair || !in_suite(s, &Mode::TwoHosts),
+        Mode::Local { .. } => false,
+    }
+}
+
 /// Everything `s` declares, as text, and where it may run: what
 /// `list --full` prints, so that a change to how the table is built can
 /// show that it changed no entry.

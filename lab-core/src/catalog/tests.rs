@@ -490,3 +490,22 @@ fn a_scenario_that_runs_the_lab_itself_runs_in_the_vms_only() {
     }
     assert!(seen >= 5, "{seen}");
 }
+
+#[test]
+fn the_suite_runs_every_scenario_once_and_each_default_pair_on_both() {
+    let (one, two) = (Mode::SingleHost, Mode::TwoHosts);
+    for s in all() {
+        let (a, b) = (in_suite(s, &one), in_suite(s, &two));
+        assert!(a || b, "{}: in no batch", s.name);
+        assert_eq!(a && b, s.pair, "{}: one VM {a}, two {b}", s.name);
+        // What is about one host is tested there, whatever else shows it.
+        assert!(a || !s.placement.one_host(), "{}", s.name);
+        let local = Mode::Local {
+            dev: None,
+            ip: SERVER_IP.into(),
+            gid_idx: None,
+            role: crate::model::Local::Alone,
+        };
+        assert!(!in_suite(s, &local), "{}", s.name);
+    }
+}
