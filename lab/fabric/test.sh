@@ -28,12 +28,6 @@ active node1 rxe1
 mesh_step srun timeout 800 srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring --rails rc_example mckey \
 	--junit "$out/srun.xml" --json "$out/srun.json" --html "$out/srun.html"
 
-# 1b. The plain mesh (no --rails: rail 0 alone) under the same names,
-#     with the multicast example in pairs and in the multicast round: rail
-#     0 is each host's port on the coordinator's subnet, whatever it is
-#     called, so it passes with no finding and says node1's order.
-mesh_step plain timeout 400 srun -N 4 --ntasks-per-node=1 "$fabric" mesh --ring mckey
-
 # 2. Two faults at once, as the issue of a real fabric: a throttled NIC
 #    and a lossy link, on different rails.
 #    - node2's second NIC (rail 1) sends 2 Mbit/s (netem), about a tenth
@@ -64,7 +58,9 @@ fault node0
 fault node1
 
 # 3. Three faults at once, over the ssh launcher from a private copy of
-#    the binaries on each node: node1 drops every RoCE v2 packet of
+#    the binaries on each node, without --rails (rail 0 alone: each
+#    host's port on the coordinator's subnet, node1's rxe1, which the
+#    mesh says): node1 drops every RoCE v2 packet of
 #    node3's (a blocked link); node2 has the modules and no device (its
 #    rank joins to say so, and is named at once, without waiting out
 #    --wait: 600 s here, the step's time shows it did not); node3's
