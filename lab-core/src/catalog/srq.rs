@@ -336,7 +336,8 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
         serves four QPs, and the wire shows the client's SENDs to \
         {distinct@srq:infiniband.bth.destqp:ip.src==192.0.2.2 && infiniband.bth.opcode<=2}.",
     check: Check {
-        filter: "infiniband.bth.opcode == 0",
+        // The client's SENDs alone: the server's answers go to another QP.
+        filter: "ip.src==192.0.2.2 && infiniband.bth.opcode == 0",
         fields: &["infiniband.bth.destqp"],
         line: "qp_num",
         look: "on the server, the QP each message came in on; on the client, \
@@ -374,7 +375,8 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
     predict: "In what order do the client's 10 messages and the server's \
         messages cross the wire? How many does the server send? What \
         would a client that sent a fourth message before the server's \
-        answer risk? And the ACKs' AETHs carry a credit code (Soft-RoCE \
+        answer risk, given that srq's QPs retry after an RNR NAK for ever \
+        (their RNR retry count is 7)? And the ACKs' AETHs carry a credit code (Soft-RoCE \
         sends 31, \"no count given\", on every QP, as the ladders of \
         chapter 3 show): what would a QP on a shared receive queue have \
         to count, and why can it not?",

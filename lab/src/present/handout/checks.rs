@@ -120,12 +120,11 @@ pub(super) fn check_step(e: &Numbered, captured: bool) -> String {
     } else {
         "each program's output"
     };
-    // With no packets to list, the script's case is the transcripts' lines.
-    let shows = if ways.is_empty() {
-        format!(" ({} prints it)", script_case(e))
-    } else {
-        String::new()
-    };
+    let shows = format!(
+        " ({} prints {}, whole when short)",
+        script_case(e),
+        if files.len() == 1 { "it" } else { "them" }
+    );
     ways.push(format!(
         "in {whose}, {}, find the line with `{}`{shows}: {}",
         files.join(" and "),
@@ -173,25 +172,35 @@ pub(super) fn checks_script(report: &LabReport, lab: &Lab) -> String {
                 body.push(words.join(" "));
             }
             let files: Vec<String> = transcripts_of(s).iter().map(|f| shell_quote(f)).collect();
-            body.push(format!(
-                "grep -n -F -e {} {} >&2 || true",
-                shell_quote(c.line),
-                files.join(" ")
-            ));
+            body.push(format!("show {} {}", shell_quote(c.line), files.join(" ")));
             cases += &format!("{})\n\t{}\n\t;;\n", e.number(), body.join("\n\t"));
             numbers.push(e.number());
         }
     }
     format!(
         "#!/bin/sh\n# Lab {n}'s check steps: sh {path} EXERCISE ({list}).\n# Each lists the \
-         packets its step names (on its output) and the lines to find in the\n# programs' \
-         output (on its errors: a pipe after it counts packets only), from the\n# files \
-         beside the handout.\nset -u\ncd \"$(dirname \"$0\")/..\" || exit 1\ncase \
-         \"${{1:-}}\" in\n{cases}*)\n\techo \"usage: sh {path} EXERCISE, one of: {list}\" >&2\n\t\
-         exit 1\n\t;;\nesac\n",
+         packets its step names (on its output) and the programs'\n# output (on its errors: a \
+         pipe after it counts packets only), from the\n# files beside the handout.\nset -u\n\
+         cd \"$(dirname \"$0\")/..\" || exit 1\n{show}case \"${{1:-}}\" in\n{cases}*)\n\t\
+         echo \"usage: sh {path} EXERCISE, one of: {list}\" >&2\n\texit 1\n\t;;\nesac\n",
         n = lab.n,
         path = script_path(lab.n),
         list = numbers.join(" "),
+        show = show_function(),
+    )
+}
+
+/// The script's function that shows each program's output, numbered: a
+/// short one (as many lines as the handout prints whole) all of it, the
+/// events in their order; a long one its lines with the step's words and
+/// its exit status.
+fn show_function() -> String {
+    format!(
+        "# show WORDS FILE...: each file, numbered; a long one only its lines with\n# WORDS \
+         and its exit status.\nshow() {{\n\twords=$1\n\tshift\n\tfor f in \"$@\"; do\n\t\t\
+         echo \"== $f\"\n\t\tif [ \"$(wc -l <\"$f\")\" -le {TRANSCRIPT_LINES} ]; then\n\t\t\t\
+         grep -n '' \"$f\"\n\t\telse\n\t\t\tgrep -n -F -e \"$words\" -e '--- exit' \
+         \"$f\"\n\t\tfi\n\tdone >&2\n\treturn 0\n}}\n"
     )
 }
 
@@ -282,7 +291,9 @@ pub(super) const COMMAND: &str = "TSHARK-COMMAND";
 pub(super) const FIELD_NOTES: &[(&str, &str)] = &[
     (
         "infiniband.cm.rej.reason",
-        "a ConnectReject's reason (the IB spec's table of them: 8 is an invalid service ID)",
+        "a ConnectReject's reason, from the IB spec's table of them: 1 no QP, 3 no \
+         resources, 4 timeout, 6 invalid communication ID, 8 invalid service ID, 10 stale \
+         connection, 28 the consumer's own reject",
     ),
     (
         "infiniband.aeth.syndrome.opcode",
@@ -354,3 +365,6 @@ pub(super) fn check_steps(report: &LabReport) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

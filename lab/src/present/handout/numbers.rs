@@ -4,7 +4,9 @@
 //! `{distinct:FIELD:FILTER}` (how many values FIELD takes in them),
 //! `{first:FIELD:FILTER}` (its value in the first),
 //! `{high32:FIELD:FILTER}` (that value's upper 32 bits),
-//! `{hex:FIELD:FILTER}` (that value in hex, as a ladder prints it) or
+//! `{hex:FIELD:FILTER}` (that value in hex, as a ladder prints it),
+//! `{last:FIELD:FILTER}` and `{hexlast:FIELD:FILTER}` (the same of the
+//! last: a run of two connections gives the second's away too) or
 //! `{per:FIELD:FILTER:PER}` (how many values FIELD takes in FILTER's
 //! frames for each it takes in PER's: a PSN's packets per message, which
 //! resends do not change; FIELD may name several, `a,b`, to key each
@@ -28,6 +30,10 @@ pub enum Kind {
     High32,
     /// The field's value in the first as a ladder prints it, `0x%x`.
     Hex,
+    /// The field's value in the last.
+    Last,
+    /// The field's value in the last as a ladder prints it, `0x%x`.
+    HexLast,
     /// How many values the field takes in them for each it takes in the
     /// frames of a second filter: a whole number, or an error.
     Per,
@@ -48,12 +54,14 @@ pub struct Query<'a> {
     pub per: Option<&'a str>,
 }
 
-const KINDS: [(&str, Kind); 6] = [
+const KINDS: [(&str, Kind); 8] = [
     ("count", Kind::Count),
     ("distinct", Kind::Distinct),
     ("first", Kind::First),
     ("high32", Kind::High32),
     ("hex", Kind::Hex),
+    ("last", Kind::Last),
+    ("hexlast", Kind::HexLast),
     ("per", Kind::Per),
 ];
 
@@ -121,6 +129,11 @@ pub fn value(q: &Query, values: &[String], per: &[String]) -> Result<String, Str
             .first()
             .ok_or_else(|| format!("no frame matches `{}`", q.filter))
     };
+    let last = || {
+        values
+            .last()
+            .ok_or_else(|| format!("no frame matches `{}`", q.filter))
+    };
     match q.kind {
         Kind::Count => Ok(values.len().to_string()),
         Kind::Distinct => Ok(distinct(values).to_string()),
@@ -135,15 +148,20 @@ pub fn value(q: &Query, values: &[String], per: &[String]) -> Result<String, Str
             Ok((n / d).to_string())
         }
         Kind::First => first().cloned(),
-        Kind::High32 | Kind::Hex => {
-            let s = first()?;
+        Kind::Last => last().cloned(),
+        Kind::High32 | Kind::Hex | Kind::HexLast => {
+            let s = if q.kind == Kind::HexLast {
+                last()?
+            } else {
+                first()?
+            };
             let n = match s.strip_prefix("0x") {
                 Some(hex) => u64::from_str_radix(hex, 16),
                 None => s.parse(),
             }
             .map_err(|_| format!("`{s}` of {} is not a number", q.field))?;
             Ok(match q.kind {
-                Kind::Hex => format!("{n:#x}"),
+                Kind::Hex | Kind::HexLast => format!("{n:#x}"),
                 _ => format!("0x{:08x}", n >> 32),
             })
         }

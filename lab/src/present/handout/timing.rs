@@ -90,9 +90,14 @@ fn without(html: &str, open: &str, close: &str) -> String {
     out + rest
 }
 
+/// `minutes` to the nearest quarter hour, in minutes.
+fn to_quarter(minutes: usize) -> usize {
+    (minutes + 7) / 15 * 15
+}
+
 /// `minutes` in words: "about an hour and a half", to the quarter hour.
 pub fn duration(minutes: usize) -> String {
-    let quarters = (minutes + 7) / 15;
+    let quarters = to_quarter(minutes) / 15;
     let (hours, q) = (quarters / 4, quarters % 4);
     let h = match hours {
         0 => String::new(),
@@ -120,8 +125,15 @@ pub fn time_text(first: Estimate, rest: Estimate) -> String {
          \"check yourself\" question",
         all.words
     );
-    let mut text = format!("About {} ({how})", duration(all.minutes()));
-    if all.minutes() > SESSION_MIN && rest != Estimate::default() {
+    let split = all.minutes() > SESSION_MIN && rest != Estimate::default();
+    // A split's parts, each to the quarter hour, add up to the whole.
+    let whole = if split {
+        to_quarter(first.minutes()) + to_quarter(rest.minutes())
+    } else {
+        all.minutes()
+    };
+    let mut text = format!("About {} ({how})", duration(whole));
+    if split {
         text += &format!(
             ". For one sitting: up to the first chapter's end in class (about {}), the rest as \
              homework (about {})",

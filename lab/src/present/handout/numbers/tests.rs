@@ -120,3 +120,17 @@ fn a_psn_keyed_by_its_qp_counts_apart_from_another_qps() {
     let err = value(&alone, &lines(&["5", "6", "6", "7"]), &lines(&["5", "6"])).unwrap_err();
     assert!(err.contains("not a whole number"), "{err}");
 }
+
+/// `last` and `hexlast` read the last matching frame's value (the second
+/// connection's, where the first's is `first`'s), skipping frames
+/// without the field, as the ladder prints it.
+#[test]
+fn last_reads_the_last_frames_value() {
+    let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let qps = lines(&["0x00001f", "0x000020", ""]);
+    let q = |spec| parse(spec).unwrap().unwrap();
+    assert_eq!(value(&q("hex:f:x"), &qps, &[]).unwrap(), "0x1f");
+    assert_eq!(value(&q("hexlast:f:x"), &qps, &[]).unwrap(), "0x20");
+    assert_eq!(value(&q("last:f:x"), &qps, &[]).unwrap(), "0x000020");
+    assert!(value(&q("last:f:x"), &lines(&[""]), &[]).is_err());
+}

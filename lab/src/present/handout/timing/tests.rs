@@ -57,3 +57,21 @@ fn a_long_lab_is_split_and_says_how_it_was_estimated() {
     let short = time_text(ch(2000, 1, 5), ch(300, 0, 0));
     assert!(!short.contains("homework"), "{short}");
 }
+
+/// A split lab's parts, each said to the quarter hour, add up to the
+/// whole it states: 67 minutes and 67 read as an hour each, so the lab
+/// reads as 2 hours, not the 134 minutes' 2 hours and a quarter.
+#[test]
+fn a_split_adds_up_to_the_whole() {
+    let part = Estimate {
+        words: 1500,
+        ladders: 1,
+        exercises: 2,
+        questions: 2,
+    };
+    assert_eq!(part.minutes(), 67);
+    let text = time_text(part, part);
+    assert!(text.starts_with("About 2 hours ("), "{text}");
+    assert!(text.contains("in class (about an hour)"), "{text}");
+    assert!(text.contains("homework (about an hour)"), "{text}");
+}
