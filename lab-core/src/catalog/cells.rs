@@ -648,12 +648,12 @@ pub const COMMON_CAUSES: &[Cause] = &[
     Cause {
         from: Side::Client,
         label: "CM ConnectRequest*",
-        call: "rdma_connect: the client's CM sends a REQ with its QP's number and starting PSN",
+        call: "rdma_connect: the client's CM sends a REQ",
     },
     Cause {
         from: Side::Server,
         label: "CM ConnectReply*",
-        call: "rdma_accept: the server's CM sends a REP with its QP's number and starting PSN",
+        call: "rdma_accept: the server's CM sends a REP",
     },
     Cause {
         from: Side::Client,

@@ -231,8 +231,7 @@ fn srq() -> Scenario {
             Cause {
                 from: Side::Server,
                 label: "RC Send*",
-                call: "send_and_wait: the server's answer to a batch of max_wr messages, \
-                    or to the last, partial one",
+                call: "the server's rdma_post_send of one message",
             },
         ],
         pair: true,
@@ -340,9 +339,9 @@ const SRQ_ONE_QP_EXERCISE: Exercise = Exercise {
         filter: "ip.src==192.0.2.2 && infiniband.bth.opcode == 0",
         fields: &["infiniband.bth.destqp"],
         line: "qp_num",
-        look: "on the server, the QP each message came in on; on the client, \
-            the QP each was sent from (both in decimal; the capture shows QP \
-            numbers in hex). The capture lists a row per packet: count the \
+        look: "on the server, the `qp_num` of each `recv count` line; on the \
+            client, that of each `send count` line (both in decimal; the \
+            capture shows QP numbers in hex). The capture lists a row per packet: count the \
             different destination QPs its rows name, not the rows",
     },
     gives_away: &[
@@ -370,8 +369,7 @@ fn srq_8qp_w16() -> Scenario {
 
 const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
     question: "Run srq with `-c 10 -w 3` on both sides: the server posts 3 \
-        receives to its SRQ (`-w`, `max_wr`), and the client sends at \
-        most 3 messages before it waits for a message from the server.",
+        receives to its SRQ (`-w`, `max_wr`).",
     predict: "In what order do the client's 10 messages and the server's \
         messages cross the wire? How many does the server send? What \
         would a client that sent a fourth message before the server's \
@@ -419,6 +417,7 @@ const SRQ_C10_W3_EXERCISE: Exercise = Exercise {
     gives_away: &[
         "no receives of its own to count",
         "flow control by the application",
+        "messages before it waits",
     ],
 };
 

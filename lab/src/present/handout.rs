@@ -94,12 +94,24 @@ fn checked(html: &Path, paper: Paper) -> bool {
 }
 
 /// Markdown to HTML (the README's tables and code blocks included).
+/// Inline code of up to [`SHORT_CODE`] characters is `code.short`, which
+/// print keeps on one line: an option never breaks after its dash.
 fn markdown(md: &str) -> String {
-    use pulldown_cmark::{html, Options, Parser};
+    use pulldown_cmark::{html, Event, Options, Parser};
+    let events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
+        Event::Code(c) if c.chars().count() <= SHORT_CODE => {
+            Event::InlineHtml(format!("<code class=\"short\">{}</code>", escape(&c)).into())
+        }
+        e => e,
+    });
     let mut out = String::new();
-    html::push_html(&mut out, Parser::new_ext(md, Options::ENABLE_TABLES));
+    html::push_html(&mut out, events);
     local_links_as_text(&out)
 }
+
+/// The longest inline code kept on one line: an option with its value
+/// (`-l msg_length`), never so long that a line could not hold it.
+const SHORT_CODE: usize = 24;
 
 /// `html` with each link to a file of the repository (a README's
 /// `README-mc.md`), which is not beside the handout, as its text alone:
@@ -615,6 +627,8 @@ nav li { margin: .1em 0; }
   .exercise > h4, .exercise > p { break-after: avoid; break-inside: avoid; } /* an exercise may break only before its check, never between a question and its room */
   p.check { break-after: avoid; }
   ol:has(+ .room), p:has(+ .room) { break-after: avoid; }
+  p:has(+ .sides), p:has(+ pre), p:has(+ table), p:has(+ figure) { break-after: avoid; } /* a sentence stays with what it introduces */
+  p > code.short, li > code.short { white-space: nowrap; } /* an option never breaks after its dash */
   .anatomy.print > p, p.facts-intro { break-after: avoid; }
   details { break-before: avoid; }
   .wire > h4, .wire > p { break-after: avoid; }

@@ -328,11 +328,23 @@ pub fn broken_words(tokens: &[String], words: &Words) -> Vec<String> {
     wanted
         .into_iter()
         .filter(|(t, want)| {
-            let whole: usize = words.words.iter().map(|(w, _)| w.matches(t).count()).sum();
+            let whole: usize = words.words.iter().map(|(w, _)| whole_in(w, t)).sum();
             whole < *want
         })
         .map(|(t, _)| t.to_string())
         .collect()
+}
+
+/// How often `t` is in the printed word `w` as a word of its own: not
+/// inside a longer run of letters, digits, `_` and `-` (`-l` is not in
+/// `TCP-like`), so that another word cannot stand in for a broken one.
+fn whole_in(w: &str, t: &str) -> usize {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    w.match_indices(t)
+        .filter(|(i, _)| {
+            !part(w[..*i].chars().next_back()) && !part(w[i + t.len()..].chars().next())
+        })
+        .count()
 }
 
 /// The words of `html`'s inline code that prints: each `<code>` outside a

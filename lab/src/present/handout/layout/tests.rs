@@ -114,6 +114,23 @@ fn a_word_broken_across_lines_is_named() {
     assert_eq!(broken_words(&tokens, &w), ["--paper", "checks/lab1.sh"]);
 }
 
+/// An option broken after its dash is named, though a longer word holds
+/// its letters (`TCP-like`); one followed by a comma is whole.
+#[test]
+fn an_option_broken_after_its_dash_is_named() {
+    let w = words(&bbox(
+        1,
+        &[
+            (1, 10.0, 20.0, "-"),
+            (1, 30.0, 40.0, "l"),
+            (1, 50.0, 60.0, "TCP-like"),
+            (1, 70.0, 80.0, "-c,"),
+        ],
+    ));
+    let tokens: Vec<String> = ["-l", "-c"].map(String::from).into();
+    assert_eq!(broken_words(&tokens, &w), ["-l"]);
+}
+
 /// Inline code's words, not a code block's, nor the arrows' table's.
 #[test]
 fn inline_code_is_what_prints_inline() {
