@@ -633,8 +633,8 @@ fn mckey_size_above_mtu() -> Scenario {
         client_expect: Expect::NOTHING,
         fault: Some(Fault::Limits),
         exercise: Some(Exercise {
-            question: "Send multicast messages larger than the path MTU: `mckey -m \
-                239.255.1.1 -b 192.0.2.1 -s -S 2000`.",
+            question: "Send multicast messages larger than the path MTU, on host A \
+                alone: `mckey -m 239.255.1.1 -b 192.0.2.1 -s -S 2000`.",
             predict: "RC cuts a long message into First, Middle and Last packets. Can \
                 UD? What does mckey do with 2000-byte messages on a 1024-byte \
                 MTU?",
@@ -648,7 +648,8 @@ fn mckey_size_above_mtu() -> Scenario {
                 filter: "",
                 fields: &[],
                 line: "mtu",
-                look: "what the sender says, where its run stops, and its exit status",
+                look: "what the sender says, where its run stops (its errors are \
+                    shown after its output, apart), and its exit status",
             },
             gives_away: &[
                 "exactly one packet",
